@@ -1,0 +1,1 @@
+# analysis/local.mk: filled in by its module

@@ -1,0 +1,1 @@
+# analysis/solvers.mk: filled in by its module

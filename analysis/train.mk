@@ -1,0 +1,1 @@
+# analysis/train.mk: filled in by its module

@@ -1,0 +1,1 @@
+# emu/arith.mk: filled in by its module

@@ -1,0 +1,181 @@
+/* mpe_round_f32 / mpe_round_f64 / mpe_round_scalar: argument checks, the
+   choice of kernel (AVX-512, AVX2 or the portable reference) and OpenMP
+   across cores. Element i always uses the random word of index offset + i,
+   so results do not depend on the thread count or the kernel. */
+#include "config.h"
+#include <float.h>
+#include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "mpei.h"
+
+#define PAR_MIN   (1u << 16)   /* below this, one thread */
+#define PAR_CHUNK (1u << 16)
+
+static int opts_ok(const mpe_round_opts *o)
+{
+  return !o || ((unsigned)o->round < MPE_NROUND);
+}
+
+static mpe_round_opts opts_or_default(const mpe_round_opts *o)
+{
+  mpe_round_opts d = { MPE_RNE, 0, 0, 0, 0 };
+  return o ? *o : d;
+}
+
+static int needs_random(mpe_round r) { return r == MPE_SR || r == MPE_SR_EQ; }
+
+/* binary32 view of a format: the exponent range clamped to binary32's */
+static struct mpe_format clamp32(const struct mpe_format *f)
+{
+  struct mpe_format g = *f;
+  if (g.maxv > FLT_MAX) {
+    g.emax = 127;
+    g.maxv = ldexp(2.0 - ldexp(1.0, 1 - g.p), 127);
+    g.has_inf = 1;
+  }
+  return g;
+}
+
+/* bits of the smallest binary32 >= v (v >= 0) */
+static uint32_t ceil_bits(double v)
+{
+  if (v > FLT_MAX)
+    return 0x7f800000u;
+  float f = (float)v;
+  if ((double)f < v)
+    f = nextafterf(f, INFINITY);
+  return mpei_f2u(f);
+}
+
+static void make_plan(mpei_plan32 *pl, const struct mpe_format *f, const mpe_round_opts *o)
+{
+  double mn = f->minnorm;
+  pl->dbase = 24 - f->p;
+  pl->eminb = f->emin + 127;
+  pl->max_bits = mpei_f2u((float)f->maxv);
+  pl->minnorm_bits = ceil_bits(mn);
+  pl->minsub_bits = ceil_bits(f->minsub);
+  double nearest = mn - ldexp(1.0, f->emin - f->p - 1);       /* tiny iff |x| < this */
+  double away = mn - ldexp(1.0, f->emin - f->p);               /* tiny iff |x| <= this */
+  uint32_t tz = pl->minnorm_bits, tn = ceil_bits(nearest), ta = mpei_f2u((float)away) + 1;
+  switch (o->round) {
+  case MPE_RNE: case MPE_RNA: pl->tiny_pos = pl->tiny_neg = tn; break;
+  case MPE_RU: pl->tiny_pos = ta; pl->tiny_neg = tz; break;
+  case MPE_RD: pl->tiny_pos = tz; pl->tiny_neg = ta; break;
+  default: pl->tiny_pos = pl->tiny_neg = tz; break;
+  }
+  pl->ovf_bits = f->has_inf ? 0x7f800000u : 0x7fc00000u;
+  pl->inf_bits = o->saturate ? pl->max_bits : pl->ovf_bits;
+  pl->mode = o->round;
+  pl->flush = o->flush_subnormals != 0;
+  pl->saturate = o->saturate != 0;
+  pl->has_inf = f->has_inf;
+  pl->seed = o->seed;
+  pl->offset = o->offset;
+}
+
+static unsigned ref_f32(float *y, const float *x, size_t n, const struct mpe_format *f,
+                        const mpe_round_opts *o, uint64_t base)
+{
+  unsigned fl = 0;
+  int rnd_needed = needs_random(o->round);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u = mpei_f2u(x[i]);
+    int snan = (u & 0x7f800000u) == 0x7f800000u && (u & 0x3fffffu) && !(u & 0x400000u);
+    uint32_t rnd = rnd_needed ? mpei_sr_word(o->seed, base + i) : 0;
+    y[i] = (float)mpei_round_ref(x[i], snan, f, o->round, o->flush_subnormals, o->saturate, rnd, &fl);
+  }
+  return fl;
+}
+
+static unsigned ref_f64(double *y, const double *x, size_t n, const struct mpe_format *f,
+                        const mpe_round_opts *o, uint64_t base)
+{
+  unsigned fl = 0;
+  int rnd_needed = needs_random(o->round);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t u = mpei_d2u(x[i]);
+    int snan = isnan(x[i]) && !(u & 0x0008000000000000ull);
+    uint32_t rnd = rnd_needed ? mpei_sr_word(o->seed, base + i) : 0;
+    y[i] = mpei_round_ref(x[i], snan, f, o->round, o->flush_subnormals, o->saturate, rnd, &fl);
+  }
+  return fl;
+}
+
+int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *opts)
+{
+  if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)))
+    return MPE_EINVAL;
+  if (f->p > 24)
+    return MPE_EINVAL;
+  if (n == 0)
+    return MPE_OK;
+  mpe_round_opts o = opts_or_default(opts);
+  struct mpe_format g = clamp32(f);
+  mpei_kernel32 kern = NULL;
+  mpei_plan32 plan;
+#ifdef HAVE_X86_SIMD
+  if (g.emin >= -126) {
+    int lvl = mpei_simd_level();
+    if (lvl >= MPEI_SIMD_AVX512)
+      kern = mpei_round32_avx512;
+    else if (lvl >= MPEI_SIMD_AVX2)
+      kern = mpei_round32_avx2;
+    if (kern)
+      make_plan(&plan, &g, &o);
+  }
+#endif
+  unsigned fl = 0;
+#ifdef _OPENMP
+  if (n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+    size_t nchunks = (n + PAR_CHUNK - 1) / PAR_CHUNK;
+#pragma omp parallel for schedule(static) reduction(| : fl)
+    for (size_t c = 0; c < nchunks; c++) {
+      size_t i0 = c * PAR_CHUNK, len = n - i0 < PAR_CHUNK ? n - i0 : PAR_CHUNK;
+      fl |= kern ? kern(y + i0, x + i0, len, &plan, o.offset + i0)
+                 : ref_f32(y + i0, x + i0, len, &g, &o, o.offset + i0);
+    }
+    mpei_flags |= fl;
+    return MPE_OK;
+  }
+#endif
+  fl = kern ? kern(y, x, n, &plan, o.offset) : ref_f32(y, x, n, &g, &o, o.offset);
+  mpei_flags |= fl;
+  return MPE_OK;
+}
+
+int mpe_round_f64(double *y, const double *x, size_t n, const mpe_format *f, const mpe_round_opts *opts)
+{
+  if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)))
+    return MPE_EINVAL;
+  if (n == 0)
+    return MPE_OK;
+  mpe_round_opts o = opts_or_default(opts);
+  unsigned fl = 0;
+#ifdef _OPENMP
+  if (n >= PAR_MIN / 4 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+    size_t chunk = PAR_CHUNK / 4, nchunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) reduction(| : fl)
+    for (size_t c = 0; c < nchunks; c++) {
+      size_t i0 = c * chunk, len = n - i0 < chunk ? n - i0 : chunk;
+      fl |= ref_f64(y + i0, x + i0, len, f, &o, o.offset + i0);
+    }
+    mpei_flags |= fl;
+    return MPE_OK;
+  }
+#endif
+  fl = ref_f64(y, x, n, f, &o, o.offset);
+  mpei_flags |= fl;
+  return MPE_OK;
+}
+
+double mpe_round_scalar(double x, const mpe_format *f, const mpe_round_opts *opts)
+{
+  if (!f || !opts_ok(opts))
+    return NAN;
+  double y;
+  mpe_round_f64(&y, &x, 1, f, opts);
+  return y;
+}

@@ -1,0 +1,1 @@
+# emu/tc.mk: filled in by its module

@@ -1,0 +1,1 @@
+# gpu/local.mk: filled in by its module

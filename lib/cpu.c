@@ -1,0 +1,55 @@
+/* Run-time CPU feature detection and the SIMD level used by the array kernels. */
+#include <stdatomic.h>
+#include "config.h"
+#include "mpei.h"
+
+static int detected = -1;
+static _Atomic int forced = -1;
+static int has_bf16, has_f16c;
+
+static void detect(void)
+{
+  if (detected >= 0)
+    return;
+  int level = MPEI_SIMD_NONE;
+#if defined(HAVE_X86_SIMD) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  has_f16c = __builtin_cpu_supports("f16c");
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c &&
+      __builtin_cpu_supports("bmi2"))
+    level = MPEI_SIMD_AVX2;
+  if (level == MPEI_SIMD_AVX2 && __builtin_cpu_supports("avx512f") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
+    level = MPEI_SIMD_AVX512;
+  has_bf16 = level == MPEI_SIMD_AVX512 && __builtin_cpu_supports("avx512bf16");
+#endif
+  detected = level;
+}
+
+int mpei_simd_level(void)
+{
+  detect();
+  int f = atomic_load(&forced);
+  return f >= 0 && f < detected ? f : detected;
+}
+
+int mpe_simd_level_set(int level)
+{
+  detect();
+  atomic_store(&forced, level < 0 ? -1 : level);
+  return mpei_simd_level();
+}
+
+int mpei_cpu_has_avx512bf16(void) { detect(); return has_bf16; }
+int mpei_cpu_has_f16c(void) { detect(); return has_f16c; }
+
+const char *mpe_cpu_features(void)
+{
+  detect();
+  switch (detected) {
+  case MPEI_SIMD_AVX512: return has_bf16 ? "avx2 f16c avx512f avx512bw avx512vl avx512bf16" : "avx2 f16c avx512f avx512bw avx512vl";
+  case MPEI_SIMD_AVX2: return "avx2 f16c";
+  default: return "portable";
+  }
+}

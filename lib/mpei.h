@@ -1,0 +1,82 @@
+/* Internal declarations shared by the modules of libmpemu (not installed). */
+#ifndef MPEI_H
+#define MPEI_H
+#include <stdint.h>
+#include <string.h>
+#include "mpemu/core.h"
+#include "mpemu/format.h"
+
+#define MPEI_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- flags: thread-local sticky word */
+MPEI_HIDDEN extern _Thread_local unsigned mpei_flags;
+
+/* ---- bit casts */
+static inline uint32_t mpei_f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float mpei_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint64_t mpei_d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
+static inline double mpei_u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+
+/* ---- format descriptor (one row of emu/formats.def, or a custom format) */
+struct mpe_format {
+  const char *name;
+  int type;          /* mpe_type, or -1 for a custom format */
+  int p;             /* precision, counting the implicit bit */
+  int emin, emax;    /* normal exponent range */
+  int ebits;         /* exponent field width of the storage encoding (0: none) */
+  int has_inf;       /* 0: overflow without saturation gives NaN (E4M3) */
+  double maxv;       /* largest finite */
+  double minnorm;    /* 2^emin */
+  double minsub;     /* 2^(emin-p+1) */
+  int custom;        /* allocated by mpe_format_custom */
+  char namebuf[48];
+};
+
+/* ---- Philox4x32-10 */
+typedef struct { uint32_t v[4]; } mpei_philox_out;
+MPEI_HIDDEN mpei_philox_out mpei_philox4x32_10(uint64_t counter, uint64_t key);
+/* The 32-bit random word of stochastic element `index` (counter index/4, word index%4). */
+static inline uint32_t mpei_sr_word(uint64_t seed, uint64_t index)
+{
+  return mpei_philox4x32_10(index >> 2, seed).v[index & 3];
+}
+/* The next word of the calling thread's scalar stream (mpe_seed). */
+MPEI_HIDDEN uint32_t mpei_thread_sr_word(void);
+
+/* ---- reference rounding: the oracle every fast path is checked against.
+   x is rounded to f under mode r; snan tells whether x came from a signalling NaN;
+   rnd is the random word for the stochastic modes. Flags are OR-ed into *flags. */
+MPEI_HIDDEN double mpei_round_ref(double x, int snan, const struct mpe_format *f, mpe_round r,
+                                  int flush, int saturate, uint32_t rnd, unsigned *flags);
+/* Encode a value of f (already rounded) into f's storage bits, and back. */
+MPEI_HIDDEN uint32_t mpei_encode(double v, const struct mpe_format *f);
+MPEI_HIDDEN double mpei_decode(uint32_t bits, const struct mpe_format *f);
+
+/* ---- CPU dispatch */
+enum { MPEI_SIMD_NONE = 0, MPEI_SIMD_AVX2 = 1, MPEI_SIMD_AVX512 = 2 };
+MPEI_HIDDEN int mpei_simd_level(void);
+MPEI_HIDDEN int mpei_cpu_has_avx512bf16(void);
+MPEI_HIDDEN int mpei_cpu_has_f16c(void);
+
+
+
+/* ---- array rounding of binary32 values: a precomputed plan for the SIMD kernels */
+typedef struct {
+  int32_t dbase;        /* 24 - p */
+  int32_t eminb;        /* emin + 127 */
+  uint32_t max_bits, minnorm_bits, minsub_bits;
+  uint32_t tiny_pos, tiny_neg;  /* |x| bits below which a result is tiny, by sign */
+  uint32_t ovf_bits;    /* +inf, or the quiet NaN for formats without inf */
+  uint32_t inf_bits;    /* what +inf input becomes */
+  int mode, flush, saturate, has_inf;
+  uint64_t seed, offset;
+} mpei_plan32;
+
+/* Kernel: y[i] = round(x[i]) for i < n, element index base + i; returns flags. */
+typedef unsigned (*mpei_kernel32)(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base);
+#ifdef HAVE_X86_SIMD
+MPEI_HIDDEN unsigned mpei_round32_avx2(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base);
+MPEI_HIDDEN unsigned mpei_round32_avx512(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base);
+#endif
+
+#endif

@@ -1,0 +1,19 @@
+/* mpemu — bit-exact low and mixed precision on a CPU. Umbrella header:
+   #include <mpemu.h> and link with `pkg-config --libs mpemu`. */
+#ifndef MPEMU_H
+#define MPEMU_H
+#include "mpemu/version.h"
+#include "mpemu/core.h"
+#include "mpemu/convert.h"
+#include "mpemu/format.h"
+#include "mpemu/arith.h"
+#include "mpemu/fixed.h"
+#include "mpemu/tc.h"
+#include "mpemu/gpu.h"
+#include "mpemu/io.h"
+#include "mpemu/range.h"
+#include "mpemu/scaler.h"
+#include "mpemu/update.h"
+#include "mpemu/ir.h"
+#include "mpemu/cg.h"
+#endif

@@ -1,0 +1,29 @@
+#include <string.h>
+#include <strings.h>
+#include "mpemu/version.h"
+#include "mpemu/core.h"
+
+const char *mpe_version_string(void) { return MPE_VERSION_STRING; }
+
+static const char *const round_names[MPE_NROUND] = { "rne", "rna", "rz", "ru", "rd", "ro", "sr", "sr_eq" };
+
+const char *mpe_round_name(mpe_round r)
+{
+  return (unsigned)r < MPE_NROUND ? round_names[r] : NULL;
+}
+
+int mpe_round_lookup(const char *name)
+{
+  if (!name)
+    return -1;
+  for (int i = 0; i < MPE_NROUND; i++)
+    if (!strcasecmp(name, round_names[i]))
+      return i;
+  return -1;
+}
+
+const char *mpe_type_name(mpe_type t)
+{
+  static const char *const names[] = { "fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2" };
+  return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : NULL;
+}

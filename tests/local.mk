@@ -1,0 +1,26 @@
+# tests/: Check suites, the test-support library, benchmarks
+check_LTLIBRARIES += tests/libtestsupport.la
+tests_libtestsupport_la_SOURCES = tests/support/testsupport.c tests/support/testsupport.h
+tests_libtestsupport_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_libtestsupport_la_LIBADD = libmpemu.la $(CHECK_LIBS) $(MPFR_LIBS) $(LIBM)
+TEST_LDADD = tests/libtestsupport.la libmpemu.la $(CHECK_LIBS) $(MPFR_LIBS) $(LIBM)
+TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests/support -DMPE_SRCDIR='"$(abs_top_srcdir)"'
+AM_TESTS_ENVIRONMENT = MPE_SRCDIR='$(abs_top_srcdir)'; export MPE_SRCDIR; CK_DEFAULT_TIMEOUT=1200; export CK_DEFAULT_TIMEOUT;
+
+check_PROGRAMS += tests/check_core
+TESTS += tests/check_core
+tests_check_core_SOURCES = tests/check_core.c
+tests_check_core_CFLAGS = $(TEST_CFLAGS)
+tests_check_core_LDADD = $(TEST_LDADD)
+
+# make bench: every row a ratio to a reference measured in the same run
+bench_programs += tests/bench/bench_round
+EXTRA_PROGRAMS += $(bench_programs)
+tests_bench_bench_round_SOURCES = tests/bench/bench_round.c tests/bench/benchutil.h
+tests_bench_bench_round_CFLAGS = $(AM_CFLAGS) $(AVX2_CFLAGS)
+tests_bench_bench_round_LDADD = libmpemu.la $(LIBM)
+CLEANFILES += $(bench_programs)
+
+bench: $(bench_programs)
+	@for b in $(bench_programs); do ./$$b || exit 1; done
+.PHONY: bench
