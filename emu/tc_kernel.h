@@ -27,6 +27,7 @@ typedef int32_t hi __attribute__((vector_size(VW * 2)));
 #define SPLATF(v) ((vf){} + (float)(v))
 #define SPLATL(v) ((vl){} + (int64_t)(v))
 #define SELL(m, a, b) (((m) & (a)) | (~(m) & (b)))
+#define SELU(m, a, b) ((((vu)(m)) & (a)) | (~((vu)(m)) & (b)))
 
 static inline __attribute__((always_inline)) vf loadf(const float *p)
 {
@@ -91,6 +92,44 @@ static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi 
   return __builtin_convertvector(r, hf);
 }
 
+#ifdef RZ_CVT_EPI32
+/* The common case, binary32 output rounded toward zero (every GPU model), in
+   int32 lanes: c's cut addend from its bits, S = acc + tc, RZ(S) by one
+   conversion (rounding toward zero twice equals once), an optional cut to p1
+   bits, and 2^(E-F) applied to the exponent field. Returns 0 (nothing written)
+   when a lane needs the binary64 path: S past int32, or a subnormal result. */
+static inline __attribute__((always_inline)) int block_end_rz32(vi acc, vf *cv, vi em, int F, int p1)
+{
+  vu cb = (vu)*cv;
+  vi field = (vi)((cb >> 23) & 0xffu);
+  vi mc = (vi)(cb & 0x7fffffu) | ((vi)(field != 0) & 0x800000);
+  vi ec = MAXI(field, SPLATI(1)) - 127;
+  vi sh = em - F + 23 - ec;
+  vi t = (vi)SRLV((vu)mc, (vu)sh) | (vi)SLLV((vu)mc, (vu)-sh);
+  vi sg = (vi)cb >> 31;
+  vi tc = (t ^ sg) - sg;
+  vi s = acc + tc;
+  vi ovf = ((acc ^ s) & (tc ^ s)) < 0;
+  vf f = RZ_CVT_EPI32(s);
+  vu fb = (vu)f;
+  if (p1)
+    fb &= ~((1u << (24 - p1)) - 1);
+  vi fe = (vi)((fb >> 23) & 0xffu);
+  vi re = fe + (em - F);
+  vi nz = (vi)((fb & 0x7fffffffu) != 0);
+  vi sub = nz & (re <= 0);
+  if (!ALLZERO(ovf | sub))
+    return 0;
+  vi big = nz & (re >= 255);
+  vu res = (vu)((vi)fb + ((em - F) << 23));
+  res = SELU(nz, res, fb);
+  res = SELU(big, (fb & 0x80000000u) | 0x7f800000u, res);
+  res = SELU(field == 255, cb, res);
+  *cv = (vf)res;
+  return 1;
+}
+#endif
+
 static void blk_kernel(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
                        float *c, const mpei_tc_kp *kp)
 {
@@ -98,6 +137,9 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
   const vi emin = SPLATI(kp->emin);
   const vi zexp = SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP);
   const vi slo = SPLATI(F - 126);
+#ifdef RZ_CVT_EPI32
+  const int rz32 = kp->mode == MPE_RZ && kp->p == 24 && kp->emin == -126 && kp->p1 < 24;
+#endif
   vf cv[MR];
   for (int r = 0; r < MR; r++)
     cv[r] = loadf(c + r * VW);
@@ -134,6 +176,10 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       }
     }
     for (int r = 0; r < MR; r++) {
+#ifdef RZ_CVT_EPI32
+      if (rz32 && block_end_rz32(acc[r], &cv[r], em[r], F, kp->p1))
+        continue;
+#endif
       hf lo = block_end_half(LO(acc[r]), LO(cv[r]), LO(em[r]), kp);
       hf hi_ = block_end_half(HI(acc[r]), HI(cv[r]), HI(em[r]), kp);
       cv[r] = JOIN(lo, hi_);
