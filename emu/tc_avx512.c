@@ -11,10 +11,7 @@
 #define RND_PD(x, imm) ((vd)_mm512_roundscale_pd((__m512d)(x), (imm)))
 #define MAXI(a, b) ((vi)_mm512_max_epi32((__m512i)(a), (__m512i)(b)))
 #define FMA_PS(a, b, c) ((vf)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
-#define SRLV(a, b) ((vu)_mm512_srlv_epi32((__m512i)(a), (__m512i)(b)))
-#define SLLV(a, b) ((vu)_mm512_sllv_epi32((__m512i)(a), (__m512i)(b)))
-#define RZ_CVT_EPI32(x) ((vf)_mm512_cvt_roundepi32_ps((__m512i)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
-#define ALLZERO(m) (_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)) == 0)
+#define AVX512_BLOCK_END 1
 #include "tc_kernel.h"
 
 void mpei_tc_blk_avx512(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c,
