@@ -142,12 +142,14 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
   const int chk_ovf = (double)L * ldexp(1.0, F + 2) + ldexp(1.0, F + 1) > 2147483647.0;
 #endif
   vf cv[MR];
+  #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
     cv[r] = loadf(c + r * VW);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     vi em[MR];
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
 #ifdef AVX512_BLOCK_END
       if (kp->zero_c) {
@@ -163,6 +165,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       vi z = (vi)((cb & 0x7fffffffu) == 0);
       em[r] = (z & zexp) | (~z & ce);
     }
+#pragma GCC unroll 4
     for (int k = 0; k < L; k++) {
       vi e = loadi(eb + k * VW);
 #pragma GCC unroll 16
@@ -171,11 +174,13 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
     }
     vf s[MR];
     vi acc[MR];
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
       vi es = MAXI(em[r], slo);
       s[r] = (vf)((127 + F - es) << 23);
       acc[r] = SPLATI(0);
     }
+#pragma GCC unroll 4
     for (int k = 0; k < L; k++) {
       vf bk = loadf(b + k * VW);
 #pragma GCC unroll 16
@@ -184,6 +189,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
         acc[r] += __builtin_convertvector(x, vi);
       }
     }
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
 #ifdef AVX512_BLOCK_END
       if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf))
@@ -194,6 +200,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       cv[r] = JOIN(lo, hi_);
     }
   }
+  #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
     memcpy(c + r * VW, &cv[r], sizeof cv[r]);
 }
