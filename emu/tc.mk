@@ -20,3 +20,7 @@ bench_programs += tests/bench/bench_gemm
 tests_bench_bench_gemm_SOURCES = tests/bench/bench_gemm.c
 tests_bench_bench_gemm_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_gemm_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)
+
+noinst_PROGRAMS += examples/tc_lab
+examples_tc_lab_SOURCES = examples/tc_lab.c
+examples_tc_lab_LDADD = libmpemu.la $(LIBM)
