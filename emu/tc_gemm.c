@@ -219,9 +219,13 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
       }
     }
   /* fma-chain: binary16 output is one rounding of the binary32 chain */
-  if (fma && out16)
-    for (size_t t = 0; t < (size_t)M * N; t++)
-      acc[t] = mpe_fp16_to_fp32(mpe_fp32_to_fp16(acc[t], MPE_RNE));
+  if (fma && out16) {
+    const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
+    for (size_t t = 0; t < (size_t)M * N; t++) {
+      unsigned fl = 0;   /* the sticky flags are not touched */
+      acc[t] = (float)mpei_round_ref(acc[t], 0, f16, MPE_RNE, 0, 0, 0, &fl);
+    }
+  }
   for (size_t t = 0; t < (size_t)M * N; t++)
     if (isnan(acc[t]))
       acc[t] = mpei_u2f(0x7fffffffu);
