@@ -199,22 +199,31 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
                           o.mode, m->p.zero_c_counts };
         for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
           for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
-            for (int rr = 0; rr < mr; rr++)
-              for (int jj = 0; jj < vw; jj++) {
-                int i = ip * mr + rr, j = jp * vw + jj;
-                cbuf[rr * vw + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0f;
-              }
             size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
+            int full = (ip + 1) * mr <= M && (jp + 1) * vw <= N;
+            float *cp = cbuf;
+            long ldc = vw;
+            if (full) {
+              cp = acc + (size_t)ip * mr * N + (size_t)jp * vw;   /* the kernel works in place */
+              ldc = N;
+            } else {
+              for (int rr = 0; rr < mr; rr++)
+                for (int jj = 0; jj < vw; jj++) {
+                  int i = ip * mr + rr, j = jp * vw + jj;
+                  cbuf[rr * vw + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0f;
+                }
+            }
             if (fma)
-              fmak(pa.v + ao, pb.v + bo, cbuf, kn);
+              fmak(pa.v + ao, pb.v + bo, cp, ldc, kn);
             else
-              blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cbuf, &kp);
-            for (int rr = 0; rr < mr; rr++)
-              for (int jj = 0; jj < vw; jj++) {
-                int i = ip * mr + rr, j = jp * vw + jj;
-                if (i < M && j < N)
-                  acc[(size_t)i * N + j] = cbuf[rr * vw + jj];
-              }
+              blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cp, ldc, &kp);
+            if (!full)
+              for (int rr = 0; rr < mr; rr++)
+                for (int jj = 0; jj < vw; jj++) {
+                  int i = ip * mr + rr, j = jp * vw + jj;
+                  if (i < M && j < N)
+                    acc[(size_t)i * N + j] = cbuf[rr * vw + jj];
+                }
           }
       }
     }

@@ -130,7 +130,7 @@ static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, v
 #endif
 
 static void blk_kernel(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
-                       float *c, const mpei_tc_kp *kp)
+                       float *c, long ldc, const mpei_tc_kp *kp)
 {
   const int L = kp->L, F = kp->F;
   const vi emin = SPLATI(kp->emin);
@@ -144,7 +144,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
   vf cv[MR];
   #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    cv[r] = loadf(c + r * VW);
+    cv[r] = loadf(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
@@ -202,14 +202,14 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
   }
   #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    memcpy(c + r * VW, &cv[r], sizeof cv[r]);
+    memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
 }
 
-static void fma_kernel(const float *av, const float *bv, float *c, int K)
+static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int K)
 {
   vf acc[MRF];
   for (int r = 0; r < MRF; r++)
-    acc[r] = loadf(c + r * VW);
+    acc[r] = loadf(c + r * ldc);
   for (int k = 0; k < K; k++) {
     vf bk = loadf(bv + (size_t)k * VW);
 #pragma GCC unroll 16
@@ -217,5 +217,5 @@ static void fma_kernel(const float *av, const float *bv, float *c, int K)
       acc[r] = FMA_PS(bk, SPLATF(av[(size_t)k * MRF + r]), acc[r]);
   }
   for (int r = 0; r < MRF; r++)
-    memcpy(c + r * VW, &acc[r], sizeof acc[r]);
+    memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
 }
