@@ -1,6 +1,8 @@
 /* make bench: tensor-core GEMM models against OpenBLAS SGEMM on the same data,
-   all cores. Each row: seconds of the model's mpe_gemm and the ratio
-   t(cblas_sgemm) / t(model), both measured in this run (best of a few runs). */
+   all cores. Each row: seconds of the model's mpe_gemm and of cblas_sgemm
+   (medians), and the ratio t(cblas_sgemm) / t(model): the median of the
+   ratios of runs made one right after the other, so that a machine shared
+   with other work slows both alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,15 @@ static double frand(uint64_t *s)
 {
   *s = *s * 6364136223846793005ull + 1442695040888963407ull;
   return (double)(*s >> 11) * 0x1p-53;
+}
+
+static double median(double *v, int n)
+{
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+    }
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 typedef struct { const char *name; mpe_type in; const char *target; double want; } row;
@@ -50,9 +61,7 @@ int main(void)
       a[i] = (float)(2 * frand(&s) - 1);
       b[i] = (float)(2 * frand(&s) - 1);
     }
-    /* the two are timed alternately, best of `reps` each, so that a busy
-       machine slows both alike */
-    int reps = n <= 1024 ? 5 : 2;
+    int reps = n <= 1024 ? 7 : 3;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
     for (size_t ri = 0; ri < sizeof rows / sizeof rows[0]; ri++) {
       const row *w = &rows[ri];
@@ -74,25 +83,23 @@ int main(void)
         }
         pa = a8; pb = b8; t = w->in;
       }
-      double tm = 1e30, ts = 1e30;
+      double tms[9], tss[9], rat[9];
       for (int r = 0; r < reps; r++) {
         double t0 = now();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
-        double dts = now() - t0;
-        if (dts < ts)
-          ts = dts;
+        tss[r] = now() - t0;
         t0 = now();
         int rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, pa, t, n, pb, t, n,
                           0.0f, c, MPE_FP32, n);
-        double dt = now() - t0;
+        tms[r] = now() - t0;
         if (rc) {
           fprintf(stderr, "mpe_gemm %s: %s\n", w->name, mpe_strerror(rc));
           return 1;
         }
-        if (dt < tm)
-          tm = dt;
+        rat[r] = tss[r] / tms[r];
       }
-      double ratio = ts / tm;
+      double tm = median(tms, reps), ts = median(tss, reps);
+      double ratio = median(rat, reps);
       const char *verdict = w->want == 0 ? "" : ratio >= w->want ? " met" : " NOT MET";
       if (w->want > 0 && ratio < w->want)
         failed++;
