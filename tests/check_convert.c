@@ -205,7 +205,7 @@ static size_t make_inputs(double *x, size_t cap, const fmtdesc *d, uint64_t *rs,
     case 1: { /* a format value plus a fraction of its quantum: ties and near ties */
       int e = d->emin - 3 + (int)((r >> 8) % (uint64_t)(d->emax - d->emin + 6));
       double q = ldexp(1.0, (e > d->emin ? e : d->emin) - d->p + 1);
-      double base = ldexp(1.0, e) + q * (double)((r >> 20) % (1u << (d->p - 1)));
+      double base = ldexp(1.0, e) + q * (double)((r >> 20) % ((uint64_t)1 << (d->p - 1 < 40 ? d->p - 1 : 40)));
       static const double fr[] = { 0.5, 0.25, 0.75, 0.5 + 0x1p-20, 0.5 - 0x1p-20, 0x1p-20 };
       v = base + q * fr[(r >> 40) % 6];
       break;
