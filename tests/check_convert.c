@@ -474,19 +474,22 @@ int main(void)
   Suite *s = suite_create("convert");
   TCase *tc = tcase_create("testfloat");
   tcase_add_loop_test(tc, test_testfloat, 0, 18);
+  tcase_set_timeout(tc, 1800);
   suite_add_tcase(s, tc);
   tc = tcase_create("exhaustive");
   tcase_add_test(tc, test_exhaustive16);
   tcase_add_test(tc, test_exhaustive8);
   tcase_add_test(tc, test_facts);
+  tcase_set_timeout(tc, 1800);
   suite_add_tcase(s, tc);
   tc = tcase_create("mpfr");
   tcase_add_loop_test(tc, test_mpfr_f32, 0, (int)(sizeof fmts32 / sizeof fmts32[0]));
   tcase_add_loop_test(tc, test_mpfr_f64, 0, 8);
+  tcase_set_timeout(tc, 1800);
   suite_add_tcase(s, tc);
   tc = tcase_create("f16c");
   tcase_add_test(tc, test_f16c);
-  tcase_set_timeout(tc, 3600);
+  tcase_set_timeout(tc, 7200);
   suite_add_tcase(s, tc);
   return ts_run(s);
 }
