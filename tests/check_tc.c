@@ -798,6 +798,86 @@ START_TEST(test_levels_threads)
 }
 END_TEST
 
+/* Exploratory (not in the required set): the binary16 outputs of the FP8
+   folders. Ada's are reproduced (F = 13, no 13-bit cut, RNE, c rounded to
+   binary16) and asserted; for H100, H200 and B200 the counts are printed. */
+START_TEST(test_conformance_fp8_fp16)
+{
+  int ci = _i;
+  if (configs[ci].t != MPE_E4M3 && configs[ci].t != MPE_E5M2)
+    return;
+  if (!strcmp(configs[ci].gpu, "L40S"))
+    return;   /* no binary16 file */
+  char dfile[64];
+  snprintf(dfile, sizeof dfile, "d_%s_fp16.txt", configs[ci].gpu);
+  confdata cd;
+  ck_assert_int_gt(load_conf(ci, dfile, &cd), 0);
+  int bad = check_conf(ci, &cd, 1, 0);
+  printf("exploratory %s/%s fp16: K=%d rows=%d mismatches=%d (row by row and in batches)\n", configs[ci].gpu,
+         configs[ci].in, cd.k, cd.rows, bad);
+  free_conf(&cd);
+  if (!strcmp(configs[ci].gpu, "Ada"))
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* MPE_CHECK_EXPENSIVE=1: every named model, larger random cases with wide
+   exponent ranges, zeros and a sprinkle of inf/NaN, fast kernels against the
+   portable engine, FP32 and FP16 output. */
+START_TEST(test_expensive_fast_vs_portable)
+{
+  if (!ts_expensive())
+    return;
+  static const char *const names[] = { "v100", "t4", "a100", "ada", "h100", "b200", "exact", "fma-chain" };
+  uint64_t s = ts_seed() + 555;
+  enum { M = 67, N = 83, K = 301 };
+  static float A[M * K], B[K * N], C[M * N], R0[M * N], R1[M * N];
+  static uint16_t Ch[M * N], H0[M * N], H1[M * N];
+  long checked = 0;
+  for (size_t g = 0; g < sizeof names / sizeof names[0]; g++)
+    for (size_t ti = 0; ti < 5; ti++) {
+      const mpe_tc_model *m = mpe_tc_model_get(names[g], intypes[ti]);
+      if (!m)
+        continue;
+      for (int trial = 0; trial < 3; trial++) {
+        for (int i = 0; i < M * K; i++) {
+          A[i] = (float)(rand_in(&s, intypes[ti]) * ldexp(1, (int)(ts_rand64(&s) % (trial + 1) * 7) - 3 * trial));
+          if (ts_rand64(&s) % 17 == 0) A[i] = 0;
+        }
+        for (int i = 0; i < K * N; i++) {
+          B[i] = (float)rand_in(&s, intypes[ti]);
+          if (ts_rand64(&s) % 19 == 0) B[i] = -0.0f;
+        }
+        if (trial == 2) {
+          A[3 * K + 5] = INFINITY;
+          B[7 * N + 9] = NAN;
+        }
+        for (int i = 0; i < M * N; i++) {
+          C[i] = (float)rand_in(&s, MPE_FP16) * 8;
+          Ch[i] = mpe_fp32_to_fp16(C[i], MPE_RNE);
+        }
+        for (int out16 = 0; out16 < 2; out16++) {
+          if (out16 && intypes[ti] == MPE_TF32 && strcmp(names[g], "exact") && strcmp(names[g], "fma-chain"))
+            continue;
+          for (int lvl = 2; lvl >= 0; lvl -= 2) {
+            mpe_simd_level_set(lvl);
+            int rc = out16 ? mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, Ch, N, lvl ? H0 : H1, MPE_FP16, N)
+                           : mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, C, N, lvl ? R0 : R1, MPE_FP32, N);
+            ck_assert_int_eq(rc, 0);
+          }
+          mpe_simd_level_set(-1);
+          if (out16)
+            ck_assert_msg(!memcmp(H0, H1, sizeof H0), "%s/%s fp16 trial %d", names[g], mpe_type_name(intypes[ti]), trial);
+          else
+            ck_assert_msg(!memcmp(R0, R1, sizeof R0), "%s/%s fp32 trial %d", names[g], mpe_type_name(intypes[ti]), trial);
+          checked += M * N;
+        }
+      }
+    }
+  printf("expensive: %ld outputs, fast kernels == portable engine\n", checked);
+}
+END_TEST
+
 static Suite *tc_suite(void)
 {
   Suite *s = suite_create("tc");
@@ -805,6 +885,7 @@ static Suite *tc_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_conformance_fp32, 0, NCONFIG);
   tcase_add_loop_test(tc, test_conformance_fp16, 0, NCONFIG);
+  tcase_add_loop_test(tc, test_conformance_fp8_fp16, 0, NCONFIG);
   suite_add_tcase(s, tc);
   TCase *t2 = tcase_create("semantics");
   tcase_set_timeout(t2, 600);
@@ -819,6 +900,7 @@ static Suite *tc_suite(void)
   tcase_add_test(t2, test_errors);
   tcase_add_test(t2, test_custom_and_tf32_rule);
   tcase_add_loop_test(t2, test_levels_threads, 0, 11);
+  tcase_add_test(t2, test_expensive_fast_vs_portable);
   suite_add_tcase(s, t2);
   return s;
 }
