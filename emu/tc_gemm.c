@@ -84,6 +84,42 @@ static inline float decode_one(const decoder *d, const void *base, mpe_type t, s
   }
 }
 
+/* One panel of `w` rows (the operand type t a constant after inlining). */
+static inline __attribute__((always_inline)) int pack_panel(const decoder *d, const mpei_tc_opnd *x,
+                                                           mpe_type t, int transpose, int rows, int K,
+                                                           int Kp, int w, int p, int pin, panels *pk,
+                                                           unsigned char *bad)
+{
+  int unsafe = 0;
+  for (int l = 0; l < Kp; l++)
+    for (int r = 0; r < w; r++) {
+      int i = p * w + r;
+      size_t o = ((size_t)p * Kp + l) * w + r;
+      float v = 0.0f;
+      if (i < rows && l < K) {
+        long idx = transpose ? (long)l * x->rs + (long)i * x->cs : (long)i * x->rs + (long)l * x->cs;
+        v = decode_one(d, x->p, t, (size_t)idx);
+      }
+      if (pk->e) {
+        int e = MPEI_TC_ZERO_EXP;
+        uint32_t a = mpei_f2u(v) & 0x7fffffffu;
+        if (a >= 0x7f800000u) {
+          bad[i] = 1;
+          v = 0.0f;
+        } else if (a != 0) {
+          e = (int)(a >> 23) - 127;
+          if (e < EXP_LO || e > EXP_HI)
+            unsafe = 1;   /* binary32 subnormals land here too */
+          if (e < pin)
+            e = pin;
+        }
+        pk->e[o] = e;
+      }
+      pk->v[o] = v;
+    }
+  return unsafe;
+}
+
 /* Decode operand X (rows × K, element (i, l)) into panels of `w` rows:
    panel p, element (l, r) at p*Kp*w + l*w + r. Sets bad[i] for rows holding
    inf/NaN; returns 1 when some value is outside the exact window. */
@@ -94,34 +130,17 @@ static int pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpo
   int npan = (rows + w - 1) / w, unsafe = 0;
   decoder d;
   decoder_init(&d, m, x->t);
+  const mpe_type t = x->t;
 #pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
   for (int p = 0; p < npan; p++) {
-    for (int l = 0; l < Kp; l++)
-      for (int r = 0; r < w; r++) {
-        int i = p * w + r;
-        size_t o = ((size_t)p * Kp + l) * w + r;
-        float v = 0.0f;
-        if (i < rows && l < K) {
-          long idx = transpose ? (long)l * x->rs + (long)i * x->cs : (long)i * x->rs + (long)l * x->cs;
-          v = decode_one(&d, x->p, x->t, (size_t)idx);
-        }
-        if (pk->e) {
-          int e = MPEI_TC_ZERO_EXP;
-          uint32_t a = mpei_f2u(v) & 0x7fffffffu;
-          if (a >= 0x7f800000u) {
-            bad[i] = 1;
-            v = 0.0f;
-          } else if (a != 0) {
-            e = (int)(a >> 23) - 127;
-            if (e < EXP_LO || e > EXP_HI)
-              unsafe = 1;   /* binary32 subnormals land here too */
-            if (e < pin)
-              e = pin;
-          }
-          pk->e[o] = e;
-        }
-        pk->v[o] = v;
-      }
+    switch (t) {
+    case MPE_FP16: unsafe |= pack_panel(&d, x, MPE_FP16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    case MPE_BF16: unsafe |= pack_panel(&d, x, MPE_BF16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    case MPE_E4M3: case MPE_E5M2:
+      unsafe |= pack_panel(&d, x, MPE_E4M3, transpose, rows, K, Kp, w, p, pin, pk, bad);
+      break;
+    default: unsafe |= pack_panel(&d, x, MPE_FP32, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    }
   }
   return unsafe;
 }
@@ -159,12 +178,13 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   panels pa = { malloc(sizeof(float) * (asz ? asz : 1)), NULL };
   panels pb = { malloc(sizeof(float) * (bsz ? bsz : 1)), NULL };
   unsigned char *bad = calloc((size_t)mp * mr + (size_t)np * vw, 1);
+  double *ra = malloc(sizeof(double) * ((size_t)K + 1) * 2);   /* for the portable fix-up */
   if (!fma) {
     pa.e = malloc(sizeof(int32_t) * (asz ? asz : 1));
     pb.e = malloc(sizeof(int32_t) * (bsz ? bsz : 1));
   }
   int r = MPE_OK;
-  if (!pa.v || !pb.v || !bad || (!fma && (!pa.e || !pb.e))) {
+  if (!pa.v || !pb.v || !bad || !ra || (!fma && (!pa.e || !pb.e))) {
     r = MPE_ENOMEM;
     goto out;
   }
@@ -240,11 +260,6 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
       acc[t] = mpei_u2f(0x7fffffffu);
   if (!fma) {
     /* outputs touched by inf/NaN: the portable engine */
-    double *ra = malloc(sizeof(double) * ((size_t)K + 1) * 2);
-    if (!ra) {
-      r = MPE_ENOMEM;
-      goto out;
-    }
     double *cb = ra + K + 1;
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++) {
@@ -261,10 +276,9 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
         }
         acc[(size_t)i * N + j] = mpei_tc_f_canon(mpei_tc_dot(m, ra, cb, 1, K, cv, out16));
       }
-    free(ra);
   }
 out:
-  free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad);
+  free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad); free(ra);
   return r;
 }
 
