@@ -629,6 +629,36 @@ START_TEST(test_gemm_alpha_beta_sizes)
 }
 END_TEST
 
+/* C may overlap A or B (documented): C = A*B in place over A, with an inf
+   in A so that the portable fix-up rereads the operands. */
+START_TEST(test_gemm_alias)
+{
+  enum { n = 40 };
+  static float A[n * n], A0[n * n], B[n * n], R[n * n];
+  uint64_t s = ts_seed() + 4242;
+  for (int i = 0; i < n * n; i++) {
+    A[i] = A0[i] = (float)rand_in(&s, MPE_FP16);
+    B[i] = (float)rand_in(&s, MPE_FP16);
+  }
+  A[7 * n + 3] = A0[7 * n + 3] = INFINITY;
+  const char *names[] = { "h100", "fma-chain", "exact" };
+  for (int g = 0; g < 3; g++) {
+    const mpe_tc_model *m = mpe_tc_model_get(names[g], MPE_FP16);
+    memcpy(A, A0, sizeof A);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1, A0, MPE_FP32, n, B,
+                              MPE_FP32, n, 0, R, MPE_FP32, n), 0);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1, A, MPE_FP32, n, B,
+                              MPE_FP32, n, 0, A, MPE_FP32, n), 0);
+    ck_assert_int_eq(memcmp(A, R, sizeof R), 0);
+    /* mma: D == B */
+    float Bc[n * n];
+    memcpy(Bc, B, sizeof Bc);
+    ck_assert_int_eq(mpe_mma(m, n, n, n, A0, MPE_FP32, n, Bc, MPE_FP32, n, NULL, 0, Bc, MPE_FP32, n), 0);
+    ck_assert_int_eq(memcmp(Bc, R, sizeof R), 0);
+  }
+}
+END_TEST
+
 START_TEST(test_errors)
 {
   const mpe_tc_model *m = mpe_tc_model_get("h100", MPE_FP16), *tf = mpe_tc_model_get("h100", MPE_TF32);
@@ -898,6 +928,7 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(t2, test_gemm_layouts, 0, 2);
   tcase_add_test(t2, test_gemm_alpha_beta_sizes);
   tcase_add_test(t2, test_errors);
+  tcase_add_test(t2, test_gemm_alias);
   tcase_add_test(t2, test_custom_and_tf32_rule);
   tcase_add_loop_test(t2, test_levels_threads, 0, 11);
   tcase_add_test(t2, test_expensive_fast_vs_portable);
