@@ -154,12 +154,16 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
   if (m->p.kind == MPE_TC_EXACT)
     return MPE_EUNSUP;
-  int L = fma ? 1 : m->p.block, F = m->p.align_bits;
+  int L = fma ? 1 : m->p.block, F = m->p.align_bits, wide = 0;
   if (!fma) {
+    /* int32 lanes hold the exact block sum when L * 2^(F+2) <= 2^31 (and the
+       scale 2^(F-E) stays a binary32 normal); binary64 lanes up to 2^52 */
     int lg = 0;
     while ((1 << lg) < L)
       lg++;
     if (F + 2 + lg > 31 || F > 29)
+      wide = 1;
+    if (wide && F + 2 + lg + 1 > 52)
       return MPE_EUNSUP;
   }
   int vw, mr;
@@ -167,10 +171,10 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   mpei_tc_fma_fn fmak;
   if (level >= MPEI_SIMD_AVX512) {
     vw = MPEI_TC_AVX512_VW; mr = fma ? MPEI_TC_AVX512_MRF : MPEI_TC_AVX512_MR;
-    blk = mpei_tc_blk_avx512; fmak = mpei_tc_fma_avx512;
+    blk = wide ? mpei_tc_blkw_avx512 : mpei_tc_blk_avx512; fmak = mpei_tc_fma_avx512;
   } else {
     vw = MPEI_TC_AVX2_VW; mr = fma ? MPEI_TC_AVX2_MRF : MPEI_TC_AVX2_MR;
-    blk = mpei_tc_blk_avx2; fmak = mpei_tc_fma_avx2;
+    blk = wide ? mpei_tc_blkw_avx2 : mpei_tc_blk_avx2; fmak = mpei_tc_fma_avx2;
   }
   const int Kp = (K + L - 1) / L * L;
   const int mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;

@@ -58,6 +58,10 @@ typedef void (*mpei_tc_fma_fn)(const float *av, const float *bv, float *c, long 
 #ifdef HAVE_X86_SIMD
 MPEI_HIDDEN void mpei_tc_blk_avx2(const float *, const int32_t *, const float *, const int32_t *, float *,
                                   long, const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_blkw_avx2(const float *, const int32_t *, const float *, const int32_t *, float *,
+                                   long, const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_blkw_avx512(const float *, const int32_t *, const float *, const int32_t *, float *,
+                                     long, const mpei_tc_kp *);
 MPEI_HIDDEN void mpei_tc_fma_avx2(const float *, const float *, float *, long, int);
 MPEI_HIDDEN void mpei_tc_blk_avx512(const float *, const int32_t *, const float *, const int32_t *, float *,
                                     long, const mpei_tc_kp *);

@@ -75,9 +75,8 @@ static inline __attribute__((always_inline)) vd round_pd(vd x, int p, int emin, 
   return (vd)SELL(ovf, inf, (vl)z);
 }
 
-static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi emax, const mpei_tc_kp *kp)
+static inline __attribute__((always_inline)) hf block_end_halfd(vd accd, hf c, hi emax, const mpei_tc_kp *kp)
 {
-  vd accd = __builtin_convertvector(acc, vd);
   vd cd = __builtin_convertvector(c, vd);
   vl e = __builtin_convertvector(emax, vl);
   vl lo = SPLATL(-400);
@@ -91,6 +90,11 @@ static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi 
   vl cinf = ((vl)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
   r = (vd)SELL(cinf, (vl)cd, (vl)r);
   return __builtin_convertvector(r, hf);
+}
+
+static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi emax, const mpei_tc_kp *kp)
+{
+  return block_end_halfd(__builtin_convertvector(acc, vd), c, emax, kp);
 }
 
 #ifdef AVX512_BLOCK_END
@@ -201,6 +205,72 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
     }
   }
   #pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+    memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
+}
+
+/* The same block model with the cut addends summed in binary64 lanes, for
+   models whose exact block sum needs more than 31 bits (B200 FP8: F = 31):
+   L * 2^(F+2) + 2^(F+1) <= 2^53. */
+static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
+                            float *c, long ldc, const mpei_tc_kp *kp)
+{
+  const int L = kp->L, F = kp->F;
+  const vi emin = SPLATI(kp->emin);
+  const vi zexp = SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP);
+  vf cv[MR];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+    cv[r] = loadf(c + r * ldc);
+  for (int blk = 0; blk < kp->nblk; blk++) {
+    const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
+    const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    vi em[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      vu cb = (vu)cv[r];
+      vi ce = (vi)((cb >> 23) & 0xffu) - 127;
+      ce = MAXI(ce, emin);
+      vi z = (vi)((cb & 0x7fffffffu) == 0);
+      em[r] = (z & zexp) | (~z & ce);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < L; k++) {
+      vi e = loadi(eb + k * VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++)
+        em[r] = MAXI(em[r], e + ea[k * MR + r]);
+    }
+    vd slo[MR], shi[MR], alo[MR], ahi[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      vl el = __builtin_convertvector(LO(em[r]), vl), eh = __builtin_convertvector(HI(em[r]), vl);
+      vl lo = SPLATL(-400);
+      el = SELL((vl)(el < lo), lo, el);
+      eh = SELL((vl)(eh < lo), lo, eh);
+      slo[r] = pow2d(F - el);
+      shi[r] = pow2d(F - eh);
+      alo[r] = (vd){} + 0.0;
+      ahi[r] = (vd){} + 0.0;
+    }
+#pragma GCC unroll 2
+    for (int k = 0; k < L; k++) {
+      vf bk = loadf(b + k * VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        vf pr = bk * a[k * MR + r];   /* exact in binary32 */
+        alo[r] += RND_PD(__builtin_convertvector(LO(pr), vd) * slo[r], 0x0B);
+        ahi[r] += RND_PD(__builtin_convertvector(HI(pr), vd) * shi[r], 0x0B);
+      }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      hf lo = block_end_halfd(alo[r], LO(cv[r]), LO(em[r]), kp);
+      hf hi_ = block_end_halfd(ahi[r], HI(cv[r]), HI(em[r]), kp);
+      cv[r] = JOIN(lo, hi_);
+    }
+  }
+#pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
     memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
 }

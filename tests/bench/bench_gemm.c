@@ -40,7 +40,7 @@ int main(void)
     { "fma-chain", MPE_FP16, ">= 0.5", 0.5 }, { "h100", MPE_FP16, ">= 0.2", 0.2 },
     { "a100", MPE_FP16, ">= 0.2", 0.2 }, { "v100", MPE_FP16, ">= 0.15", 0.15 },
     { "h100", MPE_BF16, "", 0 }, { "a100", MPE_BF16, "", 0 }, { "h100", MPE_TF32, "", 0 },
-    { "a100", MPE_TF32, "", 0 }, { "h100", MPE_E4M3, "", 0 }, { "ada", MPE_E5M2, "", 0 },
+    { "a100", MPE_TF32, "", 0 }, { "h100", MPE_E4M3, "", 0 }, { "ada", MPE_E5M2, "", 0 }, { "b200", MPE_E4M3, "", 0 },
   };
   const int sizes[] = { 1024, 2048 };
   printf("mpe_gemm (tensor-core models) vs OpenBLAS cblas_sgemm, square n×n×n, FP32 output, %s\n",
