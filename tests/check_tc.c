@@ -798,8 +798,8 @@ START_TEST(test_levels_threads)
   const mpe_tc_model *m = mpe_tc_model_get(ms[_i].nm, ms[_i].t);
   uint64_t s = ts_seed() + 1000 + (uint64_t)_i;
   enum { M = 45, N = 70, K = 133 };
-  static float A[M * K], B[K * N], C[M * N], R[4][M * N];
-  static uint16_t Ch[M * N], Rh[4][M * N];
+  static float A[M * K], B[K * N], C[M * N], R[5][M * N];
+  static uint16_t Ch[M * N], Rh[5][M * N];
   for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, ms[_i].t);
   for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, ms[_i].t);
   for (int i = 0; i < M * N; i++) { C[i] = (float)rand_in(&s, MPE_FP16) * 4; Ch[i] = h(C[i]); }
