@@ -220,7 +220,7 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
       for (int k0 = 0; k0 < Kp; k0 += kcb) {
         int kn = Kp - k0 < kcb ? Kp - k0 : kcb;
         mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                          o.mode, m->p.zero_c_counts };
+                          o.mode, m->p.zero_c_counts, m->p.late_c };
         for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
           for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
             size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
