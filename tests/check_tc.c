@@ -647,6 +647,44 @@ START_TEST(test_gemm_alias)
 }
 END_TEST
 
+/* Packed operands (uint16_t FP16/BF16, uint8_t FP8, float TF32) give the
+   same result as binary32 operands holding the same values; the two operands
+   may have different types. */
+START_TEST(test_operand_types)
+{
+  mpe_type t = intypes[_i];
+  const char *gpu = t == MPE_FP16 ? "v100" : t == MPE_TF32 ? "a100" : t == MPE_BF16 ? "h100" : "ada";
+  const mpe_tc_model *m = mpe_tc_model_get(gpu, t);
+  ck_assert_ptr_nonnull(m);
+  enum { M = 21, N = 34, K = 77 };
+  static float A[M * K], B[K * N], R0[M * N], R1[M * N], R2[M * N];
+  static uint16_t A16[M * K], B16[K * N];
+  static uint8_t A8[M * K], B8[K * N];
+  uint64_t s = ts_seed() + 77 + (uint64_t)_i;
+  for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, t);
+  for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, t);
+  const void *pa = A, *pb = B;
+  for (int i = 0; i < M * K; i++) {
+    A16[i] = t == MPE_FP16 ? mpe_fp32_to_fp16(A[i], MPE_RNE) : mpe_fp32_to_bf16(A[i], MPE_RNE);
+    A8[i] = t == MPE_E4M3 ? mpe_fp32_to_e4m3(A[i], MPE_RNE, 0) : mpe_fp32_to_e5m2(A[i], MPE_RNE, 0);
+  }
+  for (int i = 0; i < K * N; i++) {
+    B16[i] = t == MPE_FP16 ? mpe_fp32_to_fp16(B[i], MPE_RNE) : mpe_fp32_to_bf16(B[i], MPE_RNE);
+    B8[i] = t == MPE_E4M3 ? mpe_fp32_to_e4m3(B[i], MPE_RNE, 0) : mpe_fp32_to_e5m2(B[i], MPE_RNE, 0);
+  }
+  if (t == MPE_FP16 || t == MPE_BF16) { pa = A16; pb = B16; }
+  if (t == MPE_E4M3 || t == MPE_E5M2) { pa = A8; pb = B8; }
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, A, MPE_FP32, K, B, MPE_FP32,
+                            N, 0, R0, MPE_FP32, N), 0);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, pa, t, K, pb, t, N, 0, R1,
+                            MPE_FP32, N), 0);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, pa, t, K, B, MPE_FP32, N, 0,
+                            R2, MPE_FP32, N), 0);
+  ck_assert_int_eq(memcmp(R0, R1, sizeof R0), 0);
+  ck_assert_int_eq(memcmp(R0, R2, sizeof R0), 0);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
   const mpe_tc_model *m = mpe_tc_model_get("h100", MPE_FP16), *tf = mpe_tc_model_get("h100", MPE_TF32);
@@ -917,6 +955,7 @@ static Suite *tc_suite(void)
   tcase_add_test(t2, test_gemm_alpha_beta_sizes);
   tcase_add_test(t2, test_errors);
   tcase_add_test(t2, test_gemm_alias);
+  tcase_add_loop_test(t2, test_operand_types, 0, 5);
   tcase_add_test(t2, test_custom_and_tf32_rule);
   tcase_add_loop_test(t2, test_levels_threads, 0, 11);
   tcase_add_test(t2, test_expensive_fast_vs_portable);
