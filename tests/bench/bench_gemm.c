@@ -23,6 +23,15 @@ static double frand(uint64_t *s)
   return (double)(*s >> 11) * 0x1p-53;
 }
 
+/* OpenBLAS's worker threads spin for a while after a call, and so do the
+   OpenMP threads: on a small machine each would steal the other's cores.
+   A pause before each timed call lets them go to sleep. */
+static void settle(void)
+{
+  struct timespec t = { 0, 150000000L };
+  nanosleep(&t, NULL);
+}
+
 static double median(double *v, int n)
 {
   for (int i = 1; i < n; i++)
@@ -85,9 +94,11 @@ int main(void)
       }
       double tms[9], tss[9], rat[9];
       for (int r = 0; r < reps; r++) {
+        settle();
         double t0 = now();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
         tss[r] = now() - t0;
+        settle();
         t0 = now();
         int rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, pa, t, n, pb, t, n,
                           0.0f, c, MPE_FP32, n);
