@@ -48,6 +48,7 @@ typedef struct {
   int mode;              /* its rounding (MPE_RNE, RNA, RZ, RU, RD) */
   int zero_c;            /* c = 0 takes part in E_max with exponent emin */
   int late_c;            /* c is added after the block, rounded to nearest-even */
+  int split;             /* the two halves of a block in separate int32 sums */
 } mpei_tc_kp;
 /* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
    k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),

@@ -685,6 +685,45 @@ START_TEST(test_operand_types)
 }
 END_TEST
 
+/* The kernel variants chosen from the parameters (int32 sums, split int32
+   halves, binary64 lanes) all agree with the portable engine. */
+START_TEST(test_kernel_variants)
+{
+  static const struct { int L, F, late; } v[] = {
+    { 32, 25, 1 },   /* split halves (B200 FP8) */
+    { 32, 25, 0 },   /* split halves with c in the block */
+    { 31, 25, 0 },   /* odd L past 31 bits: binary64 lanes */
+    { 32, 40, 0 },   /* binary64 lanes */
+    { 7, 20, 1 },    /* int32 */
+  };
+  mpe_tc_params p;
+  mpe_tc_model_params(mpe_tc_model_get("h100", MPE_E4M3), &p);
+  uint64_t s = ts_seed() + 808;
+  enum { M = 30, N = 50, K = 200 };
+  static float A[M * K], B[K * N], C[M * N], R0[M * N], R1[M * N], R2[M * N];
+  for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, MPE_E4M3);
+  for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, MPE_E4M3);
+  for (int i = 0; i < M * N; i++) C[i] = (float)rand_in(&s, MPE_FP16);
+  for (size_t t = 0; t < sizeof v / sizeof v[0]; t++) {
+    mpe_tc_params q = p;
+    q.block = v[t].L;
+    q.align_bits = v[t].F;
+    q.late_c = v[t].late;
+    q.result_bits = 0;
+    mpe_tc_model *m;
+    ck_assert_int_eq(mpe_tc_model_custom(&m, &q), 0);
+    float *R[3] = { R0, R1, R2 };
+    for (int lvl = 2; lvl >= 0; lvl--) {
+      mpe_simd_level_set(lvl);
+      ck_assert_int_eq(mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, C, N, R[2 - lvl], MPE_FP32, N), 0);
+    }
+    mpe_simd_level_set(-1);
+    ck_assert_msg(!memcmp(R0, R2, sizeof R0) && !memcmp(R1, R2, sizeof R0), "variant %zu", t);
+    mpe_tc_model_free(m);
+  }
+}
+END_TEST
+
 START_TEST(test_errors)
 {
   const mpe_tc_model *m = mpe_tc_model_get("h100", MPE_FP16), *tf = mpe_tc_model_get("h100", MPE_TF32);
@@ -956,6 +995,7 @@ static Suite *tc_suite(void)
   tcase_add_test(t2, test_errors);
   tcase_add_test(t2, test_gemm_alias);
   tcase_add_loop_test(t2, test_operand_types, 0, 5);
+  tcase_add_test(t2, test_kernel_variants);
   tcase_add_test(t2, test_custom_and_tf32_rule);
   tcase_add_loop_test(t2, test_levels_threads, 0, 11);
   tcase_add_test(t2, test_expensive_fast_vs_portable);
