@@ -28,3 +28,4 @@ examples_tc_lab_LDADD = libmpemu.la $(LIBM)
 dist_man_MANS += man/man3/mpe_mma.3 man/man3/mpe_gemm.3 man/man3/mpe_tc_model_get.3 \
 	man/man3/mpe_tc_model_params.3 man/man3/mpe_tc_model_name.3 man/man3/mpe_tc_model_custom.3 \
 	man/man3/mpe_tc_model_free.3
+EXTRA_DIST += examples/tc_lab.md
