@@ -10,8 +10,12 @@
              conversion truncates toward zero, which is the sign-magnitude cut)
      end:    in binary64: S = acc + trunc(c * 2^(F-E)), R = S * 2^(E-F) (exact),
              R rounded to the output format; overflow gives inf.
-   The caller guarantees L * 2^(F+2) <= 2^31 and input exponents in [-48, 62]
-   (so products, scales and cut addends are exact), and finite operands. */
+   The caller guarantees L * 2^(F+2) <= 2^31 (or 2^32 with kp->split: each half
+   of the block gets its own int32 sum), input exponents in [-48, 62] (so
+   products, scales and cut addends are exact) and finite operands.
+   blk_kernel_wide is the same model with binary64 sums, for wider blocks.
+   With kp->late_c the block holds the products only and c is added after the
+   block's rounding, in binary64, then rounded to nearest-even. */
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
@@ -163,14 +167,14 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
   const int chk_ovf = (double)L * ldexp(1.0, F + 2) + (kp->late_c ? 0.0 : ldexp(1.0, F + 1)) > 2147483647.0;
 #endif
   vf cv[MR];
-  #pragma GCC unroll 16
+#pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
     cv[r] = loadf(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     vi em[MR];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
       if (kp->late_c) {   /* the block's E_max comes from its products only */
         em[r] = SPLATI(MPEI_TC_ZERO_EXP);
@@ -199,7 +203,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
     }
     vf s[MR];
     vi acc[MR];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
       vi es = MAXI(em[r], slo);
       s[r] = (vf)((127 + F - es) << 23);
@@ -214,7 +218,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
         acc[r] += __builtin_convertvector(x, vi);
       }
     }
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
 #ifdef AVX512_BLOCK_END
       if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c))
@@ -225,7 +229,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       cv[r] = JOIN(lo, hi_);
     }
   }
-  #pragma GCC unroll 16
+#pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
     memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
 }
