@@ -3,3 +3,10 @@ libmpemu_la_SOURCES += analysis/io.c analysis/io_text.c analysis/io_write.c anal
 	analysis/range.c analysis/scaler.c
 libmpemu_la_CFLAGS += $(JANSSON_CFLAGS) $(LIBZIP_CFLAGS)
 libmpemu_la_LIBADD += $(JANSSON_LIBS) $(LIBZIP_LIBS)
+
+# the tool
+bin_PROGRAMS += mpanalyze
+mpanalyze_SOURCES = analysis/mpanalyze/main.c analysis/mpanalyze/mpanalyze.h analysis/mpanalyze/common.c \
+	analysis/mpanalyze/cmd_range.c analysis/mpanalyze/cmd_scale.c analysis/mpanalyze/plot.c
+mpanalyze_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(PLPLOT_CFLAGS)
+mpanalyze_LDADD = libmpemu.la $(JANSSON_LIBS) $(PLPLOT_LIBS) $(LIBM)
