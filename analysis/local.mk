@@ -10,3 +10,10 @@ mpanalyze_SOURCES = analysis/mpanalyze/main.c analysis/mpanalyze/mpanalyze.h ana
 	analysis/mpanalyze/cmd_range.c analysis/mpanalyze/cmd_scale.c analysis/mpanalyze/plot.c
 mpanalyze_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(PLPLOT_CFLAGS)
 mpanalyze_LDADD = libmpemu.la $(JANSSON_LIBS) $(PLPLOT_LIBS) $(LIBM)
+
+# tests
+check_PROGRAMS += tests/check_io
+TESTS += tests/check_io
+tests_check_io_SOURCES = tests/check_io.c
+tests_check_io_CFLAGS = $(TEST_CFLAGS)
+tests_check_io_LDADD = $(TEST_LDADD)
