@@ -27,3 +27,5 @@ TESTS += tests/check_scaler
 tests_check_scaler_SOURCES = tests/check_scaler.c
 tests_check_scaler_CFLAGS = $(TEST_CFLAGS)
 tests_check_scaler_LDADD = $(TEST_LDADD)
+TESTS += tests/check_mpanalyze.sh
+EXTRA_DIST += tests/check_mpanalyze.sh tests/data tests/fuzz
