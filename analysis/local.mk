@@ -29,3 +29,9 @@ tests_check_scaler_CFLAGS = $(TEST_CFLAGS)
 tests_check_scaler_LDADD = $(TEST_LDADD)
 TESTS += tests/check_mpanalyze.sh
 EXTRA_DIST += tests/check_mpanalyze.sh tests/data tests/fuzz
+
+# the example that makes the demo's gradient dumps
+noinst_PROGRAMS += examples/amp_dump
+examples_amp_dump_SOURCES = examples/amp_dump.c
+examples_amp_dump_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) $(GSL_CFLAGS)
+examples_amp_dump_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(LIBM)

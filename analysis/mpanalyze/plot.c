@@ -106,10 +106,11 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
     for (int j = 0; j < 3; j++) {
       if (lines[j] < xmin || lines[j] > xmax)
         continue;
-      plline(2, (PLFLT[]){ lines[j], lines[j] }, (PLFLT[]){ 0, ymax * (0.97 - 0.06 * (double)k) });
+      double ylab = ymax * (0.97 - 0.045 * (double)(3 * k + (size_t)j));   /* stagger the labels */
+      plline(2, (PLFLT[]){ lines[j], lines[j] }, (PLFLT[]){ 0, ylab });
       char lab[64];
       snprintf(lab, sizeof lab, "%s %s", mpe_format_name(f), what[j]);
-      plptex(lines[j], ymax * (0.97 - 0.06 * (double)k), 1, 0, j == 2 ? 1.02 : -0.02, lab);
+      plptex(lines[j], ylab, 1, 0, j == 2 ? 1.02 : -0.02, lab);
     }
   }
   plend();
