@@ -35,3 +35,7 @@ noinst_PROGRAMS += examples/amp_dump
 examples_amp_dump_SOURCES = examples/amp_dump.c
 examples_amp_dump_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) $(GSL_CFLAGS)
 examples_amp_dump_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(LIBM)
+
+bench_programs += tests/bench/bench_analysis
+tests_bench_bench_analysis_SOURCES = tests/bench/bench_analysis.c
+tests_bench_bench_analysis_LDADD = libmpemu.la $(LIBM)
