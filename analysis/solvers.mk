@@ -1,1 +1,3 @@
-# analysis/solvers.mk: filled in by its module
+# analysis/solvers.mk: mixed-precision LU, LU-IR, GMRES-IR, test matrices, reliable-update CG
+libmpemu_la_SOURCES += analysis/matgen.c analysis/mmio.c analysis/ir_lu.c analysis/ir.c \
+	analysis/cg.c
