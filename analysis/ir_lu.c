@@ -14,7 +14,8 @@
 
 int mpe_ir_default_block(int n)
 {
-  return n < 256 ? 16 : n < 1024 ? 32 : 64;
+  int nb = n / 16;
+  return nb < 1 ? 1 : nb > 64 ? 64 : nb;
 }
 
 typedef struct {

@@ -73,7 +73,8 @@ MPE_API int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in,
                       const mpe_tc_model *model, int nb);
 /* Solve L*U*x = P*b in binary32 with the factors of mpe_ir_lu (x in place). */
 MPE_API int mpe_ir_lu_solve(const float *LU, int n, int lda, const int *ipiv, float *x);
-/* The block size used for nb <= 0: 16 (n < 256), 32 (n < 1024), else 64. */
+/* The block size used for nb <= 0: n/16 clamped to 1..64, so that small
+   matrices still see their trailing updates in the factor format. */
 MPE_API int mpe_ir_default_block(int n);
 
 /* ------------------------------------------------------------ iterative refinement */
