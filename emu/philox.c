@@ -2,6 +2,7 @@
    Stochastic rounding of element i draws word i%4 of the block at counter i/4
    under key = seed, so the result depends only on (seed, i). */
 #include "mpei.h"
+#include "mpemu/convert.h"
 
 mpei_philox_out mpei_philox4x32_10(uint64_t counter, uint64_t key)
 {

@@ -1,0 +1,266 @@
+/* Array rounding: SIMD kernels vs the reference, stochastic rounding
+   (statistics, thread and path independence), argument errors, aliasing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "testsupport.h"
+
+static void fill_random(float *x, size_t n, uint64_t seed)
+{
+  uint64_t s = seed;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = ts_rand64(&s);
+    uint32_t u = (uint32_t)r;
+    if ((r >> 32) % 3 == 0)   /* bias toward the formats' ranges */
+      u = (u & 0x807fffffu) | (uint32_t)(100 + (r >> 40) % 60) << 23;
+    x[i] = ts_u2f(u);
+  }
+}
+
+/* every kernel, every format, every mode and option gives the reference's bits and flags */
+START_TEST(test_simd_vs_reference)
+{
+  enum { N = 1 << 16 };
+  float *x = malloc(N * 4), *y = malloc(N * 4), *z = malloc(N * 4);
+  fill_random(x, N, ts_seed() + 5);
+  const mpe_format *fmts[6] = { mpe_format_of(MPE_FP32), mpe_format_of(MPE_TF32), mpe_format_of(MPE_FP16),
+                                mpe_format_of(MPE_BF16), mpe_format_of(MPE_E4M3), mpe_format_of(MPE_E5M2) };
+  mpe_format *c1;
+  ck_assert_int_eq(mpe_format_custom(&c1, 6, -20, 20), MPE_OK);
+  long cases = 0;
+  for (int lvl = 1; lvl <= 2; lvl++)
+    for (int fi = 0; fi < 7; fi++)
+      for (int r = 0; r < MPE_NROUND; r++)
+        for (int opt = 0; opt < 4; opt++) {
+          const mpe_format *f = fi < 6 ? fmts[fi] : c1;
+          mpe_round_opts o = { (mpe_round)r, opt & 1, opt >> 1, 99, 12345 };
+          mpe_simd_level_set(0);
+          mpe_flags_clear(~0u);
+          ck_assert_int_eq(mpe_round_f32(z, x, N, f, &o), MPE_OK);
+          unsigned fz = mpe_flags_get();
+          mpe_simd_level_set(lvl);
+          mpe_flags_clear(~0u);
+          ck_assert_int_eq(mpe_round_f32(y, x, N, f, &o), MPE_OK);
+          unsigned fy = mpe_flags_get();
+          for (size_t i = 0; i < N; i++)
+            if (ts_f2u(y[i]) != ts_f2u(z[i]))
+              ck_abort_msg("level %d %s %s opt %d: x=%08x simd %08x ref %08x", lvl, mpe_format_name(f),
+                           mpe_round_name((mpe_round)r), opt, ts_f2u(x[i]), ts_f2u(y[i]), ts_f2u(z[i]));
+          ck_assert_uint_eq(fy, fz);
+          cases += N;
+        }
+  mpe_simd_level_set(-1);
+  fprintf(stderr, "SIMD vs reference: %ld results and their flags match (levels available: %s)\n", cases,
+          mpe_cpu_features());
+  mpe_format_free(c1);
+  free(x); free(y); free(z);
+}
+END_TEST
+
+/* odd lengths and misaligned pointers: the tail and the streaming prologue */
+START_TEST(test_lengths_alignment)
+{
+  enum { N = 3000 };
+  float *buf = malloc((N + 64) * 4), *y = malloc((N + 64) * 4), *z = malloc((N + 64) * 4);
+  fill_random(buf, N + 64, 77);
+  mpe_round_opts o = { MPE_SR, 0, 0, 7, 3 };
+  for (size_t off = 0; off < 17; off++)
+    for (size_t n = 0; n < 40; n++) {
+      mpe_simd_level_set(0);
+      mpe_round_opts oo = o;
+      ck_assert_int_eq(mpe_round_f32(z, buf + off, n, mpe_format_of(MPE_BF16), &oo), MPE_OK);
+      mpe_simd_level_set(2);
+      ck_assert_int_eq(mpe_round_f32(y + off, buf + off, n, mpe_format_of(MPE_BF16), &oo), MPE_OK);
+      for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(ts_f2u(y[off + i]), ts_f2u(z[i]));
+    }
+  mpe_simd_level_set(-1);
+  free(buf); free(y); free(z);
+}
+END_TEST
+
+/* same bits for 1 and 2 threads; in place equals out of place */
+START_TEST(test_threads_and_aliasing)
+{
+  size_t n = (1u << 22) + 13;   /* large enough for the parallel and streaming paths */
+  float *x = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4);
+  fill_random(x, n, 1234);
+  for (int r = 0; r < MPE_NROUND; r++) {
+    mpe_round_opts o = { (mpe_round)r, 0, 0, 2024, 1ull << 40 };
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    ck_assert_int_eq(mpe_round_f32(y1, x, n, mpe_format_of(MPE_E4M3), &o), MPE_OK);
+#ifdef _OPENMP
+    omp_set_num_threads(2);
+#endif
+    ck_assert_int_eq(mpe_round_f32(y2, x, n, mpe_format_of(MPE_E4M3), &o), MPE_OK);
+    ck_assert_int_eq(memcmp(y1, y2, n * 4), 0);
+    memcpy(y2, x, n * 4);
+    ck_assert_int_eq(mpe_round_f32(y2, y2, n, mpe_format_of(MPE_E4M3), &o), MPE_OK);
+    ck_assert_int_eq(memcmp(y1, y2, n * 4), 0);
+  }
+  /* binary64 arrays too */
+  double *d = malloc(n * 8), *e1 = malloc(n * 8), *e2 = malloc(n * 8);
+  for (size_t i = 0; i < n; i++)
+    d[i] = (double)x[i] * (1 + 0x1p-30);
+  mpe_round_opts o = { MPE_SR, 0, 0, 5, 0 };
+#ifdef _OPENMP
+  omp_set_num_threads(1);
+#endif
+  mpe_round_f64(e1, d, n, mpe_format_of(MPE_BF16), &o);
+#ifdef _OPENMP
+  omp_set_num_threads(2);
+#endif
+  mpe_round_f64(e2, d, n, mpe_format_of(MPE_BF16), &o);
+  ck_assert_int_eq(memcmp(e1, e2, n * 8), 0);
+  mpe_round_f64(d, d, n, mpe_format_of(MPE_BF16), &o);
+  ck_assert_int_eq(memcmp(e1, d, n * 8), 0);
+  free(x); free(y1); free(y2); free(d); free(e1); free(e2);
+}
+END_TEST
+
+/* the scalar stream after mpe_seed(s) is element i of the array with seed s, offset 0 */
+START_TEST(test_scalar_vs_array_stream)
+{
+  enum { N = 5000 };
+  static float x[N], y[N];
+  fill_random(x, N, 99);
+  for (int r = MPE_SR; r <= MPE_SR_EQ; r++) {
+    mpe_round_opts o = { (mpe_round)r, 0, 0, 0xfeedULL, 0 };
+    mpe_round_f32(y, x, N, mpe_format_of(MPE_FP16), &o);
+    mpe_seed(0xfeedULL);
+    for (size_t i = 0; i < N; i++) {
+      uint16_t h = mpe_fp32_to_fp16(x[i], (mpe_round)r);
+      float v = mpe_fp16_to_fp32(h);
+      ck_assert_msg(ts_same_f64(v, y[i]), "element %zu: scalar %a array %a", i, v, y[i]);
+    }
+    mpe_round_f32(y, x, N, mpe_format_of(MPE_BF16), &o);
+    mpe_seed(0xfeedULL);
+    for (size_t i = 0; i < N; i++)
+      ck_assert(ts_same_f64(mpe_bf16_to_fp32(mpe_fp32_to_bf16(x[i], (mpe_round)r)), y[i]));
+    /* mpe_round_scalar with offset i */
+    for (size_t i = 0; i < 200; i++) {
+      mpe_round_opts oi = o;
+      oi.offset = i;
+      ck_assert(ts_same_f64(mpe_round_scalar(x[i], mpe_format_of(MPE_BF16), &oi), y[i]));
+    }
+  }
+}
+END_TEST
+
+/* P(up) = distance for MPE_SR, 1/2 for MPE_SR_EQ; SR unbiased in the mean.
+   Each count is checked against the binomial mean with a 5-sigma bound. */
+START_TEST(test_sr_statistics)
+{
+  enum { N = 200000 };
+  static float x[N], y[N];
+  const double fracs[] = { 1.0 / 16, 0.25, 0.5, 0.7, 15.0 / 16, 1.0 / 1024 };
+  for (size_t k = 0; k < sizeof fracs / sizeof fracs[0]; k++) {
+    /* fp16 ulp at 1 is 2^-10; x = 1 + frac ulp, and its negative */
+    for (int sgn = 0; sgn < 2; sgn++) {
+      float v = (float)(1.0 + fracs[k] * 0x1p-10);
+      if (sgn)
+        v = -v;
+      for (size_t i = 0; i < N; i++)
+        x[i] = v;
+      for (int r = MPE_SR; r <= MPE_SR_EQ; r++) {
+        mpe_round_opts o = { (mpe_round)r, 0, 0, 31337 + k, 1000 * k };
+        mpe_round_f32(y, x, N, mpe_format_of(MPE_FP16), &o);
+        long up = 0;
+        double sum = 0;
+        for (size_t i = 0; i < N; i++) {
+          up += fabsf(y[i]) > 1.0f;
+          sum += y[i];
+        }
+        double p = r == MPE_SR ? fracs[k] : 0.5;
+        double sigma = sqrt(N * p * (1 - p));
+        ck_assert_msg(fabs(up - N * p) <= 5 * sigma + 1, "mode %d frac %g: %ld ups of %d, expected %g",
+                      r, fracs[k], up, N, N * p);
+        if (r == MPE_SR) {
+          /* mean equals x within 5 sigma of the mean's standard error */
+          double se = 0x1p-10 * sqrt(p * (1 - p) / N);
+          ck_assert_msg(fabs(sum / N - v) <= 5 * se + 1e-12, "SR biased: mean %.12g vs %.12g", sum / N, v);
+        }
+      }
+    }
+  }
+  /* exact inputs never move */
+  for (size_t i = 0; i < N; i++)
+    x[i] = 1.0f + (float)(i % 1024) * 0x1p-10f;
+  mpe_round_opts o = { MPE_SR, 0, 0, 1, 0 };
+  mpe_round_f32(y, x, N, mpe_format_of(MPE_FP16), &o);
+  ck_assert_int_eq(memcmp(x, y, sizeof x), 0);
+}
+END_TEST
+
+/* Random123's known-answer vectors for Philox4x32-10, through the public path:
+   with seed k and offset 4c, element w of SR_EQ on 1+ulp/2 rounds up iff word w has its top bit. */
+START_TEST(test_philox_kat)
+{
+  static const struct { uint64_t ctr; uint64_t key; uint32_t out[4]; } kat[] = {
+    { 0, 0, { 0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u } },
+  };
+  float x[4] = { 1 + 0x1p-11f, 1 + 0x1p-11f, 1 + 0x1p-11f, 1 + 0x1p-11f }, y[4];
+  mpe_round_opts o = { MPE_SR_EQ, 0, 0, kat[0].key, kat[0].ctr * 4 };
+  mpe_round_f32(y, x, 4, mpe_format_of(MPE_FP16), &o);
+  for (int w = 0; w < 4; w++)
+    ck_assert_int_eq(y[w] > 1.0f, (int)(kat[0].out[w] >> 31));
+  /* MPE_SR at distance 1/2: up iff word < 2^31, the complement of SR_EQ's rule */
+  o.round = MPE_SR;
+  mpe_round_f32(y, x, 4, mpe_format_of(MPE_FP16), &o);
+  for (int w = 0; w < 4; w++)
+    ck_assert_int_eq(y[w] > 1.0f, kat[0].out[w] < 0x80000000u);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+  float x[4] = { 1, 2, 3, 4 }, y[4] = { 7, 7, 7, 7 };
+  double xd[2] = { 1, 2 }, yd[2] = { 7, 7 };
+  const mpe_format *f = mpe_format_of(MPE_FP16);
+  ck_assert_int_eq(mpe_round_f32(NULL, x, 4, f, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_round_f32(y, NULL, 4, f, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_round_f32(y, x, 4, NULL, NULL), MPE_EINVAL);
+  mpe_round_opts bad = { (mpe_round)8, 0, 0, 0, 0 };
+  ck_assert_int_eq(mpe_round_f32(y, x, 4, f, &bad), MPE_EINVAL);
+  ck_assert_int_eq(mpe_round_f64(yd, xd, 2, f, &bad), MPE_EINVAL);
+  ck_assert_int_eq(mpe_round_f64(NULL, xd, 2, f, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_round_f64(yd, xd, 2, NULL, NULL), MPE_EINVAL);
+  mpe_format *wide;
+  ck_assert_int_eq(mpe_format_custom(&wide, 30, -100, 100), MPE_OK);
+  ck_assert_int_eq(mpe_round_f32(y, x, 4, wide, NULL), MPE_EINVAL);   /* more bits than binary32 */
+  ck_assert_int_eq(mpe_round_f64(yd, xd, 2, wide, NULL), MPE_OK);
+  mpe_format_free(wide);
+  for (int i = 0; i < 4; i++)
+    ck_assert(y[i] == 7);
+  ck_assert(yd[0] == 1 && yd[1] == 2);
+  /* n = 0 with NULL pointers is fine */
+  ck_assert_int_eq(mpe_round_f32(NULL, NULL, 0, f, NULL), MPE_OK);
+  ck_assert_int_eq(mpe_round_f64(NULL, NULL, 0, f, NULL), MPE_OK);
+  ck_assert(isnan(mpe_round_scalar(1.0, NULL, NULL)));
+  /* NULL options are the defaults: RNE, keep subnormals, no saturation */
+  float v = 65520.0f, w;
+  ck_assert_int_eq(mpe_round_f32(&w, &v, 1, f, NULL), MPE_OK);
+  ck_assert(isinf(w));
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("round");
+  TCase *tc = tcase_create("round");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_simd_vs_reference);
+  tcase_add_test(tc, test_lengths_alignment);
+  tcase_add_test(tc, test_threads_and_aliasing);
+  tcase_add_test(tc, test_scalar_vs_array_stream);
+  tcase_add_test(tc, test_sr_statistics);
+  tcase_add_test(tc, test_philox_kat);
+  tcase_add_test(tc, test_bad_input);
+  suite_add_tcase(s, tc);
+  return ts_run(s);
+}

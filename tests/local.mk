@@ -24,3 +24,12 @@ CLEANFILES += $(bench_programs)
 bench: $(bench_programs)
 	@for b in $(bench_programs); do ./$$b || exit 1; done
 .PHONY: bench
+
+check_PROGRAMS += tests/check_convert tests/check_round
+TESTS += tests/check_convert tests/check_round
+tests_check_convert_SOURCES = tests/check_convert.c
+tests_check_convert_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_LDADD = $(TEST_LDADD)
+tests_check_round_SOURCES = tests/check_round.c
+tests_check_round_CFLAGS = $(TEST_CFLAGS)
+tests_check_round_LDADD = $(TEST_LDADD)
