@@ -9,7 +9,6 @@
 #include "mpemu/cg.h"
 #include "mpemu/fixed.h"
 #include "mpemu/format.h"
-#define MPEI_FX16_PENDING 1 /* TEMP until branch arith is merged */
 
 void mpe_cg_opts_init(mpe_cg_opts *o)
 {
@@ -156,16 +155,12 @@ static int store(store_ctx *st, float *v, size_t n)
     mpe_round_f32(v, v, n, st->fmt, NULL);
     break;
   case MPE_CG_FX16:
-#ifdef MPEI_FX16_PENDING
-    return MPE_EUNSUP;
-#else
     {
       int rc = mpe_fx16_encode(st->q, st->bscale, v, n, st->block, MPE_RNE);
       if (rc)
         return rc;
       mpe_fx16_decode(v, st->q, st->bscale, n, st->block);
     }
-#endif
     break;
   default:
     break;
@@ -301,10 +296,6 @@ int mpe_cg_solve(const mpe_cg_op *A, const double *b, double *x, const mpe_cg_op
       (opts->sloppy == MPE_CG_FX16 && opts->fx16_block < 1) || opts->history_cap < 0 ||
       (opts->history_cap > 0 && !opts->history))
     return MPE_EINVAL;
-#ifdef MPEI_FX16_PENDING
-  if (opts->sloppy == MPE_CG_FX16)
-    return MPE_EUNSUP;
-#endif
   for (int i = 0; i < n; i++)
     if (!isfinite(b[i]) || !isfinite(x[i]))
       return MPE_ERANGE;

@@ -65,8 +65,7 @@ MPE_API void mpe_cg_opts_init(mpe_cg_opts *o);
    opts NULL means the defaults; res may be NULL.
    Returns 0 (converged), MPE_ECONVERGE (MAXITER or BREAKDOWN; x holds the last
    iterate, res says which), MPE_EINVAL (bad arguments, nothing written),
-   MPE_ERANGE (NaN/inf in b or x), MPE_ENOMEM, or MPE_EUNSUP for MPE_CG_FX16
-   when the library has no fixed16 encoder. */
+   MPE_ERANGE (NaN/inf in b or x), or MPE_ENOMEM. */
 MPE_API int mpe_cg_solve(const mpe_cg_op *A, const double *b, double *x,
                          const mpe_cg_opts *opts, mpe_cg_result *res);
 
