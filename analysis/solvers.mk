@@ -1,3 +1,25 @@
 # analysis/solvers.mk: mixed-precision LU, LU-IR, GMRES-IR, test matrices, reliable-update CG
 libmpemu_la_SOURCES += analysis/matgen.c analysis/mmio.c analysis/ir_lu.c analysis/ir.c \
 	analysis/cg.c
+
+check_PROGRAMS += tests/check_matgen tests/check_ir tests/check_cg
+TESTS += tests/check_matgen tests/check_ir tests/check_cg
+SOLVERS_TEST_CFLAGS = $(TEST_CFLAGS) $(LAPACKE_CFLAGS) $(OPENBLAS_CFLAGS)
+SOLVERS_TEST_LDADD = $(TEST_LDADD) $(LAPACKE_LIBS) $(OPENBLAS_LIBS)
+tests_check_matgen_SOURCES = tests/check_matgen.c
+tests_check_matgen_CFLAGS = $(SOLVERS_TEST_CFLAGS)
+tests_check_matgen_LDADD = $(SOLVERS_TEST_LDADD)
+tests_check_ir_SOURCES = tests/check_ir.c
+tests_check_ir_CFLAGS = $(SOLVERS_TEST_CFLAGS)
+tests_check_ir_LDADD = $(SOLVERS_TEST_LDADD)
+tests_check_cg_SOURCES = tests/check_cg.c
+tests_check_cg_CFLAGS = $(SOLVERS_TEST_CFLAGS)
+tests_check_cg_LDADD = $(SOLVERS_TEST_LDADD)
+EXTRA_DIST += tests/data/general.mtx tests/data/symmetric.mtx tests/data/skew.mtx \
+	tests/data/pattern.mtx tests/data/array.mtx tests/data/array_sym.mtx tests/data/complex.mtx \
+	tests/data/nan.mtx tests/data/bad_sizeline.mtx tests/data/bad_banner.mtx \
+	tests/data/bad_symmetry.mtx tests/data/bad_index.mtx tests/data/bad_index0.mtx \
+	tests/data/bad_truncated.mtx tests/data/bad_extra.mtx tests/data/bad_value.mtx \
+	tests/data/bad_tokens.mtx tests/data/bad_upper.mtx tests/data/bad_huge.mtx \
+	tests/data/bad_negative.mtx tests/data/bad_array_short.mtx tests/data/bad_symrect.mtx \
+	tests/data/bad_binary.mtx tests/data/bad_empty.mtx
