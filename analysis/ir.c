@@ -214,8 +214,11 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
   if (opts->factor != MPE_FP16 && opts->factor != MPE_BF16 && opts->factor != MPE_TF32 &&
       opts->factor != MPE_FP32)
     return MPE_EINVAL;
-  if (opts->model && opts->factor == MPE_FP32)
-    return MPE_EINVAL;
+  if (opts->model) {
+    mpe_tc_params tp;
+    if (mpe_tc_model_params(opts->model, &tp) != MPE_OK || tp.in != opts->factor)
+      return MPE_EINVAL;
+  }
   if (opts->max_iter < 0 || opts->block < 0 || opts->history_cap < 0 ||
       (opts->history_cap > 0 && !opts->history))
     return MPE_EINVAL;

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <cblas.h>
 #include "mpei.h"
-#define MPEI_TC_PENDING 1 /* TEMP until branch tc is merged */
 #include "mpemu/format.h"
 #include "mpemu/ir.h"
 #include "mpemu/tc.h"
@@ -29,14 +28,9 @@ typedef struct {
 static int lu_update(lu_update_ctx *c, int m, int n, int k, const float *L21, const float *U12,
                      float *A22, int lda)
 {
-#ifdef MPEI_TC_PENDING
-  if (c->model)
-    return MPE_EUNSUP;
-#else
   if (c->model)
     return mpe_gemm(c->model, MPE_COL_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, m, n, k, -1.0f,
                     L21, MPE_FP32, lda, U12, MPE_FP32, lda, 1.0f, A22, MPE_FP32, lda);
-#endif
   if (c->in == MPE_FP32) {
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, -1.0f, L21, lda, U12, lda,
                 1.0f, A22, lda);
@@ -84,8 +78,11 @@ int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_mod
     return MPE_EINVAL;
   if (in != MPE_FP16 && in != MPE_BF16 && in != MPE_TF32 && in != MPE_FP32)
     return MPE_EINVAL;
-  if (model && in == MPE_FP32)
-    return MPE_EINVAL;   /* no tensor core takes binary32 inputs */
+  if (model) {
+    mpe_tc_params p;
+    if (mpe_tc_model_params(model, &p) != MPE_OK || p.in != in)
+      return MPE_EINVAL;   /* the model must take `in` (no tensor core takes binary32) */
+  }
   if (nb <= 0)
     nb = mpe_ir_default_block(n);
   if (nb > n)

@@ -337,6 +337,79 @@ START_TEST(test_factor_failure)
 }
 END_TEST
 
+/* Trailing updates through tensor-core models: wired right (an LU whose GEMMs
+   are exact in every model gives the binary32 factors bit for bit), the model
+   changes the factors on random data, and LU-IR converges with each GPU model. */
+START_TEST(test_lu_models)
+{
+  const int n = 64;
+  float *A0 = malloc((size_t)n * n * sizeof *A0), *F = malloc((size_t)n * n * sizeof *F),
+        *G = malloc((size_t)n * n * sizeof *G);
+  int ipiv[64], jpiv[64];
+  uint64_t st = ts_seed();
+  /* A = L U, L unit lower with entries in {0, 1/2}, U upper small integers, diag 64 */
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      double s = 0.0;
+      for (int k = 0; k <= (i < j ? i : j); k++) {
+        double l = k == i ? 1.0 : (double)((i * 31 + k * 17) % 2) * 0.5;
+        double u = k == j ? 64.0 : (double)((k * 7 + j * 13) % 7) - 3.0;
+        s += l * u;
+      }
+      A0[(size_t)j * n + i] = (float)s;
+    }
+  static const char *models[] = { "v100", "a100", "h100", "b200", "fma-chain" };
+  memcpy(F, A0, (size_t)n * n * sizeof *F);
+  ck_assert_int_eq(mpe_ir_lu(F, n, n, ipiv, MPE_FP32, NULL, 8), MPE_OK);
+  for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+    const mpe_tc_model *m = mpe_tc_model_get(models[k], MPE_FP16);
+    ck_assert_ptr_nonnull(m);
+    memcpy(G, A0, (size_t)n * n * sizeof *G);
+    ck_assert_int_eq(mpe_ir_lu(G, n, n, jpiv, MPE_FP16, m, 8), MPE_OK);
+    ck_assert_msg(memcmp(F, G, (size_t)n * n * sizeof *F) == 0, "%s", models[k]);
+    ck_assert(memcmp(ipiv, jpiv, sizeof ipiv) == 0);
+  }
+  /* random data: h100 (RZ block sums) and the sgemm baseline give different factors,
+     both with an fp16-sized error */
+  double *Ad = alloc_d((size_t)n * n);
+  ck_assert_int_eq(mpe_mat_randsvd(Ad, n, n, 10.0, 3, st), MPE_OK);
+  for (size_t i = 0; i < (size_t)n * n; i++)
+    A0[i] = (float)Ad[i];
+  memcpy(F, A0, (size_t)n * n * sizeof *F);
+  memcpy(G, A0, (size_t)n * n * sizeof *G);
+  ck_assert_int_eq(mpe_ir_lu(F, n, n, ipiv, MPE_FP16, NULL, 8), MPE_OK);
+  ck_assert_int_eq(mpe_ir_lu(G, n, n, jpiv, MPE_FP16, mpe_tc_model_get("h100", MPE_FP16), 8), MPE_OK);
+  ck_assert(memcmp(F, G, (size_t)n * n * sizeof *F) != 0);
+  double e1 = lu_error(n, A0, F, ipiv), e2 = lu_error(n, A0, G, jpiv);
+  ck_assert_msg(e1 > 1e-5 && e1 < 2e-2 && e2 > 1e-5 && e2 < 2e-2, "%g %g", e1, e2);
+  /* a model must take the factor format */
+  ck_assert_int_eq(mpe_ir_lu(F, n, n, ipiv, MPE_FP32, mpe_tc_model_get("h100", MPE_FP16), 8), MPE_EINVAL);
+  ck_assert_int_eq(mpe_ir_lu(F, n, n, ipiv, MPE_BF16, mpe_tc_model_get("h100", MPE_FP16), 8), MPE_EINVAL);
+  /* LU-IR with each model and format */
+  problem p = make(128, 0, 0, 0);
+  static const mpe_type fmt[] = { MPE_FP16, MPE_BF16, MPE_TF32 };
+  for (int t = 0; t < 3; t++) {
+    mpe_ir_opts o;
+    mpe_ir_opts_init(&o);
+    o.factor = fmt[t];
+    o.model = mpe_tc_model_get("a100", fmt[t]);
+    ck_assert_ptr_nonnull(o.model);
+    mpe_ir_result r;
+    ck_assert_int_eq(mpe_ir_solve(p.n, p.A, p.n, p.b, p.x, &o, &r), MPE_OK);
+    ck_assert_int_eq(r.status, MPE_IR_CONVERGED);
+    ck_assert(r.niters >= 1 && r.niters <= 4);
+    ck_assert(passes_test(p.n, p.A, p.b, p.x));
+    o.model = mpe_tc_model_get("a100", fmt[(t + 1) % 3]);
+    ck_assert_int_eq(mpe_ir_solve(p.n, p.A, p.n, p.b, p.x, &o, &r), MPE_EINVAL);
+  }
+  drop(&p);
+  free(Ad);
+  free(A0);
+  free(F);
+  free(G);
+}
+END_TEST
+
 START_TEST(test_solve_errors)
 {
   double A[4] = { 4, 1, 1, 3 }, b[2] = { 1, 2 }, x[2] = { 9, 9 };
@@ -392,6 +465,7 @@ int main(void)
   tcase_add_loop_test(tc, test_gmresir_beyond_luir, 0, 2);
   tcase_add_test(tc, test_scaling_overflow);
   tcase_add_test(tc, test_factor_failure);
+  tcase_add_test(tc, test_lu_models);
   tcase_add_test(tc, test_solve_errors);
   suite_add_tcase(s, tc);
   return ts_run(s);

@@ -63,7 +63,8 @@ MPE_API int mpe_mtx_read(mpe_csr **A, const char *path);
    trailing update A22 -= L21*U12 is a GEMM whose inputs are rounded to `in`
    (MPE_FP16, MPE_BF16, MPE_TF32, or MPE_FP32 for none), accumulated and
    output in binary32: through mpe_gemm with `model` when model is not NULL
-   (a model taking `in`; FP32 output: alpha = -1, beta = 1), else by
+   (a model whose input format is `in`, else MPE_EINVAL; binary32 operands
+   converted by the model's input rule; alpha = -1, beta = 1), else by
    rounding L21 and U12 to `in` (RNE) and calling OpenBLAS sgemm.
    nb <= 0 picks the default (mpe_ir_default_block(n)). ipiv[k] (0-based)
    is the row swapped with row k at step k, as in LAPACK (1-based there).
