@@ -23,3 +23,10 @@ EXTRA_DIST += tests/data/general.mtx tests/data/symmetric.mtx tests/data/skew.mt
 	tests/data/bad_tokens.mtx tests/data/bad_upper.mtx tests/data/bad_huge.mtx \
 	tests/data/bad_negative.mtx tests/data/bad_array_short.mtx tests/data/bad_symrect.mtx \
 	tests/data/bad_binary.mtx tests/data/bad_empty.mtx
+
+# the refine and cg subcommands; mpanalyze's main.c adds cmd_refine.c to its sources,
+# solvers_cli is a small driver to exercise them on their own
+noinst_PROGRAMS += analysis/mpanalyze/solvers_cli
+analysis_mpanalyze_solvers_cli_SOURCES = analysis/mpanalyze/solvers_cli.c analysis/mpanalyze/cmd_refine.c
+analysis_mpanalyze_solvers_cli_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(PLPLOT_CFLAGS)
+analysis_mpanalyze_solvers_cli_LDADD = libmpemu.la $(JANSSON_LIBS) $(PLPLOT_LIBS) $(LIBM)
