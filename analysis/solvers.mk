@@ -30,3 +30,8 @@ noinst_PROGRAMS += analysis/mpanalyze/solvers_cli
 analysis_mpanalyze_solvers_cli_SOURCES = analysis/mpanalyze/solvers_cli.c analysis/mpanalyze/cmd_refine.c
 analysis_mpanalyze_solvers_cli_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(PLPLOT_CFLAGS)
 analysis_mpanalyze_solvers_cli_LDADD = libmpemu.la $(JANSSON_LIBS) $(PLPLOT_LIBS) $(LIBM)
+
+bench_programs += tests/bench/bench_ir
+tests_bench_bench_ir_SOURCES = tests/bench/bench_ir.c
+tests_bench_bench_ir_CFLAGS = $(AM_CFLAGS) $(LAPACKE_CFLAGS) $(OPENBLAS_CFLAGS)
+tests_bench_bench_ir_LDADD = libmpemu.la $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(LIBM)

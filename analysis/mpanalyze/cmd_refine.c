@@ -71,6 +71,12 @@ static int plot_open(const char *file)
   plsdev(dev);
   plsfnam(file);
   plscolbg(255, 255, 255);
+  /* dark lines on white: 15 for the frame, 1..8 for the curves */
+  static const int pal[8][3] = { { 31, 119, 180 }, { 255, 127, 14 }, { 44, 160, 44 }, { 214, 39, 40 },
+                                 { 148, 103, 189 }, { 140, 86, 75 }, { 227, 119, 194 }, { 23, 190, 207 } };
+  for (int i = 0; i < 8; i++)
+    plscol0(1 + i, pal[i][0], pal[i][1], pal[i][2]);
+  plscol0(15, 0, 0, 0);
   plinit();
   return 1;
 }
@@ -426,13 +432,13 @@ static int refine_sweep(const refine_args *a)
         xs[k] = log10(kap[k]);
         ys[k] = st[k * nv + v] == MPE_IR_CONVERGED ? it[k * nv + v] : cap;
       }
-      plcol0(1 + v % 14);
+      plcol0(1 + v % 8);
       pllsty(1 + (v % ns));
       plline(steps, xs, ys);
       plpoin(steps, xs, ys, 2 + v);
       char lab[32];
       snprintf(lab, sizeof lab, "%s/%s", factors[v / ns], solvers[v % ns]);
-      plptex(log10(kap[0]) + 0.05 * (log10(kap[steps - 1]) - log10(kap[0]) + 1), cap + 0.8 - 0.9 * (cap + 1) * v / (nv + 1),
+      plptex(log10(kap[0]) + 0.05 * (log10(kap[steps - 1]) - log10(kap[0]) + 1), (cap + 1) * (0.93 - 0.8 * v / nv),
              1, 0, 0, lab);
     }
     plend();
