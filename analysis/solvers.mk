@@ -35,3 +35,16 @@ bench_programs += tests/bench/bench_ir
 tests_bench_bench_ir_SOURCES = tests/bench/bench_ir.c
 tests_bench_bench_ir_CFLAGS = $(AM_CFLAGS) $(LAPACKE_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_ir_LDADD = libmpemu.la $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(LIBM)
+
+dist_man_MANS += man/man3/mpe_ir_solve.3 man/man3/mpe_ir_opts_init.3 man/man3/mpe_ir_solve_cusolver.3 \
+	man/man3/mpe_ir_lu.3 man/man3/mpe_ir_lu_solve.3 man/man3/mpe_ir_default_block.3 \
+	man/man3/mpe_cg_solve.3 man/man3/mpe_cg_opts_init.3 man/man3/mpe_cg_apply.3 \
+	man/man3/mpe_cg_op_order.3 man/man3/mpe_mat_randsvd.3 man/man3/mpe_mat_hilbert.3 \
+	man/man3/mpe_mat_laplace.3 man/man3/mpe_mat_dominant.3 man/man3/mpe_csr_alloc.3 \
+	man/man3/mpe_csr_free.3 man/man3/mpe_csr_laplace.3 man/man3/mpe_csr_to_dense.3 \
+	man/man3/mpe_mtx_read.3
+
+noinst_PROGRAMS += examples/refine_lab
+examples_refine_lab_SOURCES = examples/refine_lab.c
+examples_refine_lab_LDADD = libmpemu.la $(LIBM)
+EXTRA_DIST += examples/refine_lab.md
