@@ -13,3 +13,13 @@ TESTS += tests/check_fixed
 tests_check_fixed_SOURCES = tests/check_fixed.c
 tests_check_fixed_CFLAGS = $(TEST_CFLAGS)
 tests_check_fixed_LDADD = $(TEST_LDADD)
+
+libmpemu_la_SOURCES += emu/arith_ro.h emu/elementwise.c emu/elementwise.h emu/elementwise_kernel.h
+if HAVE_X86_SIMD
+noinst_LTLIBRARIES += libmpemu_ew_avx2.la libmpemu_ew_avx512.la
+libmpemu_ew_avx2_la_SOURCES = emu/elementwise_avx2.c
+libmpemu_ew_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(SLEEF_CFLAGS) $(AVX2_CFLAGS)
+libmpemu_ew_avx512_la_SOURCES = emu/elementwise_avx512.c
+libmpemu_ew_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(SLEEF_CFLAGS) $(AVX512_CFLAGS)
+libmpemu_la_LIBADD += libmpemu_ew_avx2.la libmpemu_ew_avx512.la
+endif
