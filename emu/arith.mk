@@ -23,3 +23,9 @@ libmpemu_ew_avx512_la_SOURCES = emu/elementwise_avx512.c
 libmpemu_ew_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(SLEEF_CFLAGS) $(AVX512_CFLAGS)
 libmpemu_la_LIBADD += libmpemu_ew_avx2.la libmpemu_ew_avx512.la
 endif
+
+check_PROGRAMS += tests/check_elementwise
+TESTS += tests/check_elementwise
+tests_check_elementwise_SOURCES = tests/check_elementwise.c
+tests_check_elementwise_CFLAGS = $(TEST_CFLAGS)
+tests_check_elementwise_LDADD = $(TEST_LDADD)

@@ -175,7 +175,7 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
         d[i] = isinf(a) ? INFINITY : DBL_MAX;
       else if (a < -745.0f)
         d[i] = isinf(a) ? 0.0 : 0x1p-1074;
-      else if (a != 0 && fabsf(a) < 0x1p-40f)   /* e^a is within 2^-39 of 1, never 1 */
+      else if (a != 0 && (fabsf(a) < 0x1p-40f || d[i] == 1.0))   /* e^a is near 1, never 1 */
         d[i] = a > 0 ? 1 + 0x1p-52 : 1 - 0x1p-53;
     }
     break;
@@ -200,9 +200,13 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
       fl |= invalid_of(0, a, 0);
-      if (fabsf(a) >= 19.0f)            /* 1 - |tanh| < 2^-54: odd stand-in below 1 */
+      /* Where binary64 can land on a boundary of every format (+-1, or a itself)
+         while the exact value cannot, an odd stand-in on the exact value's side:
+         for |a| >= 9.7, 1 - |tanh a| < 2^-26, so 1 - 2^-53 lies between the same
+         boundaries of any p <= 24 format; for small a, |tanh a| is just below |a|. */
+      if (fabsf(a) >= 9.7f)
         d[i] = isinf(a) ? (a > 0 ? 1.0 : -1.0) : (a > 0 ? 1 - 0x1p-53 : -(1 - 0x1p-53));
-      else if (a != 0 && fabsf(a) < 0x1p-26f)   /* |tanh a| is within one binary64 ulp below |a| */
+      else if (a != 0 && (fabsf(a) < 0x1p-26f || d[i] == (double)a))
         d[i] = mpei_u2d(mpei_d2u((double)a) - 1);
     }
     break;
@@ -221,8 +225,13 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
         d[i] = isinf(a) ? 0.0 : 0x1p-1074;
       else if (a != 0 && fabsf(a) < 0x1p-45f)
         d[i] = a > 0 ? 0.5 + 0x1p-53 : 0.5 - 0x1p-54;
-      else
+      else {
         d[i] = 1.0 / (1.0 + d[i]);
+        if (d[i] == 1.0)                /* exact value within 2^-26 below 1 */
+          d[i] = 1 - 0x1p-53;
+        else if (d[i] == 0.5 && a != 0)
+          d[i] = a > 0 ? 0.5 + 0x1p-53 : 0.5 - 0x1p-54;
+      }
     }
     break;
   }
