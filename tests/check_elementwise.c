@@ -88,7 +88,7 @@ static int mp_value(mpfr_t big, int fn, double a, double b, double c, double alp
       mpfr_set(t, e, MPFR_RNDN);
     } else if (a < -200) {
       inex = mpfr_exp(t, x, MPFR_RNDN);   /* e^x(1 - e^x): far below every format */
-      if (a < -1e6) {
+      if (isfinite(a) && a < -1e6) {
         mpfr_set_ui_2exp(t, 1, -1000000, MPFR_RNDN);
         inex = 1;
       }
