@@ -29,3 +29,9 @@ TESTS += tests/check_elementwise
 tests_check_elementwise_SOURCES = tests/check_elementwise.c
 tests_check_elementwise_CFLAGS = $(TEST_CFLAGS)
 tests_check_elementwise_LDADD = $(TEST_LDADD)
+
+# the harmonic-series lab (examples/harmonic.md explains it)
+noinst_PROGRAMS += examples/harmonic
+examples_harmonic_SOURCES = examples/harmonic.c
+examples_harmonic_LDADD = libmpemu.la $(LIBM)
+EXTRA_DIST += examples/harmonic.md
