@@ -2,6 +2,7 @@
 #include "config.h"
 #include <immintrin.h>
 #include "mpei.h"
+#define ALL_TRUE(m) (_mm256_movemask_ps((__m256)(m)) == 0xff)
 #define VW 8
 #define STREAM_BYTES (8u << 20)
 #define STREAM_STORE(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (__m256i)(v))

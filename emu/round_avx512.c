@@ -2,6 +2,7 @@
 #include "config.h"
 #include <immintrin.h>
 #include "mpei.h"
+#define ALL_TRUE(m) (_mm512_movepi32_mask((__m512i)(m)) == 0xffff)
 #define VW 16
 #define STREAM_BYTES (8u << 20)
 #define STREAM_STORE(p, v) _mm512_stream_si512((void *)(p), (__m512i)(v))

@@ -45,10 +45,35 @@ static inline __attribute__((always_inline)) vu philox_lanes(vu ctr_lo, vu ctr_h
 
 typedef struct { vu inexact, underflow, overflow, invalid, saturated, flushed; } flagacc;
 
+/* Lanes that are all normal in the target and below its largest finite value
+   round with a fixed shift d = 24 - p: the classic carry-into-exponent trick.
+   Same decisions as the general path below (same random-word rule for SR). */
+static inline __attribute__((always_inline)) vu round_normal(vu a, vu s, const mpei_plan32 *pl, const int mode,
+                                                            vu rnd, flagacc *fa)
+{
+  const uint32_t d = (uint32_t)pl->dbase, one = 1u << d, low = one - 1, half = one >> 1;
+  const vu t = a & ~low, rem = a & low;
+  vu res;
+  switch (mode) {
+  case MPE_RNE: res = (a + ((half - 1) + ((a >> d) & 1))) & ~low; break;
+  case MPE_RNA: res = (a + half) & ~low; break;
+  case MPE_RZ: res = t; break;
+  case MPE_RU: res = (a + (low & ~(vu)((vi)s != 0))) & ~low; break;
+  case MPE_RD: res = (a + (low & (vu)((vi)s != 0))) & ~low; break;
+  case MPE_RO: res = t | ((vu)(rem != 0) & one); break;
+  case MPE_SR: res = t + ((vu)(rnd < (rem << (32 - d))) & one); break;
+  default: res = t + ((vu)((rem != 0) & ((vi)rnd < 0)) & one); break;
+  }
+  fa->inexact |= rem;
+  return res | s;
+}
+
 static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_plan32 *pl, const int mode,
                                                            vu rnd, flagacc *fa)
 {
   const vu a = u & 0x7fffffffu, s = u & 0x80000000u;
+  if (pl->dbase > 0 && ALL_TRUE((vi)(a - pl->minnorm_bits < pl->max_bits - pl->minnorm_bits)))
+    return round_normal(a, s, pl, mode, rnd, fa);
   const vi E = (vi)(a >> 23);
   const vi Eeff = E - (E == 0);
   vi dsub = SPLATI(pl->eminb) - Eeff;
@@ -150,46 +175,117 @@ static inline __attribute__((always_inline)) vu random_lanes(const mpei_plan32 *
   return philox_lanes(ctr_lo, ctr_hi, pl->seed, lo & 3);
 }
 
+/* Random words for the 4*VW elements idx0 .. idx0 + 4*VW - 1 (idx0 % 4 == 0):
+   one Philox block per counter idx/4, its 4 words spread to elements 4j+w. */
+static inline __attribute__((always_inline)) void random_block(const mpei_plan32 *pl, uint64_t idx0, vu out[4])
+{
+  vu lane;
+  for (int j = 0; j < VW; j++)
+    lane[j] = (uint32_t)j;
+  uint64_t c = idx0 >> 2;
+  vu lo = SPLAT((uint32_t)c) + lane;
+  vu hi = SPLAT((uint32_t)(c >> 32)) - (vu)(lo < SPLAT((uint32_t)c));
+  typedef uint64_t vq __attribute__((vector_size(VW * 4)));
+  vu c0 = lo, c1 = hi, c2 = SPLAT(0), c3 = SPLAT(0);
+  uint32_t k0 = (uint32_t)pl->seed, k1 = (uint32_t)(pl->seed >> 32);
+  for (int r = 0; r < 10; r++) {
+    vq e0 = (vq)c0 & 0xffffffffu, o0 = (vq)c0 >> 32;
+    vq e2 = (vq)c2 & 0xffffffffu, o2 = (vq)c2 >> 32;
+    vq pe0 = e0 * 0xD2511F53u, po0 = o0 * 0xD2511F53u;
+    vq pe2 = e2 * 0xCD9E8D57u, po2 = o2 * 0xCD9E8D57u;
+    vu lo0 = (vu)(pe0 & 0xffffffffu) | (vu)(po0 << 32);
+    vu hi0 = (vu)(pe0 >> 32) | (vu)(po0 & 0xffffffff00000000u);
+    vu lo2 = (vu)(pe2 & 0xffffffffu) | (vu)(po2 << 32);
+    vu hi2 = (vu)(pe2 >> 32) | (vu)(po2 & 0xffffffff00000000u);
+    vu n0 = hi2 ^ c1 ^ k0;
+    vu n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo2; c2 = n2; c3 = lo0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  /* transpose: element 4j+w is word w of lane j */
+  vi il_lo, il_hi, q_lo, q_hi;
+  for (int j = 0; j < VW; j++) {
+    il_lo[j] = (j & 1) ? VW + j / 2 : j / 2;              /* c0[j/2], c1[j/2] */
+    il_hi[j] = (j & 1) ? VW + VW / 2 + j / 2 : VW / 2 + j / 2;
+    int pair = j / 4, w = j % 4;                          /* 64-bit interleave of the pairs */
+    q_lo[j] = (w < 2 ? 0 : VW) + 2 * pair + (w & 1);
+    q_hi[j] = (w < 2 ? 0 : VW) + VW / 2 + 2 * pair + (w & 1);
+  }
+  vu a01 = __builtin_shuffle(c0, c1, (vu)il_lo), b01 = __builtin_shuffle(c0, c1, (vu)il_hi);
+  vu a23 = __builtin_shuffle(c2, c3, (vu)il_lo), b23 = __builtin_shuffle(c2, c3, (vu)il_hi);
+  out[0] = __builtin_shuffle(a01, a23, (vu)q_lo);
+  out[1] = __builtin_shuffle(a01, a23, (vu)q_hi);
+  out[2] = __builtin_shuffle(b01, b23, (vu)q_lo);
+  out[3] = __builtin_shuffle(b01, b23, (vu)q_hi);
+}
+
+/* a partial vector of len < VW elements (index base + i), per-lane randomness */
+static inline __attribute__((always_inline)) void partial(float *y, const float *x, size_t len,
+                                                          const mpei_plan32 *pl, uint64_t idx,
+                                                          const int mode, flagacc *fa)
+{
+  vu u = SPLAT(0);
+  memcpy(&u, x, len * 4);
+  /* lanes past len hold +0, which raises nothing */
+  vu r = round_lanes(u, pl, mode, random_lanes(pl, idx, mode), fa);
+  memcpy(y, &r, len * 4);
+}
+
 static inline __attribute__((always_inline)) unsigned kernel_body(float *y, const float *x, size_t n,
-                                                                  const mpei_plan32 *pl, uint64_t base,
+                                                                  const mpei_plan32 *plan, uint64_t base,
                                                                   const int mode)
 {
+  const mpei_plan32 P = *plan;   /* a local copy: stores to y cannot alias it */
+  const mpei_plan32 *pl = &P;
   flagacc fa = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
+  const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
   size_t i = 0;
-  /* streaming stores for large out-of-place arrays, as memcpy does */
-  int stream = n * 4 >= STREAM_BYTES && y != x;
-  if (stream) {
-    while (i < n && ((uintptr_t)(y + i) & (VW * 4 - 1))) {
-      vu u = SPLAT(0);
-      memcpy(&u, x + i, 4);
-      vu r = round_lanes(u, pl, mode, random_lanes(pl, base + i, mode), &fa);
-      memcpy(y + i, &r, 4);
-      i++;
+  /* prologue: element index on a Philox block (SR), y on a vector boundary (streaming) */
+  size_t k_idx = sr ? (size_t)((4 - (base & 3)) & 3) : 0;
+  int stream = n * 4 >= STREAM_BYTES && y != x && ((uintptr_t)y & 3) == 0;
+  size_t k_al = stream ? (VW - (((uintptr_t)y >> 2) & (VW - 1))) & (VW - 1) : 0;
+  if (stream && sr && ((k_al - k_idx) & 3) != 0)
+    stream = 0;
+  size_t k = stream ? k_al : k_idx;
+  if (k > n)
+    k = n;
+  while (i < k) {
+    size_t len = k - i < VW ? k - i : VW;
+    partial(y + i, x + i, len, pl, base + i, mode, &fa);
+    i += len;
+  }
+  if (sr) {
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+      vu rnd[4];
+      random_block(pl, base + i, rnd);
+      for (int q = 0; q < 4; q++) {
+        vu u;
+        memcpy(&u, x + i + q * VW, sizeof u);
+        vu r = round_lanes(u, pl, mode, rnd[q], &fa);
+        if (stream)
+          STREAM_STORE(y + i + q * VW, r);
+        else
+          memcpy(y + i + q * VW, &r, sizeof r);
+      }
     }
-    for (; i + VW <= n; i += VW) {
-      vu u;
-      memcpy(&u, x + i, sizeof u);
-      vu r = round_lanes(u, pl, mode, random_lanes(pl, base + i, mode), &fa);
-      STREAM_STORE(y + i, r);
-    }
-    STREAM_FENCE();
   } else {
     for (; i + VW <= n; i += VW) {
       vu u;
       memcpy(&u, x + i, sizeof u);
-      vu r = round_lanes(u, pl, mode, random_lanes(pl, base + i, mode), &fa);
-      memcpy(y + i, &r, sizeof r);
+      vu r = round_lanes(u, pl, mode, SPLAT(0), &fa);
+      if (stream)
+        STREAM_STORE(y + i, r);
+      else
+        memcpy(y + i, &r, sizeof r);
     }
   }
-  if (i < n) {
-    vu u = SPLAT(0);
-    memcpy(&u, x + i, (n - i) * 4);
-    flagacc tail = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
-    vu r = round_lanes(u, pl, mode, random_lanes(pl, base + i, mode), &tail);
-    /* lanes past n held +0, which raises nothing */
-    memcpy(y + i, &r, (n - i) * 4);
-    fa.inexact |= tail.inexact; fa.underflow |= tail.underflow; fa.overflow |= tail.overflow;
-    fa.invalid |= tail.invalid; fa.saturated |= tail.saturated; fa.flushed |= tail.flushed;
+  if (stream)
+    STREAM_FENCE();
+  while (i < n) {
+    size_t len = n - i < VW ? n - i : VW;
+    partial(y + i, x + i, len, pl, base + i, mode, &fa);
+    i += len;
   }
   return flags_of(&fa);
 }

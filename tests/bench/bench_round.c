@@ -1,0 +1,96 @@
+/* make bench: rounding a 64 Mi-element binary32 array, as a ratio to memcpy of
+   the same array (and, for FP16 RNE, to a loop of the F16C instructions),
+   on one thread and on all threads. Ratio = reference time / mpemu time:
+   1.0 means as fast as the reference, higher is faster. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <immintrin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <mpemu.h>
+#include "benchutil.h"
+
+static size_t n = (size_t)64 << 20;
+static float *x, *y;
+
+static void par_memcpy(void *dst, const void *src, size_t bytes)
+{
+#ifdef _OPENMP
+  int nt = omp_get_max_threads();
+#pragma omp parallel for schedule(static)
+  for (int t = 0; t < nt; t++) {
+    size_t lo = bytes / (size_t)nt * (size_t)t, hi = t == nt - 1 ? bytes : bytes / (size_t)nt * (size_t)(t + 1);
+    memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
+  }
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
+static void f16c_loop(float *dst, const float *src, size_t len)
+{
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (size_t i = 0; i < len; i += 8) {
+    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+  }
+}
+
+int main(int argc, char **argv)
+{
+  if (argc > 1)
+    n = strtoull(argv[1], NULL, 0) & ~(size_t)7;
+  x = aligned_alloc(64, n * 4);
+  y = aligned_alloc(64, n * 4);
+  if (!x || !y) {
+    fprintf(stderr, "bench_round: out of memory\n");
+    return 1;
+  }
+  uint64_t s = 88172645463325252ull;
+  for (size_t i = 0; i < n; i++) {
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    x[i] = (float)((double)(s >> 11) * 0x1p-53 * 200.0 - 100.0);
+  }
+  memset(y, 0, n * 4);
+#ifdef _OPENMP
+  int maxt = omp_get_max_threads();
+#else
+  int maxt = 1;
+#endif
+  printf("\nArray rounding, %zu Mi binary32 elements (%s); ratio = reference time / mpemu time\n", n >> 20,
+         mpe_cpu_features());
+  printf("%-6s %-5s %8s %12s %12s %12s %12s\n", "format", "mode", "threads", "mpemu GB/s", "memcpy GB/s",
+         "vs memcpy", "vs F16C");
+  static const mpe_type types[] = { MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3 };
+  static const mpe_round modes[] = { MPE_RNE, MPE_RZ, MPE_SR };
+  int threads[2] = { 1, maxt };
+  for (int ti = 0; ti < (maxt > 1 ? 2 : 1); ti++) {
+#ifdef _OPENMP
+    omp_set_num_threads(threads[ti]);
+#endif
+    double tmem, tf16c;
+    BENCH_BEST(5, tmem, par_memcpy(y, x, n * 4));
+    BENCH_BEST(5, tf16c, f16c_loop(y, x, n));
+    for (size_t a = 0; a < sizeof types / sizeof types[0]; a++)
+      for (size_t b = 0; b < sizeof modes / sizeof modes[0]; b++) {
+        mpe_round_opts o = { modes[b], 0, 0, 42, 0 };
+        const mpe_format *f = mpe_format_of(types[a]);
+        double t;
+        BENCH_BEST(5, t, mpe_round_f32(y, x, n, f, &o));
+        double gbs = 2.0 * (double)n * 4 / t / 1e9, mgbs = 2.0 * (double)n * 4 / tmem / 1e9;
+        char vs16[32] = "";
+        if (types[a] == MPE_FP16 && modes[b] == MPE_RNE)
+          snprintf(vs16, sizeof vs16, "%.2fx", tf16c / t);
+        printf("%-6s %-5s %8d %12.1f %12.1f %11.2fx %12s\n", mpe_format_name(f), mpe_round_name(modes[b]),
+               threads[ti], gbs, mgbs, tmem / t, vs16);
+      }
+  }
+  free(x);
+  free(y);
+  return 0;
+}
