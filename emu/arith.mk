@@ -35,3 +35,40 @@ noinst_PROGRAMS += examples/harmonic
 examples_harmonic_SOURCES = examples/harmonic.c
 examples_harmonic_LDADD = libmpemu.la $(LIBM)
 EXTRA_DIST += examples/harmonic.md
+
+bench_programs += tests/bench/bench_elementwise
+tests_bench_bench_elementwise_SOURCES = tests/bench/bench_elementwise.c tests/bench/benchutil.h
+tests_bench_bench_elementwise_CFLAGS = $(AM_CFLAGS)
+tests_bench_bench_elementwise_LDADD = libmpemu.la $(LIBM)
+
+# man pages (.so aliases point at the family page)
+dist_man_MANS += \
+	man/man3/mpe_fp16_add.3 \
+	man/man3/mpe_fp16_sub.3 \
+	man/man3/mpe_fp16_mul.3 \
+	man/man3/mpe_fp16_div.3 \
+	man/man3/mpe_fp16_sqrt.3 \
+	man/man3/mpe_fp16_fma.3 \
+	man/man3/mpe_bf16_add.3 \
+	man/man3/mpe_bf16_sub.3 \
+	man/man3/mpe_bf16_mul.3 \
+	man/man3/mpe_bf16_div.3 \
+	man/man3/mpe_bf16_sqrt.3 \
+	man/man3/mpe_bf16_fma.3 \
+	man/man3/mpe_ew_exp.3 \
+	man/man3/mpe_ew_add.3 \
+	man/man3/mpe_ew_sub.3 \
+	man/man3/mpe_ew_mul.3 \
+	man/man3/mpe_ew_div.3 \
+	man/man3/mpe_ew_fma.3 \
+	man/man3/mpe_ew_scale.3 \
+	man/man3/mpe_ew_sqrt.3 \
+	man/man3/mpe_ew_recip.3 \
+	man/man3/mpe_ew_log.3 \
+	man/man3/mpe_ew_tanh.3 \
+	man/man3/mpe_ew_sigmoid.3 \
+	man/man3/mpe_ew_softmax.3 \
+	man/man3/mpe_fx16_encode.3 \
+	man/man3/mpe_fx16_decode.3 \
+	man/man3/mpe_fp32_to_q16.3 \
+	man/man3/mpe_q16_to_fp32.3
