@@ -41,7 +41,10 @@ tests_check_gpu_device_SOURCES = tests/check_gpu.c gpu/korder.c gpu/korder.h
 tests_check_gpu_device_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/gpu -DMPE_GPU_DEVICE_TESTS
 tests_check_gpu_device_LDADD = $(TEST_LDADD)
 
-dist_man_MANS += man/man3/mpe_gpu.3 man/man1/mpe-gpucheck.1
+dist_man_MANS += man/man3/mpe_gpu.3 man/man1/mpe-gpucheck.1 \
+	man/man3/mpe_gpu_round_f32.3 man/man3/mpe_gpu_mma.3 man/man3/mpe_gpu_gemm.3 \
+	man/man3/mpe_gpu_device_count.3 man/man3/mpe_gpu_info_get.3 man/man3/mpe_gpu_device_set.3 \
+	man/man3/mpe_gpu_model.3 man/man3/mpe_gpu_path_name.3 man/man3/mpe_gpu_arch_model.3
 
 # make check-gpu: CPU against GPU on random and conformance inputs
 check-gpu: gpu/mpe-gpucheck$(EXEEXT)
