@@ -39,6 +39,35 @@ typedef struct { const void *p; mpe_type t; long rs, cs; } mpei_tc_opnd;
 MPEI_HIDDEN int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                             const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
 
+/* ---- fast kernels (tc_kernel.h, compiled per SIMD level) */
+/* Parameters of one call of the block kernel. */
+typedef struct {
+  int L, F, nblk;        /* products per block, alignment bits, blocks to run */
+  int p1;                /* 0, or cut each block result to p1 bits first (toward zero) */
+  int p, emin, emax;     /* output format of a block */
+  int mode;              /* its rounding (MPE_RNE, RNA, RZ, RU, RD) */
+  int zero_c;            /* c = 0 takes part in E_max with exponent emin */
+} mpei_tc_kp;
+/* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
+   k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),
+   c: MR rows of VW accumulators (row r at c + r*VW), updated in place.
+   Fma kernel: c[r][j] = fmaf(a[k][r], b[k][j], c[r][j]) for k < K. */
+typedef void (*mpei_tc_blk_fn)(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
+                               float *c, const mpei_tc_kp *kp);
+typedef void (*mpei_tc_fma_fn)(const float *av, const float *bv, float *c, int K);
+#ifdef HAVE_X86_SIMD
+MPEI_HIDDEN void mpei_tc_blk_avx2(const float *, const int32_t *, const float *, const int32_t *, float *,
+                                  const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_fma_avx2(const float *, const float *, float *, int);
+MPEI_HIDDEN void mpei_tc_blk_avx512(const float *, const int32_t *, const float *, const int32_t *, float *,
+                                    const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_fma_avx512(const float *, const float *, float *, int);
+#endif
+enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 8,
+       MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12 };
+/* Exponent given to zero operands in packed panels: never the largest. */
+#define MPEI_TC_ZERO_EXP (-(1 << 20))
+
 /* binary16 bits of an exact binary16 value (NaN -> 0x7fff) and back. */
 MPEI_HIDDEN uint16_t mpei_tc_h_bits(double v);
 MPEI_HIDDEN float mpei_tc_f_canon(double v);   /* NaN -> 0x7fffffff */

@@ -157,8 +157,10 @@ void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o)
   } else {
     o->p = 24; o->emin = -126; o->emax = 127; o->mode = m->p.round_fp32;
   }
-  /* the block result is first cut to result_bits fraction bits, then rounded */
-  o->result_bits = m->p.kind == MPE_TC_BLOCK && m->p.result_bits > 0 ? m->p.result_bits : 0;
+  /* binary32 output only: the block result is first cut to result_bits
+     fraction bits (the FP8 units of Ada and Hopper), then rounded; with
+     binary16 output the same units fit the data without the cut */
+  o->result_bits = !out16 && m->p.kind == MPE_TC_BLOCK && m->p.result_bits > 0 ? m->p.result_bits : 0;
 }
 
 double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int p, int emin, int emax,

@@ -22,8 +22,8 @@ typedef struct {
   mpe_type in;          /* input format: MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2 */
   int block;            /* L: products per hardware block, 1..1024 (MPE_TC_BLOCK) */
   int align_bits;       /* F: addends are truncated to multiples of 2^(E_max - F), 1..58 */
-  int result_bits;      /* 0, or the block result is first cut (toward zero) to this many
-                           fraction bits, 1..22 (FP8 on Ada/Hopper: 13) */
+  int result_bits;      /* 0, or a binary32 block result is first cut (toward zero) to this
+                           many fraction bits, then rounded, 1..40 (FP8 on Ada/Hopper: 13) */
   mpe_round round_fp32; /* block result to binary32: MPE_RZ on the GPUs (RNE, RNA, RU, RD allowed) */
   mpe_round round_fp16; /* block result to binary16: MPE_RNE on the GPUs */
   mpe_round input_round;/* MPE_FP32 operands to the input format: MPE_RZ (truncate), MPE_RNE or
