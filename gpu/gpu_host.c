@@ -1,0 +1,849 @@
+/* The GPU path (built when configure finds CUDA): device discovery, the host
+   side of mpe_gpu_round_f32 / mpe_gpu_mma / mpe_gpu_gemm, and the three GEMM
+   paths (MMA kernel, cuBLASLt pinned, plain cublasGemmEx).
+
+   All calls take host pointers and are synchronous. They are serialised by one
+   lock and run on one stream per device, so a pinned cuBLASLt algorithm always
+   sees the same workspace and no concurrent kernel. Operands are converted on
+   the host with the model's own loader (mpei_tc_load), so every path sees
+   exactly the input-format values the CPU model sees. */
+#include "config.h"
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include <cublas_v2.h>
+#include <cublasLt.h>
+#include "mpei.h"
+#include "mpemu/convert.h"
+#include "mpemu/gpu.h"
+#include "../emu/tc_impl.h"
+#include "gpu_int.h"
+#include "epilogue.h"
+
+#define MAXDEV 16
+#define LT_WORKSPACE ((size_t)32 << 20)   /* the fixed cuBLASLt workspace */
+#define LT_CACHE 64                        /* pinned algorithms kept per device */
+#define ROUND_CHUNK ((size_t)1 << 26)      /* elements per transfer in mpe_gpu_round_f32 */
+
+typedef struct {
+  int used, in, out16, m, n, k;
+  cublasLtMatmulAlgo_t algo;
+} lt_pin;
+
+typedef struct {
+  int ready;
+  struct cudaDeviceProp prop;
+  cudaStream_t stream;
+  cublasHandle_t blas;
+  cublasLtHandle_t lt;
+  void *ws;
+  lt_pin pins[LT_CACHE];
+  int pin_next;
+} gpu_ctx;
+
+static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+static int gpu_ndev = -1;                 /* -1: not probed yet */
+static gpu_ctx gpu_ctxs[MAXDEV];
+static _Thread_local int gpu_cur;
+
+/* ------------------------------------------------------------------ devices */
+
+/* With gpu_lock held. */
+static int probe_locked(void)
+{
+  if (gpu_ndev < 0) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 0)
+      n = 0;
+    (void)cudaGetLastError();        /* clear the error of a machine without a driver */
+    gpu_ndev = n > MAXDEV ? MAXDEV : n;
+  }
+  return gpu_ndev;
+}
+
+static int cuda_code(cudaError_t e)
+{
+  switch (e) {
+  case cudaSuccess: return MPE_OK;
+  case cudaErrorMemoryAllocation: return MPE_ENOMEM;
+  case cudaErrorNoKernelImageForDevice: case cudaErrorInvalidDeviceFunction:
+  case cudaErrorUnsupportedPtxVersion:
+    return MPE_EUNSUP;
+  default: return MPE_EDEVICE;
+  }
+}
+
+static int blas_code(cublasStatus_t s)
+{
+  switch (s) {
+  case CUBLAS_STATUS_SUCCESS: return MPE_OK;
+  case CUBLAS_STATUS_ALLOC_FAILED: return MPE_ENOMEM;
+  case CUBLAS_STATUS_NOT_SUPPORTED: case CUBLAS_STATUS_ARCH_MISMATCH: case CUBLAS_STATUS_INVALID_VALUE:
+    return MPE_EUNSUP;
+  default: return MPE_EDEVICE;
+  }
+}
+
+static void ctx_release(gpu_ctx *c)
+{
+  if (c->ws)
+    cudaFree(c->ws);
+  if (c->lt)
+    cublasLtDestroy(c->lt);
+  if (c->blas)
+    cublasDestroy(c->blas);
+  if (c->stream)
+    cudaStreamDestroy(c->stream);
+  memset(c, 0, sizeof *c);
+}
+
+/* Takes gpu_lock and makes the calling thread's device current; on success
+   the caller runs its work and calls leave(). */
+static int enter(gpu_ctx **out)
+{
+  pthread_mutex_lock(&gpu_lock);
+  int n = probe_locked();
+  if (n == 0 || gpu_cur >= n) {
+    pthread_mutex_unlock(&gpu_lock);
+    return MPE_EDEVICE;
+  }
+  gpu_ctx *c = &gpu_ctxs[gpu_cur];
+  if (cudaSetDevice(gpu_cur) != cudaSuccess)
+    goto fail;
+  if (!c->ready) {
+    if (cudaGetDeviceProperties(&c->prop, gpu_cur) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking) != cudaSuccess ||
+        cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetStream(c->blas, c->stream) != CUBLAS_STATUS_SUCCESS ||
+        cublasLtCreate(&c->lt) != CUBLAS_STATUS_SUCCESS ||
+        cudaMalloc(&c->ws, LT_WORKSPACE) != cudaSuccess) {
+      ctx_release(c);
+      goto fail;
+    }
+    c->ready = 1;
+  }
+  *out = c;
+  return MPE_OK;
+fail:
+  (void)cudaGetLastError();
+  pthread_mutex_unlock(&gpu_lock);
+  return MPE_EDEVICE;
+}
+
+static void leave(void)
+{
+  pthread_mutex_unlock(&gpu_lock);
+}
+
+static int dev_sm(const gpu_ctx *c) { return c->prop.major * 10 + c->prop.minor; }
+
+int mpe_gpu_device_count(int *count)
+{
+  if (!count)
+    return MPE_EINVAL;
+  pthread_mutex_lock(&gpu_lock);
+  int n = probe_locked();
+  pthread_mutex_unlock(&gpu_lock);
+  if (n == 0)
+    return MPE_EDEVICE;
+  *count = n;
+  return MPE_OK;
+}
+
+int mpe_gpu_info_get(int device, mpe_gpu_info *info)
+{
+  if (!info || device < 0)
+    return MPE_EINVAL;
+  pthread_mutex_lock(&gpu_lock);
+  int n = probe_locked();
+  if (n == 0) {
+    pthread_mutex_unlock(&gpu_lock);
+    return MPE_EDEVICE;
+  }
+  if (device >= n) {
+    pthread_mutex_unlock(&gpu_lock);
+    return MPE_EINVAL;
+  }
+  struct cudaDeviceProp p;
+  int rt = 0, drv = 0;
+  if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    pthread_mutex_unlock(&gpu_lock);
+    return MPE_EDEVICE;
+  }
+  cudaRuntimeGetVersion(&rt);
+  cudaDriverGetVersion(&drv);
+  pthread_mutex_unlock(&gpu_lock);
+  mpe_gpu_info r;
+  memset(&r, 0, sizeof r);
+  snprintf(r.name, sizeof r.name, "%s", p.name);
+  r.major = p.major;
+  r.minor = p.minor;
+  r.sm_count = p.multiProcessorCount;
+  r.memory = p.totalGlobalMem;
+  r.model = mpe_gpu_arch_model(p.major, p.minor);
+  /* the MMA kernels exist for sm_75 and later (configure's targets, plus PTX
+     for newer devices); sm_70 needs a toolkit that still builds it */
+  r.mma_kernel = p.major * 10 + p.minor >= 75 && r.model != NULL;
+  r.runtime_version = rt;
+  r.driver_version = drv;
+  r.cublas_version = (int)cublasLtGetVersion();
+  *info = r;
+  return MPE_OK;
+}
+
+int mpe_gpu_device_set(int device)
+{
+  if (device < 0)
+    return MPE_EINVAL;
+  pthread_mutex_lock(&gpu_lock);
+  int n = probe_locked();
+  pthread_mutex_unlock(&gpu_lock);
+  if (n == 0)
+    return MPE_EDEVICE;
+  if (device >= n)
+    return MPE_EINVAL;
+  gpu_cur = device;
+  return MPE_OK;
+}
+
+static int in_type_ok(mpe_type t)
+{
+  return t == MPE_FP16 || t == MPE_BF16 || t == MPE_TF32 || t == MPE_E4M3 || t == MPE_E5M2;
+}
+
+static const mpe_tc_model *device_model(const gpu_ctx *c, mpe_type in)
+{
+  const char *name = mpe_gpu_arch_model(c->prop.major, c->prop.minor);
+  return name ? mpe_tc_model_get(name, in) : NULL;
+}
+
+int mpe_gpu_model(const mpe_tc_model **model, mpe_type in)
+{
+  if (!model || !in_type_ok(in))
+    return MPE_EINVAL;
+  gpu_ctx *c;
+  int r = enter(&c);
+  if (r)
+    return r;
+  const mpe_tc_model *m = device_model(c, in);
+  leave();
+  if (!m)
+    return MPE_EUNSUP;
+  *model = m;
+  return MPE_OK;
+}
+
+/* ------------------------------------------------------------------ device memory */
+
+static int dalloc(void **p, size_t bytes)
+{
+  *p = NULL;
+  if (bytes == 0)
+    bytes = 1;
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    *p = NULL;
+    return e == cudaErrorMemoryAllocation ? MPE_ENOMEM : MPE_EDEVICE;
+  }
+  return MPE_OK;
+}
+
+static int upload(gpu_ctx *c, void *d, const void *h, size_t bytes)
+{
+  return cuda_code(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, c->stream));
+}
+
+static int download(gpu_ctx *c, void *h, const void *d, size_t bytes)
+{
+  cudaError_t e = cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, c->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(c->stream);
+  return cuda_code(e);
+}
+
+/* ------------------------------------------------------------------ rounding */
+
+int mpe_gpu_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
+{
+  if (!f || (o && (unsigned)o->round >= MPE_NROUND) || (n > 0 && (!y || !x)) || f->p > 24)
+    return MPE_EINVAL;
+  gpu_ctx *c;
+  int r = enter(&c);
+  if (r)
+    return r;
+  if (n == 0) {
+    leave();
+    return MPE_OK;
+  }
+  mpe_round_opts opts = { MPE_RNE, 0, 0, 0, 0 };
+  if (o)
+    opts = *o;
+  size_t chunk = n < ROUND_CHUNK ? n : ROUND_CHUNK;
+  float *dx = NULL;
+  unsigned *dfl = NULL, hfl = 0;
+  float *tmp = NULL;
+  r = dalloc((void **)&dx, chunk * sizeof(float));
+  if (!r)
+    r = dalloc((void **)&dfl, sizeof(unsigned));
+  if (!r)
+    r = cuda_code(cudaMemsetAsync(dfl, 0, sizeof(unsigned), c->stream));
+  /* results go to a host copy first: y is written only when every chunk worked */
+  if (!r && y != x && n > chunk) {
+    tmp = malloc(n * sizeof(float));
+    if (!tmp)
+      r = MPE_ENOMEM;
+  } else if (!r && y == x) {
+    tmp = malloc(n * sizeof(float));
+    if (!tmp)
+      r = MPE_ENOMEM;
+  }
+  float *dst = tmp ? tmp : y;
+  for (size_t i0 = 0; !r && i0 < n; i0 += chunk) {
+    size_t len = n - i0 < chunk ? n - i0 : chunk;
+    mpe_round_opts oc = opts;
+    oc.offset = opts.offset + i0;
+    mpei_gpu_plan plan;
+    mpei_gpu_plan_make(&plan, f, &oc);
+    r = upload(c, dx, x + i0, len * sizeof(float));
+    if (!r)
+      r = cuda_code((cudaError_t)mpei_gpu_launch_round(dx, dx, len, &plan, dfl, c->stream));
+    if (!r)
+      r = download(c, dst + i0, dx, len * sizeof(float));
+  }
+  if (!r)
+    r = download(c, &hfl, dfl, sizeof(unsigned));
+  if (!r && tmp)
+    memcpy(y, tmp, n * sizeof(float));
+  if (!r)
+    mpei_flags |= hfl;
+  free(tmp);
+  cudaFree(dx);
+  cudaFree(dfl);
+  (void)cudaGetLastError();
+  leave();
+  return r;
+}
+
+/* ------------------------------------------------------------------ operands */
+
+/* Pack op(X) (rows x k, element (i, l) at i*o->rs + l*o->cs) into a row-major
+   R x Kp array of input-format elements (es bytes: 2 fp16/bf16 bits, 4 tf32 as
+   binary32 bits, 1 fp8 bits; es == 0: binary32 values for the fma chain),
+   zero padded. Values come from the model's loader, as on the CPU. */
+static void pack(uint8_t *dst, int R, int Kp, int rows, int k, const struct mpe_tc_model *m,
+                 const mpei_tc_opnd *o, mpe_type in, int es)
+{
+  const struct mpe_format *fi = (const struct mpe_format *)mpe_format_of(in);
+  size_t esz = es ? (size_t)es : 4;
+  memset(dst, 0, (size_t)R * Kp * esz);
+  for (int i = 0; i < rows; i++)
+    for (int l = 0; l < k; l++) {
+      size_t idx = (size_t)((long)i * o->rs + (long)l * o->cs);
+      double v = mpei_tc_load(m, o->p, o->t, idx);
+      size_t at = (size_t)i * Kp + l;
+      switch (es) {
+      case 0: ((float *)dst)[at] = (float)v; break;
+      case 4: ((uint32_t *)dst)[at] = mpei_f2u((float)v); break;
+      case 2: ((uint16_t *)dst)[at] = (uint16_t)mpei_encode(v, fi); break;
+      default: dst[at] = (uint8_t)mpei_encode(v, fi); break;
+      }
+    }
+}
+
+static int round_up(int v, int q) { return (v + q - 1) / q * q; }
+
+static int mma_kind_for(int sm, mpe_type in, int out16)
+{
+  if (sm < 75)
+    return -1;             /* V100: m8n8k4 is not built (see mpe_gpu(3)) */
+  if (sm < 80)
+    return in == MPE_FP16 ? (out16 ? MPEI_MMA_F16_K8_F16 : MPEI_MMA_F16_K8_F32) : -1;
+  switch (in) {
+  case MPE_FP16: return out16 ? MPEI_MMA_F16_K16_F16 : MPEI_MMA_F16_K16_F32;
+  case MPE_BF16: return out16 ? -1 : MPEI_MMA_BF16_K16_F32;
+  case MPE_TF32: return out16 ? -1 : MPEI_MMA_TF32_K8_F32;
+  case MPE_E4M3: return sm >= 89 && !out16 ? MPEI_MMA_E4M3_K32_F32 : -1;
+  case MPE_E5M2: return sm >= 89 && !out16 ? MPEI_MMA_E5M2_K32_F32 : -1;
+  default: return -1;
+  }
+}
+
+static int params_equal(const mpe_tc_params *a, const mpe_tc_params *b)
+{
+  return a->kind == b->kind && a->in == b->in && a->block == b->block &&
+         a->align_bits == b->align_bits && a->result_bits == b->result_bits &&
+         a->round_fp32 == b->round_fp32 && a->round_fp16 == b->round_fp16 &&
+         a->input_round == b->input_round && a->zero_c_counts == b->zero_c_counts;
+}
+
+/* What the MMA path runs for `model` on this device: *fma = 1 for the
+   fma-chain reference, 0 for the tensor cores. */
+static int mma_plan(const gpu_ctx *c, const mpe_tc_model *model, mpe_type in, int out16,
+                    const mpe_tc_model **use, int *fma, int *kind)
+{
+  const mpe_tc_model *dev = device_model(c, in);
+  mpe_tc_params p;
+  *fma = 0;
+  *kind = -1;
+  if (model) {
+    mpe_tc_model_params(model, &p);
+    if (p.kind == MPE_TC_FMA_CHAIN) {
+      if (out16)
+        return MPE_EUNSUP;
+      *use = model;
+      *fma = 1;
+      return MPE_OK;
+    }
+    mpe_tc_params q;
+    if (p.kind != MPE_TC_BLOCK || !dev || (mpe_tc_model_params(dev, &q), !params_equal(&p, &q)))
+      return MPE_EUNSUP;
+    *use = model;
+  } else {
+    if (!dev)
+      return MPE_EUNSUP;
+    *use = dev;
+  }
+  *kind = mma_kind_for(dev_sm(c), in, out16);
+  return *kind < 0 ? MPE_EUNSUP : MPE_OK;
+}
+
+/* acc (row-major M x N: float, or binary16 bits when out16) = the MMA path's
+   chain for op(A) (M x K), op(B) (K x N), starting from C (NULL: zero; element
+   (i, j) at i*c->rs + j*c->cs, of type c->t). */
+static int run_mma(gpu_ctx *c, const mpe_tc_model *use, int fma, int kind, int out16, int M, int N,
+                   int K, const mpei_tc_opnd *a, const mpei_tc_opnd *bt, const mpei_tc_opnd *cc,
+                   mpe_type in, void *acc)
+{
+  int KI = fma ? 1 : mpei_gpu_mma_k(kind), es = fma ? 0 : mpei_gpu_mma_esize(kind);
+  int Mp = fma ? M : round_up(M, 16), Np = fma ? N : round_up(N, 8), Kp = round_up(K, KI);
+  size_t esz = es ? (size_t)es : 4, osz = out16 ? 2 : 4;
+  size_t abytes = (size_t)Mp * Kp * esz, bbytes = (size_t)Np * Kp * esz, cbytes = (size_t)Mp * Np * osz;
+  uint8_t *ha = malloc(abytes + bbytes + cbytes + 1);
+  if (!ha)
+    return MPE_ENOMEM;
+  uint8_t *hb = ha + abytes, *hc = hb + bbytes;
+  const struct mpe_tc_model *m = (const struct mpe_tc_model *)use;
+  pack(ha, Mp, Kp, M, K, m, a, in, es);
+  pack(hb, Np, Kp, N, K, m, bt, in, es);
+  memset(hc, 0, cbytes);
+  if (cc && cc->p)
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        size_t idx = (size_t)((long)i * cc->rs + (long)j * cc->cs), at = (size_t)i * Np + j;
+        if (out16)
+          ((uint16_t *)hc)[at] = ((const uint16_t *)cc->p)[idx];
+        else
+          ((float *)hc)[at] = ((const float *)cc->p)[idx];
+      }
+  void *da = NULL, *db = NULL, *dc = NULL;
+  int r = dalloc(&da, abytes);
+  if (!r)
+    r = dalloc(&db, bbytes);
+  if (!r)
+    r = dalloc(&dc, cbytes);
+  if (!r)
+    r = upload(c, da, ha, abytes);
+  if (!r)
+    r = upload(c, db, hb, bbytes);
+  if (!r)
+    r = upload(c, dc, hc, cbytes);
+  if (!r)
+    r = cuda_code((cudaError_t)(fma ? mpei_gpu_launch_fma(da, db, dc, dc, M, N, K, c->stream)
+                                    : mpei_gpu_launch_mma(kind, da, db, dc, dc, Mp, Np, Kp, c->stream)));
+  if (!r)
+    r = download(c, hc, dc, cbytes);
+  if (!r)
+    for (int i = 0; i < M; i++)
+      memcpy((uint8_t *)acc + (size_t)i * N * osz, hc + (size_t)i * Np * osz, (size_t)N * osz);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  (void)cudaGetLastError();
+  free(ha);
+  return r;
+}
+
+/* ------------------------------------------------------------------ mpe_gpu_mma */
+
+static int in_ok(mpe_type t, mpe_type in)
+{
+  return t == MPE_FP32 || t == in;
+}
+
+int mpe_gpu_mma(const mpe_tc_model *model, int m, int n, int k,
+                const void *A, mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
+                const void *C, int ldc, void *D, mpe_type dtype, int ldd)
+{
+  mpe_type in;
+  if (model) {
+    mpe_tc_params p;
+    if (mpe_tc_model_params(model, &p))
+      return MPE_EINVAL;
+    in = p.in;
+  } else {
+    in = atype != MPE_FP32 ? atype : btype;
+  }
+  if (m < 0 || n < 0 || k < 0 || !in_type_ok(in) || !in_ok(atype, in) || !in_ok(btype, in))
+    return MPE_EINVAL;
+  if (dtype != MPE_FP32 && dtype != MPE_FP16)
+    return MPE_EINVAL;
+  if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
+      (C && ldc < (n > 1 ? n : 1)))
+    return MPE_EINVAL;
+  if ((m > 0 && k > 0 && !A) || (k > 0 && n > 0 && !B) || (m > 0 && n > 0 && !D))
+    return MPE_EINVAL;
+  gpu_ctx *c;
+  int r = enter(&c);
+  if (r)
+    return r;
+  const mpe_tc_model *use;
+  int fma, kind, out16 = dtype == MPE_FP16;
+  r = mma_plan(c, model, in, out16, &use, &fma, &kind);
+  if (r || m == 0 || n == 0) {
+    leave();
+    return r;
+  }
+  size_t osz = out16 ? 2 : 4;
+  void *acc = malloc((size_t)m * n * osz);
+  if (!acc) {
+    leave();
+    return MPE_ENOMEM;
+  }
+  mpei_tc_opnd a = { A, atype, lda, 1 }, bt = { B, btype, 1, ldb }, cc = { C, dtype, ldc, 1 };
+  r = run_mma(c, use, fma, kind, out16, m, n, k, &a, &bt, &cc, in, acc);
+  leave();
+  if (!r)
+    for (int i = 0; i < m; i++)
+      memcpy((uint8_t *)D + (size_t)i * ldd * osz, (uint8_t *)acc + (size_t)i * n * osz, (size_t)n * osz);
+  free(acc);
+  return r;
+}
+
+/* ------------------------------------------------------------------ cuBLAS paths */
+
+static cudaDataType_t cuda_type(mpe_type t)
+{
+  switch (t) {
+  case MPE_FP16: return CUDA_R_16F;
+  case MPE_BF16: return CUDA_R_16BF;
+  case MPE_E4M3: return CUDA_R_8F_E4M3;
+  case MPE_E5M2: return CUDA_R_8F_E5M2;
+  default: return CUDA_R_32F;        /* tf32 values travel as binary32 */
+  }
+}
+
+/* Find (once per shape) and run the pinned cuBLASLt algorithm:
+   D (column-major m x n, float or binary16 when out16) = op(A) op(B) with
+   alpha = 1, beta = 0, A given as a k x m column-major array (ld Kp, used
+   transposed) and B as k x n (ld Kp): the "TN" form FP8 needs. */
+static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, int Kp,
+                     const void *dA, const void *dB, void *dD)
+{
+  cublasComputeType_t ct = out16 ? CUBLAS_COMPUTE_16F
+                                 : in == MPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  cudaDataType_t st = out16 ? CUDA_R_16F : CUDA_R_32F, dt = out16 ? CUDA_R_16F : CUDA_R_32F;
+  cudaDataType_t at = cuda_type(in);
+  cublasLtMatmulDesc_t op = NULL;
+  cublasLtMatrixLayout_t la = NULL, lb = NULL, ld = NULL;
+  cublasLtMatmulPreference_t pref = NULL;
+  cublasOperation_t tA = CUBLAS_OP_T, tB = CUBLAS_OP_N;
+  int r = MPE_OK;
+  cublasStatus_t s = cublasLtMatmulDescCreate(&op, ct, st);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &tA, sizeof tA);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tB, sizeof tB);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatrixLayoutCreate(&la, at, (uint64_t)k, (uint64_t)m, Kp);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatrixLayoutCreate(&lb, at, (uint64_t)k, (uint64_t)n, Kp);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatrixLayoutCreate(&ld, dt, (uint64_t)m, (uint64_t)n, m);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    r = blas_code(s);
+    goto done;
+  }
+
+  /* the pinned algorithm of this shape, found on first use */
+  lt_pin *pin = NULL;
+  for (int i = 0; i < LT_CACHE; i++) {
+    lt_pin *p = &c->pins[i];
+    if (p->used && p->in == (int)in && p->out16 == out16 && p->m == m && p->n == n && p->k == k) {
+      pin = p;
+      break;
+    }
+  }
+  if (!pin) {
+    uint64_t ws = LT_WORKSPACE;
+    uint64_t impl = CUBLASLT_NUMERICAL_IMPL_FLAGS_TENSOR_OP_MASK |
+                    CUBLASLT_NUMERICAL_IMPL_FLAGS_OP_INPUT_TYPE_MASK |
+                    (out16 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_16F
+                           : CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32F);
+    s = cublasLtMatmulPreferenceCreate(&pref);
+    if (s == CUBLAS_STATUS_SUCCESS)
+      s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    if (s == CUBLAS_STATUS_SUCCESS)
+      s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_IMPL_MASK, &impl, sizeof impl);
+    cublasLtMatmulHeuristicResult_t res[16];
+    int got = 0;
+    if (s == CUBLAS_STATUS_SUCCESS)
+      s = cublasLtMatmulAlgoGetHeuristic(c->lt, op, la, lb, ld, ld, pref, 16, res, &got);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      r = blas_code(s);
+      goto done;
+    }
+    for (int i = 0; i < got && !pin; i++) {
+      if (res[i].state != CUBLAS_STATUS_SUCCESS)
+        continue;
+      cublasLtMatmulAlgo_t algo = res[i].algo;
+      uint64_t flags = 0;
+      size_t wr = 0;
+      if (cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, &flags,
+                                            sizeof flags, &wr) != CUBLAS_STATUS_SUCCESS)
+        continue;
+      uint64_t accf = out16 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_16F
+                            : CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32F;
+      if (!(flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_TENSOR_OP_MASK) ||
+          (flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_TYPE_MASK) != accf)
+        continue;
+      /* no split of K, no reduction pass */
+      int32_t splitk = 1;
+      uint32_t red = CUBLASLT_REDUCTION_SCHEME_NONE;
+      if (cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
+                                               sizeof splitk) != CUBLAS_STATUS_SUCCESS ||
+          cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &red,
+                                               sizeof red) != CUBLAS_STATUS_SUCCESS)
+        continue;
+      cublasLtMatmulHeuristicResult_t chk;
+      if (cublasLtMatmulAlgoCheck(c->lt, op, la, lb, ld, ld, &algo, &chk) != CUBLAS_STATUS_SUCCESS ||
+          chk.workspaceSize > LT_WORKSPACE)
+        continue;
+      pin = &c->pins[c->pin_next];
+      c->pin_next = (c->pin_next + 1) % LT_CACHE;
+      pin->used = 1;
+      pin->in = (int)in;
+      pin->out16 = out16;
+      pin->m = m;
+      pin->n = n;
+      pin->k = k;
+      pin->algo = algo;
+    }
+    if (!pin) {
+      r = MPE_EUNSUP;      /* no tensor-core algorithm with these constraints */
+      goto done;
+    }
+  }
+  {
+    float one = 1.0f, zero = 0.0f;
+    uint16_t one16 = 0x3c00, zero16 = 0;
+    const void *alpha = out16 ? (const void *)&one16 : (const void *)&one;
+    const void *beta = out16 ? (const void *)&zero16 : (const void *)&zero;
+    s = cublasLtMatmul(c->lt, op, alpha, dA, la, dB, lb, beta, dD, ld, dD, ld, &pin->algo, c->ws,
+                       LT_WORKSPACE, c->stream);
+    r = blas_code(s);
+  }
+done:
+  if (pref)
+    cublasLtMatmulPreferenceDestroy(pref);
+  if (ld)
+    cublasLtMatrixLayoutDestroy(ld);
+  if (lb)
+    cublasLtMatrixLayoutDestroy(lb);
+  if (la)
+    cublasLtMatrixLayoutDestroy(la);
+  if (op)
+    cublasLtMatmulDescDestroy(op);
+  return r;
+}
+
+/* ------------------------------------------------------------------ mpe_gpu_gemm */
+
+int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout, mpe_trans ta,
+                 mpe_trans tb, int m, int n, int k, float alpha,
+                 const void *A, mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
+                 float beta, void *C, mpe_type ctype, int ldc)
+{
+  if ((unsigned)path >= MPE_GPU_NPATHS)
+    return MPE_EINVAL;
+  mpe_type in;
+  if (model) {
+    mpe_tc_params p;
+    if (mpe_tc_model_params(model, &p))
+      return MPE_EINVAL;
+    in = p.in;
+  } else {
+    in = atype != MPE_FP32 ? atype : btype;
+  }
+  if (m < 0 || n < 0 || k < 0 || !in_type_ok(in) || !in_ok(atype, in) || !in_ok(btype, in))
+    return MPE_EINVAL;
+  if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
+    return MPE_EINVAL;
+  if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
+    return MPE_EINVAL;
+  if (ctype != MPE_FP32 && ctype != MPE_FP16)
+    return MPE_EINVAL;
+  int row = layout == MPE_ROW_MAJOR;
+  int a_cols = (ta == MPE_NO_TRANS) == row ? k : m;
+  int b_cols = (tb == MPE_NO_TRANS) == row ? n : k;
+  int c_cols = row ? n : m;
+  if (lda < (a_cols > 1 ? a_cols : 1) || ldb < (b_cols > 1 ? b_cols : 1) || ldc < (c_cols > 1 ? c_cols : 1))
+    return MPE_EINVAL;
+  int use_ab = k > 0 && alpha != 0.0f;
+  if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && !A) || (use_ab && n > 0 && !B))
+    return MPE_EINVAL;
+
+  gpu_ctx *c;
+  int r = enter(&c);
+  if (r)
+    return r;
+  int out16 = ctype == MPE_FP16;
+  const mpe_tc_model *use = model;
+  int fma = 0, kind = -1;
+  if (path == MPE_GPU_PATH_MMA) {
+    r = mma_plan(c, model, in, out16, &use, &fma, &kind);
+  } else {
+    /* the cuBLAS paths use the model only to load FP32 operands */
+    if (!use)
+      use = device_model(c, in);
+    if (!use)
+      use = mpe_tc_model_get("exact", in);
+    if (!use)
+      r = MPE_EUNSUP;
+    else if (in == MPE_TF32 && out16)
+      r = MPE_EUNSUP;
+  }
+  if (r || m == 0 || n == 0) {
+    leave();
+    return r;
+  }
+
+  long ars, acs, brs, bcs, crs, ccs;
+  if (row) {
+    ars = ta == MPE_NO_TRANS ? lda : 1; acs = ta == MPE_NO_TRANS ? 1 : lda;
+    brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
+    crs = ldc; ccs = 1;
+  } else {
+    ars = ta == MPE_NO_TRANS ? 1 : lda; acs = ta == MPE_NO_TRANS ? lda : 1;
+    brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
+    crs = 1; ccs = ldc;
+  }
+  mpei_tc_opnd a = { A, atype, ars, acs }, bt = { B, btype, bcs, brs };
+  size_t osz = out16 ? 2 : 4, mn = (size_t)m * n;
+  void *acc = calloc(mn ? mn : 1, osz);
+  if (!acc) {
+    leave();
+    return MPE_ENOMEM;
+  }
+
+  if (path == MPE_GPU_PATH_MMA) {
+    if (use_ab)
+      r = run_mma(c, use, fma, kind, out16, m, n, k, &a, &bt, NULL, in, acc);
+  } else {
+    /* operands packed once: A as m x Kp and B^T as n x Kp, row-major, i.e. the
+       column-major k x m and k x n arrays cuBLAS reads as "TN" */
+    int es = in == MPE_TF32 ? 4 : (in == MPE_E4M3 || in == MPE_E5M2) ? 1 : 2;
+    int Kp = round_up(k > 0 ? k : 1, 32);
+    size_t abytes = (size_t)m * Kp * es, bbytes = (size_t)n * Kp * es;
+    size_t cbytes = mn * osz;
+    uint8_t *hab = NULL, *hc = NULL;
+    void *dA = NULL, *dB = NULL, *dC = NULL;
+    int gemmex = path == MPE_GPU_PATH_GEMMEX;
+    int work = gemmex ? k > 0 || beta != 0.0f : use_ab;
+    if (work) {
+      hab = malloc(abytes + bbytes + cbytes);
+      if (!hab)
+        r = MPE_ENOMEM;
+    }
+    if (work && !r) {
+      hc = hab + abytes + bbytes;
+      const struct mpe_tc_model *lm = (const struct mpe_tc_model *)use;
+      if (use_ab || (gemmex && k > 0 && A && B)) {
+        pack(hab, m, Kp, m, k, lm, &a, in, es);
+        pack(hab + abytes, n, Kp, n, k, lm, &bt, in, es);
+      } else {
+        memset(hab, 0, abytes + bbytes);
+      }
+      r = dalloc(&dA, abytes);
+      if (!r)
+        r = dalloc(&dB, bbytes);
+      if (!r)
+        r = dalloc(&dC, cbytes);
+      if (!r)
+        r = upload(c, dA, hab, abytes);
+      if (!r)
+        r = upload(c, dB, hab + abytes, bbytes);
+      if (!r && !gemmex) {
+        r = lt_matmul(c, in, out16, m, n, k, Kp, dA, dB, dC);
+        if (!r)
+          r = download(c, hc, dC, cbytes);
+        /* column-major D -> row-major acc */
+        if (!r)
+          for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++)
+              memcpy((uint8_t *)acc + ((size_t)i * n + j) * osz, hc + ((size_t)j * m + i) * osz, osz);
+      } else if (!r) {
+        /* plain cublasGemmEx: alpha, beta and C go to cuBLAS as given */
+        for (int i = 0; i < m; i++)
+          for (int j = 0; j < n; j++) {
+            size_t ci = (size_t)((long)i * crs + (long)j * ccs);
+            memcpy(hc + ((size_t)j * m + i) * osz, (const uint8_t *)C + ci * osz, osz);
+          }
+        r = upload(c, dC, hc, cbytes);
+        if (!r && in != MPE_E4M3 && in != MPE_E5M2) {
+          cudaDataType_t at = cuda_type(in);
+          cublasComputeType_t ct = out16 ? CUBLAS_COMPUTE_16F
+                                         : in == MPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+          uint16_t a16 = mpei_gpu_f32_to_f16_rne(alpha), b16 = mpei_gpu_f32_to_f16_rne(beta);
+          const void *pa = out16 ? (const void *)&a16 : (const void *)&alpha;
+          const void *pb = out16 ? (const void *)&b16 : (const void *)&beta;
+          r = blas_code(cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k > 0 ? k : 0, pa, dA, at, Kp,
+                                     dB, at, Kp, pb, dC, out16 ? CUDA_R_16F : CUDA_R_32F, m, ct,
+                                     CUBLAS_GEMM_DEFAULT));
+        } else if (!r) {
+          r = MPE_EUNSUP;    /* cublasGemmEx has no FP8 inputs: use cuBLASLt */
+        }
+        if (!r)
+          r = download(c, hc, dC, cbytes);
+      }
+    }
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    (void)cudaGetLastError();
+    if (gemmex && !r) {
+      if (work) {
+        for (int i = 0; i < m; i++)
+          for (int j = 0; j < n; j++) {
+            size_t ci = (size_t)((long)i * crs + (long)j * ccs);
+            memcpy((uint8_t *)C + ci * osz, hc + ((size_t)j * m + i) * osz, osz);
+          }
+      } else {
+        for (int i = 0; i < m; i++)   /* k == 0 and beta == 0: C = 0 */
+          for (int j = 0; j < n; j++)
+            memset((uint8_t *)C + (size_t)((long)i * crs + (long)j * ccs) * osz, 0, osz);
+      }
+      free(hab);
+      free(acc);
+      leave();
+      return MPE_OK;
+    }
+    free(hab);
+  }
+  leave();
+  if (!r) {
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        size_t ai = (size_t)i * n + j, ci = (size_t)((long)i * crs + (long)j * ccs);
+        float v = out16 ? mpe_fp16_to_fp32(((uint16_t *)acc)[ai]) : ((float *)acc)[ai];
+        mpei_gpu_epilogue(use_ab, alpha, v, beta, C, ci, out16);
+      }
+  }
+  free(acc);
+  return r;
+}

@@ -1,0 +1,260 @@
+/* CUDA kernels of the GPU path: array rounding (the integer method of
+   round_dev.h), the MMA path (mma.sync issued in ascending k with nothing
+   else in between, so each output is the hardware's own block chain, which
+   the CPU model of that GPU describes) and the fma-chain reference.
+
+   Built with -fmad=false -ftz=false -prec-div=true: no contraction or flushing
+   may change a bit. Fragment layouts are those of the PTX ISA manual, section
+   "Matrix fragments for mma.m16n8k*": groupID = lane / 4, tig = lane % 4. */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include "gpu_int.h"
+
+/* ------------------------------------------------------------------ rounding */
+
+__global__ void round32_kernel(float *y, const float *x, size_t n, mpei_gpu_plan pl, unsigned *dflags)
+{
+  unsigned fl = 0;
+  const int random = pl.mode == MPEI_GPU_SR || pl.mode == MPEI_GPU_SR_EQ;
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    uint32_t u = __float_as_uint(x[i]);
+    uint32_t rnd = random ? mpei_gpu_sr_word(pl.seed, pl.offset + i) : 0;
+    y[i] = __uint_as_float(mpei_gpu_round_bits(u, &pl, rnd, &fl));
+  }
+  for (int o = 16; o > 0; o >>= 1)
+    fl |= __shfl_xor_sync(0xffffffffu, fl, o);
+  if ((threadIdx.x & 31) == 0 && fl)
+    atomicOr(dflags, fl);
+}
+
+extern "C" int mpei_gpu_launch_round(float *y, const float *x, size_t n, const mpei_gpu_plan *pl,
+                                     unsigned *dflags, void *stream)
+{
+  if (n == 0)
+    return 0;
+  const int threads = 256;
+  size_t blocks = (n + threads - 1) / threads;
+  if (blocks > 65535)
+    blocks = 65535;
+  round32_kernel<<<(unsigned)blocks, threads, 0, (cudaStream_t)stream>>>(y, x, n, *pl, dflags);
+  return (int)cudaGetLastError();
+}
+
+/* ------------------------------------------------------------------ mma.sync */
+
+static __device__ __forceinline__ uint32_t ld32(const uint8_t *p)
+{
+  return *(const uint32_t *)(const void *)p;
+}
+
+/* One warp per 16x8 tile of D. KIND is a mpei_gpu_mma_kind. */
+template <int KIND>
+__global__ void mma_kernel(const uint8_t *A, const uint8_t *BT, const void *C, void *D,
+                           int tilesM, int tilesN, int Np, int Kp)
+{
+  const int warp = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
+  if (warp >= tilesM * tilesN)
+    return;                                   /* the whole warp leaves together */
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int r0 = (warp / tilesN) * 16, n0 = (warp % tilesN) * 8;
+  const size_t rowg = (size_t)(r0 + g), rowg8 = rowg + 8, coln = (size_t)(n0 + g);
+
+  if (KIND == MPEI_MMA_F16_K8_F16 || KIND == MPEI_MMA_F16_K16_F16) {
+    /* binary16 accumulators: two registers of two halves */
+    const uint16_t *Ch = (const uint16_t *)C;
+    uint16_t *Dh = (uint16_t *)D;
+    uint32_t c0 = Ch[rowg * Np + n0 + 2 * t] | ((uint32_t)Ch[rowg * Np + n0 + 2 * t + 1] << 16);
+    uint32_t c1 = Ch[rowg8 * Np + n0 + 2 * t] | ((uint32_t)Ch[rowg8 * Np + n0 + 2 * t + 1] << 16);
+    for (int k0 = 0; k0 < Kp; k0 += (KIND == MPEI_MMA_F16_K8_F16 ? 8 : 16)) {
+      const uint8_t *ag = A + (rowg * Kp + k0) * 2, *ag8 = A + (rowg8 * Kp + k0) * 2;
+      const uint8_t *bg = BT + (coln * Kp + k0) * 2;
+      if (KIND == MPEI_MMA_F16_K8_F16) {
+#if __CUDA_ARCH__ >= 750
+        uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t), b0 = ld32(bg + 4 * t);
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};\n"
+                     : "=r"(c0), "=r"(c1) : "r"(a0), "r"(a1), "r"(b0), "r"(c0), "r"(c1));
+#else
+        __trap();
+#endif
+      } else {
+#if __CUDA_ARCH__ >= 800
+        uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
+        uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
+        uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};\n"
+                     : "=r"(c0), "=r"(c1)
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1));
+#else
+        __trap();
+#endif
+      }
+    }
+    Dh[rowg * Np + n0 + 2 * t] = (uint16_t)c0;
+    Dh[rowg * Np + n0 + 2 * t + 1] = (uint16_t)(c0 >> 16);
+    Dh[rowg8 * Np + n0 + 2 * t] = (uint16_t)c1;
+    Dh[rowg8 * Np + n0 + 2 * t + 1] = (uint16_t)(c1 >> 16);
+    return;
+  }
+
+  const float *Cf = (const float *)C;
+  float *Df = (float *)D;
+  float c0 = Cf[rowg * Np + n0 + 2 * t], c1 = Cf[rowg * Np + n0 + 2 * t + 1];
+  float c2 = Cf[rowg8 * Np + n0 + 2 * t], c3 = Cf[rowg8 * Np + n0 + 2 * t + 1];
+  const int KI = KIND == MPEI_MMA_F16_K8_F32 || KIND == MPEI_MMA_TF32_K8_F32 ? 8
+               : KIND == MPEI_MMA_E4M3_K32_F32 || KIND == MPEI_MMA_E5M2_K32_F32 ? 32 : 16;
+  const int es = KIND == MPEI_MMA_TF32_K8_F32 ? 4
+               : KIND == MPEI_MMA_E4M3_K32_F32 || KIND == MPEI_MMA_E5M2_K32_F32 ? 1 : 2;
+  for (int k0 = 0; k0 < Kp; k0 += KI) {
+    const uint8_t *ag = A + (rowg * Kp + k0) * es, *ag8 = A + (rowg8 * Kp + k0) * es;
+    const uint8_t *bg = BT + (coln * Kp + k0) * es;
+    if (KIND == MPEI_MMA_F16_K8_F32) {
+#if __CUDA_ARCH__ >= 750
+      uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t), b0 = ld32(bg + 4 * t);
+      asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};\n"
+                   : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
+                   : "r"(a0), "r"(a1), "r"(b0), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+#else
+      __trap();
+#endif
+    } else if (KIND == MPEI_MMA_TF32_K8_F32) {
+#if __CUDA_ARCH__ >= 800
+      uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
+      uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
+      uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
+      asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+                   : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
+                   : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
+                     "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+#else
+      __trap();
+#endif
+    } else if (KIND == MPEI_MMA_E4M3_K32_F32 || KIND == MPEI_MMA_E5M2_K32_F32) {
+#if __CUDA_ARCH__ >= 890
+      uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
+      uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
+      uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
+      if (KIND == MPEI_MMA_E4M3_K32_F32)
+        asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+                     : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
+                       "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+      else
+        asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+                     : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
+                       "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+#else
+      __trap();
+#endif
+    } else {                                  /* fp16 / bf16, k16 */
+#if __CUDA_ARCH__ >= 800
+      uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
+      uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
+      uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
+      if (KIND == MPEI_MMA_F16_K16_F32)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+                     : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
+                       "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+      else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+                     : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
+                       "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+#else
+      __trap();
+#endif
+    }
+  }
+  Df[rowg * Np + n0 + 2 * t] = c0;
+  Df[rowg * Np + n0 + 2 * t + 1] = c1;
+  Df[rowg8 * Np + n0 + 2 * t] = c2;
+  Df[rowg8 * Np + n0 + 2 * t + 1] = c3;
+}
+
+/* The byte offsets above: for 2-byte elements a pair (2t, 2t+1) starts at
+   byte 4t and the second half of a k16 step at byte 16; for tf32 element t is
+   at byte 4t and t+4 at byte 16; for fp8 the quad 4t..4t+3 is at byte 4t and
+   4t+16.. at byte 16 + 4t. One formula serves all three. */
+
+extern "C" int mpei_gpu_mma_k(int kind)
+{
+  switch (kind) {
+  case MPEI_MMA_F16_K8_F32: case MPEI_MMA_F16_K8_F16: case MPEI_MMA_TF32_K8_F32: return 8;
+  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32: return 32;
+  default: return 16;
+  }
+}
+
+extern "C" int mpei_gpu_mma_esize(int kind)
+{
+  switch (kind) {
+  case MPEI_MMA_TF32_K8_F32: return 4;
+  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32: return 1;
+  default: return 2;
+  }
+}
+
+extern "C" int mpei_gpu_mma_min_sm(int kind)
+{
+  switch (kind) {
+  case MPEI_MMA_F16_K8_F32: case MPEI_MMA_F16_K8_F16: return 75;
+  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32: return 89;
+  default: return 80;
+  }
+}
+
+extern "C" int mpei_gpu_launch_mma(int kind, const void *A, const void *BT, const void *C, void *D,
+                                   int Mp, int Np, int Kp, void *stream)
+{
+  const int tilesM = Mp / 16, tilesN = Np / 8;
+  const long warps = (long)tilesM * tilesN;
+  if (warps == 0)
+    return 0;
+  const int threads = 128;
+  const unsigned blocks = (unsigned)((warps * 32 + threads - 1) / threads);
+  cudaStream_t s = (cudaStream_t)stream;
+  const uint8_t *a = (const uint8_t *)A, *b = (const uint8_t *)BT;
+  switch (kind) {
+#define LAUNCH(K) case K: mma_kernel<K><<<blocks, threads, 0, s>>>(a, b, C, D, tilesM, tilesN, Np, Kp); break;
+  LAUNCH(MPEI_MMA_F16_K8_F32)
+  LAUNCH(MPEI_MMA_F16_K8_F16)
+  LAUNCH(MPEI_MMA_F16_K16_F32)
+  LAUNCH(MPEI_MMA_F16_K16_F16)
+  LAUNCH(MPEI_MMA_BF16_K16_F32)
+  LAUNCH(MPEI_MMA_TF32_K8_F32)
+  LAUNCH(MPEI_MMA_E4M3_K32_F32)
+  LAUNCH(MPEI_MMA_E5M2_K32_F32)
+#undef LAUNCH
+  default: return (int)cudaErrorInvalidValue;
+  }
+  return (int)cudaGetLastError();
+}
+
+/* ------------------------------------------------------------------ fma chain */
+
+__global__ void fma_kernel(const float *A, const float *BT, const float *C, float *D, int M, int N, int K)
+{
+  const long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= (long)M * N)
+    return;
+  const int i = (int)(idx / N), j = (int)(idx % N);
+  const float *a = A + (size_t)i * K, *b = BT + (size_t)j * K;
+  float acc = C[idx];
+  for (int k = 0; k < K; k++)
+    acc = __fmaf_rn(a[k], b[k], acc);
+  D[idx] = acc;
+}
+
+extern "C" int mpei_gpu_launch_fma(const float *A, const float *BT, const float *C, float *D,
+                                   int M, int N, int K, void *stream)
+{
+  const long total = (long)M * N;
+  if (total == 0)
+    return 0;
+  const int threads = 128;
+  fma_kernel<<<(unsigned)((total + threads - 1) / threads), threads, 0, (cudaStream_t)stream>>>(
+      A, BT, C, D, M, N, K);
+  return (int)cudaGetLastError();
+}
