@@ -1,13 +1,21 @@
 /* Element-wise array operations in a format: each result is formed in
    binary64 (exact, rounded to odd, or a SLEEF 1-ulp function value made safe
    at the points where binary64 would land on a rounding boundary), then
-   rounded once to the format by the array-rounding kernels.
+   rounded once to the format.
+
+   Two implementations of every step, chosen by mpei_simd_level(): the
+   portable scalar code below (the reference the tests compare against) and
+   the vector kernels of elementwise_kernel.h (AVX2, AVX-512), which compute
+   the same bits.
 
    Rounding path: for deterministic modes and formats with p <= 22 whose
    quanta are at least 4x binary32's (emin - p + 1 >= -147), the binary64 value
-   is rounded to odd at binary32 (still innocuous: p + 2 <= 24 bits kept) and
-   handed to mpe_round_f32 (SIMD). Otherwise mpe_round_f64 rounds the binary64
-   value directly. Element i always uses the random word (seed, offset + i). */
+   is rounded to odd at binary32 (innocuous: p + 2 <= 24 bits kept) and handed
+   to mpe_round_f32. Otherwise the binary64 value is rounded directly, by
+   mpe_round_f64 (portable) or by the vector kernel that reproduces
+   mpei_round_ref. Element i always uses the random word (seed, offset + i).
+   A NaN result is the quiet NaN with the sign of the first NaN operand (x, y,
+   z; alpha after x), or +NaN when the operation made it from numbers. */
 #include "config.h"
 #include <float.h>
 #include <math.h>
@@ -23,17 +31,16 @@
 #define CHUNK 2048
 #define PAR_MIN (1u << 15)
 
-enum { EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_FMA, EW_SCALE, EW_SQRT, EW_RECIP,
-       EW_EXP, EW_LOG, EW_TANH, EW_SIGMOID };
-
 typedef struct {
-  int op;
-  const float *x, *y, *z;
-  float alpha;
+  mpei_ew_args a;
   const struct mpe_format *f;
   mpe_round_opts o;
-  int fast;
-  mpei_ew_vfn vexp, vlog, vtanh;
+  int fast;                 /* RO at binary32, then mpe_round_f32 */
+  mpei_ew_plan plan;        /* direct rounding by the vector kernel */
+  mpei_ew_eval_fn eval;
+  mpei_ew_ro32_fn ro32;
+  mpei_ew_round_fn round;   /* NULL: mpe_round_f64 */
+  mpei_ew_vfn vexp;
 } ew_job;
 
 /* ---- portable SLEEF loops: the FMA build of SLEEF's scalar code where the
@@ -63,25 +70,6 @@ PORTABLE_LOOP(exp_portable, Sleef_expd1_u10)
 PORTABLE_LOOP(log_portable, Sleef_logd1_u10)
 PORTABLE_LOOP(tanh_portable, Sleef_tanhd1_u10)
 
-static void pick_kernels(ew_job *j)
-{
-  j->vexp = exp_portable;
-  j->vlog = log_portable;
-  j->vtanh = tanh_portable;
-#ifdef HAVE_X86_SIMD
-  int lvl = mpei_simd_level();
-  if (lvl >= MPEI_SIMD_AVX512) {
-    j->vexp = mpei_ew_exp_avx512;
-    j->vlog = mpei_ew_log_avx512;
-    j->vtanh = mpei_ew_tanh_avx512;
-  } else if (lvl >= MPEI_SIMD_AVX2) {
-    j->vexp = mpei_ew_exp_avx2;
-    j->vlog = mpei_ew_log_avx2;
-    j->vtanh = mpei_ew_tanh_avx2;
-  }
-#endif
-}
-
 static inline int snan32(float x)
 {
   uint32_t u = mpei_f2u(x);
@@ -92,6 +80,20 @@ static inline int snan32(float x)
 static inline unsigned invalid_of(double r, float a, float b)
 {
   return ((isnan(r) && !isnan(a) && !isnan(b)) || snan32(a) || snan32(b)) ? MPE_FLAG_INVALID : 0;
+}
+
+/* A NaN result: the sign of the first NaN operand, else + */
+static inline double nan_rule(double d, double n1, double n2, double n3)
+{
+  if (!isnan(d))
+    return d;
+  if (isnan(n1))
+    return copysign(NAN, n1);
+  if (isnan(n2))
+    return copysign(NAN, n2);
+  if (isnan(n3))
+    return copysign(NAN, n3);
+  return NAN;
 }
 
 /* binary64 d rounded to odd at binary32 (saturating at FLT_MAX, never 0 when d is not) */
@@ -106,24 +108,31 @@ static inline float ro32(double d)
   return f;
 }
 
+static void ro32_portable(float *y, const double *d, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    y[i] = ro32(d[i]);
+}
+
 /* d[i] for elements i0 .. i0+n-1 of a flat operation; returns invalid/divide flags */
-static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, size_t n)
+static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_t n)
 {
   const float *x = j->x + i0, *y = j->y ? j->y + i0 : NULL, *z = j->z ? j->z + i0 : NULL;
-  mpe_round r = j->o.round;
+  mpe_round r = j->round;
   unsigned fl = 0;
   switch (j->op) {
   case EW_ADD: case EW_SUB:
     for (size_t i = 0; i < n; i++) {
       double a = x[i], b = j->op == EW_SUB ? -(double)y[i] : (double)y[i];
       double s = isfinite(a) && isfinite(b) ? mpei_zero_sum_sign(mpei_ro_sum(a, b), a, b, r) : a + b;
+      s = nan_rule(s, x[i], y[i], 0);
       fl |= invalid_of(s, x[i], y[i]);
       d[i] = s;
     }
     break;
   case EW_MUL:
     for (size_t i = 0; i < n; i++) {
-      d[i] = (double)x[i] * y[i];   /* exact */
+      d[i] = nan_rule((double)x[i] * y[i], x[i], y[i], 0);   /* exact */
       fl |= invalid_of(d[i], x[i], y[i]);
     }
     break;
@@ -131,7 +140,7 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
     for (size_t i = 0; i < n; i++) {
       if (y[i] == 0 && x[i] != 0 && isfinite(x[i]))
         fl |= MPE_FLAG_DIVBYZERO;
-      d[i] = mpei_ro_div(x[i], y[i]);
+      d[i] = nan_rule(mpei_ro_div(x[i], y[i]), x[i], y[i], 0);
       fl |= invalid_of(d[i], x[i], y[i]);
     }
     break;
@@ -139,19 +148,23 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
     for (size_t i = 0; i < n; i++) {
       double p = (double)x[i] * y[i], c = z[i];
       double s = isfinite(p) && isfinite(c) ? mpei_zero_sum_sign(mpei_ro_sum(p, c), p, c, r) : p + c;
-      fl |= invalid_of(s, x[i], y[i]) | (isnan(z[i]) ? invalid_of(s, z[i], z[i]) : invalid_of(s, 0, 0));
+      s = nan_rule(s, x[i], y[i], z[i]);
+      /* invalid: a NaN made from numbers, or a signalling NaN operand (a quiet one just propagates) */
+      if ((isnan(s) && !isnan(x[i]) && !isnan(y[i]) && !isnan(z[i])) || snan32(x[i]) || snan32(y[i]) ||
+          snan32(z[i]))
+        fl |= MPE_FLAG_INVALID;
       d[i] = s;
     }
     break;
   case EW_SCALE:
     for (size_t i = 0; i < n; i++) {
-      d[i] = (double)j->alpha * x[i];   /* exact */
+      d[i] = nan_rule((double)j->alpha * x[i], x[i], j->alpha, 0);   /* exact */
       fl |= invalid_of(d[i], x[i], j->alpha);
     }
     break;
   case EW_SQRT:
     for (size_t i = 0; i < n; i++) {
-      d[i] = x[i] < 0 ? NAN : mpei_ro_sqrt(x[i]);
+      d[i] = nan_rule(x[i] < 0 ? NAN : mpei_ro_sqrt(x[i]), x[i], 0, 0);
       fl |= invalid_of(d[i], x[i], 0);
     }
     break;
@@ -159,14 +172,14 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
     for (size_t i = 0; i < n; i++) {
       if (x[i] == 0)
         fl |= MPE_FLAG_DIVBYZERO;
-      d[i] = mpei_ro_div(1.0, x[i]);
+      d[i] = nan_rule(mpei_ro_div(1.0, x[i]), x[i], 0, 0);
       fl |= invalid_of(d[i], x[i], 0);
     }
     break;
   case EW_EXP:
     for (size_t i = 0; i < n; i++)
-      buf[i] = x[i];
-    j->vexp(d, buf, n);
+      d[i] = x[i];
+    exp_portable(d, d, n);   /* in place, element by element */
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
       fl |= invalid_of(0, a, 0);
@@ -177,12 +190,13 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
         d[i] = isinf(a) ? 0.0 : 0x1p-1074;
       else if (a != 0 && (fabsf(a) < 0x1p-40f || d[i] == 1.0))   /* e^a is near 1, never 1 */
         d[i] = a > 0 ? 1 + 0x1p-52 : 1 - 0x1p-53;
+      d[i] = nan_rule(d[i], a, 0, 0);
     }
     break;
   case EW_LOG:
     for (size_t i = 0; i < n; i++)
-      buf[i] = x[i];
-    j->vlog(d, buf, n);
+      d[i] = x[i];
+    log_portable(d, d, n);   /* in place, element by element */
     for (size_t i = 0; i < n; i++) {
       if (x[i] == 0) {
         d[i] = -INFINITY;
@@ -190,13 +204,14 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
       } else if (x[i] < 0) {
         d[i] = NAN;
       }
+      d[i] = nan_rule(d[i], x[i], 0, 0);
       fl |= invalid_of(d[i], x[i], 0);
     }
     break;
   case EW_TANH:
     for (size_t i = 0; i < n; i++)
-      buf[i] = x[i];
-    j->vtanh(d, buf, n);
+      d[i] = x[i];
+    tanh_portable(d, d, n);   /* in place, element by element */
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
       fl |= invalid_of(0, a, 0);
@@ -208,17 +223,18 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
         d[i] = isinf(a) ? (a > 0 ? 1.0 : -1.0) : (a > 0 ? 1 - 0x1p-53 : -(1 - 0x1p-53));
       else if (a != 0 && (fabsf(a) < 0x1p-26f || d[i] == (double)a))
         d[i] = mpei_u2d(mpei_d2u((double)a) - 1);
+      d[i] = nan_rule(d[i], a, 0, 0);
     }
     break;
   case EW_SIGMOID:
     for (size_t i = 0; i < n; i++)
-      buf[i] = -(double)x[i];
-    j->vexp(d, buf, n);
+      d[i] = -(double)x[i];
+    exp_portable(d, d, n);
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
       fl |= invalid_of(0, a, 0);
       if (isnan(a))
-        d[i] = a;
+        d[i] = copysign(NAN, a);
       else if (a >= 37.0f)              /* 1 - sigmoid < 2^-53 */
         d[i] = isinf(a) ? 1.0 : 1 - 0x1p-53;
       else if (a < -708.0f)             /* below binary32's range whatever the format */
@@ -241,16 +257,17 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
 static int stochastic(mpe_round r) { return r == MPE_SR || r == MPE_SR_EQ; }
 
 /* Round d (n values, first element index i0) into out; returns the flags raised. */
-static unsigned round_chunk(const ew_job *j, float *out, double *d, float *tmp, size_t i0, size_t n)
+static unsigned round_chunk(const ew_job *j, float *out, double *d, size_t i0, size_t n)
 {
+  if (!j->fast && j->round)
+    return j->round(out, d, n, &j->plan, j->o.offset + i0);
   unsigned save = mpei_flags, fl;
   mpei_flags = 0;
   mpe_round_opts o = j->o;
   o.offset += i0;
   if (j->fast) {
-    for (size_t i = 0; i < n; i++)
-      tmp[i] = ro32(d[i]);
-    mpe_round_f32(out, tmp, n, j->f, &o);
+    j->ro32(out, d, n);
+    mpe_round_f32(out, out, n, j->f, &o);
   } else {
     mpe_round_f64(d, d, n, j->f, &o);
     for (size_t i = 0; i < n; i++)
@@ -259,6 +276,30 @@ static unsigned round_chunk(const ew_job *j, float *out, double *d, float *tmp, 
   fl = mpei_flags;
   mpei_flags = save;
   return fl;
+}
+
+/* the vector kernels' view of mpei_round_ref for f and o */
+static void make_plan(mpei_ew_plan *pl, const struct mpe_format *f, const mpe_round_opts *o)
+{
+  double mn = f->minnorm;
+  double mid = mn - ldexp(1.0, f->emin - f->p - 1);   /* below: tiny when rounding to nearest */
+  double above_pred = nextafter(mn - ldexp(1.0, f->emin - f->p), INFINITY);   /* below: tiny when rounding away */
+  pl->mode = o->round;
+  pl->flush = o->flush_subnormals != 0;
+  pl->saturate = o->saturate != 0;
+  pl->has_inf = f->has_inf;
+  pl->dbase = 53 - f->p;
+  pl->eminb = f->emin + 1023;
+  pl->maxv = f->maxv;
+  pl->minnorm = mn;
+  pl->minsub_bits = mpei_d2u(f->minsub);
+  switch (o->round) {
+  case MPE_RNE: case MPE_RNA: pl->tiny_pos = pl->tiny_neg = mid; break;
+  case MPE_RU: pl->tiny_pos = above_pred; pl->tiny_neg = mn; break;
+  case MPE_RD: pl->tiny_pos = mn; pl->tiny_neg = above_pred; break;
+  default: pl->tiny_pos = pl->tiny_neg = mn; break;
+  }
+  pl->seed = o->seed;
 }
 
 static int check_common(const mpe_format *f, const mpe_round_opts *o)
@@ -273,13 +314,32 @@ static int check_common(const mpe_format *f, const mpe_round_opts *o)
 static void init_job(ew_job *j, int op, const mpe_format *f, const mpe_round_opts *o)
 {
   mpe_round_opts d = { MPE_RNE, 0, 0, 0, 0 };
-  j->op = op;
+  j->a.op = op;
   j->f = f;
   j->o = o ? *o : d;
+  j->a.round = j->o.round;
   j->fast = !stochastic(j->o.round) && f->p <= 22 && f->emin - f->p + 1 >= -147;
-  j->y = j->z = NULL;
-  j->alpha = 0;
-  pick_kernels(j);
+  j->a.x = j->a.y = j->a.z = NULL;
+  j->a.alpha = 0;
+  make_plan(&j->plan, f, &j->o);
+  j->eval = eval_portable;
+  j->ro32 = ro32_portable;
+  j->round = NULL;
+  j->vexp = exp_portable;
+#ifdef HAVE_X86_SIMD
+  int lvl = mpei_simd_level();
+  if (lvl >= MPEI_SIMD_AVX512) {
+    j->eval = mpei_ew_eval_avx512;
+    j->ro32 = mpei_ew_ro32_avx512;
+    j->round = mpei_ew_round_avx512;
+    j->vexp = mpei_ew_exp_avx512;
+  } else if (lvl >= MPEI_SIMD_AVX2) {
+    j->eval = mpei_ew_eval_avx2;
+    j->ro32 = mpei_ew_ro32_avx2;
+    j->round = mpei_ew_round_avx2;
+    j->vexp = mpei_ew_exp_avx2;
+  }
+#endif
 }
 
 static int run_flat(ew_job *j, float *out, size_t n)
@@ -292,11 +352,10 @@ static int run_flat(ew_job *j, float *out, size_t n)
 #endif
 #pragma omp parallel for schedule(static) reduction(| : fl) if (par)
   for (size_t c = 0; c < nchunks; c++) {
-    double d[CHUNK], buf[CHUNK];
-    float tmp[CHUNK];
+    double d[CHUNK];
     size_t i0 = c * CHUNK, len = n - i0 < CHUNK ? n - i0 : CHUNK;
-    fl |= eval_flat(j, d, buf, i0, len);
-    fl |= round_chunk(j, out + i0, d, tmp, i0, len);
+    fl |= j->eval(d, &j->a, i0, len);
+    fl |= round_chunk(j, out + i0, d, i0, len);
   }
   mpei_flags |= fl;
   return MPE_OK;
@@ -313,7 +372,7 @@ static int unary(int op, float *y, const float *x, size_t n, const mpe_format *f
     return MPE_OK;
   ew_job j;
   init_job(&j, op, f, o);
-  j.x = x;
+  j.a.x = x;
   return run_flat(&j, y, n);
 }
 
@@ -329,8 +388,8 @@ static int binary(int op, float *z, const float *x, const float *y, size_t n, co
     return MPE_OK;
   ew_job j;
   init_job(&j, op, f, o);
-  j.x = x;
-  j.y = y;
+  j.a.x = x;
+  j.a.y = y;
   return run_flat(&j, z, n);
 }
 
@@ -355,9 +414,9 @@ int mpe_ew_fma(float *w, const float *x, const float *y, const float *z, size_t 
     return MPE_OK;
   ew_job j;
   init_job(&j, EW_FMA, f, o);
-  j.x = x;
-  j.y = y;
-  j.z = z;
+  j.a.x = x;
+  j.a.y = y;
+  j.a.z = z;
   return run_flat(&j, w, n);
 }
 
@@ -372,8 +431,8 @@ int mpe_ew_scale(float *y, float alpha, const float *x, size_t n, const mpe_form
     return MPE_OK;
   ew_job j;
   init_job(&j, EW_SCALE, f, o);
-  j.x = x;
-  j.alpha = alpha;
+  j.a.x = x;
+  j.a.alpha = alpha;
   return run_flat(&j, y, n);
 }
 
@@ -395,7 +454,6 @@ int mpe_ew_sigmoid(float *y, const float *x, size_t n, const mpe_format *f, cons
 static unsigned softmax_row(const ew_job *j, float *yr, const float *xr, size_t cols, size_t base)
 {
   double d[CHUNK], buf[CHUNK];
-  float tmp[CHUNK];
   unsigned fl = 0;
   float m = -INFINITY;
   int bad = 0;
@@ -426,7 +484,7 @@ static unsigned softmax_row(const ew_job *j, float *yr, const float *xr, size_t 
     j->vexp(d, buf, len);
     for (size_t i = 0; i < len; i++)
       d[i] /= s;
-    fl |= round_chunk(j, yr + c0, d, tmp, base + c0, len);
+    fl |= round_chunk(j, yr + c0, d, base + c0, len);
   }
   return fl;
 }

@@ -1,13 +1,15 @@
-/* AVX2 SLEEF loops for the element-wise functions (compiled with AVX2_CFLAGS). */
+/* AVX2 build of the element-wise kernels (compiled with AVX2_CFLAGS). */
 #include "config.h"
 #include <immintrin.h>
 #include <sleef.h>
 #include "elementwise.h"
 #define VW 4
-#define VLOAD(p) _mm256_loadu_pd(p)
-#define VSTORE(p, v) _mm256_storeu_pd((p), (v))
+#define SLEEF_EXP(v) ((vd)Sleef_expd4_u10avx2((__m256d)(v)))
+#define SLEEF_LOG(v) ((vd)Sleef_logd4_u10avx2((__m256d)(v)))
+#define SLEEF_TANH(v) ((vd)Sleef_tanhd4_u10avx2((__m256d)(v)))
+#define VSQRT(v) ((vd)_mm256_sqrt_pd((__m256d)(v)))
+#define VFMA(a, b, c) ((vd)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#define MULU32(a, b) ((vq)_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
 #include "elementwise_kernel.h"
 
-EW_LOOP(mpei_ew_exp_avx2, Sleef_expd4_u10avx2)
-EW_LOOP(mpei_ew_log_avx2, Sleef_logd4_u10avx2)
-EW_LOOP(mpei_ew_tanh_avx2, Sleef_tanhd4_u10avx2)
+EW_DEFINE(avx2)

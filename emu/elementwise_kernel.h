@@ -1,18 +1,483 @@
-/* SLEEF vector loops over binary64 arrays, written once and compiled per
-   instruction set (elementwise_avx2.c, elementwise_avx512.c). The tail is
-   padded with zeros so every element goes through the same vector code. */
+/* The element-wise kernels, written once with GCC vector extensions on VW
+   binary64 lanes and included by elementwise_avx2.c (VW = 4) and
+   elementwise_avx512.c (VW = 8), each compiled with its own -m flags.
+   The including file defines VW, the SLEEF calls SLEEF_EXP/LOG/TANH, VSQRT,
+   VFMA (a*b+c, one rounding) and MULU32 (32x32->64 products of the low halves).
+
+   Every function here computes, bit for bit, what the portable code in
+   elementwise.c computes (eval_flat, ro32, mpei_round_ref); check_elementwise
+   compares them on random and boundary inputs for every operation, format and
+   mode. Tails go through the same vector code on zero-padded copies; the flags
+   of the padding lanes are masked off. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
-#define EW_LOOP(fname, sleeffn)                                   \
-  void fname(double *y, const double *x, size_t n)                \
-  {                                                               \
-    size_t i = 0;                                                 \
-    for (; i + VW <= n; i += VW)                                  \
-      VSTORE(y + i, sleeffn(VLOAD(x + i)));                       \
-    if (i < n) {                                                  \
-      double buf[VW] = { 0 };                                     \
-      memcpy(buf, x + i, (n - i) * sizeof(double));               \
-      VSTORE(buf, sleeffn(VLOAD(buf)));                           \
-      memcpy(y + i, buf, (n - i) * sizeof(double));               \
-    }                                                             \
+typedef double vd __attribute__((vector_size(VW * 8)));
+typedef uint64_t vq __attribute__((vector_size(VW * 8)));
+typedef int64_t vs __attribute__((vector_size(VW * 8)));
+typedef float vf __attribute__((vector_size(VW * 4)));
+typedef uint32_t vu32 __attribute__((vector_size(VW * 4)));
+typedef int32_t vi32 __attribute__((vector_size(VW * 4)));
+
+#define AI inline __attribute__((always_inline))
+#define SPQ(v) ((vq){} + (uint64_t)(v))
+#define SPS(v) ((vs){} + (int64_t)(v))
+#define SPD(v) spd_(v)
+#define SELQ(m, a, b) ((((vq)(m)) & (vq)(a)) | (~((vq)(m)) & (vq)(b)))
+#define SELS(m, a, b) ((vs)SELQ((m), (vq)(a), (vq)(b)))
+#define SELD(m, a, b) ((vd)SELQ((m), (vq)(a), (vq)(b)))
+
+static const uint64_t ABS64 = 0x7fffffffffffffffull, SIGN64 = 0x8000000000000000ull;
+static const uint64_t QNAN64 = 0x7ff8000000000000ull, INF64 = 0x7ff0000000000000ull;
+
+static AI vd spd_(double v)   /* a splat that keeps -0 */
+{
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  return (vd)SPQ(u);
+}
+static AI vd widen(vf f) { return __builtin_convertvector(f, vd); }
+static AI vf loadf(const float *p) { vf f; memcpy(&f, p, sizeof f); return f; }
+static AI vd vabs(vd v) { return (vd)((vq)v & ABS64); }
+static AI vs isnan_d(vd v) { return v != v; }
+static AI vs isfin_d(vd v) { return (vs)(((vq)v & ABS64) < INF64); }
+
+/* binary32 signalling NaNs, as 64-bit lane masks */
+static AI vs snan_f(vf f)
+{
+  vu32 u = (vu32)f;
+  vi32 m = ((u & 0x7f800000u) == 0x7f800000u) & ((u & 0x3fffffu) != 0) & ((u & 0x400000u) == 0);
+  return __builtin_convertvector(m, vs);
+}
+
+/* quiet NaN carrying the sign of v */
+static AI vd qnan_of(vd v) { return (vd)(((vq)v & SIGN64) | QNAN64); }
+
+/* x rounded to odd at 53 bits, from s (nearest) and err = x - s (its sign);
+   lanes outside `ok` keep s (mpei_ro_adjust) */
+static AI vd ro_adjust(vd s, vd err, vs ok)
+{
+  vq u = (vq)s;
+  vs adj = ok & (err != 0) & (vs)((u & 1) == 0);
+  vs same = ~(((vs)u < 0) ^ (err < 0));      /* away from zero when err has s's sign */
+  return (vd)(u + ((vq)adj & SELQ(same, SPQ(1), SPQ(~0ull))));
+}
+
+/* a + b rounded to odd with IEEE's sign of an exact zero sum; plain a + b
+   where an operand is not finite (the sum of two binary32-range values never
+   overflows binary64) */
+static AI vd ro_sum(vd a, vd b, mpe_round r)
+{
+  vd s = a + b;
+  vd bb = s - a;
+  vd e = (a - (s - bb)) + (b - bb);
+  vs fin = isfin_d(a) & isfin_d(b);
+  s = ro_adjust(s, e, fin);
+  vs bothz = (a == 0) & (b == 0) & (vs)(((vq)a ^ (vq)b) < SIGN64);
+  vs zs = fin & (s == 0) & ~bothz;
+  return SELD(zs, SPD(r == MPE_RD ? -0.0 : 0.0), s);
+}
+
+static AI vd ro_div(vd a, vd b)
+{
+  vd q = a / b;
+  vd rem = VFMA(-q, b, a);
+  vd err = SELD(b > 0, rem, -rem);
+  return ro_adjust(q, err, isfin_d(q) & (q != 0));
+}
+
+typedef struct { vs invalid, divz; } evalfl;
+
+/* NaN results: the sign of the first NaN operand (n1, n2, n3), else + */
+static AI vd nan_rule(vd d, vd n1, vd n2, vd n3)
+{
+  vd nanv = SELD(isnan_d(n1), qnan_of(n1), SELD(isnan_d(n2), qnan_of(n2), SELD(isnan_d(n3), qnan_of(n3), SPQ(QNAN64))));
+  return SELD(isnan_d(d), nanv, d);
+}
+
+static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, evalfl *fl)
+{
+  const vd x = widen(xf), zero = SPD(0);
+  vd d;
+  switch (op) {
+  case EW_ADD: case EW_SUB: {
+    vd y = widen(yf);
+    d = ro_sum(x, op == EW_SUB ? -y : y, a->round);
+    d = nan_rule(d, x, y, zero);
+    fl->invalid |= (isnan_d(d) & ~isnan_d(x) & ~isnan_d(y)) | snan_f(xf) | snan_f(yf);
+    break;
   }
+  case EW_MUL: case EW_SCALE: {
+    vd y = op == EW_MUL ? widen(yf) : SPD(a->alpha);
+    d = nan_rule(x * y, x, y, zero);   /* exact */
+    fl->invalid |= (isnan_d(d) & ~isnan_d(x) & ~isnan_d(y)) | snan_f(xf);
+    fl->invalid |= op == EW_MUL ? snan_f(yf) : snan_f((vf){} + a->alpha);
+    break;
+  }
+  case EW_FMA: {
+    vd y = widen(yf), z = widen(zf);
+    vd p = x * y;   /* exact */
+    d = nan_rule(ro_sum(p, z, a->round), x, y, z);
+    fl->invalid |= (isnan_d(d) & ~isnan_d(x) & ~isnan_d(y) & ~isnan_d(z)) | snan_f(xf) | snan_f(yf) | snan_f(zf);
+    break;
+  }
+  case EW_DIV: {
+    vd y = widen(yf);
+    fl->divz |= (y == 0) & (x != 0) & isfin_d(x);
+    d = nan_rule(ro_div(x, y), x, y, zero);
+    fl->invalid |= (isnan_d(d) & ~isnan_d(x) & ~isnan_d(y)) | snan_f(xf) | snan_f(yf);
+    break;
+  }
+  case EW_RECIP:
+    fl->divz |= x == 0;
+    d = nan_rule(ro_div(SPD(1), x), x, zero, zero);
+    fl->invalid |= (isnan_d(d) & ~isnan_d(x)) | snan_f(xf);
+    break;
+  case EW_SQRT: {
+    vd s = VSQRT(x);
+    s = ro_adjust(s, VFMA(-s, s, x), isfin_d(s) & (s != 0));
+    d = nan_rule(SELD(x < 0, SPQ(QNAN64), s), x, zero, zero);
+    fl->invalid |= (isnan_d(d) & ~isnan_d(x)) | snan_f(xf);
+    break;
+  }
+  case EW_EXP: {
+    vd r = SLEEF_EXP(x);
+    vs c3 = (x != 0) & ((vabs(x) < 0x1p-40) | (r == 1.0));
+    r = SELD(c3, SELD(x > 0, SPD(1 + 0x1p-52), SPD(1 - 0x1p-53)), r);
+    r = SELD(x < -745.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), r);
+    r = SELD(x > 709.0, SELD(x == INFINITY, SPD(INFINITY), SPD(DBL_MAX)), r);
+    d = nan_rule(r, x, zero, zero);
+    fl->invalid |= snan_f(xf);
+    break;
+  }
+  case EW_LOG: {
+    vd r = SLEEF_LOG(x);
+    fl->divz |= x == 0;
+    r = SELD(x < 0, SPQ(QNAN64), SELD(x == 0, SPD(-INFINITY), r));
+    d = nan_rule(r, x, zero, zero);
+    fl->invalid |= (isnan_d(d) & ~isnan_d(x)) | snan_f(xf);
+    break;
+  }
+  case EW_TANH: {
+    vd r = SLEEF_TANH(x);
+    vs c2 = (x != 0) & ((vabs(x) < 0x1p-26) | (r == x));
+    r = SELD(c2, (vd)((vq)x - 1), r);
+    vd one = SELD(x > 0, SPD(1.0), SPD(-1.0));
+    vd near1 = SELD(x > 0, SPD(1 - 0x1p-53), SPD(-(1 - 0x1p-53)));
+    r = SELD(vabs(x) >= (double)9.7f, SELD(vabs(x) == INFINITY, one, near1), r);
+    d = nan_rule(r, x, zero, zero);
+    fl->invalid |= snan_f(xf);
+    break;
+  }
+  default: { /* EW_SIGMOID */
+    vd e = SLEEF_EXP(-x);
+    vd q = 1.0 / (1.0 + e);
+    vd half_side = SELD(x > 0, SPD(0.5 + 0x1p-53), SPD(0.5 - 0x1p-54));
+    q = SELD(q == 1.0, SPD(1 - 0x1p-53), SELD((q == 0.5) & (x != 0), half_side, q));
+    q = SELD((x != 0) & (vabs(x) < 0x1p-45), half_side, q);
+    q = SELD(x < -708.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), q);
+    q = SELD(x >= 37.0, SELD(x == INFINITY, SPD(1.0), SPD(1 - 0x1p-53)), q);
+    d = nan_rule(q, x, zero, zero);
+    fl->invalid |= snan_f(xf);
+    break;
+  }
+  }
+  return d;
+}
+
+static AI unsigned eval_body(double *d, const mpei_ew_args *a, size_t i0, size_t n, const int op)
+{
+  const float *x = a->x + i0;
+  const float *y = (op <= EW_DIV || op == EW_FMA) ? a->y + i0 : NULL;
+  const float *z = op == EW_FMA ? a->z + i0 : NULL;
+  const vf fz = {};
+  evalfl fl = { SPS(0), SPS(0) };
+  size_t i = 0;
+  for (; i + VW <= n; i += VW) {
+    vd r = eval_vec(op, a, loadf(x + i), y ? loadf(y + i) : fz, z ? loadf(z + i) : fz, &fl);
+    memcpy(d + i, &r, sizeof r);
+  }
+  if (i < n) {
+    size_t len = n - i;
+    float bx[VW] = { 0 }, by[VW] = { 0 }, bz[VW] = { 0 };
+    memcpy(bx, x + i, len * 4);
+    if (y)
+      memcpy(by, y + i, len * 4);
+    if (z)
+      memcpy(bz, z + i, len * 4);
+    evalfl tf = { SPS(0), SPS(0) };
+    vd r = eval_vec(op, a, loadf(bx), loadf(by), loadf(bz), &tf);
+    vs valid;
+    for (int k = 0; k < VW; k++)
+      valid[k] = (size_t)k < len ? -1 : 0;
+    fl.invalid |= tf.invalid & valid;
+    fl.divz |= tf.divz & valid;
+    memcpy(d + i, &r, len * 8);
+  }
+  vs none = SPS(0);
+  unsigned f = 0;
+  if (memcmp(&fl.invalid, &none, sizeof none))
+    f |= MPE_FLAG_INVALID;
+  if (memcmp(&fl.divz, &none, sizeof none))
+    f |= MPE_FLAG_DIVBYZERO;
+  return f;
+}
+
+static unsigned eval_entry(double *d, const mpei_ew_args *a, size_t i0, size_t n)
+{
+  switch (a->op) {
+  case EW_ADD: return eval_body(d, a, i0, n, EW_ADD);
+  case EW_SUB: return eval_body(d, a, i0, n, EW_SUB);
+  case EW_MUL: return eval_body(d, a, i0, n, EW_MUL);
+  case EW_DIV: return eval_body(d, a, i0, n, EW_DIV);
+  case EW_FMA: return eval_body(d, a, i0, n, EW_FMA);
+  case EW_SCALE: return eval_body(d, a, i0, n, EW_SCALE);
+  case EW_SQRT: return eval_body(d, a, i0, n, EW_SQRT);
+  case EW_RECIP: return eval_body(d, a, i0, n, EW_RECIP);
+  case EW_EXP: return eval_body(d, a, i0, n, EW_EXP);
+  case EW_LOG: return eval_body(d, a, i0, n, EW_LOG);
+  case EW_TANH: return eval_body(d, a, i0, n, EW_TANH);
+  default: return eval_body(d, a, i0, n, EW_SIGMOID);
+  }
+}
+
+/* ---- binary64 -> binary32 rounded to odd (as ro32 in elementwise.c) */
+static AI vf ro32_vec(vd d)
+{
+  vf f = __builtin_convertvector(d, vf);
+  vd back = widen(f);
+  vi32 adj = __builtin_convertvector((back != d) & (d == d), vi32) & (vi32)(((vu32)f & 1) == 0);
+  vi32 up = __builtin_convertvector(vabs(d) > vabs(back), vi32);
+  vu32 u = (vu32)f + ((vu32)adj & (((vu32)up & 2u) - 1u));   /* +1 toward |d|, else -1 */
+  return (vf)u;
+}
+
+static void ro32_entry(float *y, const double *d, size_t n)
+{
+  size_t i = 0;
+  for (; i + VW <= n; i += VW) {
+    vd v;
+    memcpy(&v, d + i, sizeof v);
+    vf r = ro32_vec(v);
+    memcpy(y + i, &r, sizeof r);
+  }
+  if (i < n) {
+    double b[VW] = { 0 };
+    memcpy(b, d + i, (n - i) * 8);
+    vd v;
+    memcpy(&v, b, sizeof v);
+    vf r = ro32_vec(v);
+    memcpy(y + i, &r, (n - i) * 4);
+  }
+}
+
+/* ---- Philox4x32-10 (emu/philox.c) on VW counters, one counter per 64-bit lane */
+static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
+{
+  const vq m32 = SPQ(0xffffffffu);
+  vq c0 = ctr & m32, c1 = ctr >> 32, c2 = SPQ(0), c3 = SPQ(0);
+  uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+  for (int r = 0; r < 10; r++) {
+    vq p0 = MULU32(c0, SPQ(0xD2511F53u));
+    vq p1 = MULU32(c2, SPQ(0xCD9E8D57u));
+    vq n0 = (p1 >> 32) ^ c1 ^ k0;
+    vq n2 = (p0 >> 32) ^ c3 ^ k1;
+    c1 = p1 & m32;
+    c3 = p0 & m32;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}
+
+/* w[i] = mpei_sr_word(seed, idx0 + i), i < n */
+#define RBLOCK 512
+static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)
+{
+  uint32_t tmp[RBLOCK + 8 * VW];
+  uint64_t c0 = idx0 >> 2, skip = idx0 & 3;
+  size_t ncount = (size_t)((skip + n + 3) >> 2);
+  vq lane;
+  for (int j = 0; j < VW; j++)
+    lane[j] = (uint64_t)j;
+  for (size_t c = 0; c < ncount; c += VW) {
+    vq out[4];
+    philox_vec(SPQ(c0 + c) + lane, seed, out);
+    for (int j = 0; j < VW; j++)
+      for (int k = 0; k < 4; k++)
+        tmp[4 * (c + j) + k] = (uint32_t)out[k][j];
+  }
+  memcpy(w, tmp + skip, n * 4);
+}
+
+/* ---- binary64 -> the plan's format (as mpei_round_ref), flags as lane masks */
+typedef struct { vs inexact, underflow, overflow, invalid, saturated, flushed; } roundfl;
+
+static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, roundfl *fa)
+{
+  const vq u = (vq)dv, a = u & ABS64, sgn = u & SIGN64;
+  const vd ad = (vd)a;
+  const vs E = (vs)(a >> 52);
+  const vs Eeff = E - (E == 0);
+  vs dsub = SPS(pl->eminb) - Eeff;
+  dsub &= dsub > 0;
+  const vs dd = SPS(pl->dbase) + dsub;             /* bits below the format's quantum */
+  const vs ddc = SELS(dd > 63, SPS(63), dd);
+  const vq M = (a & 0xfffffffffffffull) | ((vq)(E != 0) & (1ull << 52));
+  const vq one = SPQ(1) << (vq)ddc;
+  const vq t = M >> (vq)ddc, rem = M & (one - 1), half = one >> 1;
+  const vs inex = (vs)(rem != 0);
+  const vs neg = (vs)sgn != 0;
+  vs up;
+  switch (mode) {
+  case MPE_RNE: up = inex & ((vs)(rem > half) | ((vs)(rem == half) & (vs)((t & 1) != 0))); break;
+  case MPE_RNA: up = inex & (vs)(rem >= half); break;
+  case MPE_RZ: up = SPS(0); break;
+  case MPE_RU: up = inex & ~neg; break;
+  case MPE_RD: up = inex & neg; break;
+  case MPE_RO: up = inex & (vs)((t & 1) == 0); break;
+  case MPE_SR: {
+    /* floor(fraction * 2^32) of the remainder (round_ref.c) */
+    vs shr = dd - 32;
+    shr = SELS(shr > 63, SPS(63), shr);
+    vq T = SELQ(dd <= 32, rem << (vq)((32 - dd) & (dd <= 32)), rem >> (vq)(shr & (shr > 0)));
+    up = inex & (vs)(rnd < T);
+    break;
+  }
+  default: /* MPE_SR_EQ */
+    up = inex & (vs)((rnd >> 31) != 0);
+    break;
+  }
+  const vq R = t - (vq)up;
+  vq res = SELQ(dd >= 53, SELQ(R != 0, SPQ(pl->minsub_bits), SPQ(0)),
+                ((vq)(Eeff - 1) << 52) + (R << (vq)ddc));
+  const vs spec = (vs)(a >= INF64), nan = (vs)(a > INF64), isinf = spec & ~nan;
+  const vs ovf = ((vd)res > pl->maxv) & ~spec;
+  vs to_max;
+  switch (mode) {
+  case MPE_RZ: case MPE_RO: to_max = SPS(-1); break;
+  case MPE_RU: to_max = neg; break;
+  case MPE_RD: to_max = ~neg; break;
+  default: to_max = SPS(0); break;
+  }
+  if (pl->saturate)
+    to_max = SPS(-1);
+  const vq maxb = (vq)SPD(pl->maxv), ovfb = SPQ(pl->has_inf ? INF64 : QNAN64);
+  res = SELQ(ovf, SELQ(to_max, maxb, ovfb), res);
+  const vq infb = pl->saturate ? maxb : ovfb;
+  res = SELQ(spec, SELQ(nan, SPQ(QNAN64), infb), res);
+  vs fl = SPS(0);
+  if (pl->flush) {
+    fl = (vs)(res != 0) & ((vd)res < pl->minnorm) & ~spec;
+    res &= ~(vq)fl;
+  }
+  const vs fin = ~spec;
+  const vd tiny = SELD(neg, SPD(pl->tiny_neg), SPD(pl->tiny_pos));
+  fa->inexact |= (fin & inex) | ovf | fl;
+  fa->underflow |= (fin & inex & (ad < tiny)) | fl;
+  fa->overflow |= ovf;
+  fa->flushed |= fl;
+  if (pl->saturate)
+    fa->saturated |= ovf | isinf;
+  fa->invalid |= nan & (vs)((a & 0x0008000000000000ull) == 0);
+  if (!pl->has_inf && !pl->saturate)
+    fa->invalid |= isinf;
+  return (vd)(res | sgn);
+}
+
+static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew_plan *plan, uint64_t idx0,
+                              const int mode)
+{
+  const mpei_ew_plan P = *plan;
+  const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
+  roundfl fa = { SPS(0), SPS(0), SPS(0), SPS(0), SPS(0), SPS(0) };
+  uint32_t w[RBLOCK + VW];
+  for (size_t b = 0; b < n; b += RBLOCK) {
+    size_t len = n - b < RBLOCK ? n - b : RBLOCK, i = 0;
+    if (sr)
+      sr_words(w, P.seed, idx0 + b, len);
+    for (; i + VW <= len; i += VW) {
+      vd v;
+      memcpy(&v, d + b + i, sizeof v);
+      vq r = SPQ(0);
+      if (sr) {
+        vu32 r32;
+        memcpy(&r32, w + i, sizeof r32);
+        r = __builtin_convertvector(r32, vq);
+      }
+      vf f = __builtin_convertvector(round_vec(v, &P, mode, r, &fa), vf);   /* exact */
+      memcpy(y + b + i, &f, sizeof f);
+    }
+    if (i < len) {   /* zero padding rounds to zero and raises nothing */
+      double bd[VW] = { 0 };
+      uint32_t bw[VW] = { 0 };
+      memcpy(bd, d + b + i, (len - i) * 8);
+      if (sr)
+        memcpy(bw, w + i, (len - i) * 4);
+      vd v;
+      memcpy(&v, bd, sizeof v);
+      vu32 r32;
+      memcpy(&r32, bw, sizeof r32);
+      vf f = __builtin_convertvector(round_vec(v, &P, mode, __builtin_convertvector(r32, vq), &fa), vf);
+      memcpy(y + b + i, &f, (len - i) * 4);
+    }
+  }
+  vs z = SPS(0);
+  unsigned f = 0;
+#define ANY(v) (memcmp(&(v), &z, sizeof z) != 0)
+  if (ANY(fa.inexact)) f |= MPE_FLAG_INEXACT;
+  if (ANY(fa.underflow)) f |= MPE_FLAG_UNDERFLOW;
+  if (ANY(fa.overflow)) f |= MPE_FLAG_OVERFLOW;
+  if (ANY(fa.invalid)) f |= MPE_FLAG_INVALID;
+  if (ANY(fa.saturated)) f |= MPE_FLAG_SATURATED;
+  if (ANY(fa.flushed)) f |= MPE_FLAG_FLUSHED;
+#undef ANY
+  return f;
+}
+
+static unsigned round_entry(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0)
+{
+  switch (pl->mode) {
+  case MPE_RNE: return round_body(y, d, n, pl, idx0, MPE_RNE);
+  case MPE_RNA: return round_body(y, d, n, pl, idx0, MPE_RNA);
+  case MPE_RZ: return round_body(y, d, n, pl, idx0, MPE_RZ);
+  case MPE_RU: return round_body(y, d, n, pl, idx0, MPE_RU);
+  case MPE_RD: return round_body(y, d, n, pl, idx0, MPE_RD);
+  case MPE_RO: return round_body(y, d, n, pl, idx0, MPE_RO);
+  case MPE_SR: return round_body(y, d, n, pl, idx0, MPE_SR);
+  default: return round_body(y, d, n, pl, idx0, MPE_SR_EQ);
+  }
+}
+
+/* binary64 exp for softmax (zero-padded tail) */
+static void exp_entry(double *y, const double *x, size_t n)
+{
+  size_t i = 0;
+  for (; i + VW <= n; i += VW) {
+    vd v;
+    memcpy(&v, x + i, sizeof v);
+    v = SLEEF_EXP(v);
+    memcpy(y + i, &v, sizeof v);
+  }
+  if (i < n) {
+    double b[VW] = { 0 };
+    memcpy(b, x + i, (n - i) * 8);
+    vd v;
+    memcpy(&v, b, sizeof v);
+    v = SLEEF_EXP(v);
+    memcpy(y + i, &v, (n - i) * 8);
+  }
+}
+
+#define EW_DEFINE(isa)                                                                              \
+  unsigned mpei_ew_eval_##isa(double *d, const mpei_ew_args *a, size_t i0, size_t n)               \
+  { return eval_entry(d, a, i0, n); }                                                              \
+  void mpei_ew_ro32_##isa(float *y, const double *d, size_t n) { ro32_entry(y, d, n); }             \
+  unsigned mpei_ew_round_##isa(float *y, const double *d, size_t n, const mpei_ew_plan *pl,         \
+                               uint64_t idx0)                                                       \
+  { return round_entry(y, d, n, pl, idx0); }                                                       \
+  void mpei_ew_exp_##isa(double *y, const double *x, size_t n) { exp_entry(y, x, n); }
