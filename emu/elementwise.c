@@ -8,12 +8,13 @@
    the vector kernels of elementwise_kernel.h (AVX2, AVX-512), which compute
    the same bits.
 
-   Rounding path: for deterministic modes and formats with p <= 22 whose
-   quanta are at least 4x binary32's (emin - p + 1 >= -147), the binary64 value
-   is rounded to odd at binary32 (innocuous: p + 2 <= 24 bits kept) and handed
-   to mpe_round_f32. Otherwise the binary64 value is rounded directly, by
-   mpe_round_f64 (portable) or by the vector kernel that reproduces
-   mpei_round_ref. Element i always uses the random word (seed, offset + i).
+   Rounding: the vector kernels round the binary64 value directly, with the
+   decisions and flags of mpei_round_ref. The portable code, for deterministic
+   modes and formats with p <= 22 whose quanta are at least 4x binary32's
+   (emin - p + 1 >= -147), rounds the binary64 value to odd at binary32
+   (innocuous: p + 2 <= 24 bits kept) and hands it to mpe_round_f32; otherwise
+   mpe_round_f64 rounds it directly. Element i always uses the random word
+   (seed, offset + i), the word mpe_round_f64 and mpe_round_f32 use.
    A NaN result is the quiet NaN with the sign of the first NaN operand (x, y,
    z; alpha after x), or +NaN when the operation made it from numbers. */
 #include "config.h"
@@ -35,10 +36,9 @@ typedef struct {
   mpei_ew_args a;
   const struct mpe_format *f;
   mpe_round_opts o;
-  int fast;                 /* RO at binary32, then mpe_round_f32 */
+  int fast;                 /* portable: RO at binary32, then mpe_round_f32 */
   mpei_ew_plan plan;        /* direct rounding by the vector kernel */
   mpei_ew_eval_fn eval;
-  mpei_ew_ro32_fn ro32;
   mpei_ew_round_fn round;   /* NULL: mpe_round_f64 */
   mpei_ew_vfn vexp;
 } ew_job;
@@ -70,32 +70,6 @@ PORTABLE_LOOP(exp_portable, Sleef_expd1_u10)
 PORTABLE_LOOP(log_portable, Sleef_logd1_u10)
 PORTABLE_LOOP(tanh_portable, Sleef_tanhd1_u10)
 
-static inline int snan32(float x)
-{
-  uint32_t u = mpei_f2u(x);
-  return (u & 0x7f800000u) == 0x7f800000u && (u & 0x3fffffu) && !(u & 0x400000u);
-}
-
-/* NaN made from non-NaN operands, or a signalling NaN operand */
-static inline unsigned invalid_of(double r, float a, float b)
-{
-  return ((isnan(r) && !isnan(a) && !isnan(b)) || snan32(a) || snan32(b)) ? MPE_FLAG_INVALID : 0;
-}
-
-/* A NaN result: the sign of the first NaN operand, else + */
-static inline double nan_rule(double d, double n1, double n2, double n3)
-{
-  if (!isnan(d))
-    return d;
-  if (isnan(n1))
-    return copysign(NAN, n1);
-  if (isnan(n2))
-    return copysign(NAN, n2);
-  if (isnan(n3))
-    return copysign(NAN, n3);
-  return NAN;
-}
-
 /* binary64 d rounded to odd at binary32 (saturating at FLT_MAX, never 0 when d is not) */
 static inline float ro32(double d)
 {
@@ -106,12 +80,6 @@ static inline float ro32(double d)
       f = mpei_u2f(fabs(d) > fabs((double)f) ? u + 1 : u - 1);
   }
   return f;
-}
-
-static void ro32_portable(float *y, const double *d, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    y[i] = ro32(d[i]);
 }
 
 /* d[i] for elements i0 .. i0+n-1 of a flat operation; returns invalid/divide flags */
@@ -125,55 +93,43 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
     for (size_t i = 0; i < n; i++) {
       double a = x[i], b = j->op == EW_SUB ? -(double)y[i] : (double)y[i];
       double s = isfinite(a) && isfinite(b) ? mpei_zero_sum_sign(mpei_ro_sum(a, b), a, b, r) : a + b;
-      s = nan_rule(s, x[i], y[i], 0);
-      fl |= invalid_of(s, x[i], y[i]);
       d[i] = s;
     }
     break;
   case EW_MUL:
     for (size_t i = 0; i < n; i++) {
-      d[i] = nan_rule((double)x[i] * y[i], x[i], y[i], 0);   /* exact */
-      fl |= invalid_of(d[i], x[i], y[i]);
+      d[i] = (double)x[i] * y[i];   /* exact */
     }
     break;
   case EW_DIV:
     for (size_t i = 0; i < n; i++) {
       if (y[i] == 0 && x[i] != 0 && isfinite(x[i]))
         fl |= MPE_FLAG_DIVBYZERO;
-      d[i] = nan_rule(mpei_ro_div(x[i], y[i]), x[i], y[i], 0);
-      fl |= invalid_of(d[i], x[i], y[i]);
+      d[i] = mpei_ro_div(x[i], y[i]);
     }
     break;
   case EW_FMA:
     for (size_t i = 0; i < n; i++) {
       double p = (double)x[i] * y[i], c = z[i];
       double s = isfinite(p) && isfinite(c) ? mpei_zero_sum_sign(mpei_ro_sum(p, c), p, c, r) : p + c;
-      s = nan_rule(s, x[i], y[i], z[i]);
-      /* invalid: a NaN made from numbers, or a signalling NaN operand (a quiet one just propagates) */
-      if ((isnan(s) && !isnan(x[i]) && !isnan(y[i]) && !isnan(z[i])) || snan32(x[i]) || snan32(y[i]) ||
-          snan32(z[i]))
-        fl |= MPE_FLAG_INVALID;
       d[i] = s;
     }
     break;
   case EW_SCALE:
     for (size_t i = 0; i < n; i++) {
-      d[i] = nan_rule((double)j->alpha * x[i], x[i], j->alpha, 0);   /* exact */
-      fl |= invalid_of(d[i], x[i], j->alpha);
+      d[i] = (double)j->alpha * x[i];   /* exact */
     }
     break;
   case EW_SQRT:
     for (size_t i = 0; i < n; i++) {
-      d[i] = nan_rule(x[i] < 0 ? NAN : mpei_ro_sqrt(x[i]), x[i], 0, 0);
-      fl |= invalid_of(d[i], x[i], 0);
+      d[i] = x[i] < 0 ? NAN : mpei_ro_sqrt(x[i]);
     }
     break;
   case EW_RECIP:
     for (size_t i = 0; i < n; i++) {
       if (x[i] == 0)
         fl |= MPE_FLAG_DIVBYZERO;
-      d[i] = nan_rule(mpei_ro_div(1.0, x[i]), x[i], 0, 0);
-      fl |= invalid_of(d[i], x[i], 0);
+      d[i] = mpei_ro_div(1.0, x[i]);
     }
     break;
   case EW_EXP:
@@ -182,7 +138,6 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
     exp_portable(d, d, n);   /* in place, element by element */
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
-      fl |= invalid_of(0, a, 0);
       /* binary64 overflow/underflow: an odd stand-in on the right side of every boundary */
       if (a > 709.0f)
         d[i] = isinf(a) ? INFINITY : DBL_MAX;
@@ -190,7 +145,6 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
         d[i] = isinf(a) ? 0.0 : 0x1p-1074;
       else if (a != 0 && (fabsf(a) < 0x1p-40f || d[i] == 1.0))   /* e^a is near 1, never 1 */
         d[i] = a > 0 ? 1 + 0x1p-52 : 1 - 0x1p-53;
-      d[i] = nan_rule(d[i], a, 0, 0);
     }
     break;
   case EW_LOG:
@@ -204,8 +158,6 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
       } else if (x[i] < 0) {
         d[i] = NAN;
       }
-      d[i] = nan_rule(d[i], x[i], 0, 0);
-      fl |= invalid_of(d[i], x[i], 0);
     }
     break;
   case EW_TANH:
@@ -214,7 +166,6 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
     tanh_portable(d, d, n);   /* in place, element by element */
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
-      fl |= invalid_of(0, a, 0);
       /* Where binary64 can land on a boundary of every format (+-1, or a itself)
          while the exact value cannot, an odd stand-in on the exact value's side:
          for |a| >= 9.7, 1 - |tanh a| < 2^-26, so 1 - 2^-53 lies between the same
@@ -223,7 +174,6 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
         d[i] = isinf(a) ? (a > 0 ? 1.0 : -1.0) : (a > 0 ? 1 - 0x1p-53 : -(1 - 0x1p-53));
       else if (a != 0 && (fabsf(a) < 0x1p-26f || d[i] == (double)a))
         d[i] = mpei_u2d(mpei_d2u((double)a) - 1);
-      d[i] = nan_rule(d[i], a, 0, 0);
     }
     break;
   case EW_SIGMOID:
@@ -232,9 +182,8 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
     exp_portable(d, d, n);
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
-      fl |= invalid_of(0, a, 0);
       if (isnan(a))
-        d[i] = copysign(NAN, a);
+        d[i] = a;
       else if (a >= 37.0f)              /* 1 - sigmoid < 2^-53 */
         d[i] = isinf(a) ? 1.0 : 1 - 0x1p-53;
       else if (a < -708.0f)             /* below binary32's range whatever the format */
@@ -251,6 +200,9 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
     }
     break;
   }
+  for (size_t i = 0; i < n; i++)
+    if (isnan(d[i]))
+      fl |= mpei_ew_nan_fix(j, i0 + i, &d[i]);
   return fl;
 }
 
@@ -259,14 +211,15 @@ static int stochastic(mpe_round r) { return r == MPE_SR || r == MPE_SR_EQ; }
 /* Round d (n values, first element index i0) into out; returns the flags raised. */
 static unsigned round_chunk(const ew_job *j, float *out, double *d, size_t i0, size_t n)
 {
-  if (!j->fast && j->round)
+  if (j->round)
     return j->round(out, d, n, &j->plan, j->o.offset + i0);
   unsigned save = mpei_flags, fl;
   mpei_flags = 0;
   mpe_round_opts o = j->o;
   o.offset += i0;
   if (j->fast) {
-    j->ro32(out, d, n);
+    for (size_t i = 0; i < n; i++)
+      out[i] = ro32(d[i]);
     mpe_round_f32(out, out, n, j->f, &o);
   } else {
     mpe_round_f64(d, d, n, j->f, &o);
@@ -323,19 +276,16 @@ static void init_job(ew_job *j, int op, const mpe_format *f, const mpe_round_opt
   j->a.alpha = 0;
   make_plan(&j->plan, f, &j->o);
   j->eval = eval_portable;
-  j->ro32 = ro32_portable;
   j->round = NULL;
   j->vexp = exp_portable;
 #ifdef HAVE_X86_SIMD
   int lvl = mpei_simd_level();
   if (lvl >= MPEI_SIMD_AVX512) {
     j->eval = mpei_ew_eval_avx512;
-    j->ro32 = mpei_ew_ro32_avx512;
     j->round = mpei_ew_round_avx512;
     j->vexp = mpei_ew_exp_avx512;
   } else if (lvl >= MPEI_SIMD_AVX2) {
     j->eval = mpei_ew_eval_avx2;
-    j->ro32 = mpei_ew_ro32_avx2;
     j->round = mpei_ew_round_avx2;
     j->vexp = mpei_ew_exp_avx2;
   }
@@ -460,7 +410,7 @@ static unsigned softmax_row(const ew_job *j, float *yr, const float *xr, size_t 
   for (size_t c = 0; c < cols; c++) {
     if (isnan(xr[c]) || xr[c] == INFINITY)
       bad = 1;
-    fl |= snan32(xr[c]) ? MPE_FLAG_INVALID : 0;
+    fl |= mpei_ew_snan32(xr[c]) ? MPE_FLAG_INVALID : 0;
     m = xr[c] > m ? xr[c] : m;
   }
   if (bad || m == -INFINITY) {

@@ -10,6 +10,7 @@
 #define VSQRT(v) ((vd)_mm256_sqrt_pd((__m256d)(v)))
 #define VFMA(a, b, c) ((vd)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #define MULU32(a, b) ((vq)_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
+#define ALL64(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
 #include "elementwise_kernel.h"
 
 EW_DEFINE(avx2)

@@ -5,7 +5,10 @@
    VFMA (a*b+c, one rounding) and MULU32 (32x32->64 products of the low halves).
 
    Every function here computes, bit for bit, what the portable code in
-   elementwise.c computes (eval_flat, ro32, mpei_round_ref); check_elementwise
+   elementwise.c computes (eval_portable, then mpei_round_ref of the binary64
+   value; for the formats where the portable code rounds to odd at binary32
+   first, that double rounding is innocuous, so the results and flags agree
+   too); check_elementwise
    compares them on random and boundary inputs for every operation, format and
    mode. Tails go through the same vector code on zero-padded copies; the flags
    of the padding lanes are masked off. */
@@ -44,17 +47,6 @@ static AI vd vabs(vd v) { return (vd)((vq)v & ABS64); }
 static AI vs isnan_d(vd v) { return v != v; }
 static AI vs isfin_d(vd v) { return (vs)(((vq)v & ABS64) < INF64); }
 
-/* binary32 signalling NaNs, as 64-bit lane masks */
-static AI vs snan_f(vf f)
-{
-  vu32 u = (vu32)f;
-  vi32 m = ((u & 0x7f800000u) == 0x7f800000u) & ((u & 0x3fffffu) != 0) & ((u & 0x400000u) == 0);
-  return __builtin_convertvector(m, vs);
-}
-
-/* quiet NaN carrying the sign of v */
-static AI vd qnan_of(vd v) { return (vd)(((vq)v & SIGN64) | QNAN64); }
-
 /* x rounded to odd at 53 bits, from s (nearest) and err = x - s (its sign);
    lanes outside `ok` keep s (mpei_ro_adjust) */
 static AI vd ro_adjust(vd s, vd err, vs ok)
@@ -88,14 +80,9 @@ static AI vd ro_div(vd a, vd b)
   return ro_adjust(q, err, isfin_d(q) & (q != 0));
 }
 
-typedef struct { vs invalid, divz; } evalfl;
-
-/* NaN results: the sign of the first NaN operand (n1, n2, n3), else + */
-static AI vd nan_rule(vd d, vd n1, vd n2, vd n3)
-{
-  vd nanv = SELD(isnan_d(n1), qnan_of(n1), SELD(isnan_d(n2), qnan_of(n2), SELD(isnan_d(n3), qnan_of(n3), SPQ(QNAN64))));
-  return SELD(isnan_d(d), nanv, d);
-}
+/* NaN lanes are left as the hardware made them: eval_body gives them their
+   sign and flags with mpei_ew_nan_fix afterwards (NaNs are rare). */
+typedef struct { vs nan, divz; } evalfl;
 
 static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, evalfl *fl)
 {
@@ -105,41 +92,33 @@ static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, 
   case EW_ADD: case EW_SUB: {
     vd y = widen(yf);
     d = ro_sum(x, op == EW_SUB ? -y : y, a->round);
-    d = nan_rule(d, x, y, zero);
-    fl->invalid |= (isnan_d(d) & ~isnan_d(x) & ~isnan_d(y)) | snan_f(xf) | snan_f(yf);
     break;
   }
   case EW_MUL: case EW_SCALE: {
     vd y = op == EW_MUL ? widen(yf) : SPD(a->alpha);
-    d = nan_rule(x * y, x, y, zero);   /* exact */
-    fl->invalid |= (isnan_d(d) & ~isnan_d(x) & ~isnan_d(y)) | snan_f(xf);
-    fl->invalid |= op == EW_MUL ? snan_f(yf) : snan_f((vf){} + a->alpha);
+    d = x * y;   /* exact */
     break;
   }
   case EW_FMA: {
     vd y = widen(yf), z = widen(zf);
     vd p = x * y;   /* exact */
-    d = nan_rule(ro_sum(p, z, a->round), x, y, z);
-    fl->invalid |= (isnan_d(d) & ~isnan_d(x) & ~isnan_d(y) & ~isnan_d(z)) | snan_f(xf) | snan_f(yf) | snan_f(zf);
+    d = ro_sum(p, z, a->round);
     break;
   }
   case EW_DIV: {
     vd y = widen(yf);
     fl->divz |= (y == 0) & (x != 0) & isfin_d(x);
-    d = nan_rule(ro_div(x, y), x, y, zero);
-    fl->invalid |= (isnan_d(d) & ~isnan_d(x) & ~isnan_d(y)) | snan_f(xf) | snan_f(yf);
+    d = ro_div(x, y);
     break;
   }
   case EW_RECIP:
     fl->divz |= x == 0;
-    d = nan_rule(ro_div(SPD(1), x), x, zero, zero);
-    fl->invalid |= (isnan_d(d) & ~isnan_d(x)) | snan_f(xf);
+    d = ro_div(SPD(1), x);
     break;
   case EW_SQRT: {
     vd s = VSQRT(x);
     s = ro_adjust(s, VFMA(-s, s, x), isfin_d(s) & (s != 0));
-    d = nan_rule(SELD(x < 0, SPQ(QNAN64), s), x, zero, zero);
-    fl->invalid |= (isnan_d(d) & ~isnan_d(x)) | snan_f(xf);
+    d = SELD(x < 0, SPQ(QNAN64), s);
     break;
   }
   case EW_EXP: {
@@ -148,16 +127,14 @@ static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, 
     r = SELD(c3, SELD(x > 0, SPD(1 + 0x1p-52), SPD(1 - 0x1p-53)), r);
     r = SELD(x < -745.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), r);
     r = SELD(x > 709.0, SELD(x == INFINITY, SPD(INFINITY), SPD(DBL_MAX)), r);
-    d = nan_rule(r, x, zero, zero);
-    fl->invalid |= snan_f(xf);
+    d = r;
     break;
   }
   case EW_LOG: {
     vd r = SLEEF_LOG(x);
     fl->divz |= x == 0;
     r = SELD(x < 0, SPQ(QNAN64), SELD(x == 0, SPD(-INFINITY), r));
-    d = nan_rule(r, x, zero, zero);
-    fl->invalid |= (isnan_d(d) & ~isnan_d(x)) | snan_f(xf);
+    d = r;
     break;
   }
   case EW_TANH: {
@@ -167,8 +144,7 @@ static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, 
     vd one = SELD(x > 0, SPD(1.0), SPD(-1.0));
     vd near1 = SELD(x > 0, SPD(1 - 0x1p-53), SPD(-(1 - 0x1p-53)));
     r = SELD(vabs(x) >= (double)9.7f, SELD(vabs(x) == INFINITY, one, near1), r);
-    d = nan_rule(r, x, zero, zero);
-    fl->invalid |= snan_f(xf);
+    d = r;
     break;
   }
   default: { /* EW_SIGMOID */
@@ -179,16 +155,18 @@ static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, 
     q = SELD((x != 0) & (vabs(x) < 0x1p-45), half_side, q);
     q = SELD(x < -708.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), q);
     q = SELD(x >= 37.0, SELD(x == INFINITY, SPD(1.0), SPD(1 - 0x1p-53)), q);
-    d = nan_rule(q, x, zero, zero);
-    fl->invalid |= snan_f(xf);
+    d = q;
     break;
   }
   }
+  fl->nan |= isnan_d(d);
   return d;
 }
 
-static AI unsigned eval_body(double *d, const mpei_ew_args *a, size_t i0, size_t n, const int op)
+static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, size_t n, const int op)
 {
+  const mpei_ew_args A = *args;   /* a local copy: stores to d cannot alias it */
+  const mpei_ew_args *a = &A;
   const float *x = a->x + i0;
   const float *y = (op <= EW_DIV || op == EW_FMA) ? a->y + i0 : NULL;
   const float *z = op == EW_FMA ? a->z + i0 : NULL;
@@ -212,16 +190,18 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *a, size_t i0, size_t
     vs valid;
     for (int k = 0; k < VW; k++)
       valid[k] = (size_t)k < len ? -1 : 0;
-    fl.invalid |= tf.invalid & valid;
+    fl.nan |= tf.nan & valid;
     fl.divz |= tf.divz & valid;
     memcpy(d + i, &r, len * 8);
   }
   vs none = SPS(0);
   unsigned f = 0;
-  if (memcmp(&fl.invalid, &none, sizeof none))
-    f |= MPE_FLAG_INVALID;
   if (memcmp(&fl.divz, &none, sizeof none))
     f |= MPE_FLAG_DIVBYZERO;
+  if (memcmp(&fl.nan, &none, sizeof none))
+    for (size_t k = 0; k < n; k++)
+      if (isnan(d[k]))
+        f |= mpei_ew_nan_fix(a, i0 + k, &d[k]);
   return f;
 }
 
@@ -240,36 +220,6 @@ static unsigned eval_entry(double *d, const mpei_ew_args *a, size_t i0, size_t n
   case EW_LOG: return eval_body(d, a, i0, n, EW_LOG);
   case EW_TANH: return eval_body(d, a, i0, n, EW_TANH);
   default: return eval_body(d, a, i0, n, EW_SIGMOID);
-  }
-}
-
-/* ---- binary64 -> binary32 rounded to odd (as ro32 in elementwise.c) */
-static AI vf ro32_vec(vd d)
-{
-  vf f = __builtin_convertvector(d, vf);
-  vd back = widen(f);
-  vi32 adj = __builtin_convertvector((back != d) & (d == d), vi32) & (vi32)(((vu32)f & 1) == 0);
-  vi32 up = __builtin_convertvector(vabs(d) > vabs(back), vi32);
-  vu32 u = (vu32)f + ((vu32)adj & (((vu32)up & 2u) - 1u));   /* +1 toward |d|, else -1 */
-  return (vf)u;
-}
-
-static void ro32_entry(float *y, const double *d, size_t n)
-{
-  size_t i = 0;
-  for (; i + VW <= n; i += VW) {
-    vd v;
-    memcpy(&v, d + i, sizeof v);
-    vf r = ro32_vec(v);
-    memcpy(y + i, &r, sizeof r);
-  }
-  if (i < n) {
-    double b[VW] = { 0 };
-    memcpy(b, d + i, (n - i) * 8);
-    vd v;
-    memcpy(&v, b, sizeof v);
-    vf r = ro32_vec(v);
-    memcpy(y + i, &r, (n - i) * 4);
   }
 }
 
@@ -295,10 +245,9 @@ static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
 }
 
 /* w[i] = mpei_sr_word(seed, idx0 + i), i < n */
-#define RBLOCK 512
-static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)
+static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)   /* n <= VW */
 {
-  uint32_t tmp[RBLOCK + 8 * VW];
+  uint32_t tmp[8 * VW];
   uint64_t c0 = idx0 >> 2, skip = idx0 & 3;
   size_t ncount = (size_t)((skip + n + 3) >> 2);
   vq lane;
@@ -321,6 +270,28 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
 {
   const vq u = (vq)dv, a = u & ABS64, sgn = u & SIGN64;
   const vd ad = (vd)a;
+  const vs neg = (vs)sgn != 0;
+  if (ALL64((ad >= pl->minnorm) & (ad <= pl->maxv))) {
+    /* every lane normal in the format: a fixed number of bits to drop, the
+       carry moves into the exponent on its own (same decisions as below) */
+    const uint64_t dd = (uint64_t)pl->dbase, one = 1ull << dd, low = one - 1, half = one >> 1;
+    const vq t = a & ~low, rem = a & low;
+    vq res;
+    switch (mode) {
+    case MPE_RNE: res = (a + ((half - 1) + ((a >> dd) & 1))) & ~low; break;
+    case MPE_RNA: res = (a + half) & ~low; break;
+    case MPE_RZ: res = t; break;
+    case MPE_RU: res = (a + (low & ~(vq)neg)) & ~low; break;
+    case MPE_RD: res = (a + (low & (vq)neg)) & ~low; break;
+    case MPE_RO: res = t | ((vq)(rem != 0) & one); break;
+    case MPE_SR: res = t + ((vq)(rnd < (dd >= 32 ? rem >> (dd - 32) : rem << (32 - dd))) & one); break;
+    default: res = t + ((vq)((rem != 0) & ((rnd >> 31) != 0)) & one); break;
+    }
+    if (ALL64((vd)res <= pl->maxv)) {
+      fa->inexact |= (vs)(rem != 0);
+      return (vd)(res | sgn);
+    }
+  }
   const vs E = (vs)(a >> 52);
   const vs Eeff = E - (E == 0);
   vs dsub = SPS(pl->eminb) - Eeff;
@@ -331,7 +302,6 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
   const vq one = SPQ(1) << (vq)ddc;
   const vq t = M >> (vq)ddc, rem = M & (one - 1), half = one >> 1;
   const vs inex = (vs)(rem != 0);
-  const vs neg = (vs)sgn != 0;
   vs up;
   switch (mode) {
   case MPE_RNE: up = inex & ((vs)(rem > half) | ((vs)(rem == half) & (vs)((t & 1) != 0))); break;
@@ -389,43 +359,81 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
   return (vd)(res | sgn);
 }
 
+/* VW elements from d (len of them, zero padding), words from sr_words */
+static AI void round_part(float *y, const double *d, size_t len, const mpei_ew_plan *pl, uint64_t idx,
+                          const int mode, roundfl *fa)
+{
+  double bd[VW] = { 0 };   /* zero rounds to zero and raises nothing */
+  uint32_t bw[VW + 4] = { 0 };
+  memcpy(bd, d, len * 8);
+  if (mode == MPE_SR || mode == MPE_SR_EQ)
+    sr_words(bw, pl->seed, idx, len);
+  vd v;
+  vu32 r32;
+  memcpy(&v, bd, sizeof v);
+  memcpy(&r32, bw, sizeof r32);
+  vf f = __builtin_convertvector(round_vec(v, pl, mode, __builtin_convertvector(r32, vq), fa), vf);
+  memcpy(y, &f, len * 4);
+}
+
+/* the words of the 4*VW elements of counters c .. c+VW-1, in element order */
+static AI void sr_block(uint64_t seed, uint64_t c, vq r[4])
+{
+  vq lane, out[4];
+  for (int j = 0; j < VW; j++)
+    lane[j] = (uint64_t)j;
+  philox_vec(SPQ(c) + lane, seed, out);
+#if VW == 8
+  const vq p_lo = { 0, 8, 1, 9, 2, 10, 3, 11 }, p_hi = { 4, 12, 5, 13, 6, 14, 7, 15 };
+  const vq q_lo = { 0, 1, 8, 9, 2, 3, 10, 11 }, q_hi = { 4, 5, 12, 13, 6, 7, 14, 15 };
+#else
+  const vq p_lo = { 0, 4, 1, 5 }, p_hi = { 2, 6, 3, 7 };
+  const vq q_lo = { 0, 1, 4, 5 }, q_hi = { 2, 3, 6, 7 };
+#endif
+  vq lo01 = __builtin_shuffle(out[0], out[1], p_lo), hi01 = __builtin_shuffle(out[0], out[1], p_hi);
+  vq lo23 = __builtin_shuffle(out[2], out[3], p_lo), hi23 = __builtin_shuffle(out[2], out[3], p_hi);
+  r[0] = __builtin_shuffle(lo01, lo23, q_lo);
+  r[1] = __builtin_shuffle(lo01, lo23, q_hi);
+  r[2] = __builtin_shuffle(hi01, hi23, q_lo);
+  r[3] = __builtin_shuffle(hi01, hi23, q_hi);
+}
+
 static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew_plan *plan, uint64_t idx0,
                               const int mode)
 {
   const mpei_ew_plan P = *plan;
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
   roundfl fa = { SPS(0), SPS(0), SPS(0), SPS(0), SPS(0), SPS(0) };
-  uint32_t w[RBLOCK + VW];
-  for (size_t b = 0; b < n; b += RBLOCK) {
-    size_t len = n - b < RBLOCK ? n - b : RBLOCK, i = 0;
-    if (sr)
-      sr_words(w, P.seed, idx0 + b, len);
-    for (; i + VW <= len; i += VW) {
-      vd v;
-      memcpy(&v, d + b + i, sizeof v);
-      vq r = SPQ(0);
-      if (sr) {
-        vu32 r32;
-        memcpy(&r32, w + i, sizeof r32);
-        r = __builtin_convertvector(r32, vq);
-      }
-      vf f = __builtin_convertvector(round_vec(v, &P, mode, r, &fa), vf);   /* exact */
-      memcpy(y + b + i, &f, sizeof f);
+  size_t i = 0;
+  if (sr) {
+    /* to a Philox block boundary, then 4*VW elements per block of counters */
+    size_t k = (size_t)((4 - (idx0 & 3)) & 3);
+    if (k > n)
+      k = n;
+    if (k) {
+      round_part(y, d, k, &P, idx0, mode, &fa);
+      i = k;
     }
-    if (i < len) {   /* zero padding rounds to zero and raises nothing */
-      double bd[VW] = { 0 };
-      uint32_t bw[VW] = { 0 };
-      memcpy(bd, d + b + i, (len - i) * 8);
-      if (sr)
-        memcpy(bw, w + i, (len - i) * 4);
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+      vq r[4];
+      sr_block(P.seed, (idx0 + i) >> 2, r);
+      for (int q = 0; q < 4; q++) {
+        vd v;
+        memcpy(&v, d + i + q * VW, sizeof v);
+        vf f = __builtin_convertvector(round_vec(v, &P, mode, r[q], &fa), vf);   /* exact */
+        memcpy(y + i + q * VW, &f, sizeof f);
+      }
+    }
+  } else {
+    for (; i + VW <= n; i += VW) {
       vd v;
-      memcpy(&v, bd, sizeof v);
-      vu32 r32;
-      memcpy(&r32, bw, sizeof r32);
-      vf f = __builtin_convertvector(round_vec(v, &P, mode, __builtin_convertvector(r32, vq), &fa), vf);
-      memcpy(y + b + i, &f, (len - i) * 4);
+      memcpy(&v, d + i, sizeof v);
+      vf f = __builtin_convertvector(round_vec(v, &P, mode, SPQ(0), &fa), vf);   /* exact */
+      memcpy(y + i, &f, sizeof f);
     }
   }
+  for (; i < n; i += VW)
+    round_part(y + i, d + i, n - i < VW ? n - i : VW, &P, idx0 + i, mode, &fa);
   vs z = SPS(0);
   unsigned f = 0;
 #define ANY(v) (memcmp(&(v), &z, sizeof z) != 0)
@@ -476,7 +484,6 @@ static void exp_entry(double *y, const double *x, size_t n)
 #define EW_DEFINE(isa)                                                                              \
   unsigned mpei_ew_eval_##isa(double *d, const mpei_ew_args *a, size_t i0, size_t n)               \
   { return eval_entry(d, a, i0, n); }                                                              \
-  void mpei_ew_ro32_##isa(float *y, const double *d, size_t n) { ro32_entry(y, d, n); }             \
   unsigned mpei_ew_round_##isa(float *y, const double *d, size_t n, const mpei_ew_plan *pl,         \
                                uint64_t idx0)                                                       \
   { return round_entry(y, d, n, pl, idx0); }                                                       \
