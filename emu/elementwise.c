@@ -8,13 +8,10 @@
    the vector kernels of elementwise_kernel.h (AVX2, AVX-512), which compute
    the same bits.
 
-   Rounding: the vector kernels round the binary64 value directly, with the
-   decisions and flags of mpei_round_ref. The portable code, for deterministic
-   modes and formats with p <= 22 whose quanta are at least 4x binary32's
-   (emin - p + 1 >= -147), rounds the binary64 value to odd at binary32
-   (innocuous: p + 2 <= 24 bits kept) and hands it to mpe_round_f32; otherwise
-   mpe_round_f64 rounds it directly. Element i always uses the random word
-   (seed, offset + i), the word mpe_round_f64 and mpe_round_f32 use.
+   Rounding: the binary64 value is rounded once, directly, by mpe_round_f64
+   (portable: mpei_round_ref) or by the vector kernel that reproduces
+   mpei_round_ref's decisions and flags. Element i always uses the random word
+   (seed, offset + i), the word of mpe_round_f64 and mpe_round_f32.
    A NaN result is the quiet NaN with the sign of the first NaN operand (x, y,
    z; alpha after x), or +NaN when the operation made it from numbers. */
 #include "config.h"
@@ -36,7 +33,6 @@ typedef struct {
   mpei_ew_args a;
   const struct mpe_format *f;
   mpe_round_opts o;
-  int fast;                 /* portable: RO at binary32, then mpe_round_f32 */
   mpei_ew_plan plan;        /* direct rounding by the vector kernel */
   mpei_ew_eval_fn eval;
   mpei_ew_round_fn round;   /* NULL: mpe_round_f64 */
@@ -69,18 +65,6 @@ double Sleef_tanhd1_u10purecfma(double);
 PORTABLE_LOOP(exp_portable, Sleef_expd1_u10)
 PORTABLE_LOOP(log_portable, Sleef_logd1_u10)
 PORTABLE_LOOP(tanh_portable, Sleef_tanhd1_u10)
-
-/* binary64 d rounded to odd at binary32 (saturating at FLT_MAX, never 0 when d is not) */
-static inline float ro32(double d)
-{
-  float f = (float)d;
-  if ((double)f != d && !isnan(d)) {
-    uint32_t u = mpei_f2u(f);
-    if (!(u & 1))
-      f = mpei_u2f(fabs(d) > fabs((double)f) ? u + 1 : u - 1);
-  }
-  return f;
-}
 
 /* d[i] for elements i0 .. i0+n-1 of a flat operation; returns invalid/divide flags */
 static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_t n)
@@ -206,8 +190,6 @@ static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_
   return fl;
 }
 
-static int stochastic(mpe_round r) { return r == MPE_SR || r == MPE_SR_EQ; }
-
 /* Round d (n values, first element index i0) into out; returns the flags raised. */
 static unsigned round_chunk(const ew_job *j, float *out, double *d, size_t i0, size_t n)
 {
@@ -217,15 +199,9 @@ static unsigned round_chunk(const ew_job *j, float *out, double *d, size_t i0, s
   mpei_flags = 0;
   mpe_round_opts o = j->o;
   o.offset += i0;
-  if (j->fast) {
-    for (size_t i = 0; i < n; i++)
-      out[i] = ro32(d[i]);
-    mpe_round_f32(out, out, n, j->f, &o);
-  } else {
-    mpe_round_f64(d, d, n, j->f, &o);
-    for (size_t i = 0; i < n; i++)
-      out[i] = (float)d[i];   /* exact: the format fits binary32 */
-  }
+  mpe_round_f64(d, d, n, j->f, &o);
+  for (size_t i = 0; i < n; i++)
+    out[i] = (float)d[i];   /* exact: the format fits binary32 */
   fl = mpei_flags;
   mpei_flags = save;
   return fl;
@@ -271,7 +247,6 @@ static void init_job(ew_job *j, int op, const mpe_format *f, const mpe_round_opt
   j->f = f;
   j->o = o ? *o : d;
   j->a.round = j->o.round;
-  j->fast = !stochastic(j->o.round) && f->p <= 22 && f->emin - f->p + 1 >= -147;
   j->a.x = j->a.y = j->a.z = NULL;
   j->a.alpha = 0;
   make_plan(&j->plan, f, &j->o);

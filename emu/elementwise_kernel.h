@@ -6,9 +6,7 @@
 
    Every function here computes, bit for bit, what the portable code in
    elementwise.c computes (eval_portable, then mpei_round_ref of the binary64
-   value; for the formats where the portable code rounds to odd at binary32
-   first, that double rounding is innocuous, so the results and flags agree
-   too); check_elementwise
+   value); check_elementwise
    compares them on random and boundary inputs for every operation, format and
    mode. Tails go through the same vector code on zero-padded copies; the flags
    of the padding lanes are masked off. */
