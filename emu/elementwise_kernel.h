@@ -2,7 +2,8 @@
    binary64 lanes and included by elementwise_avx2.c (VW = 4) and
    elementwise_avx512.c (VW = 8), each compiled with its own -m flags.
    The including file defines VW, the SLEEF calls SLEEF_EXP/LOG/TANH, VSQRT,
-   VFMA (a*b+c, one rounding) and MULU32 (32x32->64 products of the low halves).
+   VFMA (a*b+c, one rounding), MULU32 (32x32->64 products of the low halves),
+   ALL64 (every lane of a mask set), WIDEN/NARROW (binary32 <-> binary64).
 
    Every function here computes, bit for bit, what the portable code in
    elementwise.c computes (eval_portable, then mpei_round_ref of the binary64
@@ -39,7 +40,7 @@ static AI vd spd_(double v)   /* a splat that keeps -0 */
   memcpy(&u, &v, 8);
   return (vd)SPQ(u);
 }
-static AI vd widen(vf f) { return __builtin_convertvector(f, vd); }
+static AI vd widen(vf f) { return WIDEN(f); }
 static AI vf loadf(const float *p) { vf f; memcpy(&f, p, sizeof f); return f; }
 static AI vd vabs(vd v) { return (vd)((vq)v & ABS64); }
 static AI vs isnan_d(vd v) { return v != v; }
@@ -370,7 +371,7 @@ static AI void round_part(float *y, const double *d, size_t len, const mpei_ew_p
   vu32 r32;
   memcpy(&v, bd, sizeof v);
   memcpy(&r32, bw, sizeof r32);
-  vf f = __builtin_convertvector(round_vec(v, pl, mode, __builtin_convertvector(r32, vq), fa), vf);
+  vf f = NARROW(round_vec(v, pl, mode, __builtin_convertvector(r32, vq), fa));
   memcpy(y, &f, len * 4);
 }
 
@@ -418,7 +419,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
       for (int q = 0; q < 4; q++) {
         vd v;
         memcpy(&v, d + i + q * VW, sizeof v);
-        vf f = __builtin_convertvector(round_vec(v, &P, mode, r[q], &fa), vf);   /* exact */
+        vf f = NARROW(round_vec(v, &P, mode, r[q], &fa));   /* exact */
         memcpy(y + i + q * VW, &f, sizeof f);
       }
     }
@@ -426,7 +427,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
     for (; i + VW <= n; i += VW) {
       vd v;
       memcpy(&v, d + i, sizeof v);
-      vf f = __builtin_convertvector(round_vec(v, &P, mode, SPQ(0), &fa), vf);   /* exact */
+      vf f = NARROW(round_vec(v, &P, mode, SPQ(0), &fa));   /* exact */
       memcpy(y + i, &f, sizeof f);
     }
   }
