@@ -47,28 +47,31 @@ static AI vs isnan_d(vd v) { return v != v; }
 static AI vs isfin_d(vd v) { return (vs)(((vq)v & ABS64) < INF64); }
 
 /* x rounded to odd at 53 bits, from s (nearest) and err = x - s (its sign);
-   lanes outside `ok` keep s (mpei_ro_adjust) */
+   lanes outside `ok` keep s (as mpei_ro_adjust: the odd neighbour of x's
+   side is (s truncated toward zero) | 1) */
 static AI vd ro_adjust(vd s, vd err, vs ok)
 {
   vq u = (vq)s;
-  vs adj = ok & (err != 0) & (vs)((u & 1) == 0);
-  vs same = ~(((vs)u < 0) ^ (err < 0));      /* away from zero when err has s's sign */
-  return (vd)(u + ((vq)adj & SELQ(same, SPQ(1), SPQ(~0ull))));
+  vs below = (vs)(u ^ (vq)err) < 0;   /* |x| < |s| */
+  vq t = (u + (vq)below) | 1;
+  return SELD(ok & (err != 0), t, s);
 }
 
 /* a + b rounded to odd with IEEE's sign of an exact zero sum; plain a + b
-   where an operand is not finite (the sum of two binary32-range values never
-   overflows binary64) */
+   where an operand is not finite (two binary32-range values, or a binary32
+   product and a binary32, never overflow binary64: s is finite exactly when
+   a and b are) */
 static AI vd ro_sum(vd a, vd b, mpe_round r)
 {
   vd s = a + b;
   vd bb = s - a;
   vd e = (a - (s - bb)) + (b - bb);
-  vs fin = isfin_d(a) & isfin_d(b);
-  s = ro_adjust(s, e, fin);
-  vs bothz = (a == 0) & (b == 0) & (vs)(((vq)a ^ (vq)b) < SIGN64);
-  vs zs = fin & (s == 0) & ~bothz;
-  return SELD(zs, SPD(r == MPE_RD ? -0.0 : 0.0), s);
+  s = ro_adjust(s, e, isfin_d(s));
+  if (r == MPE_RD) {   /* otherwise the hardware's +0 / common sign is IEEE's */
+    vs bothz = (a == 0) & (b == 0) & (vs)(((vq)a ^ (vq)b) < SIGN64);
+    s = SELD((s == 0) & ~bothz, SPD(-0.0), s);
+  }
+  return s;
 }
 
 static AI vd ro_div(vd a, vd b)
@@ -270,9 +273,10 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
   const vq u = (vq)dv, a = u & ABS64, sgn = u & SIGN64;
   const vd ad = (vd)a;
   const vs neg = (vs)sgn != 0;
-  if (ALL64((ad >= pl->minnorm) & (ad <= pl->maxv))) {
-    /* every lane normal in the format: a fixed number of bits to drop, the
-       carry moves into the exponent on its own (same decisions as below) */
+  if (ALL64(((ad >= pl->minnorm) | (ad == 0)) & (ad <= pl->maxv))) {
+    /* every lane zero or normal in the format: a fixed number of bits to
+       drop, the carry moves into the exponent on its own (same decisions as
+       below; a zero stays zero and raises nothing) */
     const uint64_t dd = (uint64_t)pl->dbase, one = 1ull << dd, low = one - 1, half = one >> 1;
     const vq t = a & ~low, rem = a & low;
     vq res;
