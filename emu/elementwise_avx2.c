@@ -11,6 +11,7 @@
 #define VFMA(a, b, c) ((vd)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #define MULU32(a, b) ((vq)_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
 #define ALL64(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
+#define ANY64(m) (_mm256_movemask_pd((__m256d)(m)) != 0)
 #define WIDEN(f) ((vd)_mm256_cvtps_pd((__m128)(f)))
 #define NARROW(d) ((vf)_mm256_cvtpd_ps((__m256d)(d)))
 #include "elementwise_kernel.h"

@@ -3,7 +3,7 @@
    elementwise_avx512.c (VW = 8), each compiled with its own -m flags.
    The including file defines VW, the SLEEF calls SLEEF_EXP/LOG/TANH, VSQRT,
    VFMA (a*b+c, one rounding), MULU32 (32x32->64 products of the low halves),
-   ALL64 (every lane of a mask set), WIDEN/NARROW (binary32 <-> binary64).
+   ALL64/ANY64 (every/some lane of a mask set), WIDEN/NARROW (binary32 <-> binary64).
 
    Every function here computes, bit for bit, what the portable code in
    elementwise.c computes (eval_portable, then mpei_round_ref of the binary64
@@ -86,7 +86,9 @@ static AI vd ro_div(vd a, vd b)
    sign and flags with mpei_ew_nan_fix afterwards (NaNs are rare). */
 typedef struct { vs nan, divz; } evalfl;
 
-static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, evalfl *fl)
+/* r: the SLEEF value (exp, log, tanh: of x; sigmoid: e^-x), computed by a
+   separate pass so that this code holds its constants in registers */
+static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, vd r, evalfl *fl)
 {
   const vd x = widen(xf), zero = SPD(0);
   vd d;
@@ -123,41 +125,45 @@ static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, 
     d = SELD(x < 0, SPQ(QNAN64), s);
     break;
   }
+  /* the stand-ins: only when a lane needs one (rare) */
   case EW_EXP: {
-    vd r = SLEEF_EXP(x);
-    vs c3 = (x != 0) & ((vabs(x) < 0x1p-40) | (r == 1.0));
-    r = SELD(c3, SELD(x > 0, SPD(1 + 0x1p-52), SPD(1 - 0x1p-53)), r);
-    r = SELD(x < -745.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), r);
-    r = SELD(x > 709.0, SELD(x == INFINITY, SPD(INFINITY), SPD(DBL_MAX)), r);
     d = r;
+    if (ANY64((vabs(x) > 709.0) | (vabs(x) < 0x1p-40) | (r == 1.0))) {
+      vs c3 = (x != 0) & ((vabs(x) < 0x1p-40) | (r == 1.0));
+      r = SELD(c3, SELD(x > 0, SPD(1 + 0x1p-52), SPD(1 - 0x1p-53)), r);
+      r = SELD(x < -745.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), r);
+      d = SELD(x > 709.0, SELD(x == INFINITY, SPD(INFINITY), SPD(DBL_MAX)), r);
+    }
     break;
   }
-  case EW_LOG: {
-    vd r = SLEEF_LOG(x);
-    fl->divz |= x == 0;
-    r = SELD(x < 0, SPQ(QNAN64), SELD(x == 0, SPD(-INFINITY), r));
+  case EW_LOG:
     d = r;
+    if (ANY64(x <= 0)) {
+      fl->divz |= x == 0;
+      d = SELD(x < 0, SPQ(QNAN64), SELD(x == 0, SPD(-INFINITY), r));
+    }
     break;
-  }
   case EW_TANH: {
-    vd r = SLEEF_TANH(x);
-    vs c2 = (x != 0) & ((vabs(x) < 0x1p-26) | (r == x));
-    r = SELD(c2, (vd)((vq)x - 1), r);
-    vd one = SELD(x > 0, SPD(1.0), SPD(-1.0));
-    vd near1 = SELD(x > 0, SPD(1 - 0x1p-53), SPD(-(1 - 0x1p-53)));
-    r = SELD(vabs(x) >= (double)9.7f, SELD(vabs(x) == INFINITY, one, near1), r);
     d = r;
+    if (ANY64((vabs(x) >= (double)9.7f) | (vabs(x) < 0x1p-26) | (r == x))) {
+      vs c2 = (x != 0) & ((vabs(x) < 0x1p-26) | (r == x));
+      r = SELD(c2, (vd)((vq)x - 1), r);
+      vd one = SELD(x > 0, SPD(1.0), SPD(-1.0));
+      vd near1 = SELD(x > 0, SPD(1 - 0x1p-53), SPD(-(1 - 0x1p-53)));
+      d = SELD(vabs(x) >= (double)9.7f, SELD(vabs(x) == INFINITY, one, near1), r);
+    }
     break;
   }
   default: { /* EW_SIGMOID */
-    vd e = SLEEF_EXP(-x);
-    vd q = 1.0 / (1.0 + e);
-    vd half_side = SELD(x > 0, SPD(0.5 + 0x1p-53), SPD(0.5 - 0x1p-54));
-    q = SELD(q == 1.0, SPD(1 - 0x1p-53), SELD((q == 0.5) & (x != 0), half_side, q));
-    q = SELD((x != 0) & (vabs(x) < 0x1p-45), half_side, q);
-    q = SELD(x < -708.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), q);
-    q = SELD(x >= 37.0, SELD(x == INFINITY, SPD(1.0), SPD(1 - 0x1p-53)), q);
+    vd q = 1.0 / (1.0 + r);
     d = q;
+    if (ANY64((q == 1.0) | (q == 0.5) | (vabs(x) < 0x1p-45) | (vabs(x) >= 37.0))) {
+      vd half_side = SELD(x > 0, SPD(0.5 + 0x1p-53), SPD(0.5 - 0x1p-54));
+      q = SELD(q == 1.0, SPD(1 - 0x1p-53), SELD((q == 0.5) & (x != 0), half_side, q));
+      q = SELD((x != 0) & (vabs(x) < 0x1p-45), half_side, q);
+      q = SELD(x < -708.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), q);
+      d = SELD(x >= 37.0, SELD(x == INFINITY, SPD(1.0), SPD(1 - 0x1p-53)), q);
+    }
     break;
   }
   }
@@ -173,10 +179,27 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
   const float *y = (op <= EW_DIV || op == EW_FMA) ? a->y + i0 : NULL;
   const float *z = op == EW_FMA ? a->z + i0 : NULL;
   const vf fz = {};
+  const int sleef = op == EW_EXP || op == EW_LOG || op == EW_TANH || op == EW_SIGMOID;
   evalfl fl = { SPS(0), SPS(0) };
   size_t i = 0;
+  if (sleef) {
+    for (; i + VW <= n; i += VW) {
+      vd v = widen(loadf(x + i)), r;
+      switch (op) {
+      case EW_EXP: r = SLEEF_EXP(v); break;
+      case EW_LOG: r = SLEEF_LOG(v); break;
+      case EW_TANH: r = SLEEF_TANH(v); break;
+      default: r = SLEEF_EXP(-v); break;
+      }
+      memcpy(d + i, &r, sizeof r);
+    }
+    i = 0;
+  }
   for (; i + VW <= n; i += VW) {
-    vd r = eval_vec(op, a, loadf(x + i), y ? loadf(y + i) : fz, z ? loadf(z + i) : fz, &fl);
+    vd r = SPD(0);
+    if (sleef)
+      memcpy(&r, d + i, sizeof r);
+    r = eval_vec(op, a, loadf(x + i), y ? loadf(y + i) : fz, z ? loadf(z + i) : fz, r, &fl);
     memcpy(d + i, &r, sizeof r);
   }
   if (i < n) {
@@ -188,7 +211,15 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
     if (z)
       memcpy(bz, z + i, len * 4);
     evalfl tf = { SPS(0), SPS(0) };
-    vd r = eval_vec(op, a, loadf(bx), loadf(by), loadf(bz), &tf);
+    vd v = widen(loadf(bx)), r = SPD(0);
+    switch (op) {
+    case EW_EXP: r = SLEEF_EXP(v); break;
+    case EW_LOG: r = SLEEF_LOG(v); break;
+    case EW_TANH: r = SLEEF_TANH(v); break;
+    case EW_SIGMOID: r = SLEEF_EXP(-v); break;
+    default: break;
+    }
+    r = eval_vec(op, a, loadf(bx), loadf(by), loadf(bz), r, &tf);
     vs valid;
     for (int k = 0; k < VW; k++)
       valid[k] = (size_t)k < len ? -1 : 0;
