@@ -262,6 +262,7 @@ static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
   const vq m32 = SPQ(0xffffffffu);
   vq c0 = ctr & m32, c1 = ctr >> 32, c2 = SPQ(0), c3 = SPQ(0);
   uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+#pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
     vq p0 = MULU32(c0, SPQ(0xD2511F53u));
     vq p1 = MULU32(c2, SPQ(0xCD9E8D57u));
