@@ -221,6 +221,7 @@ static void make_plan(mpei_ew_plan *pl, const struct mpe_format *f, const mpe_ro
   pl->eminb = f->emin + 1023;
   pl->maxv = f->maxv;
   pl->minnorm = mn;
+  pl->medium_min = o->flush_subnormals ? mn : 2 * f->minsub;
   pl->minsub_bits = mpei_d2u(f->minsub);
   switch (o->round) {
   case MPE_RNE: case MPE_RNA: pl->tiny_pos = pl->tiny_neg = mid; break;

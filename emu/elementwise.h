@@ -54,6 +54,7 @@ typedef struct {
   int64_t dbase;          /* 53 - p: bits dropped from a normal binary64 significand */
   int64_t eminb;          /* emin + 1023 */
   double maxv, minnorm;
+  double medium_min;      /* 2^(emin - p + 2), or minnorm when flushing */
   uint64_t minsub_bits;   /* bits of 2^(emin - p + 1) */
   double tiny_pos, tiny_neg;  /* an inexact result from |d| below this is tiny (by sign) */
   uint64_t seed;

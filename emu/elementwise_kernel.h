@@ -326,6 +326,38 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
       fa->inexact |= (vs)(rem != 0);
       return (vd)(res | sgn);
     }
+  } else if (ALL64(((ad >= pl->medium_min) | (ad == 0)) & (ad <= pl->maxv))) {
+    /* some lanes subnormal in the format (at least two quanta, so that at most
+       51 bits are dropped and the kept low bit is a significand bit): the same
+       with a number of bits per lane */
+    vs dsub = SPS(pl->eminb) - (vs)(a >> 52);
+    dsub &= dsub > 0;
+    vs dds = SPS(pl->dbase) + dsub;
+    const vq dd = (vq)SELS(dds > 51, SPS(51), dds);   /* only zero lanes are clamped */
+    const vq one = SPQ(1) << dd, low = one - 1, half = one >> 1;
+    const vq t = a & ~low, rem = a & low;
+    vq res;
+    switch (mode) {
+    case MPE_RNE: res = (a + ((half - 1) + ((a >> dd) & 1))) & ~low; break;
+    case MPE_RNA: res = (a + half) & ~low; break;
+    case MPE_RZ: res = t; break;
+    case MPE_RU: res = (a + (low & ~(vq)neg)) & ~low; break;
+    case MPE_RD: res = (a + (low & (vq)neg)) & ~low; break;
+    case MPE_RO: res = t | ((vq)(rem != 0) & one); break;
+    case MPE_SR: {
+      vs big = (vs)dd >= 32;
+      vq T = SELQ(big, rem >> ((dd - 32) & (vq)big), rem << ((32 - dd) & ~(vq)big));
+      res = t + ((vq)(rnd < T) & one);
+      break;
+    }
+    default: res = t + ((vq)((rem != 0) & ((rnd >> 31) != 0)) & one); break;
+    }
+    if (ALL64((vd)res <= pl->maxv)) {
+      const vs inex = (vs)(rem != 0);
+      fa->inexact |= inex;
+      fa->underflow |= inex & (ad < SELD(neg, SPD(pl->tiny_neg), SPD(pl->tiny_pos)));
+      return (vd)(res | sgn);
+    }
   }
   const vs E = (vs)(a >> 52);
   const vs Eeff = E - (E == 0);
