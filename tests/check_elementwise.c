@@ -466,11 +466,45 @@ static float pick(uint64_t *st, const float *edge, size_t nedge, const mpe_forma
   }
 }
 
+/* a value of magnitude in [2^lo, 2^hi) with a random significand and sign */
+static float in_range(uint64_t *st, int lo, int hi)
+{
+  uint64_t r = ts_rand64(st);
+  double v = ldexp(1.0 + (double)((r >> 11) & 0xfffff) * 0x1p-20, lo + (int)((r >> 40) % (uint64_t)(hi - lo)));
+  v = fmin(v, FLT_MAX);
+  return (float)((r >> 63) ? -v : v);
+}
+
+/* Runs of 64 elements of one kind, so that whole vectors take each path of
+   the kernels: mixed boundary values; values normal in f; values around f's
+   subnormal range; zeros among normal values. */
 static void fill_operands(uint64_t *st, float *x, float *y, float *z, size_t n, const mpe_format *f)
 {
   float edge[256];
   size_t ne = edge_values(edge, f);
+  int p = mpe_format_precision(f), emin = mpe_format_emin(f), emax = mpe_format_emax(f);
+  int kind = 0;
   for (size_t i = 0; i < n; i++) {
+    if (i % 64 == 0)
+      kind = (int)(ts_rand64(st) % 4);
+    if (kind == 1 || kind == 3) {
+      x[i] = in_range(st, emin + 1, emax - 1);
+      y[i] = in_range(st, emin + 1, emax - 1);
+      z[i] = in_range(st, emin + 1, emax - 1);
+      if (kind == 3 && ts_rand64(st) % 3 == 0)
+        x[i] = 0;
+      if (kind == 1 && ts_rand64(st) % 2)
+        y[i] = x[i] * in_range(st, -p - 3, 1);   /* nearby exponents: sums stay normal */
+      continue;
+    }
+    if (kind == 2) {
+      x[i] = in_range(st, emin - p - 1, emin + 2);
+      y[i] = in_range(st, emin - p - 1, emin + 2);
+      z[i] = in_range(st, emin - p - 1, emin + 2);
+      if (ts_rand64(st) % 2)
+        y[i] = in_range(st, -2, 2);   /* products and scalings into the subnormal range */
+      continue;
+    }
     x[i] = pick(st, edge, ne, f);
     y[i] = pick(st, edge, ne, f);
     z[i] = pick(st, edge, ne, f);
