@@ -27,7 +27,8 @@ static inline int mpei_ew_snan32(float x)
    operand (x, y, z; alpha after x), or + when the operation made it from
    numbers; returns MPE_FLAG_INVALID where IEEE 754 raises it (a NaN made from
    numbers, or a signalling NaN operand; for exp, tanh and sigmoid only the
-   latter). Shared by the portable and the vector evaluations. */
+   latter). The portable evaluation uses it; the vector kernels do the same
+   (nan_vec in elementwise_kernel.h). */
 static inline unsigned mpei_ew_nan_fix(const mpei_ew_args *a, size_t i, double *d)
 {
   float x = a->x[i], y = 0, z = 0;

@@ -82,9 +82,37 @@ static AI vd ro_div(vd a, vd b)
   return ro_adjust(q, err, isfin_d(q) & (q != 0));
 }
 
-/* NaN lanes are left as the hardware made them: eval_body gives them their
-   sign and flags with mpei_ew_nan_fix afterwards (NaNs are rare). */
-typedef struct { vs nan, divz; } evalfl;
+typedef struct { vs invalid, divz; } evalfl;
+
+/* binary32 signalling NaNs, as 64-bit lane masks */
+static AI vs snan_f(vf f)
+{
+  vu32 u = (vu32)f;
+  vi32 m = ((u & 0x7f800000u) == 0x7f800000u) & ((u & 0x3fffffu) != 0) & ((u & 0x400000u) == 0);
+  return __builtin_convertvector(m, vs);
+}
+
+static AI vd qnan_of(vd v) { return (vd)(((vq)v & SIGN64) | QNAN64); }
+
+/* NaN lanes of d (only for vectors that have one): the rule and the invalid
+   flag of mpei_ew_nan_fix */
+static AI vd nan_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, vd d, vs *invalid)
+{
+  const int nops = op == EW_FMA ? 3 : (op <= EW_DIV || op == EW_SCALE) ? 2 : 1;
+  const vf af = (vf){} + a->alpha;
+  const vf y2 = op == EW_SCALE ? af : yf;
+  const vd x = widen(xf), y = widen(y2), z = widen(zf);
+  const vs zero = SPS(0);
+  vs nx = isnan_d(x), ny = nops > 1 ? isnan_d(y) : zero, nz = nops > 2 ? isnan_d(z) : zero;
+  vs sn = snan_f(xf) | (nops > 1 ? snan_f(y2) : zero) | (nops > 2 ? snan_f(zf) : zero);
+  vd nanv = SELD(nx, qnan_of(x), SELD(ny, qnan_of(y), SELD(nz, qnan_of(z), SPQ(QNAN64))));
+  vs isn = isnan_d(d);
+  if (op == EW_EXP || op == EW_TANH || op == EW_SIGMOID)
+    *invalid |= isn & sn;
+  else
+    *invalid |= isn & (~(nx | ny | nz) | sn);
+  return SELD(isn, nanv, d);
+}
 
 /* r: the SLEEF value (exp, log, tanh: of x; sigmoid: e^-x), computed by a
    separate pass so that this code holds its constants in registers */
@@ -167,7 +195,8 @@ static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, 
     break;
   }
   }
-  fl->nan |= isnan_d(d);
+  if (ANY64(isnan_d(d)))
+    d = nan_vec(op, a, xf, yf, zf, d, &fl->invalid);
   return d;
 }
 
@@ -223,7 +252,7 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
     vs valid;
     for (int k = 0; k < VW; k++)
       valid[k] = (size_t)k < len ? -1 : 0;
-    fl.nan |= tf.nan & valid;
+    fl.invalid |= tf.invalid & valid;
     fl.divz |= tf.divz & valid;
     memcpy(d + i, &r, len * 8);
   }
@@ -231,10 +260,8 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
   unsigned f = 0;
   if (memcmp(&fl.divz, &none, sizeof none))
     f |= MPE_FLAG_DIVBYZERO;
-  if (memcmp(&fl.nan, &none, sizeof none))
-    for (size_t k = 0; k < n; k++)
-      if (isnan(d[k]))
-        f |= mpei_ew_nan_fix(a, i0 + k, &d[k]);
+  if (memcmp(&fl.invalid, &none, sizeof none))
+    f |= MPE_FLAG_INVALID;
   return f;
 }
 
