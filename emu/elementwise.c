@@ -37,6 +37,7 @@ typedef struct {
   mpei_ew_eval_fn eval;
   mpei_ew_round_fn round;   /* NULL: mpe_round_f64 */
   mpei_ew_vfn vexp;
+  mpei_ew_fast32_fn fast32;   /* add, sub, mul where plan.fast32 (vector levels) */
 } ew_job;
 
 /* ---- portable SLEEF loops: the FMA build of SLEEF's scalar code where the
@@ -222,6 +223,11 @@ static void make_plan(mpei_ew_plan *pl, const struct mpe_format *f, const mpe_ro
   pl->maxv = f->maxv;
   pl->minnorm = mn;
   pl->medium_min = o->flush_subnormals ? mn : 2 * f->minsub;
+  pl->fast32 = o->round != MPE_SR && o->round != MPE_SR_EQ && !o->flush_subnormals && f->p <= 22 &&
+               f->emin - f->p + 1 >= -147;
+  pl->dbase32 = 24 - f->p;
+  pl->minnorm32 = mpei_f2u((float)mn);
+  pl->max32 = mpei_f2u((float)f->maxv);
   pl->minsub_bits = mpei_d2u(f->minsub);
   switch (o->round) {
   case MPE_RNE: case MPE_RNA: pl->tiny_pos = pl->tiny_neg = mid; break;
@@ -254,16 +260,19 @@ static void init_job(ew_job *j, int op, const mpe_format *f, const mpe_round_opt
   j->eval = eval_portable;
   j->round = NULL;
   j->vexp = exp_portable;
+  j->fast32 = NULL;
 #ifdef HAVE_X86_SIMD
   int lvl = mpei_simd_level();
   if (lvl >= MPEI_SIMD_AVX512) {
     j->eval = mpei_ew_eval_avx512;
     j->round = mpei_ew_round_avx512;
     j->vexp = mpei_ew_exp_avx512;
+    j->fast32 = mpei_ew_fast32_avx512;
   } else if (lvl >= MPEI_SIMD_AVX2) {
     j->eval = mpei_ew_eval_avx2;
     j->round = mpei_ew_round_avx2;
     j->vexp = mpei_ew_exp_avx2;
+    j->fast32 = mpei_ew_fast32_avx2;
   }
 #endif
 }
@@ -273,13 +282,19 @@ static int run_flat(ew_job *j, float *out, size_t n)
   size_t nchunks = (n + CHUNK - 1) / CHUNK;
   unsigned fl = 0;
   int par = 0;
+  int op = j->a.op;
+  mpei_ew_fast32_fn fast32 = j->plan.fast32 && (op == EW_ADD || op == EW_SUB || op == EW_MUL) ? j->fast32 : NULL;
 #ifdef _OPENMP
   par = n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel();
 #endif
 #pragma omp parallel for schedule(static) reduction(| : fl) if (par)
   for (size_t c = 0; c < nchunks; c++) {
-    double d[CHUNK];
     size_t i0 = c * CHUNK, len = n - i0 < CHUNK ? n - i0 : CHUNK;
+    if (fast32) {
+      fl |= fast32(out + i0, &j->a, &j->plan, i0, len);
+      continue;
+    }
+    double d[CHUNK];
     fl |= j->eval(d, &j->a, i0, len);
     fl |= round_chunk(j, out + i0, d, i0, len);
   }

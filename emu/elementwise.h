@@ -56,6 +56,9 @@ typedef struct {
   int64_t eminb;          /* emin + 1023 */
   double maxv, minnorm;
   double medium_min;      /* 2^(emin - p + 2), or minnorm when flushing */
+  int fast32;             /* deterministic mode, p <= 22, quanta >= 2^-147, no flushing */
+  int32_t dbase32;        /* 24 - p */
+  uint32_t minnorm32, max32;  /* binary32 bits of 2^emin and of the largest finite */
   uint64_t minsub_bits;   /* bits of 2^(emin - p + 1) */
   double tiny_pos, tiny_neg;  /* an inexact result from |d| below this is tiny (by sign) */
   uint64_t seed;
@@ -66,6 +69,9 @@ typedef struct {
 typedef unsigned (*mpei_ew_eval_fn)(double *d, const mpei_ew_args *a, size_t i0, size_t n);
 /* y[i] = d[i] rounded to the plan's format, element index idx0 + i; returns flags */
 typedef unsigned (*mpei_ew_round_fn)(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0);
+/* y[i] = element i0 + i of add, sub or mul rounded to the plan's format
+   (plan.fast32 set): as eval then round, faster; returns flags */
+typedef unsigned (*mpei_ew_fast32_fn)(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n);
 /* binary64 SLEEF loops (softmax) */
 typedef void (*mpei_ew_vfn)(double *y, const double *x, size_t n);
 
@@ -74,7 +80,9 @@ typedef void (*mpei_ew_vfn)(double *y, const double *x, size_t n);
   MPEI_HIDDEN unsigned mpei_ew_eval_##isa(double *d, const mpei_ew_args *a, size_t i0, size_t n);    \
   MPEI_HIDDEN unsigned mpei_ew_round_##isa(float *y, const double *d, size_t n, const mpei_ew_plan *pl, \
                                            uint64_t idx0);                                            \
-  MPEI_HIDDEN void mpei_ew_exp_##isa(double *y, const double *x, size_t n);
+  MPEI_HIDDEN void mpei_ew_exp_##isa(double *y, const double *x, size_t n);                          \
+  MPEI_HIDDEN unsigned mpei_ew_fast32_##isa(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, \
+                                            size_t i0, size_t n);
 MPEI_EW_DECLARE(avx2)
 MPEI_EW_DECLARE(avx512)
 #endif

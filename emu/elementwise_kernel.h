@@ -3,14 +3,14 @@
    elementwise_avx512.c (VW = 8), each compiled with its own -m flags.
    The including file defines VW, the SLEEF calls SLEEF_EXP/LOG/TANH, VSQRT,
    VFMA (a*b+c, one rounding), MULU32 (32x32->64 products of the low halves),
-   ALL64/ANY64 (every/some lane of a mask set), WIDEN/NARROW (binary32 <-> binary64).
+   ALL64/ANY64 (every/some lane of a mask set), WIDEN/NARROW (binary32 <->
+   binary64), and for 2*VW binary32 lanes VFMAF and ALL32.
 
    Every function here computes, bit for bit, what the portable code in
    elementwise.c computes (eval_portable, then mpei_round_ref of the binary64
-   value); check_elementwise
-   compares them on random and boundary inputs for every operation, format and
-   mode. Tails go through the same vector code on zero-padded copies; the flags
-   of the padding lanes are masked off. */
+   value); check_elementwise compares them on random and boundary inputs for
+   every operation, format and mode. Tails go through the same vector code on
+   zero-padded copies; the flags of the padding lanes are masked off. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -575,10 +575,124 @@ static void exp_entry(double *y, const double *x, size_t n)
   }
 }
 
+/* ---- binary32 fast path for add, sub and mul in deterministic modes, into
+   formats where rounding a binary32 round-to-odd value is innocuous (p <= 22
+   and quanta >= 2^-147: p + 2 bits kept everywhere). 2*VW lanes at once:
+   the binary32 result and its exact error (TwoSum, or the FMA remainder of
+   the product) give the exact value rounded to odd at binary32, which is
+   rounded to the format with integer adds and masks. A vector with a lane
+   outside the range where that is exact and final (zero or normal in the
+   format, no overflow; products at least 2^-100 so that their remainder is
+   exact) goes through the binary64 path instead. Same results and flags as
+   that path (check_elementwise). */
+typedef float wf __attribute__((vector_size(VW * 8)));
+typedef uint32_t wu __attribute__((vector_size(VW * 8)));
+typedef int32_t wi __attribute__((vector_size(VW * 8)));
+#define SPW(v) ((wu){} + (uint32_t)(v))
+#define SELW(m, a, b) ((((wu)(m)) & (wu)(a)) | (~((wu)(m)) & (wu)(b)))
+
+static AI wf loadw(const float *p) { wf f; memcpy(&f, p, sizeof f); return f; }
+
+static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int op, const int mode, wu *inexact)
+{
+  wf s, e;
+  if (op == EW_SUB)
+    b = -b;
+  if (op == EW_MUL) {
+    s = a * b;
+    e = VFMAF(a, b, -s);
+  } else {
+    s = a + b;
+    wf bb = s - a;
+    e = (a - (s - bb)) + (b - bb);
+  }
+  const wu u = (wu)s;
+  const wi below = (wi)(u ^ (wu)e) < 0;               /* |exact| < |s| */
+  wu r = SELW(e != 0, (u + (wu)below) | 1u, u);      /* rounded to odd */
+  const wu ar = r & 0x7fffffffu;
+  wi ok = ((ar >= pl->minnorm32) | (ar == 0)) & (ar <= pl->max32);
+  if (op == EW_MUL)   /* a zero product only from a zero factor; remainders exact */
+    ok &= (ar >= 0x0d800000u) | ((ar == 0) & ((a == 0) | (b == 0)));   /* 2^-100 */
+  if (!ALL32(ok))
+    return 0;
+  if (op != EW_MUL && mode == MPE_RD) {   /* IEEE's -0 for an exact zero sum under RD */
+    wi bothz = (a == 0) & (b == 0) & (wi)(((wu)a ^ (wu)b) < 0x80000000u);
+    r = SELW((ar == 0) & ~bothz, SPW(0x80000000u), r);
+  }
+  const wu sg = r & 0x80000000u;
+  const wi neg = (wi)sg != 0;
+  const uint32_t dd = (uint32_t)pl->dbase32, one = 1u << dd, low = one - 1, half = one >> 1;
+  const wu t = ar & ~low, rem = ar & low;
+  wu res;
+  switch (mode) {
+  case MPE_RNE: res = (ar + ((half - 1) + ((ar >> dd) & 1))) & ~low; break;
+  case MPE_RNA: res = (ar + half) & ~low; break;
+  case MPE_RZ: res = t; break;
+  case MPE_RU: res = (ar + (low & ~(wu)neg)) & ~low; break;
+  case MPE_RD: res = (ar + (low & (wu)neg)) & ~low; break;
+  default: res = t | ((wu)(rem != 0) & one); break;   /* MPE_RO */
+  }
+  if (!ALL32((wi)(res <= pl->max32)))
+    return 0;
+  *inexact |= rem;
+  res |= sg;
+  memcpy(y, &res, sizeof res);
+  return 1;
+}
+
+static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew_plan *plan, size_t i0, size_t n,
+                               const int op, const int mode)
+{
+  const mpei_ew_plan P = *plan;
+  const mpei_ew_args A = *args;
+  const float *x = A.x + i0, *yy = A.y + i0;
+  wu inexact = SPW(0);
+  unsigned f = 0;
+  double d[2 * VW];
+  size_t i = 0;
+  for (; i + 2 * VW <= n; i += 2 * VW)
+    if (!fast32_vec(y + i, loadw(x + i), loadw(yy + i), &P, op, mode, &inexact)) {
+      f |= eval_entry(d, &A, i0 + i, 2 * VW);
+      f |= round_entry(y + i, d, 2 * VW, &P, i0 + i);
+    }
+  if (i < n) {
+    f |= eval_entry(d, &A, i0 + i, n - i);
+    f |= round_entry(y + i, d, n - i, &P, i0 + i);
+  }
+  wu z = SPW(0);
+  if (memcmp(&inexact, &z, sizeof z))
+    f |= MPE_FLAG_INEXACT;
+  return f;
+}
+
+#define FAST32_MODES(op)                                                        \
+  switch (pl->mode) {                                                           \
+  case MPE_RNE: return fast32_body(y, a, pl, i0, n, op, MPE_RNE);               \
+  case MPE_RNA: return fast32_body(y, a, pl, i0, n, op, MPE_RNA);               \
+  case MPE_RZ: return fast32_body(y, a, pl, i0, n, op, MPE_RZ);                 \
+  case MPE_RU: return fast32_body(y, a, pl, i0, n, op, MPE_RU);                 \
+  case MPE_RD: return fast32_body(y, a, pl, i0, n, op, MPE_RD);                 \
+  default: return fast32_body(y, a, pl, i0, n, op, MPE_RO);                     \
+  }
+
+/* op: EW_ADD, EW_SUB or EW_MUL; pl->mode deterministic; the format as above */
+static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
+{
+  if (a->op == EW_MUL)
+    FAST32_MODES(EW_MUL)
+  else if (a->op == EW_SUB)
+    FAST32_MODES(EW_SUB)
+  else
+    FAST32_MODES(EW_ADD)
+}
+
 #define EW_DEFINE(isa)                                                                              \
   unsigned mpei_ew_eval_##isa(double *d, const mpei_ew_args *a, size_t i0, size_t n)               \
   { return eval_entry(d, a, i0, n); }                                                              \
   unsigned mpei_ew_round_##isa(float *y, const double *d, size_t n, const mpei_ew_plan *pl,         \
                                uint64_t idx0)                                                       \
   { return round_entry(y, d, n, pl, idx0); }                                                       \
-  void mpei_ew_exp_##isa(double *y, const double *x, size_t n) { exp_entry(y, x, n); }
+  void mpei_ew_exp_##isa(double *y, const double *x, size_t n) { exp_entry(y, x, n); }             \
+  unsigned mpei_ew_fast32_##isa(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, \
+                                size_t n)                                                           \
+  { return fast32_entry(y, a, pl, i0, n); }
