@@ -575,7 +575,7 @@ static void exp_entry(double *y, const double *x, size_t n)
   }
 }
 
-/* ---- binary32 fast path for add, sub and mul in deterministic modes, into
+/* ---- binary32 fast path for add, sub, mul and scale in deterministic modes, into
    formats where rounding a binary32 round-to-odd value is innocuous (p <= 22
    and quanta >= 2^-147: p + 2 bits kept everywhere). 2*VW lanes at once:
    the binary32 result and its exact error (TwoSum, or the FMA remainder of
@@ -598,7 +598,7 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   wf s, e;
   if (op == EW_SUB)
     b = -b;
-  if (op == EW_MUL) {
+  if (op == EW_MUL || op == EW_SCALE) {
     s = a * b;
     e = VFMAF(a, b, -s);
   } else {
@@ -611,11 +611,11 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   wu r = SELW(e != 0, (u + (wu)below) | 1u, u);      /* rounded to odd */
   const wu ar = r & 0x7fffffffu;
   wi ok = ((ar >= pl->minnorm32) | (ar == 0)) & (ar <= pl->max32);
-  if (op == EW_MUL)   /* a zero product only from a zero factor; remainders exact */
+  if (op == EW_MUL || op == EW_SCALE)   /* a zero product only from a zero factor; remainders exact */
     ok &= (ar >= 0x0d800000u) | ((ar == 0) & ((a == 0) | (b == 0)));   /* 2^-100 */
   if (!ALL32(ok))
     return 0;
-  if (op != EW_MUL && mode == MPE_RD) {   /* IEEE's -0 for an exact zero sum under RD */
+  if ((op == EW_ADD || op == EW_SUB) && mode == MPE_RD) {   /* IEEE's -0 for an exact zero sum under RD */
     wi bothz = (a == 0) & (b == 0) & (wi)(((wu)a ^ (wu)b) < 0x80000000u);
     r = SELW((ar == 0) & ~bothz, SPW(0x80000000u), r);
   }
@@ -645,13 +645,16 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
 {
   const mpei_ew_plan P = *plan;
   const mpei_ew_args A = *args;
-  const float *x = A.x + i0, *yy = A.y + i0;
+  const float *x = A.x + i0, *yy = op == EW_SCALE ? NULL : A.y + i0;
+  uint32_t abits;
+  memcpy(&abits, &A.alpha, 4);
+  const wf alpha = (wf)SPW(abits);   /* a splat that keeps -0 */
   wu inexact = SPW(0);
   unsigned f = 0;
   double d[2 * VW];
   size_t i = 0;
   for (; i + 2 * VW <= n; i += 2 * VW)
-    if (!fast32_vec(y + i, loadw(x + i), loadw(yy + i), &P, op, mode, &inexact)) {
+    if (!fast32_vec(y + i, loadw(x + i), yy ? loadw(yy + i) : alpha, &P, op, mode, &inexact)) {
       f |= eval_entry(d, &A, i0 + i, 2 * VW);
       f |= round_entry(y + i, d, 2 * VW, &P, i0 + i);
     }
@@ -675,11 +678,13 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   default: return fast32_body(y, a, pl, i0, n, op, MPE_RO);                     \
   }
 
-/* op: EW_ADD, EW_SUB or EW_MUL; pl->mode deterministic; the format as above */
+/* op: EW_ADD, EW_SUB, EW_MUL or EW_SCALE; pl->mode deterministic; the format as above */
 static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
 {
   if (a->op == EW_MUL)
     FAST32_MODES(EW_MUL)
+  else if (a->op == EW_SCALE)
+    FAST32_MODES(EW_SCALE)
   else if (a->op == EW_SUB)
     FAST32_MODES(EW_SUB)
   else

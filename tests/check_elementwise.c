@@ -771,6 +771,21 @@ START_TEST(test_nan_overflow_rules)
     mpe_ew_exp(&r, &mqn, 1, bf, NULL);
     ck_assert_uint_eq(ts_f2u(r), 0xffc00000u);
     ck_assert_uint_eq(mpe_flags_get(), 0);
+    /* signed zeros through whole vectors: alpha = -0, exact zero sums under RD */
+    float v[64], w[64], o[64];
+    for (int i = 0; i < 64; i++) {
+      v[i] = 1.5f + (float)i;
+      w[i] = v[i];
+    }
+    mpe_ew_scale(o, -0.0f, v, 64, bf, NULL);
+    for (int i = 0; i < 64; i++)
+      ck_assert(o[i] == 0 && signbit(o[i]));
+    mpe_ew_sub(o, v, w, 64, bf, &(mpe_round_opts){ MPE_RD, 0, 0, 0, 0 });
+    for (int i = 0; i < 64; i++)
+      ck_assert(o[i] == 0 && signbit(o[i]));
+    mpe_ew_sub(o, v, w, 64, bf, NULL);
+    for (int i = 0; i < 64; i++)
+      ck_assert(o[i] == 0 && !signbit(o[i]));
     /* 2^200 rounded toward zero: the largest finite value, and overflow (IEEE: the
        result rounded with an unbounded exponent exceeds it) */
     for (int m = MPE_RZ; m <= MPE_RO; m++) {
