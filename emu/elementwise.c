@@ -37,7 +37,7 @@ typedef struct {
   mpei_ew_eval_fn eval;
   mpei_ew_round_fn round;   /* NULL: mpe_round_f64 */
   mpei_ew_vfn vexp;
-  mpei_ew_fast32_fn fast32;   /* add, sub, mul, scale where plan.fast32 (vector levels) */
+  mpei_ew_fast32_fn fast32;   /* add .. recip but fma, where plan.fast32 (vector levels) */
 } ew_job;
 
 /* ---- portable SLEEF loops: the FMA build of SLEEF's scalar code where the
@@ -283,8 +283,7 @@ static int run_flat(ew_job *j, float *out, size_t n)
   unsigned fl = 0;
   int par = 0;
   int op = j->a.op;
-  mpei_ew_fast32_fn fast32 = j->plan.fast32 && (op == EW_ADD || op == EW_SUB || op == EW_MUL || op == EW_SCALE)
-                                ? j->fast32 : NULL;
+  mpei_ew_fast32_fn fast32 = j->plan.fast32 && op <= EW_RECIP && op != EW_FMA ? j->fast32 : NULL;
 #ifdef _OPENMP
   par = n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel();
 #endif

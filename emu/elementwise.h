@@ -69,7 +69,7 @@ typedef struct {
 typedef unsigned (*mpei_ew_eval_fn)(double *d, const mpei_ew_args *a, size_t i0, size_t n);
 /* y[i] = d[i] rounded to the plan's format, element index idx0 + i; returns flags */
 typedef unsigned (*mpei_ew_round_fn)(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0);
-/* y[i] = element i0 + i of add, sub, mul or scale rounded to the plan's format
+/* y[i] = element i0 + i of add, sub, mul, scale, div, recip or sqrt rounded to the plan's format
    (plan.fast32 set): as eval then round, faster; returns flags */
 typedef unsigned (*mpei_ew_fast32_fn)(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n);
 /* binary64 SLEEF loops (softmax) */

@@ -14,6 +14,7 @@
 #define ANY64(m) (_mm256_movemask_pd((__m256d)(m)) != 0)
 #define ALL32(m) (_mm256_movemask_ps((__m256)(m)) == 0xff)
 #define VFMAF(a, b, c) ((wf)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
+#define VSQRTF(v) ((wf)_mm256_sqrt_ps((__m256)(v)))
 #define WIDEN(f) ((vd)_mm256_cvtps_pd((__m128)(f)))
 #define NARROW(d) ((vf)_mm256_cvtpd_ps((__m256d)(d)))
 #include "elementwise_kernel.h"

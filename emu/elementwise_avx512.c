@@ -14,6 +14,7 @@
 #define ANY64(m) (_mm512_movepi64_mask((__m512i)(m)) != 0)
 #define ALL32(m) (_mm512_movepi32_mask((__m512i)(m)) == 0xffff)
 #define VFMAF(a, b, c) ((wf)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
+#define VSQRTF(v) ((wf)_mm512_sqrt_ps((__m512)(v)))
 #define WIDEN(f) ((vd)_mm512_cvtps_pd((__m256)(f)))
 #define NARROW(d) ((vf)_mm512_cvtpd_ps((__m512d)(d)))
 #include "elementwise_kernel.h"

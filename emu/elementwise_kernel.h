@@ -575,15 +575,17 @@ static void exp_entry(double *y, const double *x, size_t n)
   }
 }
 
-/* ---- binary32 fast path for add, sub, mul and scale in deterministic modes, into
+/* ---- binary32 fast path for add, sub, mul, scale, div, recip and sqrt in
+   deterministic modes, into
    formats where rounding a binary32 round-to-odd value is innocuous (p <= 22
    and quanta >= 2^-147: p + 2 bits kept everywhere). 2*VW lanes at once:
    the binary32 result and its exact error (TwoSum, or the FMA remainder of
-   the product) give the exact value rounded to odd at binary32, which is
+   the product, quotient or square root) give the exact value rounded to odd
+   at binary32, which is
    rounded to the format with integer adds and masks. A vector with a lane
    outside the range where that is exact and final (zero or normal in the
-   format, no overflow; products at least 2^-100 so that their remainder is
-   exact) goes through the binary64 path instead. Same results and flags as
+   format, no overflow; products, dividends and radicands at least 2^-100 so
+   that the remainder is exact) goes through the binary64 path instead. Same results and flags as
    that path (check_elementwise). */
 typedef float wf __attribute__((vector_size(VW * 8)));
 typedef uint32_t wu __attribute__((vector_size(VW * 8)));
@@ -598,9 +600,19 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   wf s, e;
   if (op == EW_SUB)
     b = -b;
+  if (op == EW_RECIP) {
+    b = a;
+    a = (wf)SPW(0x3f800000u);   /* 1 */
+  }
   if (op == EW_MUL || op == EW_SCALE) {
     s = a * b;
     e = VFMAF(a, b, -s);
+  } else if (op == EW_DIV || op == EW_RECIP) {
+    s = a / b;
+    e = (wf)((wu)VFMAF(-s, b, a) ^ ((wu)b & 0x80000000u));   /* the sign of a/b - s */
+  } else if (op == EW_SQRT) {
+    s = VSQRTF(a);
+    e = VFMAF(-s, s, a);
   } else {
     s = a + b;
     wf bb = s - a;
@@ -611,8 +623,12 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   wu r = SELW(e != 0, (u + (wu)below) | 1u, u);      /* rounded to odd */
   const wu ar = r & 0x7fffffffu;
   wi ok = ((ar >= pl->minnorm32) | (ar == 0)) & (ar <= pl->max32);
-  if (op == EW_MUL || op == EW_SCALE)   /* a zero product only from a zero factor; remainders exact */
-    ok &= (ar >= 0x0d800000u) | ((ar == 0) & ((a == 0) | (b == 0)));   /* 2^-100 */
+  /* remainders exact (2^-100: far from binary32's subnormals); a zero result
+     only from a zero operand */
+  if (op == EW_MUL || op == EW_SCALE)
+    ok &= (ar >= 0x0d800000u) | ((ar == 0) & ((a == 0) | (b == 0)));
+  if (op == EW_DIV || op == EW_RECIP || op == EW_SQRT)
+    ok &= ((((wu)a & 0x7fffffffu) >= 0x0d800000u) & (ar != 0)) | ((a == 0) & (ar == 0));
   if (!ALL32(ok))
     return 0;
   if ((op == EW_ADD || op == EW_SUB) && mode == MPE_RD) {   /* IEEE's -0 for an exact zero sum under RD */
@@ -645,7 +661,8 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
 {
   const mpei_ew_plan P = *plan;
   const mpei_ew_args A = *args;
-  const float *x = A.x + i0, *yy = op == EW_SCALE ? NULL : A.y + i0;
+  const int has_y = op == EW_ADD || op == EW_SUB || op == EW_MUL || op == EW_DIV;
+  const float *x = A.x + i0, *yy = has_y ? A.y + i0 : NULL;
   uint32_t abits;
   memcpy(&abits, &A.alpha, 4);
   const wf alpha = (wf)SPW(abits);   /* a splat that keeps -0 */
@@ -654,7 +671,7 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   double d[2 * VW];
   size_t i = 0;
   for (; i + 2 * VW <= n; i += 2 * VW)
-    if (!fast32_vec(y + i, loadw(x + i), yy ? loadw(yy + i) : alpha, &P, op, mode, &inexact)) {
+    if (!fast32_vec(y + i, loadw(x + i), yy ? loadw(yy + i) : alpha, &P, op, mode, &inexact)) {   /* alpha: scale only */
       f |= eval_entry(d, &A, i0 + i, 2 * VW);
       f |= round_entry(y + i, d, 2 * VW, &P, i0 + i);
     }
@@ -678,13 +695,19 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   default: return fast32_body(y, a, pl, i0, n, op, MPE_RO);                     \
   }
 
-/* op: EW_ADD, EW_SUB, EW_MUL or EW_SCALE; pl->mode deterministic; the format as above */
+/* op: add, sub, mul, scale, div, recip or sqrt; pl->mode deterministic; the format as above */
 static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
 {
   if (a->op == EW_MUL)
     FAST32_MODES(EW_MUL)
   else if (a->op == EW_SCALE)
     FAST32_MODES(EW_SCALE)
+  else if (a->op == EW_DIV)
+    FAST32_MODES(EW_DIV)
+  else if (a->op == EW_RECIP)
+    FAST32_MODES(EW_RECIP)
+  else if (a->op == EW_SQRT)
+    FAST32_MODES(EW_SQRT)
   else if (a->op == EW_SUB)
     FAST32_MODES(EW_SUB)
   else
