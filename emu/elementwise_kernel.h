@@ -305,6 +305,9 @@ static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
   out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
 }
 
+/* element indices wrap modulo 2^64, so their counters i/4 modulo 2^62 */
+#define CTR_MASK SPQ(0x3fffffffffffffffull)
+
 /* w[i] = mpei_sr_word(seed, idx0 + i), i < n */
 static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)   /* n <= VW */
 {
@@ -316,7 +319,7 @@ static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)   /* n
     lane[j] = (uint64_t)j;
   for (size_t c = 0; c < ncount; c += VW) {
     vq out[4];
-    philox_vec(SPQ(c0 + c) + lane, seed, out);
+    philox_vec((SPQ(c0 + c) + lane) & CTR_MASK, seed, out);
     for (int j = 0; j < VW; j++)
       for (int k = 0; k < 4; k++)
         tmp[4 * (c + j) + k] = (uint32_t)out[k][j];
@@ -476,7 +479,7 @@ static AI void sr_block(uint64_t seed, uint64_t c, vq r[4])
   vq lane, out[4];
   for (int j = 0; j < VW; j++)
     lane[j] = (uint64_t)j;
-  philox_vec(SPQ(c) + lane, seed, out);
+  philox_vec((SPQ(c) + lane) & CTR_MASK, seed, out);
 #if VW == 8
   const vq p_lo = { 0, 8, 1, 9, 2, 10, 3, 11 }, p_hi = { 4, 12, 5, 13, 6, 14, 7, 15 };
   const vq q_lo = { 0, 1, 8, 9, 2, 3, 10, 11 }, q_hi = { 4, 5, 12, 13, 6, 7, 14, 15 };

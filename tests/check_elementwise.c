@@ -800,6 +800,31 @@ START_TEST(test_nan_overflow_rules)
 }
 END_TEST
 
+/* stochastic element indices offset + i wrap modulo 2^64 in every path */
+START_TEST(test_stochastic_index_wrap)
+{
+  const mpe_format *f = mpe_format_of(MPE_FP16);
+  float x[200], y[200], ref[200], out[200];
+  uint64_t st = ts_seed() ^ 0x3a9;
+  for (int i = 0; i < 200; i++) {
+    x[i] = rnd_f32(&st, -4, 4);
+    y[i] = rnd_f32(&st, -20, 4);
+  }
+  for (int k = 0; k < 2; k++) {
+    mpe_round_opts o = { k ? MPE_SR_EQ : MPE_SR, 0, 0, 77, UINT64_MAX - 101 };
+    mpe_simd_level_set(0);
+    ck_assert_int_eq(mpe_ew_add(ref, x, y, 200, f, &o), MPE_OK);
+    for (int lvl = 1; lvl <= 2; lvl++) {
+      if (mpe_simd_level_set(lvl) != lvl)
+        continue;
+      ck_assert_int_eq(mpe_ew_add(out, x, y, 200, f, &o), MPE_OK);
+      ck_assert(memcmp(out, ref, sizeof out) == 0);
+    }
+  }
+  mpe_simd_level_set(-1);
+}
+END_TEST
+
 int main(void)
 {
   mpfr_set_emax(mpfr_get_emax_max());   /* e^(2^29) is a finite number */
@@ -817,6 +842,7 @@ int main(void)
   tcase_add_test(misc, test_stochastic);
   tcase_add_test(misc, test_errors_flags);
   tcase_add_test(misc, test_nan_overflow_rules);
+  tcase_add_test(misc, test_stochastic_index_wrap);
   suite_add_tcase(s, misc);
   return ts_run(s);
 }
