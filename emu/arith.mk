@@ -18,9 +18,9 @@ libmpemu_la_SOURCES += emu/arith_ro.h emu/elementwise.c emu/elementwise.h emu/el
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_ew_avx2.la libmpemu_ew_avx512.la
 libmpemu_ew_avx2_la_SOURCES = emu/elementwise_avx2.c
-libmpemu_ew_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(SLEEF_CFLAGS) $(AVX2_CFLAGS)
+libmpemu_ew_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(SLEEF_CFLAGS) $(AVX2_CFLAGS) -ffp-contract=off
 libmpemu_ew_avx512_la_SOURCES = emu/elementwise_avx512.c
-libmpemu_ew_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(SLEEF_CFLAGS) $(AVX512_CFLAGS)
+libmpemu_ew_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(SLEEF_CFLAGS) $(AVX512_CFLAGS) -ffp-contract=off
 libmpemu_la_LIBADD += libmpemu_ew_avx2.la libmpemu_ew_avx512.la
 endif
 

@@ -1,13 +1,19 @@
 /* Element-wise array operations in a format: each result is formed in
    binary64 (exact, rounded to odd, or a SLEEF 1-ulp function value made safe
    at the points where binary64 would land on a rounding boundary), then
-   rounded once to the format by the array-rounding kernels.
+   rounded once to the format.
 
-   Rounding path: for deterministic modes and formats with p <= 22 whose
-   quanta are at least 4x binary32's (emin - p + 1 >= -147), the binary64 value
-   is rounded to odd at binary32 (still innocuous: p + 2 <= 24 bits kept) and
-   handed to mpe_round_f32 (SIMD). Otherwise mpe_round_f64 rounds the binary64
-   value directly. Element i always uses the random word (seed, offset + i). */
+   Two implementations of every step, chosen by mpei_simd_level(): the
+   portable scalar code below (the reference the tests compare against) and
+   the vector kernels of elementwise_kernel.h (AVX2, AVX-512), which compute
+   the same bits.
+
+   Rounding: the binary64 value is rounded once, directly, by mpe_round_f64
+   (portable: mpei_round_ref) or by the vector kernel that reproduces
+   mpei_round_ref's decisions and flags. Element i always uses the random word
+   (seed, offset + i), the word of mpe_round_f64 and mpe_round_f32.
+   A NaN result is the quiet NaN with the sign of the first NaN operand (x, y,
+   z; alpha after x), or +NaN when the operation made it from numbers. */
 #include "config.h"
 #include <float.h>
 #include <math.h>
@@ -23,17 +29,15 @@
 #define CHUNK 2048
 #define PAR_MIN (1u << 15)
 
-enum { EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_FMA, EW_SCALE, EW_SQRT, EW_RECIP,
-       EW_EXP, EW_LOG, EW_TANH, EW_SIGMOID };
-
 typedef struct {
-  int op;
-  const float *x, *y, *z;
-  float alpha;
+  mpei_ew_args a;
   const struct mpe_format *f;
   mpe_round_opts o;
-  int fast;
-  mpei_ew_vfn vexp, vlog, vtanh;
+  mpei_ew_plan plan;        /* direct rounding by the vector kernel */
+  mpei_ew_eval_fn eval;
+  mpei_ew_round_fn round;   /* NULL: mpe_round_f64 */
+  mpei_ew_vfn vexp;
+  mpei_ew_fast32_fn fast32;   /* add .. recip but fma, where plan.fast32 (vector levels) */
 } ew_job;
 
 /* ---- portable SLEEF loops: the FMA build of SLEEF's scalar code where the
@@ -63,68 +67,23 @@ PORTABLE_LOOP(exp_portable, Sleef_expd1_u10)
 PORTABLE_LOOP(log_portable, Sleef_logd1_u10)
 PORTABLE_LOOP(tanh_portable, Sleef_tanhd1_u10)
 
-static void pick_kernels(ew_job *j)
-{
-  j->vexp = exp_portable;
-  j->vlog = log_portable;
-  j->vtanh = tanh_portable;
-#ifdef HAVE_X86_SIMD
-  int lvl = mpei_simd_level();
-  if (lvl >= MPEI_SIMD_AVX512) {
-    j->vexp = mpei_ew_exp_avx512;
-    j->vlog = mpei_ew_log_avx512;
-    j->vtanh = mpei_ew_tanh_avx512;
-  } else if (lvl >= MPEI_SIMD_AVX2) {
-    j->vexp = mpei_ew_exp_avx2;
-    j->vlog = mpei_ew_log_avx2;
-    j->vtanh = mpei_ew_tanh_avx2;
-  }
-#endif
-}
-
-static inline int snan32(float x)
-{
-  uint32_t u = mpei_f2u(x);
-  return (u & 0x7f800000u) == 0x7f800000u && (u & 0x3fffffu) && !(u & 0x400000u);
-}
-
-/* NaN made from non-NaN operands, or a signalling NaN operand */
-static inline unsigned invalid_of(double r, float a, float b)
-{
-  return ((isnan(r) && !isnan(a) && !isnan(b)) || snan32(a) || snan32(b)) ? MPE_FLAG_INVALID : 0;
-}
-
-/* binary64 d rounded to odd at binary32 (saturating at FLT_MAX, never 0 when d is not) */
-static inline float ro32(double d)
-{
-  float f = (float)d;
-  if ((double)f != d && !isnan(d)) {
-    uint32_t u = mpei_f2u(f);
-    if (!(u & 1))
-      f = mpei_u2f(fabs(d) > fabs((double)f) ? u + 1 : u - 1);
-  }
-  return f;
-}
-
 /* d[i] for elements i0 .. i0+n-1 of a flat operation; returns invalid/divide flags */
-static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, size_t n)
+static unsigned eval_portable(double *d, const mpei_ew_args *j, size_t i0, size_t n)
 {
   const float *x = j->x + i0, *y = j->y ? j->y + i0 : NULL, *z = j->z ? j->z + i0 : NULL;
-  mpe_round r = j->o.round;
+  mpe_round r = j->round;
   unsigned fl = 0;
   switch (j->op) {
   case EW_ADD: case EW_SUB:
     for (size_t i = 0; i < n; i++) {
       double a = x[i], b = j->op == EW_SUB ? -(double)y[i] : (double)y[i];
       double s = isfinite(a) && isfinite(b) ? mpei_zero_sum_sign(mpei_ro_sum(a, b), a, b, r) : a + b;
-      fl |= invalid_of(s, x[i], y[i]);
       d[i] = s;
     }
     break;
   case EW_MUL:
     for (size_t i = 0; i < n; i++) {
       d[i] = (double)x[i] * y[i];   /* exact */
-      fl |= invalid_of(d[i], x[i], y[i]);
     }
     break;
   case EW_DIV:
@@ -132,27 +91,23 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
       if (y[i] == 0 && x[i] != 0 && isfinite(x[i]))
         fl |= MPE_FLAG_DIVBYZERO;
       d[i] = mpei_ro_div(x[i], y[i]);
-      fl |= invalid_of(d[i], x[i], y[i]);
     }
     break;
   case EW_FMA:
     for (size_t i = 0; i < n; i++) {
       double p = (double)x[i] * y[i], c = z[i];
       double s = isfinite(p) && isfinite(c) ? mpei_zero_sum_sign(mpei_ro_sum(p, c), p, c, r) : p + c;
-      fl |= invalid_of(s, x[i], y[i]) | (isnan(z[i]) ? invalid_of(s, z[i], z[i]) : invalid_of(s, 0, 0));
       d[i] = s;
     }
     break;
   case EW_SCALE:
     for (size_t i = 0; i < n; i++) {
       d[i] = (double)j->alpha * x[i];   /* exact */
-      fl |= invalid_of(d[i], x[i], j->alpha);
     }
     break;
   case EW_SQRT:
     for (size_t i = 0; i < n; i++) {
       d[i] = x[i] < 0 ? NAN : mpei_ro_sqrt(x[i]);
-      fl |= invalid_of(d[i], x[i], 0);
     }
     break;
   case EW_RECIP:
@@ -160,16 +115,14 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
       if (x[i] == 0)
         fl |= MPE_FLAG_DIVBYZERO;
       d[i] = mpei_ro_div(1.0, x[i]);
-      fl |= invalid_of(d[i], x[i], 0);
     }
     break;
   case EW_EXP:
     for (size_t i = 0; i < n; i++)
-      buf[i] = x[i];
-    j->vexp(d, buf, n);
+      d[i] = x[i];
+    exp_portable(d, d, n);   /* in place, element by element */
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
-      fl |= invalid_of(0, a, 0);
       /* binary64 overflow/underflow: an odd stand-in on the right side of every boundary */
       if (a > 709.0f)
         d[i] = isinf(a) ? INFINITY : DBL_MAX;
@@ -181,8 +134,8 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
     break;
   case EW_LOG:
     for (size_t i = 0; i < n; i++)
-      buf[i] = x[i];
-    j->vlog(d, buf, n);
+      d[i] = x[i];
+    log_portable(d, d, n);   /* in place, element by element */
     for (size_t i = 0; i < n; i++) {
       if (x[i] == 0) {
         d[i] = -INFINITY;
@@ -190,16 +143,14 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
       } else if (x[i] < 0) {
         d[i] = NAN;
       }
-      fl |= invalid_of(d[i], x[i], 0);
     }
     break;
   case EW_TANH:
     for (size_t i = 0; i < n; i++)
-      buf[i] = x[i];
-    j->vtanh(d, buf, n);
+      d[i] = x[i];
+    tanh_portable(d, d, n);   /* in place, element by element */
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
-      fl |= invalid_of(0, a, 0);
       /* Where binary64 can land on a boundary of every format (+-1, or a itself)
          while the exact value cannot, an odd stand-in on the exact value's side:
          for |a| >= 9.7, 1 - |tanh a| < 2^-26, so 1 - 2^-53 lies between the same
@@ -212,11 +163,10 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
     break;
   case EW_SIGMOID:
     for (size_t i = 0; i < n; i++)
-      buf[i] = -(double)x[i];
-    j->vexp(d, buf, n);
+      d[i] = -(double)x[i];
+    exp_portable(d, d, n);
     for (size_t i = 0; i < n; i++) {
       float a = x[i];
-      fl |= invalid_of(0, a, 0);
       if (isnan(a))
         d[i] = a;
       else if (a >= 37.0f)              /* 1 - sigmoid < 2^-53 */
@@ -235,30 +185,57 @@ static unsigned eval_flat(const ew_job *j, double *d, double *buf, size_t i0, si
     }
     break;
   }
+  for (size_t i = 0; i < n; i++)
+    if (isnan(d[i]))
+      fl |= mpei_ew_nan_fix(j, i0 + i, &d[i]);
   return fl;
 }
 
-static int stochastic(mpe_round r) { return r == MPE_SR || r == MPE_SR_EQ; }
-
 /* Round d (n values, first element index i0) into out; returns the flags raised. */
-static unsigned round_chunk(const ew_job *j, float *out, double *d, float *tmp, size_t i0, size_t n)
+static unsigned round_chunk(const ew_job *j, float *out, double *d, size_t i0, size_t n)
 {
+  if (j->round)
+    return j->round(out, d, n, &j->plan, j->o.offset + i0);
   unsigned save = mpei_flags, fl;
   mpei_flags = 0;
   mpe_round_opts o = j->o;
   o.offset += i0;
-  if (j->fast) {
-    for (size_t i = 0; i < n; i++)
-      tmp[i] = ro32(d[i]);
-    mpe_round_f32(out, tmp, n, j->f, &o);
-  } else {
-    mpe_round_f64(d, d, n, j->f, &o);
-    for (size_t i = 0; i < n; i++)
-      out[i] = (float)d[i];   /* exact: the format fits binary32 */
-  }
+  mpe_round_f64(d, d, n, j->f, &o);
+  for (size_t i = 0; i < n; i++)
+    out[i] = (float)d[i];   /* exact: the format fits binary32 */
   fl = mpei_flags;
   mpei_flags = save;
   return fl;
+}
+
+/* the vector kernels' view of mpei_round_ref for f and o */
+static void make_plan(mpei_ew_plan *pl, const struct mpe_format *f, const mpe_round_opts *o)
+{
+  double mn = f->minnorm;
+  double mid = mn - ldexp(1.0, f->emin - f->p - 1);   /* below: tiny when rounding to nearest */
+  double above_pred = nextafter(mn - ldexp(1.0, f->emin - f->p), INFINITY);   /* below: tiny when rounding away */
+  pl->mode = o->round;
+  pl->flush = o->flush_subnormals != 0;
+  pl->saturate = o->saturate != 0;
+  pl->has_inf = f->has_inf;
+  pl->dbase = 53 - f->p;
+  pl->eminb = f->emin + 1023;
+  pl->maxv = f->maxv;
+  pl->minnorm = mn;
+  pl->medium_min = o->flush_subnormals ? mn : 2 * f->minsub;
+  pl->fast32 = o->round != MPE_SR && o->round != MPE_SR_EQ && !o->flush_subnormals && f->p <= 22 &&
+               f->emin - f->p + 1 >= -147;
+  pl->dbase32 = 24 - f->p;
+  pl->minnorm32 = mpei_f2u((float)mn);
+  pl->max32 = mpei_f2u((float)f->maxv);
+  pl->minsub_bits = mpei_d2u(f->minsub);
+  switch (o->round) {
+  case MPE_RNE: case MPE_RNA: pl->tiny_pos = pl->tiny_neg = mid; break;
+  case MPE_RU: pl->tiny_pos = above_pred; pl->tiny_neg = mn; break;
+  case MPE_RD: pl->tiny_pos = mn; pl->tiny_neg = above_pred; break;
+  default: pl->tiny_pos = pl->tiny_neg = mn; break;
+  }
+  pl->seed = o->seed;
 }
 
 static int check_common(const mpe_format *f, const mpe_round_opts *o)
@@ -273,13 +250,31 @@ static int check_common(const mpe_format *f, const mpe_round_opts *o)
 static void init_job(ew_job *j, int op, const mpe_format *f, const mpe_round_opts *o)
 {
   mpe_round_opts d = { MPE_RNE, 0, 0, 0, 0 };
-  j->op = op;
+  j->a.op = op;
   j->f = f;
   j->o = o ? *o : d;
-  j->fast = !stochastic(j->o.round) && f->p <= 22 && f->emin - f->p + 1 >= -147;
-  j->y = j->z = NULL;
-  j->alpha = 0;
-  pick_kernels(j);
+  j->a.round = j->o.round;
+  j->a.x = j->a.y = j->a.z = NULL;
+  j->a.alpha = 0;
+  make_plan(&j->plan, f, &j->o);
+  j->eval = eval_portable;
+  j->round = NULL;
+  j->vexp = exp_portable;
+  j->fast32 = NULL;
+#ifdef HAVE_X86_SIMD
+  int lvl = mpei_simd_level();
+  if (lvl >= MPEI_SIMD_AVX512) {
+    j->eval = mpei_ew_eval_avx512;
+    j->round = mpei_ew_round_avx512;
+    j->vexp = mpei_ew_exp_avx512;
+    j->fast32 = mpei_ew_fast32_avx512;
+  } else if (lvl >= MPEI_SIMD_AVX2) {
+    j->eval = mpei_ew_eval_avx2;
+    j->round = mpei_ew_round_avx2;
+    j->vexp = mpei_ew_exp_avx2;
+    j->fast32 = mpei_ew_fast32_avx2;
+  }
+#endif
 }
 
 static int run_flat(ew_job *j, float *out, size_t n)
@@ -287,16 +282,21 @@ static int run_flat(ew_job *j, float *out, size_t n)
   size_t nchunks = (n + CHUNK - 1) / CHUNK;
   unsigned fl = 0;
   int par = 0;
+  int op = j->a.op;
+  mpei_ew_fast32_fn fast32 = j->plan.fast32 && op <= EW_RECIP && op != EW_FMA ? j->fast32 : NULL;
 #ifdef _OPENMP
   par = n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel();
 #endif
 #pragma omp parallel for schedule(static) reduction(| : fl) if (par)
   for (size_t c = 0; c < nchunks; c++) {
-    double d[CHUNK], buf[CHUNK];
-    float tmp[CHUNK];
     size_t i0 = c * CHUNK, len = n - i0 < CHUNK ? n - i0 : CHUNK;
-    fl |= eval_flat(j, d, buf, i0, len);
-    fl |= round_chunk(j, out + i0, d, tmp, i0, len);
+    if (fast32) {
+      fl |= fast32(out + i0, &j->a, &j->plan, i0, len);
+      continue;
+    }
+    double d[CHUNK];
+    fl |= j->eval(d, &j->a, i0, len);
+    fl |= round_chunk(j, out + i0, d, i0, len);
   }
   mpei_flags |= fl;
   return MPE_OK;
@@ -313,7 +313,7 @@ static int unary(int op, float *y, const float *x, size_t n, const mpe_format *f
     return MPE_OK;
   ew_job j;
   init_job(&j, op, f, o);
-  j.x = x;
+  j.a.x = x;
   return run_flat(&j, y, n);
 }
 
@@ -329,8 +329,8 @@ static int binary(int op, float *z, const float *x, const float *y, size_t n, co
     return MPE_OK;
   ew_job j;
   init_job(&j, op, f, o);
-  j.x = x;
-  j.y = y;
+  j.a.x = x;
+  j.a.y = y;
   return run_flat(&j, z, n);
 }
 
@@ -355,9 +355,9 @@ int mpe_ew_fma(float *w, const float *x, const float *y, const float *z, size_t 
     return MPE_OK;
   ew_job j;
   init_job(&j, EW_FMA, f, o);
-  j.x = x;
-  j.y = y;
-  j.z = z;
+  j.a.x = x;
+  j.a.y = y;
+  j.a.z = z;
   return run_flat(&j, w, n);
 }
 
@@ -372,8 +372,8 @@ int mpe_ew_scale(float *y, float alpha, const float *x, size_t n, const mpe_form
     return MPE_OK;
   ew_job j;
   init_job(&j, EW_SCALE, f, o);
-  j.x = x;
-  j.alpha = alpha;
+  j.a.x = x;
+  j.a.alpha = alpha;
   return run_flat(&j, y, n);
 }
 
@@ -395,14 +395,13 @@ int mpe_ew_sigmoid(float *y, const float *x, size_t n, const mpe_format *f, cons
 static unsigned softmax_row(const ew_job *j, float *yr, const float *xr, size_t cols, size_t base)
 {
   double d[CHUNK], buf[CHUNK];
-  float tmp[CHUNK];
   unsigned fl = 0;
   float m = -INFINITY;
   int bad = 0;
   for (size_t c = 0; c < cols; c++) {
     if (isnan(xr[c]) || xr[c] == INFINITY)
       bad = 1;
-    fl |= snan32(xr[c]) ? MPE_FLAG_INVALID : 0;
+    fl |= mpei_ew_snan32(xr[c]) ? MPE_FLAG_INVALID : 0;
     m = xr[c] > m ? xr[c] : m;
   }
   if (bad || m == -INFINITY) {
@@ -426,7 +425,7 @@ static unsigned softmax_row(const ew_job *j, float *yr, const float *xr, size_t 
     j->vexp(d, buf, len);
     for (size_t i = 0; i < len; i++)
       d[i] /= s;
-    fl |= round_chunk(j, yr + c0, d, tmp, base + c0, len);
+    fl |= round_chunk(j, yr + c0, d, base + c0, len);
   }
   return fl;
 }

@@ -1,18 +1,729 @@
-/* SLEEF vector loops over binary64 arrays, written once and compiled per
-   instruction set (elementwise_avx2.c, elementwise_avx512.c). The tail is
-   padded with zeros so every element goes through the same vector code. */
+/* The element-wise kernels, written once with GCC vector extensions on VW
+   binary64 lanes and included by elementwise_avx2.c (VW = 4) and
+   elementwise_avx512.c (VW = 8), each compiled with its own -m flags.
+   The including file defines VW, the SLEEF calls SLEEF_EXP/LOG/TANH, VSQRT,
+   VFMA (a*b+c, one rounding), MULU32 (32x32->64 products of the low halves),
+   ALL64/ANY64 (every/some lane of a mask set), WIDEN/NARROW (binary32 <->
+   binary64), and for 2*VW binary32 lanes VFMAF and ALL32.
+
+   Every function here computes, bit for bit, what the portable code in
+   elementwise.c computes (eval_portable, then mpei_round_ref of the binary64
+   value); check_elementwise compares them on random and boundary inputs for
+   every operation, format and mode. Tails go through the same vector code on
+   zero-padded copies; the flags of the padding lanes are masked off. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
-#define EW_LOOP(fname, sleeffn)                                   \
-  void fname(double *y, const double *x, size_t n)                \
-  {                                                               \
-    size_t i = 0;                                                 \
-    for (; i + VW <= n; i += VW)                                  \
-      VSTORE(y + i, sleeffn(VLOAD(x + i)));                       \
-    if (i < n) {                                                  \
-      double buf[VW] = { 0 };                                     \
-      memcpy(buf, x + i, (n - i) * sizeof(double));               \
-      VSTORE(buf, sleeffn(VLOAD(buf)));                           \
-      memcpy(y + i, buf, (n - i) * sizeof(double));               \
-    }                                                             \
+typedef double vd __attribute__((vector_size(VW * 8)));
+typedef uint64_t vq __attribute__((vector_size(VW * 8)));
+typedef int64_t vs __attribute__((vector_size(VW * 8)));
+typedef float vf __attribute__((vector_size(VW * 4)));
+typedef uint32_t vu32 __attribute__((vector_size(VW * 4)));
+typedef int32_t vi32 __attribute__((vector_size(VW * 4)));
+
+#define AI inline __attribute__((always_inline))
+#define SPQ(v) ((vq){} + (uint64_t)(v))
+#define SPS(v) ((vs){} + (int64_t)(v))
+#define SPD(v) spd_(v)
+#define SELQ(m, a, b) ((((vq)(m)) & (vq)(a)) | (~((vq)(m)) & (vq)(b)))
+#define SELS(m, a, b) ((vs)SELQ((m), (vq)(a), (vq)(b)))
+#define SELD(m, a, b) ((vd)SELQ((m), (vq)(a), (vq)(b)))
+
+static const uint64_t ABS64 = 0x7fffffffffffffffull, SIGN64 = 0x8000000000000000ull;
+static const uint64_t QNAN64 = 0x7ff8000000000000ull, INF64 = 0x7ff0000000000000ull;
+
+static AI vd spd_(double v)   /* a splat that keeps -0 */
+{
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  return (vd)SPQ(u);
+}
+static AI vd widen(vf f) { return WIDEN(f); }
+static AI vf loadf(const float *p) { vf f; memcpy(&f, p, sizeof f); return f; }
+static AI vd vabs(vd v) { return (vd)((vq)v & ABS64); }
+static AI vs isnan_d(vd v) { return v != v; }
+static AI vs isfin_d(vd v) { return (vs)(((vq)v & ABS64) < INF64); }
+
+/* x rounded to odd at 53 bits, from s (nearest) and err = x - s (its sign);
+   lanes outside `ok` keep s (as mpei_ro_adjust: the odd neighbour of x's
+   side is (s truncated toward zero) | 1) */
+static AI vd ro_adjust(vd s, vd err, vs ok)
+{
+  vq u = (vq)s;
+  vs below = (vs)(u ^ (vq)err) < 0;   /* |x| < |s| */
+  vq t = (u + (vq)below) | 1;
+  return SELD(ok & (err != 0), t, s);
+}
+
+/* a + b rounded to odd with IEEE's sign of an exact zero sum; plain a + b
+   where an operand is not finite (two binary32-range values, or a binary32
+   product and a binary32, never overflow binary64: s is finite exactly when
+   a and b are) */
+static AI vd ro_sum(vd a, vd b, mpe_round r)
+{
+  vd s = a + b;
+  vd bb = s - a;
+  vd e = (a - (s - bb)) + (b - bb);
+  s = ro_adjust(s, e, isfin_d(s));
+  if (r == MPE_RD) {   /* otherwise the hardware's +0 / common sign is IEEE's */
+    vs bothz = (a == 0) & (b == 0) & (vs)(((vq)a ^ (vq)b) < SIGN64);
+    s = SELD((s == 0) & ~bothz, SPD(-0.0), s);
   }
+  return s;
+}
+
+static AI vd ro_div(vd a, vd b)
+{
+  vd q = a / b;
+  vd rem = VFMA(-q, b, a);
+  vd err = SELD(b > 0, rem, -rem);
+  return ro_adjust(q, err, isfin_d(q) & (q != 0));
+}
+
+typedef struct { vs invalid, divz; } evalfl;
+
+/* binary32 signalling NaNs, as 64-bit lane masks */
+static AI vs snan_f(vf f)
+{
+  vu32 u = (vu32)f;
+  vi32 m = ((u & 0x7f800000u) == 0x7f800000u) & ((u & 0x3fffffu) != 0) & ((u & 0x400000u) == 0);
+  return __builtin_convertvector(m, vs);
+}
+
+static AI vd qnan_of(vd v) { return (vd)(((vq)v & SIGN64) | QNAN64); }
+
+/* NaN lanes of d (only for vectors that have one): the rule and the invalid
+   flag of mpei_ew_nan_fix */
+static AI vd nan_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, vd d, vs *invalid)
+{
+  const int nops = op == EW_FMA ? 3 : (op <= EW_DIV || op == EW_SCALE) ? 2 : 1;
+  const vf af = (vf){} + a->alpha;
+  const vf y2 = op == EW_SCALE ? af : yf;
+  const vd x = widen(xf), y = widen(y2), z = widen(zf);
+  const vs zero = SPS(0);
+  vs nx = isnan_d(x), ny = nops > 1 ? isnan_d(y) : zero, nz = nops > 2 ? isnan_d(z) : zero;
+  vs sn = snan_f(xf) | (nops > 1 ? snan_f(y2) : zero) | (nops > 2 ? snan_f(zf) : zero);
+  vd nanv = SELD(nx, qnan_of(x), SELD(ny, qnan_of(y), SELD(nz, qnan_of(z), SPQ(QNAN64))));
+  vs isn = isnan_d(d);
+  if (op == EW_EXP || op == EW_TANH || op == EW_SIGMOID)
+    *invalid |= isn & sn;
+  else
+    *invalid |= isn & (~(nx | ny | nz) | sn);
+  return SELD(isn, nanv, d);
+}
+
+/* r: the SLEEF value (exp, log, tanh: of x; sigmoid: e^-x), computed by a
+   separate pass so that this code holds its constants in registers */
+static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, vd r, evalfl *fl)
+{
+  const vd x = widen(xf), zero = SPD(0);
+  vd d;
+  switch (op) {
+  case EW_ADD: case EW_SUB: {
+    vd y = widen(yf);
+    d = ro_sum(x, op == EW_SUB ? -y : y, a->round);
+    break;
+  }
+  case EW_MUL: case EW_SCALE: {
+    vd y = op == EW_MUL ? widen(yf) : SPD(a->alpha);
+    d = x * y;   /* exact */
+    break;
+  }
+  case EW_FMA: {
+    vd y = widen(yf), z = widen(zf);
+    vd p = x * y;   /* exact */
+    d = ro_sum(p, z, a->round);
+    break;
+  }
+  case EW_DIV: {
+    vd y = widen(yf);
+    fl->divz |= (y == 0) & (x != 0) & isfin_d(x);
+    d = ro_div(x, y);
+    break;
+  }
+  case EW_RECIP:
+    fl->divz |= x == 0;
+    d = ro_div(SPD(1), x);
+    break;
+  case EW_SQRT: {
+    vd s = VSQRT(x);
+    s = ro_adjust(s, VFMA(-s, s, x), isfin_d(s) & (s != 0));
+    d = SELD(x < 0, SPQ(QNAN64), s);
+    break;
+  }
+  /* the stand-ins: only when a lane needs one (rare) */
+  case EW_EXP: {
+    d = r;
+    if (ANY64((vabs(x) > 709.0) | (vabs(x) < 0x1p-40) | (r == 1.0))) {
+      vs c3 = (x != 0) & ((vabs(x) < 0x1p-40) | (r == 1.0));
+      r = SELD(c3, SELD(x > 0, SPD(1 + 0x1p-52), SPD(1 - 0x1p-53)), r);
+      r = SELD(x < -745.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), r);
+      d = SELD(x > 709.0, SELD(x == INFINITY, SPD(INFINITY), SPD(DBL_MAX)), r);
+    }
+    break;
+  }
+  case EW_LOG:
+    d = r;
+    if (ANY64(x <= 0)) {
+      fl->divz |= x == 0;
+      d = SELD(x < 0, SPQ(QNAN64), SELD(x == 0, SPD(-INFINITY), r));
+    }
+    break;
+  case EW_TANH: {
+    d = r;
+    if (ANY64((vabs(x) >= (double)9.7f) | (vabs(x) < 0x1p-26) | (r == x))) {
+      vs c2 = (x != 0) & ((vabs(x) < 0x1p-26) | (r == x));
+      r = SELD(c2, (vd)((vq)x - 1), r);
+      vd one = SELD(x > 0, SPD(1.0), SPD(-1.0));
+      vd near1 = SELD(x > 0, SPD(1 - 0x1p-53), SPD(-(1 - 0x1p-53)));
+      d = SELD(vabs(x) >= (double)9.7f, SELD(vabs(x) == INFINITY, one, near1), r);
+    }
+    break;
+  }
+  default: { /* EW_SIGMOID */
+    vd q = 1.0 / (1.0 + r);
+    d = q;
+    if (ANY64((q == 1.0) | (q == 0.5) | (vabs(x) < 0x1p-45) | (vabs(x) >= 37.0))) {
+      vd half_side = SELD(x > 0, SPD(0.5 + 0x1p-53), SPD(0.5 - 0x1p-54));
+      q = SELD(q == 1.0, SPD(1 - 0x1p-53), SELD((q == 0.5) & (x != 0), half_side, q));
+      q = SELD((x != 0) & (vabs(x) < 0x1p-45), half_side, q);
+      q = SELD(x < -708.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), q);
+      d = SELD(x >= 37.0, SELD(x == INFINITY, SPD(1.0), SPD(1 - 0x1p-53)), q);
+    }
+    break;
+  }
+  }
+  if (ANY64(isnan_d(d)))
+    d = nan_vec(op, a, xf, yf, zf, d, &fl->invalid);
+  return d;
+}
+
+static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, size_t n, const int op)
+{
+  const mpei_ew_args A = *args;   /* a local copy: stores to d cannot alias it */
+  const mpei_ew_args *a = &A;
+  const float *x = a->x + i0;
+  const float *y = (op <= EW_DIV || op == EW_FMA) ? a->y + i0 : NULL;
+  const float *z = op == EW_FMA ? a->z + i0 : NULL;
+  const vf fz = {};
+  const int sleef = op == EW_EXP || op == EW_LOG || op == EW_TANH || op == EW_SIGMOID;
+  evalfl fl = { SPS(0), SPS(0) };
+  size_t i = 0;
+  if (sleef) {
+    for (; i + VW <= n; i += VW) {
+      vd v = widen(loadf(x + i)), r;
+      switch (op) {
+      case EW_EXP: r = SLEEF_EXP(v); break;
+      case EW_LOG: r = SLEEF_LOG(v); break;
+      case EW_TANH: r = SLEEF_TANH(v); break;
+      default: r = SLEEF_EXP(-v); break;
+      }
+      memcpy(d + i, &r, sizeof r);
+    }
+    i = 0;
+  }
+  for (; i + VW <= n; i += VW) {
+    vd r = SPD(0);
+    if (sleef)
+      memcpy(&r, d + i, sizeof r);
+    r = eval_vec(op, a, loadf(x + i), y ? loadf(y + i) : fz, z ? loadf(z + i) : fz, r, &fl);
+    memcpy(d + i, &r, sizeof r);
+  }
+  if (i < n) {
+    size_t len = n - i;
+    float bx[VW] = { 0 }, by[VW] = { 0 }, bz[VW] = { 0 };
+    memcpy(bx, x + i, len * 4);
+    if (y)
+      memcpy(by, y + i, len * 4);
+    if (z)
+      memcpy(bz, z + i, len * 4);
+    evalfl tf = { SPS(0), SPS(0) };
+    vd v = widen(loadf(bx)), r = SPD(0);
+    switch (op) {
+    case EW_EXP: r = SLEEF_EXP(v); break;
+    case EW_LOG: r = SLEEF_LOG(v); break;
+    case EW_TANH: r = SLEEF_TANH(v); break;
+    case EW_SIGMOID: r = SLEEF_EXP(-v); break;
+    default: break;
+    }
+    r = eval_vec(op, a, loadf(bx), loadf(by), loadf(bz), r, &tf);
+    vs valid;
+    for (int k = 0; k < VW; k++)
+      valid[k] = (size_t)k < len ? -1 : 0;
+    fl.invalid |= tf.invalid & valid;
+    fl.divz |= tf.divz & valid;
+    memcpy(d + i, &r, len * 8);
+  }
+  vs none = SPS(0);
+  unsigned f = 0;
+  if (memcmp(&fl.divz, &none, sizeof none))
+    f |= MPE_FLAG_DIVBYZERO;
+  if (memcmp(&fl.invalid, &none, sizeof none))
+    f |= MPE_FLAG_INVALID;
+  return f;
+}
+
+static unsigned eval_entry(double *d, const mpei_ew_args *a, size_t i0, size_t n)
+{
+  switch (a->op) {
+  case EW_ADD: return eval_body(d, a, i0, n, EW_ADD);
+  case EW_SUB: return eval_body(d, a, i0, n, EW_SUB);
+  case EW_MUL: return eval_body(d, a, i0, n, EW_MUL);
+  case EW_DIV: return eval_body(d, a, i0, n, EW_DIV);
+  case EW_FMA: return eval_body(d, a, i0, n, EW_FMA);
+  case EW_SCALE: return eval_body(d, a, i0, n, EW_SCALE);
+  case EW_SQRT: return eval_body(d, a, i0, n, EW_SQRT);
+  case EW_RECIP: return eval_body(d, a, i0, n, EW_RECIP);
+  case EW_EXP: return eval_body(d, a, i0, n, EW_EXP);
+  case EW_LOG: return eval_body(d, a, i0, n, EW_LOG);
+  case EW_TANH: return eval_body(d, a, i0, n, EW_TANH);
+  default: return eval_body(d, a, i0, n, EW_SIGMOID);
+  }
+}
+
+/* ---- Philox4x32-10 (emu/philox.c) on VW counters, one counter per 64-bit lane */
+static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
+{
+  const vq m32 = SPQ(0xffffffffu);
+  vq c0 = ctr & m32, c1 = ctr >> 32, c2 = SPQ(0), c3 = SPQ(0);
+  uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+#pragma GCC unroll 10
+  for (int r = 0; r < 10; r++) {
+    vq p0 = MULU32(c0, SPQ(0xD2511F53u));
+    vq p1 = MULU32(c2, SPQ(0xCD9E8D57u));
+    vq n0 = (p1 >> 32) ^ c1 ^ k0;
+    vq n2 = (p0 >> 32) ^ c3 ^ k1;
+    c1 = p1 & m32;
+    c3 = p0 & m32;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}
+
+/* element indices wrap modulo 2^64, so their counters i/4 modulo 2^62 */
+#define CTR_MASK SPQ(0x3fffffffffffffffull)
+
+/* w[i] = mpei_sr_word(seed, idx0 + i), i < n */
+static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)   /* n <= VW */
+{
+  uint32_t tmp[8 * VW];
+  uint64_t c0 = idx0 >> 2, skip = idx0 & 3;
+  size_t ncount = (size_t)((skip + n + 3) >> 2);
+  vq lane;
+  for (int j = 0; j < VW; j++)
+    lane[j] = (uint64_t)j;
+  for (size_t c = 0; c < ncount; c += VW) {
+    vq out[4];
+    philox_vec((SPQ(c0 + c) + lane) & CTR_MASK, seed, out);
+    for (int j = 0; j < VW; j++)
+      for (int k = 0; k < 4; k++)
+        tmp[4 * (c + j) + k] = (uint32_t)out[k][j];
+  }
+  memcpy(w, tmp + skip, n * 4);
+}
+
+/* ---- binary64 -> the plan's format (as mpei_round_ref), flags as lane masks */
+typedef struct { vs inexact, underflow, overflow, invalid, saturated, flushed; } roundfl;
+
+static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, roundfl *fa)
+{
+  const vq u = (vq)dv, a = u & ABS64, sgn = u & SIGN64;
+  const vd ad = (vd)a;
+  const vs neg = (vs)sgn != 0;
+  if (ALL64(((ad >= pl->minnorm) | (ad == 0)) & (ad <= pl->maxv))) {
+    /* every lane zero or normal in the format: a fixed number of bits to
+       drop, the carry moves into the exponent on its own (same decisions as
+       below; a zero stays zero and raises nothing) */
+    const uint64_t dd = (uint64_t)pl->dbase, one = 1ull << dd, low = one - 1, half = one >> 1;
+    const vq t = a & ~low, rem = a & low;
+    vq res;
+    switch (mode) {
+    case MPE_RNE: res = (a + ((half - 1) + ((a >> dd) & 1))) & ~low; break;
+    case MPE_RNA: res = (a + half) & ~low; break;
+    case MPE_RZ: res = t; break;
+    case MPE_RU: res = (a + (low & ~(vq)neg)) & ~low; break;
+    case MPE_RD: res = (a + (low & (vq)neg)) & ~low; break;
+    case MPE_RO: res = t | ((vq)(rem != 0) & one); break;
+    case MPE_SR: res = t + ((vq)(rnd < (dd >= 32 ? rem >> (dd - 32) : rem << (32 - dd))) & one); break;
+    default: res = t + ((vq)((rem != 0) & ((rnd >> 31) != 0)) & one); break;
+    }
+    if (ALL64((vd)res <= pl->maxv)) {
+      fa->inexact |= (vs)(rem != 0);
+      return (vd)(res | sgn);
+    }
+  } else if (ALL64(((ad >= pl->medium_min) | (ad == 0)) & (ad <= pl->maxv))) {
+    /* some lanes subnormal in the format (at least two quanta, so that at most
+       51 bits are dropped and the kept low bit is a significand bit): the same
+       with a number of bits per lane */
+    vs dsub = SPS(pl->eminb) - (vs)(a >> 52);
+    dsub &= dsub > 0;
+    vs dds = SPS(pl->dbase) + dsub;
+    const vq dd = (vq)SELS(dds > 51, SPS(51), dds);   /* only zero lanes are clamped */
+    const vq one = SPQ(1) << dd, low = one - 1, half = one >> 1;
+    const vq t = a & ~low, rem = a & low;
+    vq res;
+    switch (mode) {
+    case MPE_RNE: res = (a + ((half - 1) + ((a >> dd) & 1))) & ~low; break;
+    case MPE_RNA: res = (a + half) & ~low; break;
+    case MPE_RZ: res = t; break;
+    case MPE_RU: res = (a + (low & ~(vq)neg)) & ~low; break;
+    case MPE_RD: res = (a + (low & (vq)neg)) & ~low; break;
+    case MPE_RO: res = t | ((vq)(rem != 0) & one); break;
+    case MPE_SR: {
+      vs big = (vs)dd >= 32;
+      vq T = SELQ(big, rem >> ((dd - 32) & (vq)big), rem << ((32 - dd) & ~(vq)big));
+      res = t + ((vq)(rnd < T) & one);
+      break;
+    }
+    default: res = t + ((vq)((rem != 0) & ((rnd >> 31) != 0)) & one); break;
+    }
+    if (ALL64((vd)res <= pl->maxv)) {
+      const vs inex = (vs)(rem != 0);
+      fa->inexact |= inex;
+      fa->underflow |= inex & (ad < SELD(neg, SPD(pl->tiny_neg), SPD(pl->tiny_pos)));
+      return (vd)(res | sgn);
+    }
+  }
+  const vs E = (vs)(a >> 52);
+  const vs Eeff = E - (E == 0);
+  vs dsub = SPS(pl->eminb) - Eeff;
+  dsub &= dsub > 0;
+  const vs dd = SPS(pl->dbase) + dsub;             /* bits below the format's quantum */
+  const vs ddc = SELS(dd > 63, SPS(63), dd);
+  const vq M = (a & 0xfffffffffffffull) | ((vq)(E != 0) & (1ull << 52));
+  const vq one = SPQ(1) << (vq)ddc;
+  const vq t = M >> (vq)ddc, rem = M & (one - 1), half = one >> 1;
+  const vs inex = (vs)(rem != 0);
+  vs up;
+  switch (mode) {
+  case MPE_RNE: up = inex & ((vs)(rem > half) | ((vs)(rem == half) & (vs)((t & 1) != 0))); break;
+  case MPE_RNA: up = inex & (vs)(rem >= half); break;
+  case MPE_RZ: up = SPS(0); break;
+  case MPE_RU: up = inex & ~neg; break;
+  case MPE_RD: up = inex & neg; break;
+  case MPE_RO: up = inex & (vs)((t & 1) == 0); break;
+  case MPE_SR: {
+    /* floor(fraction * 2^32) of the remainder (round_ref.c) */
+    vs shr = dd - 32;
+    shr = SELS(shr > 63, SPS(63), shr);
+    vq T = SELQ(dd <= 32, rem << (vq)((32 - dd) & (dd <= 32)), rem >> (vq)(shr & (shr > 0)));
+    up = inex & (vs)(rnd < T);
+    break;
+  }
+  default: /* MPE_SR_EQ */
+    up = inex & (vs)((rnd >> 31) != 0);
+    break;
+  }
+  const vq R = t - (vq)up;
+  vq res = SELQ(dd >= 53, SELQ(R != 0, SPQ(pl->minsub_bits), SPQ(0)),
+                ((vq)(Eeff - 1) << 52) + (R << (vq)ddc));
+  const vs spec = (vs)(a >= INF64), nan = (vs)(a > INF64), isinf = spec & ~nan;
+  const vs ovf = ((vd)res > pl->maxv) & ~spec;
+  vs to_max;
+  switch (mode) {
+  case MPE_RZ: case MPE_RO: to_max = SPS(-1); break;
+  case MPE_RU: to_max = neg; break;
+  case MPE_RD: to_max = ~neg; break;
+  default: to_max = SPS(0); break;
+  }
+  if (pl->saturate)
+    to_max = SPS(-1);
+  const vq maxb = (vq)SPD(pl->maxv), ovfb = SPQ(pl->has_inf ? INF64 : QNAN64);
+  res = SELQ(ovf, SELQ(to_max, maxb, ovfb), res);
+  const vq infb = pl->saturate ? maxb : ovfb;
+  res = SELQ(spec, SELQ(nan, SPQ(QNAN64), infb), res);
+  vs fl = SPS(0);
+  if (pl->flush) {
+    fl = (vs)(res != 0) & ((vd)res < pl->minnorm) & ~spec;
+    res &= ~(vq)fl;
+  }
+  const vs fin = ~spec;
+  const vd tiny = SELD(neg, SPD(pl->tiny_neg), SPD(pl->tiny_pos));
+  fa->inexact |= (fin & inex) | ovf | fl;
+  fa->underflow |= (fin & inex & (ad < tiny)) | fl;
+  fa->overflow |= ovf;
+  fa->flushed |= fl;
+  if (pl->saturate)
+    fa->saturated |= ovf | isinf;
+  fa->invalid |= nan & (vs)((a & 0x0008000000000000ull) == 0);
+  if (!pl->has_inf && !pl->saturate)
+    fa->invalid |= isinf;
+  return (vd)(res | sgn);
+}
+
+/* VW elements from d (len of them, zero padding), words from sr_words */
+static AI void round_part(float *y, const double *d, size_t len, const mpei_ew_plan *pl, uint64_t idx,
+                          const int mode, roundfl *fa)
+{
+  double bd[VW] = { 0 };   /* zero rounds to zero and raises nothing */
+  uint32_t bw[VW + 4] = { 0 };
+  memcpy(bd, d, len * 8);
+  if (mode == MPE_SR || mode == MPE_SR_EQ)
+    sr_words(bw, pl->seed, idx, len);
+  vd v;
+  vu32 r32;
+  memcpy(&v, bd, sizeof v);
+  memcpy(&r32, bw, sizeof r32);
+  vf f = NARROW(round_vec(v, pl, mode, __builtin_convertvector(r32, vq), fa));
+  memcpy(y, &f, len * 4);
+}
+
+/* the words of the 4*VW elements of counters c .. c+VW-1, in element order */
+static AI void sr_block(uint64_t seed, uint64_t c, vq r[4])
+{
+  vq lane, out[4];
+  for (int j = 0; j < VW; j++)
+    lane[j] = (uint64_t)j;
+  philox_vec((SPQ(c) + lane) & CTR_MASK, seed, out);
+#if VW == 8
+  const vq p_lo = { 0, 8, 1, 9, 2, 10, 3, 11 }, p_hi = { 4, 12, 5, 13, 6, 14, 7, 15 };
+  const vq q_lo = { 0, 1, 8, 9, 2, 3, 10, 11 }, q_hi = { 4, 5, 12, 13, 6, 7, 14, 15 };
+#else
+  const vq p_lo = { 0, 4, 1, 5 }, p_hi = { 2, 6, 3, 7 };
+  const vq q_lo = { 0, 1, 4, 5 }, q_hi = { 2, 3, 6, 7 };
+#endif
+  vq lo01 = __builtin_shuffle(out[0], out[1], p_lo), hi01 = __builtin_shuffle(out[0], out[1], p_hi);
+  vq lo23 = __builtin_shuffle(out[2], out[3], p_lo), hi23 = __builtin_shuffle(out[2], out[3], p_hi);
+  r[0] = __builtin_shuffle(lo01, lo23, q_lo);
+  r[1] = __builtin_shuffle(lo01, lo23, q_hi);
+  r[2] = __builtin_shuffle(hi01, hi23, q_lo);
+  r[3] = __builtin_shuffle(hi01, hi23, q_hi);
+}
+
+static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew_plan *plan, uint64_t idx0,
+                              const int mode)
+{
+  const mpei_ew_plan P = *plan;
+  const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
+  roundfl fa = { SPS(0), SPS(0), SPS(0), SPS(0), SPS(0), SPS(0) };
+  size_t i = 0;
+  if (sr) {
+    /* to a Philox block boundary, then 4*VW elements per block of counters */
+    size_t k = (size_t)((4 - (idx0 & 3)) & 3);
+    if (k > n)
+      k = n;
+    if (k) {
+      round_part(y, d, k, &P, idx0, mode, &fa);
+      i = k;
+    }
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+      vq r[4];
+      sr_block(P.seed, (idx0 + i) >> 2, r);
+      for (int q = 0; q < 4; q++) {
+        vd v;
+        memcpy(&v, d + i + q * VW, sizeof v);
+        vf f = NARROW(round_vec(v, &P, mode, r[q], &fa));   /* exact */
+        memcpy(y + i + q * VW, &f, sizeof f);
+      }
+    }
+  } else {
+    for (; i + VW <= n; i += VW) {
+      vd v;
+      memcpy(&v, d + i, sizeof v);
+      vf f = NARROW(round_vec(v, &P, mode, SPQ(0), &fa));   /* exact */
+      memcpy(y + i, &f, sizeof f);
+    }
+  }
+  for (; i < n; i += VW)
+    round_part(y + i, d + i, n - i < VW ? n - i : VW, &P, idx0 + i, mode, &fa);
+  vs z = SPS(0);
+  unsigned f = 0;
+#define ANY(v) (memcmp(&(v), &z, sizeof z) != 0)
+  if (ANY(fa.inexact)) f |= MPE_FLAG_INEXACT;
+  if (ANY(fa.underflow)) f |= MPE_FLAG_UNDERFLOW;
+  if (ANY(fa.overflow)) f |= MPE_FLAG_OVERFLOW;
+  if (ANY(fa.invalid)) f |= MPE_FLAG_INVALID;
+  if (ANY(fa.saturated)) f |= MPE_FLAG_SATURATED;
+  if (ANY(fa.flushed)) f |= MPE_FLAG_FLUSHED;
+#undef ANY
+  return f;
+}
+
+static unsigned round_entry(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0)
+{
+  switch (pl->mode) {
+  case MPE_RNE: return round_body(y, d, n, pl, idx0, MPE_RNE);
+  case MPE_RNA: return round_body(y, d, n, pl, idx0, MPE_RNA);
+  case MPE_RZ: return round_body(y, d, n, pl, idx0, MPE_RZ);
+  case MPE_RU: return round_body(y, d, n, pl, idx0, MPE_RU);
+  case MPE_RD: return round_body(y, d, n, pl, idx0, MPE_RD);
+  case MPE_RO: return round_body(y, d, n, pl, idx0, MPE_RO);
+  case MPE_SR: return round_body(y, d, n, pl, idx0, MPE_SR);
+  default: return round_body(y, d, n, pl, idx0, MPE_SR_EQ);
+  }
+}
+
+/* binary64 exp for softmax (zero-padded tail) */
+static void exp_entry(double *y, const double *x, size_t n)
+{
+  size_t i = 0;
+  for (; i + VW <= n; i += VW) {
+    vd v;
+    memcpy(&v, x + i, sizeof v);
+    v = SLEEF_EXP(v);
+    memcpy(y + i, &v, sizeof v);
+  }
+  if (i < n) {
+    double b[VW] = { 0 };
+    memcpy(b, x + i, (n - i) * 8);
+    vd v;
+    memcpy(&v, b, sizeof v);
+    v = SLEEF_EXP(v);
+    memcpy(y + i, &v, (n - i) * 8);
+  }
+}
+
+/* ---- binary32 fast path for add, sub, mul, scale, div, recip and sqrt in
+   deterministic modes, into
+   formats where rounding a binary32 round-to-odd value is innocuous (p <= 22
+   and quanta >= 2^-147: p + 2 bits kept everywhere). 2*VW lanes at once:
+   the binary32 result and its exact error (TwoSum, or the FMA remainder of
+   the product, quotient or square root) give the exact value rounded to odd
+   at binary32, which is
+   rounded to the format with integer adds and masks. A vector with a lane
+   outside the range where that is exact and final (zero or normal in the
+   format, no overflow; products, dividends and radicands at least 2^-100 so
+   that the remainder is exact) goes through the binary64 path instead. Same results and flags as
+   that path (check_elementwise). */
+typedef float wf __attribute__((vector_size(VW * 8)));
+typedef uint32_t wu __attribute__((vector_size(VW * 8)));
+typedef int32_t wi __attribute__((vector_size(VW * 8)));
+#define SPW(v) ((wu){} + (uint32_t)(v))
+#define SELW(m, a, b) ((((wu)(m)) & (wu)(a)) | (~((wu)(m)) & (wu)(b)))
+
+static AI wf loadw(const float *p) { wf f; memcpy(&f, p, sizeof f); return f; }
+
+static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int op, const int mode, wu *inexact)
+{
+  wf s, e;
+  if (op == EW_SUB)
+    b = -b;
+  if (op == EW_RECIP) {
+    b = a;
+    a = (wf)SPW(0x3f800000u);   /* 1 */
+  }
+  if (op == EW_MUL || op == EW_SCALE) {
+    s = a * b;
+    e = VFMAF(a, b, -s);
+  } else if (op == EW_DIV || op == EW_RECIP) {
+    s = a / b;
+    e = (wf)((wu)VFMAF(-s, b, a) ^ ((wu)b & 0x80000000u));   /* the sign of a/b - s */
+  } else if (op == EW_SQRT) {
+    s = VSQRTF(a);
+    e = VFMAF(-s, s, a);
+  } else {
+    s = a + b;
+    wf bb = s - a;
+    e = (a - (s - bb)) + (b - bb);
+  }
+  const wu u = (wu)s;
+  const wi below = (wi)(u ^ (wu)e) < 0;               /* |exact| < |s| */
+  wu r = SELW(e != 0, (u + (wu)below) | 1u, u);      /* rounded to odd */
+  const wu ar = r & 0x7fffffffu;
+  wi ok = ((ar >= pl->minnorm32) | (ar == 0)) & (ar <= pl->max32);
+  /* remainders exact (2^-100: far from binary32's subnormals); a zero result
+     only from a zero operand */
+  if (op == EW_MUL || op == EW_SCALE)
+    ok &= (ar >= 0x0d800000u) | ((ar == 0) & ((a == 0) | (b == 0)));
+  if (op == EW_DIV || op == EW_RECIP || op == EW_SQRT)
+    ok &= ((((wu)a & 0x7fffffffu) >= 0x0d800000u) & (ar != 0)) | ((a == 0) & (ar == 0));
+  if (!ALL32(ok))
+    return 0;
+  if ((op == EW_ADD || op == EW_SUB) && mode == MPE_RD) {   /* IEEE's -0 for an exact zero sum under RD */
+    wi bothz = (a == 0) & (b == 0) & (wi)(((wu)a ^ (wu)b) < 0x80000000u);
+    r = SELW((ar == 0) & ~bothz, SPW(0x80000000u), r);
+  }
+  const wu sg = r & 0x80000000u;
+  const wi neg = (wi)sg != 0;
+  const uint32_t dd = (uint32_t)pl->dbase32, one = 1u << dd, low = one - 1, half = one >> 1;
+  const wu t = ar & ~low, rem = ar & low;
+  wu res;
+  switch (mode) {
+  case MPE_RNE: res = (ar + ((half - 1) + ((ar >> dd) & 1))) & ~low; break;
+  case MPE_RNA: res = (ar + half) & ~low; break;
+  case MPE_RZ: res = t; break;
+  case MPE_RU: res = (ar + (low & ~(wu)neg)) & ~low; break;
+  case MPE_RD: res = (ar + (low & (wu)neg)) & ~low; break;
+  default: res = t | ((wu)(rem != 0) & one); break;   /* MPE_RO */
+  }
+  if (!ALL32((wi)(res <= pl->max32)))
+    return 0;
+  *inexact |= rem;
+  res |= sg;
+  memcpy(y, &res, sizeof res);
+  return 1;
+}
+
+static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew_plan *plan, size_t i0, size_t n,
+                               const int op, const int mode)
+{
+  const mpei_ew_plan P = *plan;
+  const mpei_ew_args A = *args;
+  const int has_y = op == EW_ADD || op == EW_SUB || op == EW_MUL || op == EW_DIV;
+  const float *x = A.x + i0, *yy = has_y ? A.y + i0 : NULL;
+  uint32_t abits;
+  memcpy(&abits, &A.alpha, 4);
+  const wf alpha = (wf)SPW(abits);   /* a splat that keeps -0 */
+  wu inexact = SPW(0);
+  unsigned f = 0;
+  double d[2 * VW];
+  size_t i = 0;
+  for (; i + 2 * VW <= n; i += 2 * VW)
+    if (!fast32_vec(y + i, loadw(x + i), yy ? loadw(yy + i) : alpha, &P, op, mode, &inexact)) {   /* alpha: scale only */
+      f |= eval_entry(d, &A, i0 + i, 2 * VW);
+      f |= round_entry(y + i, d, 2 * VW, &P, i0 + i);
+    }
+  if (i < n) {
+    f |= eval_entry(d, &A, i0 + i, n - i);
+    f |= round_entry(y + i, d, n - i, &P, i0 + i);
+  }
+  wu z = SPW(0);
+  if (memcmp(&inexact, &z, sizeof z))
+    f |= MPE_FLAG_INEXACT;
+  return f;
+}
+
+#define FAST32_MODES(op)                                                        \
+  switch (pl->mode) {                                                           \
+  case MPE_RNE: return fast32_body(y, a, pl, i0, n, op, MPE_RNE);               \
+  case MPE_RNA: return fast32_body(y, a, pl, i0, n, op, MPE_RNA);               \
+  case MPE_RZ: return fast32_body(y, a, pl, i0, n, op, MPE_RZ);                 \
+  case MPE_RU: return fast32_body(y, a, pl, i0, n, op, MPE_RU);                 \
+  case MPE_RD: return fast32_body(y, a, pl, i0, n, op, MPE_RD);                 \
+  default: return fast32_body(y, a, pl, i0, n, op, MPE_RO);                     \
+  }
+
+/* op: add, sub, mul, scale, div, recip or sqrt; pl->mode deterministic; the format as above */
+static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
+{
+  if (a->op == EW_MUL)
+    FAST32_MODES(EW_MUL)
+  else if (a->op == EW_SCALE)
+    FAST32_MODES(EW_SCALE)
+  else if (a->op == EW_DIV)
+    FAST32_MODES(EW_DIV)
+  else if (a->op == EW_RECIP)
+    FAST32_MODES(EW_RECIP)
+  else if (a->op == EW_SQRT)
+    FAST32_MODES(EW_SQRT)
+  else if (a->op == EW_SUB)
+    FAST32_MODES(EW_SUB)
+  else
+    FAST32_MODES(EW_ADD)
+}
+
+#define EW_DEFINE(isa)                                                                              \
+  unsigned mpei_ew_eval_##isa(double *d, const mpei_ew_args *a, size_t i0, size_t n)               \
+  { return eval_entry(d, a, i0, n); }                                                              \
+  unsigned mpei_ew_round_##isa(float *y, const double *d, size_t n, const mpei_ew_plan *pl,         \
+                               uint64_t idx0)                                                       \
+  { return round_entry(y, d, n, pl, idx0); }                                                       \
+  void mpei_ew_exp_##isa(double *y, const double *x, size_t n) { exp_entry(y, x, n); }             \
+  unsigned mpei_ew_fast32_##isa(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, \
+                                size_t n)                                                           \
+  { return fast32_entry(y, a, pl, i0, n); }

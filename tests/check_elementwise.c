@@ -408,6 +408,225 @@ START_TEST(test_independence)
 }
 END_TEST
 
+/* ---- the vector kernels against the portable reference path (SIMD level 0):
+   the same bits and the same flags for every operation, format, mode and
+   option, on random binary32 patterns and on the boundary values of each
+   format (zeros, infinities, quiet and signalling NaNs, the overflow and
+   underflow thresholds, ties, subnormals, the points where the elementary
+   functions switch to their stand-ins) */
+static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+static size_t edge_values(float *v, const mpe_format *f)
+{
+  int p = mpe_format_precision(f), emin = mpe_format_emin(f), emax = mpe_format_emax(f);
+  double mx = mpe_format_max(f), mn = ldexp(1.0, emin), ms = ldexp(1.0, emin - p + 1);
+  double cand[] = {
+    0, 1, 2, 0.5, 3, 0.1, FLT_MAX, FLT_MIN, 0x1p-149, 0x1p-126, 0x1p-133, 0x1p-24, 0x1p-25,
+    mx, mx + ldexp(1.0, emax - p), mx + ldexp(1.0, emax - p) * 0.999, mx + ldexp(1.0, emax - p) * 1.001,
+    mx * 2, 65504, 65520, 448, 464, 480, 57344, 61440,
+    mn, mn - ldexp(1.0, emin - p), mn - ldexp(1.0, emin - p - 1), mn - ldexp(1.0, emin - p - 2), mn * 0.75,
+    ms, ms / 2, ms * 0.75, ms * 1.5, ms * 0.25, ms * 2.5, ms / 4,
+    1 + ldexp(1.0, -p), 1 + 3 * ldexp(1.0, -p), 1 + ldexp(1.0, -p) + 0x1p-23, 1 + ldexp(1.0, -p) - 0x1p-23,
+    1 - ldexp(1.0, -p - 1), 1 - ldexp(1.0, -p - 2),
+    709, 709.5, 710, 745, 745.5, 746, 708, 88.72, 103.97, 0x1p-40, 0x1p-41, 0x1p-26, 0x1p-27, 0x1p-45,
+    0x1p-46, 0x1p-60, 9.7, 9.69, 37, 36.9, 1e-8, 20, 17.3,
+  };
+  size_t k = 0;
+  for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+    if (cand[i] <= FLT_MAX) {
+      v[k++] = (float)cand[i];
+      v[k++] = -(float)cand[i];
+    }
+  v[k++] = INFINITY;
+  v[k++] = -INFINITY;
+  v[k++] = u2f(0x7fc00000u);   /* quiet NaNs */
+  v[k++] = u2f(0xffc00123u);
+  v[k++] = u2f(0x7f800001u);   /* signalling NaNs */
+  v[k++] = u2f(0xff8000f0u);
+  return k;
+}
+
+/* an operand: a boundary value, any binary32 pattern, or a value near the format's grid */
+static float pick(uint64_t *st, const float *edge, size_t nedge, const mpe_format *f)
+{
+  uint64_t r = ts_rand64(st);
+  int p = mpe_format_precision(f);
+  switch (r % 5) {
+  case 0: case 1: return edge[(r >> 8) % nedge];
+  case 2: return u2f((uint32_t)(r >> 20));
+  case 3: {   /* a grid value of f plus a fraction of its quantum: ties and near-ties */
+    float g = rnd_f32(st, mpe_format_emin(f) - p - 2, mpe_format_emax(f) + 1);
+    double q = ldexp(1.0, ilogbf(g) - p + 1);
+    double g2 = ldexp(floor(ldexp(fabs(g), -ilogbf(g) + p - 1)), ilogbf(g) - p + 1);
+    static const double frac[] = { 0, 0.5, 0.25, 0.75, 0.5 + 0x1p-20, 0.5 - 0x1p-20, 1e-6 };
+    double v = (g2 + q * frac[(r >> 8) % 7]) * (g < 0 ? -1 : 1);
+    return fabs(v) <= FLT_MAX ? (float)v : g;
+  }
+  default: return rnd_f32(st, -30, 30);
+  }
+}
+
+/* a value of magnitude in [2^lo, 2^hi) with a random significand and sign */
+static float in_range(uint64_t *st, int lo, int hi)
+{
+  uint64_t r = ts_rand64(st);
+  double v = ldexp(1.0 + (double)((r >> 11) & 0xfffff) * 0x1p-20, lo + (int)((r >> 40) % (uint64_t)(hi - lo)));
+  v = fmin(v, FLT_MAX);
+  return (float)((r >> 63) ? -v : v);
+}
+
+/* Runs of 64 elements of one kind, so that whole vectors take each path of
+   the kernels: mixed boundary values; values normal in f; values around f's
+   subnormal range; zeros among normal values. */
+static void fill_operands(uint64_t *st, float *x, float *y, float *z, size_t n, const mpe_format *f)
+{
+  float edge[256];
+  size_t ne = edge_values(edge, f);
+  int p = mpe_format_precision(f), emin = mpe_format_emin(f), emax = mpe_format_emax(f);
+  int kind = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i % 64 == 0)
+      kind = (int)(ts_rand64(st) % 4);
+    if (kind == 1 || kind == 3) {
+      x[i] = in_range(st, emin + 1, emax - 1);
+      y[i] = in_range(st, emin + 1, emax - 1);
+      z[i] = in_range(st, emin + 1, emax - 1);
+      if (kind == 3 && ts_rand64(st) % 3 == 0)
+        x[i] = 0;
+      if (kind == 1 && ts_rand64(st) % 2)
+        y[i] = x[i] * in_range(st, -p - 3, 1);   /* nearby exponents: sums stay normal */
+      continue;
+    }
+    if (kind == 2) {
+      x[i] = in_range(st, emin - p - 1, emin + 2);
+      y[i] = in_range(st, emin - p - 1, emin + 2);
+      z[i] = in_range(st, emin - p - 1, emin + 2);
+      if (ts_rand64(st) % 2)
+        y[i] = in_range(st, -2, 2);   /* products and scalings into the subnormal range */
+      continue;
+    }
+    x[i] = pick(st, edge, ne, f);
+    y[i] = pick(st, edge, ne, f);
+    z[i] = pick(st, edge, ne, f);
+    switch (ts_rand64(st) % 8) {
+    case 0: y[i] = -x[i]; break;                                            /* exact zero sums */
+    case 1: y[i] = -x[i] * (1.0f + ldexpf(1.0f, -(int)(ts_rand64(st) % 24))); break;   /* cancellation */
+    case 2: z[i] = -(x[i] * y[i]); break;                                   /* fma cancellation */
+    case 3: y[i] = x[i] * ldexpf(1.0f, -(int)(ts_rand64(st) % 60)); break;  /* alignment */
+    default: break;
+    }
+  }
+}
+
+static const char *const cmp_formats[] = { "fp16", "bf16", "tf32", "e4m3", "e5m2", "fp32", "p22", "p23", "p5" };
+#define NCMP (int)(sizeof cmp_formats / sizeof cmp_formats[0])
+
+static const mpe_format *cmp_format(int k, mpe_format **own)
+{
+  *own = NULL;
+  if (k < 6)
+    return mpe_format_lookup(cmp_formats[k]);
+  /* custom: the last fast format (p 22), one beyond it (p 23), a tiny range */
+  int prec = k == 6 ? 22 : k == 7 ? 23 : 5, emin = k == 8 ? -6 : -126, emax = k == 8 ? 7 : 127;
+  ck_assert_int_eq(mpe_format_custom(own, prec, emin, emax), MPE_OK);
+  return *own;
+}
+
+START_TEST(test_vector_vs_reference)
+{
+  mpe_format *own;
+  const mpe_format *f = cmp_format(_i, &own);
+  const size_t n = ts_expensive() ? 40000 : 3001;   /* not a multiple of any vector width */
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z);
+  float *ref = malloc(n * sizeof *ref), *out = malloc(n * sizeof *out);
+  uint64_t st = ts_seed() ^ (0x9e37u * (uint64_t)(_i + 1));
+  long compared = 0;
+#ifdef _OPENMP
+  omp_set_num_threads(1);
+#endif
+  for (int fn = 0; fn < NF; fn++) {
+    fill_operands(&st, x, y, z, n, f);
+    float alpha = pick(&st, x, n, f);
+    for (int mode = 0; mode < MPE_NROUND; mode++)
+      for (int opt = 0; opt < 4; opt++) {
+        /* odd offsets put the first element inside a Philox block */
+        mpe_round_opts o = { (mpe_round)mode, opt & 1, opt >> 1, ts_rand64(&st), ts_rand64(&st) % 7 };
+        mpe_simd_level_set(0);
+        mpe_flags_clear(~0u);
+        ck_assert_int_eq(call(fn, ref, x, y, z, alpha, n, f, &o), MPE_OK);
+        unsigned rfl = mpe_flags_get();
+        for (int lvl = 1; lvl <= 2; lvl++) {
+          if (mpe_simd_level_set(lvl) != lvl)
+            continue;
+          mpe_flags_clear(~0u);
+          ck_assert_int_eq(call(fn, out, x, y, z, alpha, n, f, &o), MPE_OK);
+          unsigned ofl = mpe_flags_get();
+          for (size_t i = 0; i < n; i++)   /* ck_assert per element would log every call */
+            if (ts_f2u(out[i]) != ts_f2u(ref[i]))
+              ck_abort_msg("%s %s %s flush %d sat %d level %d: x=%a y=%a z=%a alpha=%a: %a (0x%08x) vs reference %a (0x%08x)",
+                           fnames[fn], mpe_format_name(f), mpe_round_name(o.round), o.flush_subnormals, o.saturate,
+                           lvl, x[i], y[i], z[i], alpha, out[i], ts_f2u(out[i]), ref[i], ts_f2u(ref[i]));
+          ck_assert_msg(ofl == rfl, "%s %s %s flush %d sat %d level %d: flags 0x%x vs reference 0x%x", fnames[fn],
+                        mpe_format_name(f), mpe_round_name(o.round), o.flush_subnormals, o.saturate, lvl, ofl, rfl);
+          compared += (long)n;
+        }
+      }
+  }
+  fprintf(stderr, "ew vector vs reference %s: %ld results (12 functions x 8 modes x flush/saturate, %zu inputs each): all identical, flags too\n",
+          mpe_format_name(f), compared, n);
+  mpe_simd_level_set(-1);
+  mpe_flags_clear(~0u);
+  mpe_format_free(own);
+  free(x); free(y); free(z); free(ref); free(out);
+}
+END_TEST
+
+/* the same over many threads (above the parallel threshold), and softmax */
+START_TEST(test_vector_vs_reference_threads)
+{
+  const mpe_format *f = mpe_format_lookup(_i ? "bf16" : "fp16");
+  const size_t n = 40009;
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z);
+  float *ref = malloc(n * sizeof *ref), *out = malloc(n * sizeof *out);
+  uint64_t st = ts_seed() ^ 0x7ead5;
+  fill_operands(&st, x, y, z, n, f);
+  for (int fn = 0; fn <= NF; fn++)
+    for (int mode = 0; mode < MPE_NROUND; mode++) {
+      mpe_round_opts o = { (mpe_round)mode, 0, 0, 99, 5 };
+      size_t rows = 89, cols = n / 89;
+      mpe_simd_level_set(0);
+#ifdef _OPENMP
+      omp_set_num_threads(1);
+#endif
+      mpe_flags_clear(~0u);
+      if (fn == NF) {   /* softmax (inputs without NaN and +inf, or whole rows are NaN) */
+        for (size_t i = 0; i < n; i++)
+          if (isnan(x[i]) || x[i] == INFINITY)
+            x[i] = 1.5f;
+        ck_assert_int_eq(mpe_ew_softmax(ref, x, rows, cols, f, &o), MPE_OK);
+      } else {
+        ck_assert_int_eq(call(fn, ref, x, y, z, 0.375f, n, f, &o), MPE_OK);
+      }
+      unsigned rfl = mpe_flags_get();
+      int lvl = mpe_simd_level_set(2);
+#ifdef _OPENMP
+      omp_set_num_threads(3);
+#endif
+      mpe_flags_clear(~0u);
+      if (fn == NF)
+        ck_assert_int_eq(mpe_ew_softmax(out, x, rows, cols, f, &o), MPE_OK);
+      else
+        ck_assert_int_eq(call(fn, out, x, y, z, 0.375f, n, f, &o), MPE_OK);
+      ck_assert_msg(memcmp(out, ref, (fn == NF ? rows * cols : n) * sizeof *out) == 0, "%s %s level %d, 3 threads",
+                    fn == NF ? "softmax" : fnames[fn], mpe_round_name(o.round), lvl);
+      ck_assert_uint_eq(mpe_flags_get(), rfl);
+    }
+  mpe_simd_level_set(-1);
+  mpe_flags_clear(~0u);
+  free(x); free(y); free(z); free(ref); free(out);
+}
+END_TEST
+
 /* stochastic rounding: neighbours only, P(up) = distance (SR) or 1/2 (SR_EQ) */
 START_TEST(test_stochastic)
 {
@@ -524,6 +743,88 @@ START_TEST(test_errors_flags)
 }
 END_TEST
 
+/* NaN signs, the invalid flag of NaN propagation, overflow beyond binary32 */
+START_TEST(test_nan_overflow_rules)
+{
+  const mpe_format *bf = mpe_format_of(MPE_BF16);
+  float qn = u2f(0x7fc00000u), mqn = u2f(0xffc00000u), one = 1, big = 0x1p100f, inf = INFINITY, minf = -INFINITY, r;
+  for (int lvl = 0; lvl <= 2; lvl++) {
+    mpe_simd_level_set(lvl);
+    /* the sign of the first NaN operand; + for a NaN made from numbers */
+    mpe_ew_add(&r, &mqn, &qn, 1, bf, NULL);
+    ck_assert_uint_eq(ts_f2u(r), 0xffc00000u);
+    mpe_ew_sub(&r, &one, &mqn, 1, bf, NULL);
+    ck_assert_uint_eq(ts_f2u(r), 0xffc00000u);
+    mpe_ew_fma(&r, &one, &one, &mqn, 1, bf, NULL);
+    ck_assert_uint_eq(ts_f2u(r), 0xffc00000u);
+    mpe_ew_scale(&r, -NAN, &one, 1, bf, NULL);
+    ck_assert_uint_eq(ts_f2u(r), 0xffc00000u);
+    mpe_flags_clear(~0u);
+    mpe_ew_add(&r, &inf, &minf, 1, bf, NULL);
+    ck_assert_uint_eq(ts_f2u(r), 0x7fc00000u);
+    ck_assert_uint_eq(mpe_flags_get(), MPE_FLAG_INVALID);
+    /* a quiet NaN operand propagates without invalid, in fma too */
+    mpe_flags_clear(~0u);
+    mpe_ew_fma(&r, &mqn, &one, &one, 1, bf, NULL);
+    ck_assert(isnan(r) && signbit(r));
+    ck_assert_uint_eq(mpe_flags_get(), 0);
+    mpe_ew_exp(&r, &mqn, 1, bf, NULL);
+    ck_assert_uint_eq(ts_f2u(r), 0xffc00000u);
+    ck_assert_uint_eq(mpe_flags_get(), 0);
+    /* signed zeros through whole vectors: alpha = -0, exact zero sums under RD */
+    float v[64], w[64], o[64];
+    for (int i = 0; i < 64; i++) {
+      v[i] = 1.5f + (float)i;
+      w[i] = v[i];
+    }
+    mpe_ew_scale(o, -0.0f, v, 64, bf, NULL);
+    for (int i = 0; i < 64; i++)
+      ck_assert(o[i] == 0 && signbit(o[i]));
+    mpe_ew_sub(o, v, w, 64, bf, &(mpe_round_opts){ MPE_RD, 0, 0, 0, 0 });
+    for (int i = 0; i < 64; i++)
+      ck_assert(o[i] == 0 && signbit(o[i]));
+    mpe_ew_sub(o, v, w, 64, bf, NULL);
+    for (int i = 0; i < 64; i++)
+      ck_assert(o[i] == 0 && !signbit(o[i]));
+    /* 2^200 rounded toward zero: the largest finite value, and overflow (IEEE: the
+       result rounded with an unbounded exponent exceeds it) */
+    for (int m = MPE_RZ; m <= MPE_RO; m++) {
+      mpe_flags_clear(~0u);
+      mpe_ew_mul(&r, &big, &big, 1, bf, &(mpe_round_opts){ (mpe_round)m, 0, 0, 0, 0 });
+      ck_assert(r == (m == MPE_RU || m == MPE_RNE ? INFINITY : 0x1.fep127f));
+      ck_assert_uint_eq(mpe_flags_get(), MPE_FLAG_OVERFLOW | MPE_FLAG_INEXACT);
+    }
+  }
+  mpe_simd_level_set(-1);
+  mpe_flags_clear(~0u);
+}
+END_TEST
+
+/* stochastic element indices offset + i wrap modulo 2^64 in every path */
+START_TEST(test_stochastic_index_wrap)
+{
+  const mpe_format *f = mpe_format_of(MPE_FP16);
+  float x[200], y[200], ref[200], out[200];
+  uint64_t st = ts_seed() ^ 0x3a9;
+  for (int i = 0; i < 200; i++) {
+    x[i] = rnd_f32(&st, -4, 4);
+    y[i] = rnd_f32(&st, -20, 4);
+  }
+  for (int k = 0; k < 2; k++) {
+    mpe_round_opts o = { k ? MPE_SR_EQ : MPE_SR, 0, 0, 77, UINT64_MAX - 101 };
+    mpe_simd_level_set(0);
+    ck_assert_int_eq(mpe_ew_add(ref, x, y, 200, f, &o), MPE_OK);
+    for (int lvl = 1; lvl <= 2; lvl++) {
+      if (mpe_simd_level_set(lvl) != lvl)
+        continue;
+      ck_assert_int_eq(mpe_ew_add(out, x, y, 200, f, &o), MPE_OK);
+      ck_assert(memcmp(out, ref, sizeof out) == 0);
+    }
+  }
+  mpe_simd_level_set(-1);
+}
+END_TEST
+
 int main(void)
 {
   mpfr_set_emax(mpfr_get_emax_max());   /* e^(2^29) is a finite number */
@@ -536,8 +837,12 @@ int main(void)
   suite_add_tcase(s, mp);
   TCase *misc = tcase_create("misc");
   tcase_add_loop_test(misc, test_independence, 0, 2);
+  tcase_add_loop_test(misc, test_vector_vs_reference, 0, NCMP);
+  tcase_add_loop_test(misc, test_vector_vs_reference_threads, 0, 2);
   tcase_add_test(misc, test_stochastic);
   tcase_add_test(misc, test_errors_flags);
+  tcase_add_test(misc, test_nan_overflow_rules);
+  tcase_add_test(misc, test_stochastic_index_wrap);
   suite_add_tcase(s, misc);
   return ts_run(s);
 }

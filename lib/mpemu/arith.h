@@ -46,9 +46,11 @@ MPE_API uint16_t mpe_bf16_fma(uint16_t a, uint16_t b, uint16_t c, mpe_round r); 
    exact value's side keeps the directed modes right (measured rates in
    mpe_ew_exp(3)).
    f needs precision <= 24 and an exponent range inside binary32's (else
-   MPE_EINVAL). Stochastic modes round the binary64 value with the reference
-   rounding (slower). Outputs may alias any input
-   exactly (y == x); partial overlap is not allowed.
+   MPE_EINVAL). Every mode rounds the binary64 value once, with the decisions
+   of the reference rounding (AVX2/AVX-512 kernels where the CPU has them).
+   A NaN result is the quiet NaN with the sign of the first NaN operand (x,
+   y, z; alpha after x), or +NaN when made from numbers. Outputs may alias any
+   input exactly (y == x); partial overlap is not allowed.
    Errors: MPE_EINVAL (NULL array with n > 0, NULL f, precision > 24, mode
    out of range); nothing is written then. Results do not depend on the
    number of threads or the SIMD level. Flags are raised in the calling
