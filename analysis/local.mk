@@ -1,6 +1,14 @@
 # analysis/local.mk: tensor-file readers, range analysis, loss scalers, mpanalyze (issue 6)
 libmpemu_la_SOURCES += analysis/io.c analysis/io_text.c analysis/io_write.c analysis/io_internal.h \
-	analysis/range.c analysis/scaler.c
+	analysis/range.c analysis/range_internal.h analysis/scaler.c
+if HAVE_X86_SIMD
+noinst_LTLIBRARIES += libmpemu_range_avx2.la libmpemu_range_avx512.la
+libmpemu_range_avx2_la_SOURCES = analysis/range_avx2.c analysis/range_kernel.h analysis/range_internal.h
+libmpemu_range_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX2_CFLAGS)
+libmpemu_range_avx512_la_SOURCES = analysis/range_avx512.c analysis/range_kernel.h analysis/range_internal.h
+libmpemu_range_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX512_CFLAGS)
+libmpemu_la_LIBADD += libmpemu_range_avx2.la libmpemu_range_avx512.la
+endif
 libmpemu_la_CFLAGS += $(JANSSON_CFLAGS) $(LIBZIP_CFLAGS)
 libmpemu_la_LIBADD += $(JANSSON_LIBS) $(LIBZIP_LIBS)
 
