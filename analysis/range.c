@@ -26,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_histogram.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "mpei.h"
 #include "mpemu/fixed.h"
 #include "mpemu/range.h"
@@ -38,6 +41,10 @@
 #define MAXFMT 64
 #define NCOPY 4                   /* interleaved histogram tables: fewer store-to-load stalls */
 #define FX_BINS 17                /* fx16: binades -16..0 relative to the block max */
+#define SUPER 1024                /* blocks shared out among the threads at a time */
+#define PAR_BLOCKS 256            /* fewer blocks than this: one thread (on a loaded machine, short
+                                     parallel regions wait for descheduled threads at their end) */
+#define MAXTHREADS 64
 
 /* what a target has accumulated */
 struct acc {
@@ -77,14 +84,20 @@ struct mpe_range {
   /* binary32 path: NCOPY tables of 256 exponent fields x ncat categories */
   int ncat;
   mpei_rkeys keys;
-  uint32_t *tab;
+  /* per thread: NCOPY tables of 256 exponent fields x ncat categories, the keys of a block */
+  int nts;
+  uint32_t *tab[MAXTHREADS];
+  uint16_t *key[MAXTHREADS];
+  /* per block of a super-block: the kernels' results, extremes, subnormal inputs seen */
+  mpei_rblk *bres;
+  uint32_t bmn[SUPER], bmxp[SUPER], bmxn[SUPER];
+  int bsub[SUPER];
   mpei_rkern_float kfloat;
   mpei_rkern_q kq, kfused;
   mpei_rkern_keys kkeys;
   size_t fxmax;                   /* largest fx16 block */
   float *fxf, *fxy;               /* fx16 scratch */
   int16_t *fxq;
-  uint16_t key[BLOCK];
   float yf[BLOCK];
   double yd[BLOCK], xd[BLOCK];
 };
@@ -357,7 +370,18 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
   }
   if (ok) {
     make_categories(r);
-    ok = (r->tab = calloc((size_t)NCOPY * 256 * (size_t)r->ncat, sizeof *r->tab)) != NULL;
+    r->nts = 1;
+#ifdef _OPENMP
+    r->nts = omp_get_max_threads();
+    if (r->nts > MAXTHREADS) r->nts = MAXTHREADS;
+    if (r->nts < 1) r->nts = 1;
+#endif
+    for (int t = 0; t < r->nts && ok; t++) {
+      r->tab[t] = calloc((size_t)NCOPY * 256 * (size_t)r->ncat, sizeof *r->tab[t]);
+      r->key[t] = malloc(BLOCK * sizeof *r->key[t]);
+      ok = r->tab[t] && r->key[t];
+    }
+    ok = ok && (r->bres = calloc((size_t)SUPER * ntargets, sizeof *r->bres)) != NULL;
   }
   if (ok && r->fxmax) {
     r->fxf = malloc(r->fxmax * sizeof *r->fxf);
@@ -397,7 +421,11 @@ void mpe_range_free(mpe_range *r)
     gsl_histogram_free(r->hist);
   free(r->pow2);
   free(r->loc);
-  free(r->tab);
+  for (int t = 0; t < r->nts; t++) {
+    free(r->tab[t]);
+    free(r->key[t]);
+  }
+  free(r->bres);
   free(r->fxf);
   free(r->fxy);
   free(r->fxq);
@@ -473,10 +501,10 @@ static void note_extremes(mpe_range *r, double mn, double mxp, double mxn)
 }
 
 /* binary32: scatter the keys into the category tables */
-static void scatter(mpe_range *r, const uint16_t *key, size_t n)
+static void scatter(const mpe_range *r, uint32_t *tab, const uint16_t *key, size_t n)
 {
   const size_t C = (size_t)r->ncat;
-  uint32_t *t0 = r->tab, *t1 = t0 + 256 * C, *t2 = t1 + 256 * C, *t3 = t2 + 256 * C;
+  uint32_t *t0 = tab, *t1 = t0 + 256 * C, *t2 = t1 + 256 * C, *t3 = t2 + 256 * C;
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
     t0[key[i]]++;
@@ -489,32 +517,32 @@ static void scatter(mpe_range *r, const uint16_t *key, size_t n)
 }
 
 /* sum over the copies of the table's row e, category c */
-static uint64_t tab_get(const mpe_range *r, int e, int c)
+static uint64_t tab_get(const mpe_range *r, const uint32_t *tab, int e, int c)
 {
   uint64_t s = 0;
   for (int j = 0; j < NCOPY; j++)
-    s += r->tab[(size_t)j * 256 * (size_t)r->ncat + (size_t)e * (size_t)r->ncat + (size_t)c];
+    s += tab[(size_t)j * 256 * (size_t)r->ncat + (size_t)e * (size_t)r->ncat + (size_t)c];
   return s;
 }
 
 /* binary32 subnormal inputs in the tables' row 0 (other than zeros) */
-static uint64_t tab_sub(const mpe_range *r)
+static uint64_t tab_sub(const mpe_range *r, const uint32_t *tab)
 {
   uint64_t s = 0;
   for (int c = 0; c < r->ncat - 1; c++)
-    s += tab_get(r, 0, c);
+    s += tab_get(r, tab, 0, c);
   return s;
 }
 
 /* fold the tables into the histogram, the power-of-two and the flush counts */
-static void tab_fold(mpe_range *r)
+static void tab_fold(mpe_range *r, uint32_t *tab)
 {
   const int C = r->ncat;
   uint64_t cnt[26];
   for (int e = 1; e < 255; e++) {
     uint64_t tot = 0;
     for (int c = 0; c < C; c++)
-      tot += cnt[c] = tab_get(r, e, c);
+      tot += cnt[c] = tab_get(r, tab, e, c);
     if (!tot)
       continue;
     int b = e - 127, i = b - EMIN_ALL;
@@ -531,11 +559,11 @@ static void tab_fold(mpe_range *r)
       g->low[i] += l;
     }
   }
-  r->zeros += tab_get(r, 0, C - 1);
-  r->inf += tab_get(r, 255, C - 1);
+  r->zeros += tab_get(r, tab, 0, C - 1);
+  r->inf += tab_get(r, tab, 255, C - 1);
   for (int c = 0; c < C - 1; c++)
-    r->nan += tab_get(r, 255, c);
-  memset(r->tab, 0, (size_t)NCOPY * 256 * (size_t)C * sizeof *r->tab);
+    r->nan += tab_get(r, tab, 255, c);
+  memset(tab, 0, (size_t)NCOPY * 256 * (size_t)C * sizeof *tab);
 }
 
 /* ---------------------------------------------------------------- fx16 */
@@ -684,61 +712,103 @@ static void add_block(struct tgt *g, const mpei_rblk *b)
   g->a.overflow += b->overflow;
   g->a.err2 += b->e2;
   g->a.x2 += b->x2;
-  g->a.maxrel = b->maxrel;
+  if (b->maxrel > g->a.maxrel)
+    g->a.maxrel = b->maxrel;
+}
+
+/* the part of a binary32 block that threads may share out: histogram keys,
+   extremes, and the targets the kernels handle (results in res[k]) */
+static void block_fast(const mpe_range *r, int t, const float *xb, size_t m, mpei_rblk *res, uint32_t *mn,
+                       uint32_t *mxp, uint32_t *mxn, int *sub)
+{
+  uint64_t sub0 = tab_sub(r, r->tab[t]);
+  *mn = 0xffffffffu;
+  *mxp = *mxn = 0;
+  r->kkeys(xb, m, &r->keys, r->key[t], mn, mxp, mxn);
+  scatter(r, r->tab[t], r->key[t], m);
+  *sub = tab_sub(r, r->tab[t]) != sub0;
+  for (size_t k = 0; k < r->nf; k++) {
+    const struct tgt *g = &r->a[k];
+    mpei_rblk *b = &res[k];
+    memset(b, 0, sizeof *b);
+    if (g->t.kind == MPE_TARGET_Q16)
+      r->kq(xb, m, &g->thr, b);
+    else if (g->fused)
+      r->kfused(xb, m, &g->thr, b);
+  }
 }
 
 int mpe_range_add_f32(mpe_range *r, const float *x, size_t n)
 {
   if (!r || (!x && n))
     return MPE_EINVAL;
-  for (size_t s = 0; s < n; s += BLOCK) {
-    size_t m = n - s < BLOCK ? n - s : BLOCK;
-    const float *xb = x + s;
-    uint64_t sub0 = tab_sub(r);
-    uint32_t mn = 0xffffffffu, mxp = 0, mxn = 0;
-    r->kkeys(xb, m, &r->keys, r->key, &mn, &mxp, &mxn);
-    scatter(r, r->key, m);
-    if (tab_sub(r) != sub0) {          /* binary32 subnormal inputs: place them by hand */
-      for (size_t i = 0; i < m; i++) {
-        uint32_t b = mpei_f2u(xb[i]) & 0x7fffffffu;
-        if (b != 0 && b < 0x00800000u) {
-          int e;
-          uint64_t frac;
-          binade32(b, &e, &frac);
-          count_direct(r, e, frac);
+  int used = 0;
+  for (size_t s0 = 0; s0 < n; s0 += (size_t)SUPER * BLOCK) {
+    size_t n0 = n - s0 < (size_t)SUPER * BLOCK ? n - s0 : (size_t)SUPER * BLOCK;
+    long nb = (long)((n0 + BLOCK - 1) / BLOCK);
+    const float *xs = x + s0;
+    int nt = 1;
+#ifdef _OPENMP
+    nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    if (nt > r->nts) nt = r->nts;
+    if (nb < PAR_BLOCKS) nt = 1;
+    if (nt < 1) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
+    for (long b = 0; b < nb; b++) {
+      int t = 0;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+#endif
+      size_t i0 = (size_t)b * BLOCK, m = n0 - i0 < BLOCK ? n0 - i0 : BLOCK;
+      block_fast(r, t, xs + i0, m, r->bres + (size_t)b * r->nf, &r->bmn[b], &r->bmxp[b], &r->bmxn[b], &r->bsub[b]);
+    }
+    if (nt > used)
+      used = nt;
+    /* in block order: the sums, the rest of the targets */
+    for (long b = 0; b < nb; b++) {
+      size_t i0 = (size_t)b * BLOCK, m = n0 - i0 < BLOCK ? n0 - i0 : BLOCK;
+      const float *xb = xs + i0;
+      if (r->bsub[b]) {               /* binary32 subnormal inputs: place them by hand */
+        for (size_t i = 0; i < m; i++) {
+          uint32_t u = mpei_f2u(xb[i]) & 0x7fffffffu;
+          if (u != 0 && u < 0x00800000u) {
+            int e;
+            uint64_t frac;
+            binade32(u, &e, &frac);
+            count_direct(r, e, frac);
+          }
         }
       }
-    }
-    note_extremes(r, mn == 0xffffffffu ? 0 : mpei_u2f(mn), mpei_u2f(mxp), mpei_u2f(mxn));
-    r->count += m;
-    int have_d = 0;
-    for (size_t k = 0; k < r->nf; k++) {
-      struct tgt *g = &r->a[k];
-      mpei_rblk b = { .maxrel = g->a.maxrel };
-      if (g->t.kind == MPE_TARGET_FX16) {
-        fx_feed(r, g, xb, NULL, m);
-      } else if (g->t.kind == MPE_TARGET_Q16) {
-        r->kq(xb, m, &g->thr, &b);
-        add_block(g, &b);
-      } else if (g->fused) {
-        r->kfused(xb, m, &g->thr, &b);
-        add_block(g, &b);
-      } else if (g->fast) {
-        mpe_round_f32(r->yf, xb, m, g->f, &rne);
-        r->kfloat(xb, r->yf, m, &g->thr, &b);
-        add_block(g, &b);
-      } else {                 /* wider than binary32 (fp64, custom): round in binary64 */
-        if (!have_d) {
-          for (size_t i = 0; i < m; i++)
-            r->xd[i] = xb[i];
-          have_d = 1;
+      note_extremes(r, r->bmn[b] == 0xffffffffu ? 0 : mpei_u2f(r->bmn[b]), mpei_u2f(r->bmxp[b]),
+                    mpei_u2f(r->bmxn[b]));
+      r->count += m;
+      int have_d = 0;
+      for (size_t k = 0; k < r->nf; k++) {
+        struct tgt *g = &r->a[k];
+        if (g->t.kind == MPE_TARGET_FX16) {
+          fx_feed(r, g, xb, NULL, m);
+        } else if (g->t.kind == MPE_TARGET_Q16 || g->fused) {
+          add_block(g, &r->bres[(size_t)b * r->nf + k]);
+        } else if (g->fast) {
+          mpei_rblk bk = { 0 };
+          mpe_round_f32(r->yf, xb, m, g->f, &rne);
+          r->kfloat(xb, r->yf, m, &g->thr, &bk);
+          add_block(g, &bk);
+        } else {                 /* wider than binary32 (fp64, custom): round in binary64 */
+          if (!have_d) {
+            for (size_t i = 0; i < m; i++)
+              r->xd[i] = xb[i];
+            have_d = 1;
+          }
+          mpe_round_f64(r->yd, r->xd, m, g->f, &rne);
+          classify(g, r->xd, r->yd, m);
         }
-        mpe_round_f64(r->yd, r->xd, m, g->f, &rne);
-        classify(g, r->xd, r->yd, m);
       }
     }
   }
-  tab_fold(r);
+  for (int t = 0; t < used; t++)
+    tab_fold(r, r->tab[t]);
   return MPE_OK;
 }
 
