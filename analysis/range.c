@@ -263,7 +263,7 @@ static void set_kernels(mpe_range *r)
   r->kfused = mpei_range_fused_ref;
   r->kkeys = mpei_range_keys_ref;
 #ifdef HAVE_X86_SIMD
-  int lvl = getenv("MPE_RANGE_PORTABLE") ? MPEI_SIMD_NONE : mpei_simd_level();
+  int lvl = mpei_simd_level();   /* chosen at allocation (mpe_simd_level_set) */
   if (lvl >= MPEI_SIMD_AVX512) {
     r->kfloat = mpei_range_float_avx512;
     r->kq = mpei_range_q_avx512;
