@@ -30,7 +30,6 @@
 #include <omp.h>
 #endif
 #include "mpei.h"
-#include "mpemu/fixed.h"
 #include "mpemu/range.h"
 #include "range_internal.h"
 
@@ -568,10 +567,14 @@ static void tab_fold(mpe_range *r, uint32_t *tab)
 
 /* ---------------------------------------------------------------- fx16 */
 
-/* one block of fx16: encode and decode with the library's own functions, classify */
+/* One block of fx16: mpe_fx16_encode's rules with MPE_RNE (DESIGN 3.4: binary32 max,
+   binary32 reciprocal 32767/m, binary32 product, one rounding to an integer, clamp;
+   a zero stays 0; decoding is the binary32 product q*scale), done here value by
+   value; check_range compares it with mpe_fx16_encode/decode. */
 static void fx_block(const struct tgt *g, const double *x, size_t len, float *xf, int16_t *q, float *y,
                      struct acc *a)
 {
+  (void)g;
   float m = 0.0f;
   for (size_t i = 0; i < len; i++) {
     float f = isfinite(x[i]) ? (float)x[i] : 0.0f;
@@ -582,27 +585,35 @@ static void fx_block(const struct tgt *g, const double *x, size_t len, float *xf
     xf[i] = f;
     m = fmaxf(m, fabsf(f));
   }
-  float sc;
-  mpe_fx16_encode(q, &sc, xf, len, len, MPE_RNE);     /* cannot fail: finite, len >= 1 */
-  mpe_fx16_decode(y, q, &sc, len, len);
+  float inv = m > 0 ? 32767.0f / m : 0.0f, sc = m * 3.0518509476e-5f;
+  for (size_t i = 0; i < len; i++) {
+    float p = xf[i] * inv;
+    float r = isinf(p) ? copysignf(32767.0f, p) : nearbyintf(p);   /* RNE: the default mode */
+    r = r > 32767.0f ? 32767.0f : r < -32767.0f ? -32767.0f : r;
+    q[i] = xf[i] == 0.0f ? 0 : (int16_t)r;
+    y[i] = (float)q[i] * sc;
+  }
   int em = m > 0 ? ilogb((double)m) : 0;
+  double e2 = 0, x2 = 0, mr = a->maxrel;
   for (size_t i = 0; i < len; i++) {
     double v = x[i];
     if (!isfinite(v) || v == 0 || isinf((float)v))   /* the latter: counted as overflow above */
       continue;
-    if (q[i] == 0)
-      a->underflow++;
+    a->underflow += y[i] == 0;     /* q = 0, or a scale below binary32's range */
     double d = (double)y[i] - v;
-    a->err2 += (long double)d * d;
-    a->x2 += (long double)v * v;
+    e2 += d * d;
+    x2 += v * v;
     double rel = fabs(d) / fabs(v);
-    if (rel > a->maxrel)
-      a->maxrel = rel;
+    if (rel > mr)
+      mr = rel;
     int rb = xf[i] == 0 ? -FX_BINS : ilogb(v) - em;
     if (rb < 1 - FX_BINS) a->rbelow++;
     else if (rb > 0) a->rabove++;
     else a->rh[rb + FX_BINS - 1]++;
   }
+  a->err2 += e2;
+  a->x2 += x2;
+  a->maxrel = mr;
 }
 
 static void fx_feed(mpe_range *r, struct tgt *g, const float *xf32, const double *xf64, size_t n)

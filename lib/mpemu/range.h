@@ -23,18 +23,22 @@ typedef struct {
 MPE_API mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o);
 
 /* Targets other than floating-point formats: 16-bit fixed point (DESIGN 3.4).
-   MPE_TARGET_Q16: value = q*2^-frac_bits, q an int16_t, round to nearest even,
-     saturating (mpe_fp32_to_q16). underflow: non-zero x with q = 0; overflow: x
-     beyond the range (saturated: x*2^F >= 32767.5 or < -32768.5); no subnormals;
-     max_finite = 32767*2^-F for the recommended scale.
+   MPE_TARGET_Q16: value = q*2^-F (F = frac_bits), q an int16_t, round to nearest
+     even, saturating (mpe_fp32_to_q16). underflow: non-zero x with q = 0, i.e.
+     |x| <= 2^(-F-1); overflow: x saturated, x*2^F >= 32767.5 or < -32768.5 (the
+     tie at -32768.5 goes to -32768); no subnormals (underflow_flush = underflow);
+     error: of the exact value q*2^-F; recommended scale: the largest S = 2^k with
+     S*max|x| <= 32767*2^-F*2^-margin.
    MPE_TARGET_FX16: QUDA's block-normalised format, mpe_fx16_encode with MPE_RNE on
-     blocks of `block` consecutive values (across calls; the last, incomplete block
-     counts as a shorter block whenever statistics are read). underflow: non-zero
-     x with q = 0 (small next to its block's max); no subnormals; no overflow except
-     binary64 inputs beyond binary32's range; no recommended scale (has_scale = 0:
-     scaling a block by 2^k changes nothing). Non-finite inputs, and binary64 inputs
-     beyond binary32's range, enter their block as 0; binary64 inputs are rounded
-     to binary32 (RNE) before encoding. */
+     blocks of `block` consecutive values (blocks run across calls; the last,
+     incomplete block counts as a shorter one whenever statistics are read).
+     underflow: non-zero x whose decoded value q*scale is 0 (q = 0: small next to
+     its block's max; or a block max below about 2^-134, whose scale is 0 in
+     binary32); no subnormals; no overflow except binary64 inputs beyond binary32's
+     range; error: of the decoded binary32 value; no recommended scale (has_scale
+     = 0, underflow_at_scale = underflow: the block scale absorbs a power of two).
+     Non-finite inputs, and binary64 inputs beyond binary32's range, enter their
+     block as 0; other binary64 inputs are rounded to binary32 (RNE) first. */
 typedef enum { MPE_TARGET_FLOAT = 0, MPE_TARGET_Q16 = 1, MPE_TARGET_FX16 = 2 } mpe_target_kind;
 #define MPE_RANGE_FX16_MAXBLOCK ((size_t)1 << 20)
 typedef struct {
