@@ -8,7 +8,8 @@
    - the largest |round(x)-x|/|x|: per lane the best pair (ad, ax), compared by
      cross products ad*bx > bd*ax (exact: 24-bit factors), one division per lane
      at the end; division rounds monotonically, so this is the max of the quotients.
-   Needs VW, RK_LOW, RK_HIGH and RK_NAME(stem) (the entry points' names). */
+   Needs VW, RK_LOW, RK_HIGH, RK_CVTD and RK_CVTL (binary32 and int32 half vectors
+   widened to 64-bit lanes) and RK_NAME(stem) (the entry points' names). */
 #include <stdint.h>
 #include <string.h>
 
@@ -41,88 +42,147 @@ static inline __attribute__((always_inline)) void rk_load(rk_vf *v, const float 
   }
 }
 
+/* the running sums of 8 (AVX-512) or 4 (AVX2) lanes, and the best (|d|, |x|) pairs:
+   the max does not depend on the order, so AVX-512 keeps two sets of pairs, one for
+   even and one for odd iterations, to halve the chain of dependent instructions */
+struct rk_acc { rk_vd e2, x2; };
+struct rk_max { rk_vd bd, bx; };
+
+static inline __attribute__((always_inline)) void rk_half(struct rk_acc *A, struct rk_max *M, rk_vd xd, rk_vd yd,
+                                                         rk_vl okl)
+{
+  rk_vd d = (rk_vd)((rk_vl)(yd - xd) & okl), xs = (rk_vd)((rk_vl)xd & okl);
+  A->e2 += d * d;
+  A->x2 += xs * xs;
+  rk_vd ad = (rk_vd)((rk_vl)d & 0x7fffffffffffffffll);
+  rk_vd ax = RK_SELD(okl, (rk_vd)((rk_vl)xd & 0x7fffffffffffffffll), RK_SPLATD(1.0));
+  rk_vl better = ad * M->bx > M->bd * ax;
+  M->bd = RK_SELD(better, ad, M->bd);
+  M->bx = RK_SELD(better, ax, M->bx);
+}
+
 /* q: 0 for a float target (y given), 1 for Q16 (rounded here), 2 for a float
    target rounded here (on magnitudes: |y|-|x| has the size of y-x) */
+struct rk_ctx {
+  rk_vu U, S, OP, ON, MNB, LOW, cu, cs, co;
+  rk_vd TF, TMF;
+  rk_vf C;
+  uint32_t dsh, hm1, lsb;
+};
+
+/* one vector of VW values: counts, then its two halves into A and B */
+static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf xv, rk_vf yv, struct rk_acc *A,
+                                                        struct rk_acc *B, struct rk_max *MA, struct rk_max *MB,
+                                                        const int q)
+{
+  rk_vu u = (rk_vu)xv, a = u & 0x7fffffffu;
+  rk_vi neg = (rk_vi)u < 0;
+  rk_vi fin = (rk_vi)((a - 1u) < 0x7f7fffffu);                /* non-zero and finite */
+  rk_vi ov = fin & (rk_vi)(a >= RK_SELU(neg, c->ON, c->OP));
+  rk_vi ok = fin & ~ov;
+  c->co -= (rk_vu)ov;
+  c->cu -= (rk_vu)(ok & (rk_vi)(a <= c->U));
+  c->cs -= (rk_vu)(ok & (rk_vi)(a > c->U) & (rk_vi)(a <= c->S));
+  if (q == 2) {
+    rk_vf ax = (rk_vf)a;
+    rk_vu yn = (a + c->hm1 + ((a >> c->dsh) & c->lsb)) & ~c->LOW;
+    rk_vu ys = (rk_vu)((ax + c->C) - c->C);
+    xv = ax;
+    yv = (rk_vf)RK_SELU(a >= c->MNB, yn, ys);
+  }
+  rk_vd xl = RK_CVTD(RK_LOW(xv)), xh = RK_CVTD(RK_HIGH(xv)), yl, yh;
+  if (q == 1) {
+    const rk_vd MAGIC = RK_SPLATD(0x1.8p52);
+    rk_vd vl = xl * c->TF, vh = xh * c->TF;
+    yl = ((vl + MAGIC) - MAGIC) * c->TMF;   /* round to nearest even: |v| < 2^51 on every lane that counts */
+    yh = ((vh + MAGIC) - MAGIC) * c->TMF;
+  } else {
+    yl = RK_CVTD(RK_LOW(yv));
+    yh = RK_CVTD(RK_HIGH(yv));
+  }
+  rk_half(A, MA, xl, yl, RK_CVTL(RK_LOW(ok)));
+  rk_half(B, MB, xh, yh, RK_CVTL(RK_HIGH(ok)));
+}
+
 static inline __attribute__((always_inline)) void rk_core(const float *x, const float *y, size_t n,
                                                          const mpei_rthr32 *t, mpei_rblk *o, const int q)
 {
-  const rk_vu U = RK_SPLATU(t->u), S = RK_SPLATU(t->s), OP = RK_SPLATU(t->opos), ON = RK_SPLATU(t->oneg);
-  const rk_vd TF = RK_SPLATD(t->two_f), TMF = RK_SPLATD(t->two_mf), MAGIC = RK_SPLATD(0x1.8p52);
-  const rk_vd ONE = RK_SPLATD(1.0);
-  const uint32_t dsh = t->dsh, hm1 = dsh ? (1u << dsh >> 1) - 1 : 0, lsb = dsh ? 1 : 0;
-  const rk_vu MNB = RK_SPLATU(t->mnb), LOW = RK_SPLATU((1u << dsh) - 1);
-  const rk_vf C = (rk_vf){} + t->c;
-  rk_vu cu = { 0 }, cs = { 0 }, co = { 0 };
-  rk_vd e2[2 * RK_NV], x2[2 * RK_NV], bd[2 * RK_NV], bx[2 * RK_NV];
-#pragma GCC unroll 4
-  for (int h = 0; h < 2 * RK_NV; h++) {
-    e2[h] = x2[h] = bd[h] = (rk_vd){ 0 };
-    bx[h] = ONE;
+  struct rk_ctx c;
+  c.U = RK_SPLATU(t->u);
+  c.S = RK_SPLATU(t->s);
+  c.OP = RK_SPLATU(t->opos);
+  c.ON = RK_SPLATU(t->oneg);
+  c.TF = RK_SPLATD(t->two_f);
+  c.TMF = RK_SPLATD(t->two_mf);
+  c.dsh = t->dsh;
+  c.hm1 = c.dsh ? (1u << c.dsh >> 1) - 1 : 0;
+  c.lsb = c.dsh ? 1 : 0;
+  c.MNB = RK_SPLATU(t->mnb);
+  c.LOW = RK_SPLATU((1u << c.dsh) - 1);
+  c.C = (rk_vf){} + t->c;
+  c.cu = c.cs = c.co = (rk_vu){ 0 };
+  struct rk_acc A[4];
+  struct rk_max M[8];
+  for (int j = 0; j < 4; j++)
+    A[j] = (struct rk_acc){ { 0 }, { 0 } };
+  for (int j = 0; j < 8; j++)
+    M[j] = (struct rk_max){ { 0 }, RK_SPLATD(1.0) };
+  struct rk_acc A0 = A[0], A1 = A[1], A2 = A[2], A3 = A[3];
+  struct rk_max M0 = M[0], M1 = M[1], M2 = M[2], M3 = M[3];
+#if VW == 16
+  for (size_t i = 0; i < n; i += 32) {
+    rk_vf xv[2] = { { 0 }, { 0 } }, yv[2] = { { 0 }, { 0 } };
+    rk_load(&xv[0], x + i, n - i);
+    if (n - i > 16)
+      rk_load(&xv[1], x + i + 16, n - i - 16);
+    if (q == 0) {
+      rk_load(&yv[0], y + i, n - i);
+      if (n - i > 16)
+        rk_load(&yv[1], y + i + 16, n - i - 16);
+    }
+    rk_vec(&c, xv[0], q ? xv[0] : yv[0], &A0, &A1, &M0, &M1, q);
+    rk_vec(&c, xv[1], q ? xv[1] : yv[1], &A0, &A1, &M2, &M3, q);
   }
+#else
   for (size_t i = 0; i < n; i += 16) {
     rk_vf xv[RK_NV], yv[RK_NV];
     rk_load(xv, x + i, n - i);
     if (q == 0)
       rk_load(yv, y + i, n - i);
-#pragma GCC unroll 2
-    for (int h = 0; h < RK_NV; h++) {
-      rk_vu u = (rk_vu)xv[h], a = u & 0x7fffffffu;
-      rk_vi neg = (rk_vi)u < 0;
-      rk_vi fin = (rk_vi)((a - 1u) < 0x7f7fffffu);                /* non-zero and finite */
-      rk_vi ov = fin & (rk_vi)(a >= RK_SELU(neg, ON, OP));
-      rk_vi ok = fin & ~ov;
-      co -= (rk_vu)ov;
-      cu -= (rk_vu)(ok & (rk_vi)(a <= U));
-      cs -= (rk_vu)(ok & (rk_vi)(a > U) & (rk_vi)(a <= S));
-      if (q == 2) {
-        rk_vf ax = (rk_vf)a;
-        rk_vu yn = (a + hm1 + ((a >> dsh) & lsb)) & ~LOW;
-        rk_vu ys = (rk_vu)((ax + C) - C);
-        xv[h] = ax;
-        yv[h] = (rk_vf)RK_SELU(a >= MNB, yn, ys);
-      }
-#pragma GCC unroll 2
-      for (int half = 0; half < 2; half++) {
-        int j = 2 * h + half;
-        rk_hf xh = half ? RK_HIGH(xv[h]) : RK_LOW(xv[h]);
-        rk_hi okh = half ? RK_HIGH(ok) : RK_LOW(ok);
-        rk_vd xd = __builtin_convertvector(xh, rk_vd), yd;
-        if (q == 1) {
-          rk_vd v = xd * TF;
-          yd = ((v + MAGIC) - MAGIC) * TMF;   /* round to nearest even: |v| < 2^51 on every lane that counts */
-        } else {
-          rk_hf yh = half ? RK_HIGH(yv[h]) : RK_LOW(yv[h]);
-          yd = __builtin_convertvector(yh, rk_vd);
-        }
-        rk_vl okl = __builtin_convertvector(okh, rk_vl);
-        rk_vd d = (rk_vd)((rk_vl)(yd - xd) & okl), xs = (rk_vd)((rk_vl)xd & okl);
-        e2[j] += d * d;
-        x2[j] += xs * xs;
-        rk_vd ad = (rk_vd)((rk_vl)d & 0x7fffffffffffffffll);
-        rk_vd ax = RK_SELD(okl, (rk_vd)((rk_vl)xd & 0x7fffffffffffffffll), ONE);
-        rk_vl better = ad * bx[j] > bd[j] * ax;
-        bd[j] = RK_SELD(better, ad, bd[j]);
-        bx[j] = RK_SELD(better, ax, bx[j]);
-      }
-    }
+    else
+      for (int h = 0; h < RK_NV; h++)
+        yv[h] = xv[h];
+    rk_vec(&c, xv[0], yv[0], &A0, &A1, &M0, &M1, q);
+    rk_vec(&c, xv[1], yv[1], &A2, &A3, &M2, &M3, q);
   }
+#endif
+  A[0] = A0;
+  A[1] = A1;
+  A[2] = A2;
+  A[3] = A3;
+  M[0] = M0;
+  M[1] = M1;
+  M[2] = M2;
+  M[3] = M3;
   double le[16], lx[16], m = o->maxrel;
   uint64_t su = 0, ss = 0, so = 0;
   for (int l = 0; l < VW; l++) {
-    su += cu[l];
-    ss += cs[l];
-    so += co[l];
+    su += c.cu[l];
+    ss += c.cs[l];
+    so += c.co[l];
   }
   for (int j = 0; j < 2 * RK_NV; j++)
     for (int l = 0; l < VW / 2; l++) {   /* lane j*VW/2 + l holds the elements i = that mod 16 */
-      le[j * VW / 2 + l] = e2[j][l];
-      lx[j * VW / 2 + l] = x2[j][l];
-      if (bd[j][l] > 0) {
-        double rel = bd[j][l] / bx[j][l];
+      le[j * VW / 2 + l] = A[j].e2[l];
+      lx[j * VW / 2 + l] = A[j].x2[l];
+    }
+  for (int j = 0; j < 4; j++)
+    for (int l = 0; l < VW / 2; l++)
+      if (M[j].bd[l] > 0) {
+        double rel = M[j].bd[l] / M[j].bx[l];
         if (rel > m)
           m = rel;
       }
-    }
   o->underflow = su;
   o->subnormal = ss;
   o->overflow = so;
