@@ -64,6 +64,11 @@ struct tgt {
   int jcat;                       /* float: categories below jcat (and powers of two) are below thr52 */
   int low_pow2;                   /* float: powers of two are below thr52 (p > 1) */
   mpei_rthr32 thr;                /* binary32 thresholds */
+  /* binary64 inputs to float targets with p <= 53, emin >= -1022: the same scheme on
+     binary64 bit patterns (underflow <= u64 < subnormal <= s64; overflow >= o64) */
+  int fused64;
+  uint64_t u64, s64, o64, mnb64, add64, low64;
+  double c64;
   struct acc a;
   uint64_t *low;                  /* float: per binade, values with fraction < thr52 */
   double *fxbuf;                  /* fx16: the open block */
@@ -214,6 +219,38 @@ static int pred(const struct tgt *g, int what, uint32_t a)
   return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : !isfinite(y);
 }
 
+static int pred64(const struct tgt *g, int what, uint64_t a)
+{
+  double y = mpe_round_scalar(mpei_u2d(a), g->f, &rne);
+  return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : !isfinite(y);
+}
+
+static uint64_t first_true64(const struct tgt *g, int what)
+{
+  uint64_t lo = 1, hi = 0x7ff0000000000000ull;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (pred64(g, what, mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+static uint64_t last_true64(const struct tgt *g, int what)
+{
+  uint64_t lo = 0, hi = 0x7fefffffffffffffull;
+  while (lo < hi) {
+    uint64_t mid = hi - (hi - lo) / 2;
+    if (pred64(g, what, mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 /* the first bit pattern in [1, 0x7f800000) where the monotone predicate holds
    (0x7f800000 when none) */
 static uint32_t first_true(const struct tgt *g, int what)
@@ -348,6 +385,17 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
         g->thr.u = last_true(g, P_UNDER);
         g->thr.s = last_true(g, P_TINY);
         g->thr.opos = g->thr.oneg = first_true(g, P_OVER);   /* RNE is symmetric */
+      }
+      g->fused64 = g->p <= 53 && g->emin >= -1022;
+      if (g->fused64) {
+        unsigned d = (unsigned)(53 - g->p);
+        g->u64 = last_true64(g, P_UNDER);
+        g->s64 = last_true64(g, P_TINY);
+        g->o64 = first_true64(g, P_OVER);
+        g->mnb64 = mpei_d2u(ldexp(1.0, g->emin));
+        g->add64 = d ? (1ull << d >> 1) - 1 : 0;
+        g->low64 = (1ull << d) - 1;
+        g->c64 = ldexp(1.0, g->emin - g->p + 53);
       }
       ok = (g->low = calloc(NB, sizeof *g->low)) != NULL;
       break;
@@ -692,6 +740,47 @@ static void classify(struct tgt *g, const double *x, const double *y, size_t n)
   g->a.maxrel = maxrel;
 }
 
+/* float target g on binary64 values, classified by bit patterns and rounded here (RNE:
+   the carry trick above 2^emin, (|x| + c) - c below, c = 2^(emin-p+53)); the same
+   results, sums included, as rounding with mpe_round_f64 and classify() */
+static void classify_fused64(struct tgt *g, const double *x, size_t n)
+{
+  uint64_t unf = 0, sub = 0, ovf = 0;
+  long double err2 = 0, x2 = 0;
+  double maxrel = g->a.maxrel;
+  const unsigned d = (unsigned)(53 - g->p);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = mpei_d2u(x[i]) & 0x7fffffffffffffffull;
+    if (a == 0 || a >= 0x7ff0000000000000ull)
+      continue;
+    if (a >= g->o64) {
+      ovf++;
+      continue;
+    }
+    unf += a <= g->u64;
+    sub += a > g->u64 && a <= g->s64;
+    double ax = mpei_u2d(a), y;
+    if (a >= g->mnb64) {
+      y = mpei_u2d((a + g->add64 + ((a >> d) & (d != 0))) & ~g->low64);
+    } else {
+      volatile double t = ax + g->c64;
+      y = t - g->c64;
+    }
+    double dd = y - ax;          /* the size of round(x) - x, rounded as classify() rounds it */
+    err2 += (long double)dd * dd;
+    x2 += (long double)ax * ax;
+    double rel = fabs(dd) / ax;
+    if (rel > maxrel)
+      maxrel = rel;
+  }
+  g->a.underflow += unf;
+  g->a.subnormal += sub;
+  g->a.overflow += ovf;
+  g->a.err2 += err2;
+  g->a.x2 += x2;
+  g->a.maxrel = maxrel;
+}
+
 /* Q16 target g on binary64 values */
 static void classify_q64(struct tgt *g, const double *x, size_t n)
 {
@@ -878,6 +967,8 @@ int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
         fx_feed(r, g, NULL, xb, m);
       } else if (g->t.kind == MPE_TARGET_Q16) {
         classify_q64(g, xb, m);
+      } else if (g->fused64) {
+        classify_fused64(g, xb, m);
       } else {
         mpe_round_f64(r->yd, xb, m, g->f, &rne);
         classify(g, xb, r->yd, m);

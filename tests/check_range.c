@@ -760,6 +760,72 @@ START_TEST(test_fx_tiny)
 }
 END_TEST
 
+/* binary64 inputs: the bit-pattern path against rounding each value with
+   mpe_round_scalar, the error sums grouped as the library groups them (blocks of
+   4096 values summed in long double) so that they agree to the last bit */
+START_TEST(test_f64_reference)
+{
+  enum { N = 20000, BLK = 4096 };
+  uint64_t st = ts_seed() + 31 * (uint64_t)_i;
+  double *x = malloc(N * sizeof *x);
+  static const double edges[] = { 65520.0, 65504.0, 0x1p-25, 0x1p-24, 0x1p-14, 464.0, 448.0, 61440.0, 57344.0,
+                                  0x1p-10, 0x1p-9, 0x1p-17, 0x1p-16, 0x1p-133, 0x1p-134, 0x1p-126, 0x1.fffffep127,
+                                  0x1.ffffffp127, 0x1p-149, 0x1p-150, 0x1p-1074, 0x1p-1022, DBL_MAX, 1.0 };
+  for (int i = 0; i < N; i++) {
+    uint64_t r = ts_rand64(&st);
+    double v;
+    switch (r & 3) {
+    case 0:
+      v = edges[(r >> 3) % (sizeof edges / sizeof edges[0])];
+      if ((r >> 20) & 1) v = nextafter(v, (r >> 21) & 1 ? INFINITY : 0.0);
+      break;
+    case 1:
+      v = ts_u2d(ts_rand64(&st) & 0x7fffffffffffffffull);     /* any, non-finite included */
+      break;
+    case 2:
+      v = ldexp(1.0 + (double)(ts_rand64(&st) >> 11) * 0x1p-53, (int)((r >> 8) % 400) - 200);
+      break;
+    default:
+      v = ldexp(1.0 + (double)(ts_rand64(&st) >> 11) * 0x1p-53, (int)((r >> 8) % 80) - 50);
+    }
+    x[i] = (r >> 63) ? -v : v;
+  }
+  for (int k = 0; k < NF; k++) {
+    const mpe_format *f = F(k);
+    mpe_range *r = mpe_range_alloc(&f, 1, NULL);
+    ck_assert_int_eq(mpe_range_add_f64(r, x, N), 0);
+    double mn = mpe_format_min_normal(f), maxrel = 0;
+    uint64_t u = 0, sub = 0, ov = 0;
+    long double e2 = 0, x2 = 0;
+    for (int b = 0; b < N; b += BLK) {
+      long double be2 = 0, bx2 = 0;
+      for (int i = b; i < N && i < b + BLK; i++) {
+        if (!isfinite(x[i]) || x[i] == 0) continue;
+        double y = mpe_round_scalar(x[i], f, NULL);
+        if (!isfinite(y)) { ov++; continue; }
+        if (y == 0) u++;
+        else if (fabs(y) < mn) sub++;
+        double d = y - x[i];
+        be2 += (long double)d * d;
+        bx2 += (long double)x[i] * x[i];
+        if (fabs(d) / fabs(x[i]) > maxrel) maxrel = fabs(d) / fabs(x[i]);
+      }
+      e2 += be2;
+      x2 += bx2;
+    }
+    mpe_range_stats s;
+    mpe_range_stats_get(r, 0, &s);
+    ck_assert_msg(s.underflow == u && s.subnormal == sub && s.overflow == ov, "%s: %llu/%llu %llu/%llu %llu/%llu",
+                  fmts[k], (unsigned long long)s.underflow, (unsigned long long)u, (unsigned long long)s.subnormal,
+                  (unsigned long long)sub, (unsigned long long)s.overflow, (unsigned long long)ov);
+    ck_assert(s.max_rel_error == maxrel);
+    ck_assert_msg(s.rel_error == (x2 > 0 ? (double)sqrtl(e2 / x2) : 0.0), "%s: %a", fmts[k], s.rel_error);
+    mpe_range_free(r);
+  }
+  free(x);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("range");
@@ -774,6 +840,7 @@ int main(void)
   tcase_add_loop_test(tc, test_fast_reference, 0, 3);
   tcase_add_test(tc, test_merge);
   tcase_add_test(tc, test_threads_same);
+  tcase_add_loop_test(tc, test_f64_reference, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("fixed");
   tcase_add_test(tc, test_q_hand);
