@@ -68,7 +68,8 @@ struct tgt {
      binary64 bit patterns (underflow <= u64 < subnormal <= s64; overflow >= o64) */
   int fused64;
   uint64_t u64, s64, o64, mnb64, add64, low64;
-  double c64;
+  int sbase64;
+  double minsub64;
   struct acc a;
   uint64_t *low;                  /* float: per binade, values with fraction < thr52 */
   double *fxbuf;                  /* fx16: the open block */
@@ -110,7 +111,8 @@ static const mpe_round_opts rne;   /* zeroed: RNE, subnormals kept, no saturatio
 
 /* ---------------------------------------------------------------- portable kernels */
 
-/* round to nearest even for the fused kernels: the same two tricks, one value */
+/* round to nearest even for the fused kernels: the same integer steps, one value
+   (magnitude in, magnitude out) */
 static float fused_round(float x, const mpei_rthr32 *t)
 {
   uint32_t a = mpei_f2u(x) & 0x7fffffffu, d = t->dsh;
@@ -118,8 +120,23 @@ static float fused_round(float x, const mpei_rthr32 *t)
     uint32_t add = d ? ((1u << d >> 1) - 1) + ((a >> d) & 1) : 0;
     return mpei_u2f((a + add) & ~((1u << d) - 1));
   }
-  volatile float s = mpei_u2f(a) + t->c;
-  return s - t->c;
+  uint32_t E = a >> 23, Ee = E ? E : 1, M = (a & 0x7fffffu) | (E ? 0x800000u : 0);
+  uint32_t sh = t->sbase - Ee;
+  if (sh > 25)
+    sh = 25;                   /* M < 2^24: anything shifted further rounds to 0 as well */
+  uint32_t add = sh ? ((1u << sh >> 1) - 1) + ((M >> sh) & 1) : 0;
+  return (float)((M + add) >> sh) * t->minsub;   /* exact: a p-bit integer times a power of two */
+}
+
+/* round to nearest even to an integer, without the caller's rounding mode */
+static double rne_int(double v)
+{
+  if (!(fabs(v) < 0x1p52))
+    return v;
+  double t = trunc(v), f = fabs(v - t);
+  if (f > 0.5 || (f == 0.5 && fmod(t, 2.0) != 0))
+    t += v < 0 ? -1.0 : 1.0;
+  return t;
 }
 
 /* q: 0 y given, 1 Q16, 2 float target rounded here */
@@ -141,8 +158,7 @@ static void ref_core(const float *x, const float *y, size_t n, const mpei_rthr32
       sub++;
     double xd = x[i], yd;
     if (q == 1) {
-      volatile double v = xd * t->two_f + 0x1.8p52;   /* round to nearest even (|x*2^F| < 2^51 here) */
-      yd = (v - 0x1.8p52) * t->two_mf;
+      yd = rne_int(xd * t->two_f) * t->two_mf;   /* exact products: powers of two */
     } else if (q == 2) {
       yd = fused_round(x[i], t);
       if (u >> 31)
@@ -203,7 +219,7 @@ void mpei_range_keys_ref(const float *x, size_t n, const mpei_rkeys *k, uint16_t
 
 static double q_round(double x, int fb)   /* Q16 integer before saturation, RNE */
 {
-  return nearbyint(ldexp(x, fb));
+  return rne_int(ldexp(x, fb));
 }
 
 enum { P_UNDER, P_TINY, P_OVER, P_QUNDER, P_QOVER_POS, P_QOVER_NEG };
@@ -381,7 +397,8 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
       if (g->fast) {
         g->thr.mnb = mpei_f2u(ldexpf(1.0f, g->emin));
         g->thr.dsh = (uint32_t)(24 - g->p);
-        g->thr.c = ldexpf(1.0f, g->emin - g->p + 24);
+        g->thr.sbase = (uint32_t)(24 - g->p + g->emin + 127);
+        g->thr.minsub = ldexpf(1.0f, g->emin - g->p + 1);
         g->thr.u = last_true(g, P_UNDER);
         g->thr.s = last_true(g, P_TINY);
         g->thr.opos = g->thr.oneg = first_true(g, P_OVER);   /* RNE is symmetric */
@@ -395,7 +412,8 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
         g->mnb64 = mpei_d2u(ldexp(1.0, g->emin));
         g->add64 = d ? (1ull << d >> 1) - 1 : 0;
         g->low64 = (1ull << d) - 1;
-        g->c64 = ldexp(1.0, g->emin - g->p + 53);
+        g->sbase64 = 53 - g->p + g->emin + 1023;
+        g->minsub64 = ldexp(1.0, g->emin - g->p + 1);
       }
       ok = (g->low = calloc(NB, sizeof *g->low)) != NULL;
       break;
@@ -636,7 +654,7 @@ static void fx_block(const struct tgt *g, const double *x, size_t len, float *xf
   float inv = m > 0 ? 32767.0f / m : 0.0f, sc = m * 3.0518509476e-5f;
   for (size_t i = 0; i < len; i++) {
     float p = xf[i] * inv;
-    float r = isinf(p) ? copysignf(32767.0f, p) : nearbyintf(p);   /* RNE: the default mode */
+    float r = isinf(p) ? copysignf(32767.0f, p) : (float)rne_int(p);
     r = r > 32767.0f ? 32767.0f : r < -32767.0f ? -32767.0f : r;
     q[i] = xf[i] == 0.0f ? 0 : (int16_t)r;
     y[i] = (float)q[i] * sc;
@@ -741,7 +759,7 @@ static void classify(struct tgt *g, const double *x, const double *y, size_t n)
 }
 
 /* float target g on binary64 values, classified by bit patterns and rounded here (RNE:
-   the carry trick above 2^emin, (|x| + c) - c below, c = 2^(emin-p+53)); the same
+   the carry trick above 2^emin, the significand shifted below, integers only); the same
    results, sums included, as rounding with mpe_round_f64 and classify() */
 static void classify_fused64(struct tgt *g, const double *x, size_t n)
 {
@@ -762,9 +780,13 @@ static void classify_fused64(struct tgt *g, const double *x, size_t n)
     double ax = mpei_u2d(a), y;
     if (a >= g->mnb64) {
       y = mpei_u2d((a + g->add64 + ((a >> d) & (d != 0))) & ~g->low64);
-    } else {
-      volatile double t = ax + g->c64;
-      y = t - g->c64;
+    } else {                     /* below 2^emin: the significand loses sbase64 - max(E, 1) bits */
+      int E = (int)(a >> 52), sh = g->sbase64 - (E ? E : 1);
+      uint64_t M = (a & 0xfffffffffffffull) | (E ? 1ull << 52 : 0);
+      if (sh > 54)
+        sh = 54;
+      uint64_t add = sh ? ((1ull << sh >> 1) - 1) + ((M >> sh) & 1) : 0;
+      y = (double)((M + add) >> sh) * g->minsub64;   /* exact */
     }
     double dd = y - ax;          /* the size of round(x) - x, rounded as classify() rounds it */
     err2 += (long double)dd * dd;

@@ -18,10 +18,12 @@ typedef struct {
   uint32_t opos, oneg;  /* overflow: o <= |x| < inf, o by the sign of x */
   double two_f, two_mf; /* Q16 only: 2^F and 2^-F */
   /* the rounding itself (float targets with p <= 24, emin >= -126; round to nearest
-     even): |x| >= 2^emin (bits mnb) drops dsh = 24-p bits with the carry trick;
-     below, (|x| + c) - c with c = 2^(emin-p+24), whose ulp is the subnormal step */
-  uint32_t mnb, dsh;
-  float c;
+     even; integer arithmetic only, whatever the caller's rounding mode): |x| >= 2^emin
+     (bits mnb) drops dsh = 24-p bits with the carry trick; below, the significand M
+     (implicit bit included) loses sbase - max(E, 1) bits (E the exponent field) and
+     the integer left is scaled by minsub = 2^(emin-p+1), exactly */
+  uint32_t mnb, dsh, sbase;
+  float minsub;
 } mpei_rthr32;
 
 typedef struct {

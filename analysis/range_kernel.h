@@ -61,12 +61,29 @@ static inline __attribute__((always_inline)) void rk_half(struct rk_acc *A, stru
   M->bx = RK_SELD(better, ax, M->bx);
 }
 
+/* round to nearest even to an integer, exactly, whatever the rounding mode: truncate
+   (after clamping; only lanes with |v| <= 32768.5 count), then step away from 0 when
+   the rest is over 1/2, or 1/2 with an odd integer part */
+static inline __attribute__((always_inline)) rk_vd rk_rne(rk_vd v)
+{
+  const rk_vd LIM = RK_SPLATD(65536.0);
+  v = RK_SELD(v > LIM, LIM, v);
+  v = RK_SELD(v < -LIM, -LIM, v);
+  rk_hi ti = __builtin_convertvector(v, rk_hi);
+  rk_vd t = __builtin_convertvector(ti, rk_vd), f = v - t;
+  rk_vd af = (rk_vd)((rk_vl)f & 0x7fffffffffffffffll);
+  rk_vl odd = (RK_CVTL(ti) & 1) != 0;
+  rk_vl up = (af > RK_SPLATD(0.5)) | ((af == RK_SPLATD(0.5)) & odd);
+  rk_vd step = RK_SELD(f < RK_SPLATD(0.0), RK_SPLATD(-1.0), RK_SPLATD(1.0));
+  return t + RK_SELD(up, step, RK_SPLATD(0.0));
+}
+
 /* q: 0 for a float target (y given), 1 for Q16 (rounded here), 2 for a float
    target rounded here (on magnitudes: |y|-|x| has the size of y-x) */
 struct rk_ctx {
-  rk_vu U, S, OP, ON, MNB, LOW, cu, cs, co;
+  rk_vu U, S, OP, ON, MNB, LOW, SBASE, cu, cs, co;
   rk_vd TF, TMF;
-  rk_vf C;
+  rk_vf MINSUB;
   uint32_t dsh, hm1, lsb;
 };
 
@@ -84,18 +101,22 @@ static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf
   c->cu -= (rk_vu)(ok & (rk_vi)(a <= c->U));
   c->cs -= (rk_vu)(ok & (rk_vi)(a > c->U) & (rk_vi)(a <= c->S));
   if (q == 2) {
-    rk_vf ax = (rk_vf)a;
     rk_vu yn = (a + c->hm1 + ((a >> c->dsh) & c->lsb)) & ~c->LOW;
-    rk_vu ys = (rk_vu)((ax + c->C) - c->C);
-    xv = ax;
+    /* below 2^emin: integers only (see mpei_rthr32) */
+    rk_vu E = a >> 23;
+    rk_vi sub = (rk_vi)(E == 0);
+    rk_vu M = (a & 0x7fffffu) | RK_SELU(sub, RK_SPLATU(0), RK_SPLATU(0x800000u));
+    rk_vu sh = c->SBASE - RK_SELU(sub, RK_SPLATU(1), E);
+    sh = RK_SELU(sh > 25u, RK_SPLATU(25), sh);
+    rk_vu add = RK_SELU(sh == 0u, RK_SPLATU(0), ((RK_SPLATU(1) << sh >> 1) - 1u) + ((M >> sh) & 1u));
+    rk_vu ys = (rk_vu)(__builtin_convertvector((rk_vi)((M + add) >> sh), rk_vf) * c->MINSUB);
+    xv = (rk_vf)a;
     yv = (rk_vf)RK_SELU(a >= c->MNB, yn, ys);
   }
   rk_vd xl = RK_CVTD(RK_LOW(xv)), xh = RK_CVTD(RK_HIGH(xv)), yl, yh;
   if (q == 1) {
-    const rk_vd MAGIC = RK_SPLATD(0x1.8p52);
-    rk_vd vl = xl * c->TF, vh = xh * c->TF;
-    yl = ((vl + MAGIC) - MAGIC) * c->TMF;   /* round to nearest even: |v| < 2^51 on every lane that counts */
-    yh = ((vh + MAGIC) - MAGIC) * c->TMF;
+    yl = rk_rne(xl * c->TF) * c->TMF;
+    yh = rk_rne(xh * c->TF) * c->TMF;
   } else {
     yl = RK_CVTD(RK_LOW(yv));
     yh = RK_CVTD(RK_HIGH(yv));
@@ -119,7 +140,8 @@ static inline __attribute__((always_inline)) void rk_core(const float *x, const 
   c.lsb = c.dsh ? 1 : 0;
   c.MNB = RK_SPLATU(t->mnb);
   c.LOW = RK_SPLATU((1u << c.dsh) - 1);
-  c.C = (rk_vf){} + t->c;
+  c.SBASE = RK_SPLATU(t->sbase);
+  c.MINSUB = (rk_vf){} + t->minsub;
   c.cu = c.cs = c.co = (rk_vu){ 0 };
   struct rk_acc A[4];
   struct rk_max M[8];

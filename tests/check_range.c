@@ -3,6 +3,7 @@
    one-pass counts at any power-of-two scale against rounding the scaled
    values, hand cases for values only binary64 holds, the error measure, the
    histograms and the error paths. */
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -826,6 +827,42 @@ START_TEST(test_f64_reference)
 }
 END_TEST
 
+/* the caller's rounding mode changes no count (the library rounds with integers) */
+START_TEST(test_rounding_mode)
+{
+  enum { N = 8000 };
+  static const int modes[] = { FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO };
+  uint64_t st = ts_seed() + 41;
+  float *x = malloc(N * sizeof *x);
+  for (int i = 0; i < N; i++)
+    x[i] = (ts_rand64(&st) & 3) ? rand_value(&st) : rand_fixed_edge(&st);
+  mpe_range_target t[NT];
+  mpe_format *custom[2];
+  make_targets(t, custom);
+  mpe_range *ref = mpe_range_alloc_targets(t, NT, NULL);
+  mpe_range_add_f32(ref, x, N);
+  for (int j = 0; j < 3; j++) {
+    ck_assert_int_eq(fesetround(modes[j]), 0);
+    mpe_range *r = mpe_range_alloc_targets(t, NT, NULL);
+    mpe_range_add_f32(r, x, N);
+    fesetround(FE_TONEAREST);
+    for (int k = 0; k < NT - 2; k++) {       /* fx16 follows mpe_fx16_encode: binary32 arithmetic */
+      mpe_range_stats a, b;
+      mpe_range_stats_get(ref, (size_t)k, &a);
+      mpe_range_stats_get(r, (size_t)k, &b);
+      ck_assert_msg(a.underflow == b.underflow && a.subnormal == b.subnormal && a.overflow == b.overflow &&
+                    a.scale_log2 == b.scale_log2 && a.underflow_at_scale == b.underflow_at_scale,
+                    "mode %d, target %d", j, k);
+    }
+    mpe_range_free(r);
+  }
+  mpe_range_free(ref);
+  mpe_format_free(custom[0]);
+  mpe_format_free(custom[1]);
+  free(x);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("range");
@@ -840,6 +877,7 @@ int main(void)
   tcase_add_loop_test(tc, test_fast_reference, 0, 3);
   tcase_add_test(tc, test_merge);
   tcase_add_test(tc, test_threads_same);
+  tcase_add_test(tc, test_rounding_mode);
   tcase_add_loop_test(tc, test_f64_reference, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("fixed");
