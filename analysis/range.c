@@ -133,10 +133,11 @@ static double rne_int(double v)
 {
   if (!(fabs(v) < 0x1p52))
     return v;
-  double t = trunc(v), f = fabs(v - t);
-  if (f > 0.5 || (f == 0.5 && fmod(t, 2.0) != 0))
-    t += v < 0 ? -1.0 : 1.0;
-  return t;
+  int64_t i = (int64_t)v;      /* truncation */
+  double f = fabs(v - (double)i);
+  if (f > 0.5 || (f == 0.5 && (i & 1)))
+    i += v < 0 ? -1 : 1;
+  return (double)i;
 }
 
 /* q: 0 y given, 1 Q16, 2 float target rounded here */
@@ -649,13 +650,22 @@ static void fx_block(const struct tgt *g, const double *x, size_t len, float *xf
       f = 0.0f;
     }
     xf[i] = f;
-    m = fmaxf(m, fabsf(f));
+    float af = fabsf(f);
+    m = af > m ? af : m;
   }
   float inv = m > 0 ? 32767.0f / m : 0.0f, sc = m * 3.0518509476e-5f;
   for (size_t i = 0; i < len; i++) {
-    float p = xf[i] * inv;
-    float r = isinf(p) ? copysignf(32767.0f, p) : (float)rne_int(p);
-    r = r > 32767.0f ? 32767.0f : r < -32767.0f ? -32767.0f : r;
+    float p = xf[i] * inv;      /* |p| <= 32767 up to the rounding of inv, or inf */
+    int32_t r;
+    if (fabsf(p) < 65536.0f) {
+      r = (int32_t)p;           /* truncation, then to nearest even */
+      float f = fabsf(p - (float)r);
+      int up = (f > 0.5f) | ((f == 0.5f) & (r & 1));   /* branch-free: unpredictable */
+      r += up * (p < 0 ? -1 : 1);
+    } else {
+      r = p < 0 ? -32767 : 32767;
+    }
+    r = r > 32767 ? 32767 : r < -32767 ? -32767 : r;
     q[i] = xf[i] == 0.0f ? 0 : (int16_t)r;
     y[i] = (float)q[i] * sc;
   }
@@ -672,7 +682,8 @@ static void fx_block(const struct tgt *g, const double *x, size_t len, float *xf
     double rel = fabs(d) / fabs(v);
     if (rel > mr)
       mr = rel;
-    int rb = xf[i] == 0 ? -FX_BINS : ilogb(v) - em;
+    uint64_t vb = mpei_d2u(v) & 0x7fffffffffffffffull;
+    int rb = xf[i] == 0 ? -FX_BINS : (vb >> 52 ? (int)(vb >> 52) - 1023 : ilogb(v)) - em;
     if (rb < 1 - FX_BINS) a->rbelow++;
     else if (rb > 0) a->rabove++;
     else a->rh[rb + FX_BINS - 1]++;
