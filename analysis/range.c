@@ -120,12 +120,11 @@ static float fused_round(float x, const mpei_rthr32 *t)
     uint32_t add = d ? ((1u << d >> 1) - 1) + ((a >> d) & 1) : 0;
     return mpei_u2f((a + add) & ~((1u << d) - 1));
   }
-  uint32_t E = a >> 23, Ee = E ? E : 1, M = (a & 0x7fffffu) | (E ? 0x800000u : 0);
-  uint32_t sh = t->sbase - Ee;
-  if (sh > 25)
-    sh = 25;                   /* M < 2^24: anything shifted further rounds to 0 as well */
-  uint32_t add = sh ? ((1u << sh >> 1) - 1) + ((M >> sh) & 1) : 0;
-  return (float)((M + add) >> sh) * t->minsub;   /* exact: a p-bit integer times a power of two */
+  float xs = mpei_u2f(a) * t->k1 * t->k2;          /* < 2^(p-1): exact */
+  int32_t i = (int32_t)xs;                            /* truncation */
+  float f = xs - (float)i;
+  i += (f > 0.5f) | ((f == 0.5f) & (i & 1));
+  return (float)i * t->minsub;                        /* exact: a p-bit integer times a power of two */
 }
 
 /* round to nearest even to an integer, without the caller's rounding mode */
@@ -398,8 +397,10 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
       if (g->fast) {
         g->thr.mnb = mpei_f2u(ldexpf(1.0f, g->emin));
         g->thr.dsh = (uint32_t)(24 - g->p);
-        g->thr.sbase = (uint32_t)(24 - g->p + g->emin + 127);
-        g->thr.minsub = ldexpf(1.0f, g->emin - g->p + 1);
+        int e = g->p - 1 - g->emin;                     /* 1/minsub = 2^e, e <= 149 */
+        g->thr.k1 = ldexpf(1.0f, e / 2);
+        g->thr.k2 = ldexpf(1.0f, e - e / 2);
+        g->thr.minsub = ldexpf(1.0f, -e);
         g->thr.u = last_true(g, P_UNDER);
         g->thr.s = last_true(g, P_TINY);
         g->thr.opos = g->thr.oneg = first_true(g, P_OVER);   /* RNE is symmetric */

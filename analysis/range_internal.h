@@ -18,12 +18,12 @@ typedef struct {
   uint32_t opos, oneg;  /* overflow: o <= |x| < inf, o by the sign of x */
   double two_f, two_mf; /* Q16 only: 2^F and 2^-F */
   /* the rounding itself (float targets with p <= 24, emin >= -126; round to nearest
-     even; integer arithmetic only, whatever the caller's rounding mode): |x| >= 2^emin
-     (bits mnb) drops dsh = 24-p bits with the carry trick; below, the significand M
-     (implicit bit included) loses sbase - max(E, 1) bits (E the exponent field) and
-     the integer left is scaled by minsub = 2^(emin-p+1), exactly */
-  uint32_t mnb, dsh, sbase;
-  float minsub;
+     even; exact operations only, whatever the caller's rounding mode): |x| >= 2^emin
+     (bits mnb) drops dsh = 24-p bits with the carry trick; below, |x|*k1*k2 = |x|/minsub
+     (exact: powers of two, scaling up) is rounded to an integer from its truncation and
+     scaled back by minsub = 2^(emin-p+1), exactly */
+  uint32_t mnb, dsh;
+  float k1, k2, minsub;
 } mpei_rthr32;
 
 typedef struct {

@@ -81,9 +81,9 @@ static inline __attribute__((always_inline)) rk_vd rk_rne(rk_vd v)
 /* q: 0 for a float target (y given), 1 for Q16 (rounded here), 2 for a float
    target rounded here (on magnitudes: |y|-|x| has the size of y-x) */
 struct rk_ctx {
-  rk_vu U, S, OP, ON, MNB, LOW, SBASE, cu, cs, co;
+  rk_vu U, S, OP, ON, MNB, LOW, cu, cs, co;
   rk_vd TF, TMF;
-  rk_vf MINSUB;
+  rk_vf K1, K2, MINSUB;
   uint32_t dsh, hm1, lsb;
 };
 
@@ -102,14 +102,12 @@ static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf
   c->cs -= (rk_vu)(ok & (rk_vi)(a > c->U) & (rk_vi)(a <= c->S));
   if (q == 2) {
     rk_vu yn = (a + c->hm1 + ((a >> c->dsh) & c->lsb)) & ~c->LOW;
-    /* below 2^emin: integers only (see mpei_rthr32) */
-    rk_vu E = a >> 23;
-    rk_vi sub = (rk_vi)(E == 0);
-    rk_vu M = (a & 0x7fffffu) | RK_SELU(sub, RK_SPLATU(0), RK_SPLATU(0x800000u));
-    rk_vu sh = c->SBASE - RK_SELU(sub, RK_SPLATU(1), E);
-    sh = RK_SELU(sh > 25u, RK_SPLATU(25), sh);
-    rk_vu add = RK_SELU(sh == 0u, RK_SPLATU(0), ((RK_SPLATU(1) << sh >> 1) - 1u) + ((M >> sh) & 1u));
-    rk_vu ys = (rk_vu)(__builtin_convertvector((rk_vi)((M + add) >> sh), rk_vf) * c->MINSUB);
+    /* below 2^emin: exact operations only (see mpei_rthr32) */
+    rk_vf xs = (rk_vf)a * c->K1 * c->K2;
+    rk_vi i = __builtin_convertvector(xs, rk_vi);    /* truncation; lanes >= 2^emin are not used */
+    rk_vf f = xs - __builtin_convertvector(i, rk_vf);
+    i -= (f > 0.5f) | ((f == 0.5f) & ((i & 1) != 0));
+    rk_vu ys = (rk_vu)(__builtin_convertvector(i, rk_vf) * c->MINSUB);
     xv = (rk_vf)a;
     yv = (rk_vf)RK_SELU(a >= c->MNB, yn, ys);
   }
@@ -140,7 +138,8 @@ static inline __attribute__((always_inline)) void rk_core(const float *x, const 
   c.lsb = c.dsh ? 1 : 0;
   c.MNB = RK_SPLATU(t->mnb);
   c.LOW = RK_SPLATU((1u << c.dsh) - 1);
-  c.SBASE = RK_SPLATU(t->sbase);
+  c.K1 = (rk_vf){} + t->k1;
+  c.K2 = (rk_vf){} + t->k2;
   c.MINSUB = (rk_vf){} + t->minsub;
   c.cu = c.cs = c.co = (rk_vu){ 0 };
   struct rk_acc A[4];
