@@ -1,63 +1,374 @@
-/* Range analysis. Values come in blocks; each block is rounded to every
-   target format by the library's own array rounding (mpe_round_f32/f64, so
-   the counts at the boundaries are exactly what the emulation does), and the
-   results are classified. The binade histogram (a GSL histogram) and, per
-   binade, the counts of exact powers of two and of values below the format's
-   flush threshold make the counts for ANY power-of-two scale available after
-   a single pass: scaling by 2^k moves every value by k binades and leaves its
-   significand alone, so "S*x rounds to 0" is "x lies below a fixed point of
-   binade emin-p-k" (see underflow_at). */
+/* Range analysis. One pass over the values, memory fixed at allocation.
+
+   Binary32 inputs (the common case) take the fast path, in blocks of BLOCK values:
+   - the binade histogram is a scatter of each value into a small table keyed by
+     its exponent field and a "category": how many leading ones its fraction has,
+     compressed to the thresholds the float targets need (see below), or "exact
+     power of two"; the table is folded into the GSL histogram at the end of a call;
+   - each target's counts come from comparing |x| bit patterns with thresholds
+     found once per target with the scalar rounding (rounding is monotone, so the
+     values that round to 0, to a subnormal or overflow are contiguous ranges of
+     bit patterns); the error statistics come from the array rounding
+     (mpe_round_f32) of the block; both in the SIMD kernels of range_kernel.h.
+   Binary64 inputs and formats wider than binary32 take the direct path: round
+   the block, classify each value.
+
+   The histogram and, per binade, the counts of exact powers of two and of values
+   below each format's flush threshold make the counts for ANY power-of-two scale
+   available after a single pass: scaling by 2^k moves every value by k binades
+   and leaves its significand alone, so "S*x rounds to 0" is "x lies below a fixed
+   point of binade emin-p-k" (see underflow_at). For a format of precision p that
+   point of binade emin-1-k is 2^(emin-1-k)*(2 - 2^(1-p)): x is below it iff its
+   fraction has fewer than p-1 leading ones, which is what the categories count. */
 #include <config.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_histogram.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "mpei.h"
 #include "mpemu/range.h"
+#include "range_internal.h"
 
 #define BLOCK 4096
 #define EMIN_ALL (-1074)          /* smallest binade of a binary64 value */
 #define EMAX_ALL 1023
 #define NB (EMAX_ALL - EMIN_ALL + 1)
 #define MAXFMT 64
+#define NCOPY 4                   /* interleaved histogram tables: fewer store-to-load stalls */
+#define FX_BINS 17                /* fx16: binades -16..0 relative to the block max */
+#define SUPER 1024                /* blocks shared out among the threads at a time */
+#define PAR_BLOCKS 256            /* fewer blocks than this: one thread (on a loaded machine, short
+                                     parallel regions wait for descheduled threads at their end) */
+#define MAXTHREADS 64
 
-struct fmt_acc {
-  const mpe_format *f;
-  int p, emin, emax;
-  double minnorm;
-  uint64_t thr52;                 /* significand fraction (52 bits) below which x*2^k flushes in binade emin-1-k */
+/* what a target has accumulated */
+struct acc {
   uint64_t underflow, subnormal, overflow;
   long double err2, x2;
   double maxrel;
-  uint64_t *low;                  /* per binade: values with fraction < thr52 */
+  uint64_t rh[FX_BINS], rbelow, rabove;   /* fx16 only */
+};
+
+struct tgt {
+  mpe_range_target t;
+  const mpe_format *f;            /* float targets */
+  int p, emin, emax;
+  double minnorm, maxf;           /* maxf: the largest finite (Q16: 32767*2^-F) */
+  int fast;                       /* binary32 inputs by the kernels (float p <= 24, Q16) */
+  int fused;                      /* float: rounded inside the kernel (p <= 24, emin >= -126) */
+  uint64_t thr52;                 /* float: fraction (52 bits) below which x*2^k flushes in binade emin-1-k */
+  int jcat;                       /* float: categories below jcat (and powers of two) are below thr52 */
+  int low_pow2;                   /* float: powers of two are below thr52 (p > 1) */
+  mpei_rthr32 thr;                /* binary32 thresholds */
+  /* binary64 inputs to float targets with p <= 53, emin >= -1022: the same scheme on
+     binary64 bit patterns (underflow <= u64 < subnormal <= s64; overflow >= o64) */
+  int fused64;
+  uint64_t u64, s64, o64, mnb64, add64, low64;
+  int sbase64;
+  double minsub64;
+  struct acc a;
+  uint64_t *low;                  /* float: per binade, values with fraction < thr52 */
+  double *fxbuf;                  /* fx16: the open block */
+  size_t fill;
 };
 
 struct mpe_range {
   size_t nf;
-  struct fmt_acc a[MAXFMT];
+  struct tgt a[MAXFMT];
   int margin;
   uint64_t count, zeros, nan, inf;
-  double max_abs, min_abs;
+  double max_abs, min_abs, max_pos, max_neg;
   int bmin, bmax;                 /* binades seen (bmin > bmax when none) */
   gsl_histogram *hist;            /* binade histogram over [EMIN_ALL, EMAX_ALL + 1) */
   uint64_t *pow2;                 /* per binade: exact powers of two */
-  uint32_t *loc;                  /* per block binade counts, folded into hist */
+  uint32_t *loc;                  /* per block binade counts (binary64 path), folded into hist */
+  /* binary32 path: NCOPY tables of 256 exponent fields x ncat categories */
+  int ncat;
+  mpei_rkeys keys;
+  /* per thread: NCOPY tables of 256 exponent fields x ncat categories, the keys of a block */
+  int nts;
+  uint32_t *tab[MAXTHREADS];
+  uint16_t *key[MAXTHREADS];
+  /* per block of a super-block: the kernels' results, extremes, subnormal inputs seen */
+  mpei_rblk *bres;
+  uint32_t bmn[SUPER], bmxp[SUPER], bmxn[SUPER];
+  int bsub[SUPER];
+  mpei_rkern_float kfloat;
+  mpei_rkern_q kq, kfused;
+  mpei_rkern_keys kkeys;
+  size_t fxmax;                   /* largest fx16 block */
+  float *fxf, *fxy;               /* fx16 scratch */
+  int16_t *fxq;
   float yf[BLOCK];
   double yd[BLOCK], xd[BLOCK];
 };
 
-mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o)
+static const mpe_round_opts rne;   /* zeroed: RNE, subnormals kept, no saturation */
+
+/* ---------------------------------------------------------------- portable kernels */
+
+/* round to nearest even for the fused kernels: the same integer steps, one value
+   (magnitude in, magnitude out) */
+static float fused_round(float x, const mpei_rthr32 *t)
 {
-  if (!formats || nformats == 0 || nformats > MAXFMT || (o && o->margin < 0))
+  uint32_t a = mpei_f2u(x) & 0x7fffffffu, d = t->dsh;
+  if (a >= t->mnb) {
+    uint32_t add = d ? ((1u << d >> 1) - 1) + ((a >> d) & 1) : 0;
+    return mpei_u2f((a + add) & ~((1u << d) - 1));
+  }
+  float xs = mpei_u2f(a) * t->k1 * t->k2;          /* < 2^(p-1): exact */
+  int32_t i = (int32_t)xs;                            /* truncation */
+  float f = xs - (float)i;
+  i += (f > 0.5f) | ((f == 0.5f) & (i & 1));
+  return (float)i * t->minsub;                        /* exact: a p-bit integer times a power of two */
+}
+
+/* round to nearest even to an integer, without the caller's rounding mode */
+static double rne_int(double v)
+{
+  if (!(fabs(v) < 0x1p52))
+    return v;
+  int64_t i = (int64_t)v;      /* truncation */
+  double f = fabs(v - (double)i);
+  if (f > 0.5 || (f == 0.5 && (i & 1)))
+    i += v < 0 ? -1 : 1;
+  return (double)i;
+}
+
+/* q: 0 y given, 1 Q16, 2 float target rounded here */
+static void ref_core(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int q)
+{
+  double le[MPEI_RLANES] = { 0 }, lx[MPEI_RLANES] = { 0 }, m = o->maxrel;
+  uint64_t unf = 0, sub = 0, ovf = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u = mpei_f2u(x[i]), a = u & 0x7fffffffu;
+    if (a == 0 || a >= 0x7f800000u)
+      continue;
+    if (a >= (u >> 31 ? t->oneg : t->opos)) {
+      ovf++;
+      continue;
+    }
+    if (a <= t->u)
+      unf++;
+    else if (a <= t->s)
+      sub++;
+    double xd = x[i], yd;
+    if (q == 1) {
+      yd = rne_int(xd * t->two_f) * t->two_mf;   /* exact products: powers of two */
+    } else if (q == 2) {
+      yd = fused_round(x[i], t);
+      if (u >> 31)
+        yd = -yd;
+    } else {
+      yd = y[i];
+    }
+    double d = yd - xd;
+    le[i % MPEI_RLANES] += d * d;
+    lx[i % MPEI_RLANES] += xd * xd;
+    double rel = fabs(d) / fabs(xd);
+    if (rel > m)
+      m = rel;
+  }
+  o->underflow = unf;
+  o->subnormal = sub;
+  o->overflow = ovf;
+  o->e2 = mpei_rfold(le);
+  o->x2 = mpei_rfold(lx);
+  o->maxrel = m;
+}
+
+void mpei_range_float_ref(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+{
+  ref_core(x, y, n, t, o, 0);
+}
+
+void mpei_range_q_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+{
+  ref_core(x, NULL, n, t, o, 1);
+}
+
+void mpei_range_fused_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+{
+  ref_core(x, NULL, n, t, o, 2);
+}
+
+void mpei_range_keys_ref(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn,
+                         uint32_t *mxp, uint32_t *mxn)
+{
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u = mpei_f2u(x[i]), a = u & 0x7fffffffu, fr = u & 0x7fffffu, c = 0;
+    for (int j = 0; j < k->nthr; j++)
+      c += fr >= k->fthr[j];
+    key[i] = (uint16_t)((a >> 23) * (uint32_t)k->ncat + (fr ? c : (uint32_t)k->ncat - 1));
+    if (a == 0 || a >= 0x7f800000u)
+      continue;
+    if (a < *mn) *mn = a;
+    if (u >> 31) {
+      if (a > *mxn) *mxn = a;
+    } else if (a > *mxp) {
+      *mxp = a;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- thresholds */
+
+static double q_round(double x, int fb)   /* Q16 integer before saturation, RNE */
+{
+  return rne_int(ldexp(x, fb));
+}
+
+enum { P_UNDER, P_TINY, P_OVER, P_QUNDER, P_QOVER_POS, P_QOVER_NEG };
+
+static int pred(const struct tgt *g, int what, uint32_t a)
+{
+  double x = (double)mpei_u2f(a);
+  if (what >= P_QUNDER) {
+    double v = q_round(x, g->t.frac_bits);
+    return what == P_QUNDER ? v == 0 : what == P_QOVER_POS ? v > 32767.0 : v > 32768.0;
+  }
+  double y = mpe_round_scalar(x, g->f, &rne);
+  return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : !isfinite(y);
+}
+
+static int pred64(const struct tgt *g, int what, uint64_t a)
+{
+  double y = mpe_round_scalar(mpei_u2d(a), g->f, &rne);
+  return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : !isfinite(y);
+}
+
+static uint64_t first_true64(const struct tgt *g, int what)
+{
+  uint64_t lo = 1, hi = 0x7ff0000000000000ull;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (pred64(g, what, mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+static uint64_t last_true64(const struct tgt *g, int what)
+{
+  uint64_t lo = 0, hi = 0x7fefffffffffffffull;
+  while (lo < hi) {
+    uint64_t mid = hi - (hi - lo) / 2;
+    if (pred64(g, what, mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* the first bit pattern in [1, 0x7f800000) where the monotone predicate holds
+   (0x7f800000 when none) */
+static uint32_t first_true(const struct tgt *g, int what)
+{
+  uint32_t lo = 1, hi = 0x7f800000u;   /* answer in [lo, hi] */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (pred(g, what, mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* the last bit pattern where a predicate true on a prefix holds (0 when none) */
+static uint32_t last_true(const struct tgt *g, int what)
+{
+  uint32_t lo = 0, hi = 0x7f7fffffu;   /* answer in [lo, hi] */
+  while (lo < hi) {
+    uint32_t mid = hi - (hi - lo) / 2;
+    if (pred(g, what, mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* ---------------------------------------------------------------- allocation */
+
+static int target_ok(const mpe_range_target *t)
+{
+  switch (t->kind) {
+  case MPE_TARGET_FLOAT: return t->format != NULL;
+  case MPE_TARGET_Q16: return t->frac_bits >= -512 && t->frac_bits <= 512;
+  case MPE_TARGET_FX16: return t->block >= 1 && t->block <= MPE_RANGE_FX16_MAXBLOCK;
+  }
+  return 0;
+}
+
+static void set_kernels(mpe_range *r)
+{
+  r->kfloat = mpei_range_float_ref;
+  r->kq = mpei_range_q_ref;
+  r->kfused = mpei_range_fused_ref;
+  r->kkeys = mpei_range_keys_ref;
+#ifdef HAVE_X86_SIMD
+  int lvl = mpei_simd_level();   /* chosen at allocation (mpe_simd_level_set) */
+  if (lvl >= MPEI_SIMD_AVX512) {
+    r->kfloat = mpei_range_float_avx512;
+    r->kq = mpei_range_q_avx512;
+    r->kfused = mpei_range_fused_avx512;
+    r->kkeys = mpei_range_keys_avx512;
+  } else if (lvl >= MPEI_SIMD_AVX2) {
+    r->kfloat = mpei_range_float_avx2;
+    r->kq = mpei_range_q_avx2;
+    r->kfused = mpei_range_fused_avx2;
+    r->kkeys = mpei_range_keys_avx2;
+  }
+#endif
+}
+
+/* The histogram categories: with T_1 < ... < T_m the distinct p-1 < 24 of the
+   float targets, category c holds the fractions with at least T_c and fewer than
+   T_(c+1) leading ones; category m+1 the exact powers of two. */
+static void make_categories(mpe_range *r)
+{
+  int used[24] = { 0 };
+  for (size_t k = 0; k < r->nf; k++)
+    if (r->a[k].t.kind == MPE_TARGET_FLOAT && r->a[k].p - 1 >= 1 && r->a[k].p - 1 < 24)
+      used[r->a[k].p - 1] = 1;
+  int m = 0, idx[24];
+  for (int T = 1; T < 24; T++) {
+    idx[T] = used[T] ? ++m : 0;
+    if (used[T])   /* fractions whose T leading bits are ones */
+      r->keys.fthr[m - 1] = (1u << 23) - (1u << (23 - T));
+  }
+  r->ncat = m + 2;
+  r->keys.nthr = m;
+  r->keys.ncat = m + 2;
+  for (size_t k = 0; k < r->nf; k++) {
+    struct tgt *g = &r->a[k];
+    if (g->t.kind != MPE_TARGET_FLOAT)
+      continue;
+    int T = g->p - 1;
+    g->low_pow2 = T >= 1;
+    g->jcat = T < 1 ? 0 : T >= 24 ? m + 1 : idx[T];
+  }
+}
+
+mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntargets, const mpe_range_opts *o)
+{
+  if (!targets || ntargets == 0 || ntargets > MAXFMT || (o && o->margin < 0))
     return NULL;
-  for (size_t k = 0; k < nformats; k++)
-    if (!formats[k])
+  for (size_t k = 0; k < ntargets; k++)
+    if (!target_ok(&targets[k]))
       return NULL;
   mpe_range *r = calloc(1, sizeof *r);
   if (!r)
     return NULL;
-  r->nf = nformats;
+  r->nf = ntargets;
   r->margin = o ? o->margin : 0;
   r->bmin = EMAX_ALL + 1;
   r->bmax = EMIN_ALL - 1;
@@ -67,16 +378,83 @@ mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, co
   int ok = r->hist && r->pow2 && r->loc;
   if (r->hist)
     gsl_histogram_set_ranges_uniform(r->hist, EMIN_ALL, EMAX_ALL + 1);
-  for (size_t k = 0; k < nformats && ok; k++) {
-    struct fmt_acc *a = &r->a[k];
-    a->f = formats[k];
-    a->p = mpe_format_precision(a->f);
-    a->emin = mpe_format_emin(a->f);
-    a->emax = mpe_format_emax(a->f);
-    a->minnorm = mpe_format_min_normal(a->f);
-    /* flush threshold: minnorm - minsub/2 = 2^(emin-1) * (2 - 2^(1-p)); as a fraction of 2^52 */
-    a->thr52 = (1ull << 52) - (a->p <= 53 ? 1ull << (53 - a->p) : 0);
-    ok = (a->low = calloc(NB, sizeof *a->low)) != NULL;
+  set_kernels(r);
+  for (size_t k = 0; k < ntargets && ok; k++) {
+    struct tgt *g = &r->a[k];
+    g->t = targets[k];
+    switch (g->t.kind) {
+    case MPE_TARGET_FLOAT:
+      g->f = g->t.format;
+      g->p = mpe_format_precision(g->f);
+      g->emin = mpe_format_emin(g->f);
+      g->emax = mpe_format_emax(g->f);
+      g->minnorm = mpe_format_min_normal(g->f);
+      g->maxf = mpe_format_max(g->f);
+      /* flush threshold: minnorm - minsub/2 = 2^(emin-1) * (2 - 2^(1-p)); as a fraction of 2^52 */
+      g->thr52 = (1ull << 52) - (g->p <= 53 ? 1ull << (53 - g->p) : 0);
+      g->fast = g->p <= 24;
+      g->fused = g->fast && g->emin >= -126;
+      if (g->fast) {
+        g->thr.mnb = mpei_f2u(ldexpf(1.0f, g->emin));
+        g->thr.dsh = (uint32_t)(24 - g->p);
+        int e = g->p - 1 - g->emin;                     /* 1/minsub = 2^e, e <= 149 */
+        g->thr.k1 = ldexpf(1.0f, e / 2);
+        g->thr.k2 = ldexpf(1.0f, e - e / 2);
+        g->thr.minsub = ldexpf(1.0f, -e);
+        g->thr.u = last_true(g, P_UNDER);
+        g->thr.s = last_true(g, P_TINY);
+        g->thr.opos = g->thr.oneg = first_true(g, P_OVER);   /* RNE is symmetric */
+      }
+      g->fused64 = g->p <= 53 && g->emin >= -1022;
+      if (g->fused64) {
+        unsigned d = (unsigned)(53 - g->p);
+        g->u64 = last_true64(g, P_UNDER);
+        g->s64 = last_true64(g, P_TINY);
+        g->o64 = first_true64(g, P_OVER);
+        g->mnb64 = mpei_d2u(ldexp(1.0, g->emin));
+        g->add64 = d ? (1ull << d >> 1) - 1 : 0;
+        g->low64 = (1ull << d) - 1;
+        g->sbase64 = 53 - g->p + g->emin + 1023;
+        g->minsub64 = ldexp(1.0, g->emin - g->p + 1);
+      }
+      ok = (g->low = calloc(NB, sizeof *g->low)) != NULL;
+      break;
+    case MPE_TARGET_Q16:
+      g->maxf = ldexp(32767.0, -g->t.frac_bits);
+      g->fast = 1;
+      g->thr.u = g->thr.s = last_true(g, P_QUNDER);
+      g->thr.opos = first_true(g, P_QOVER_POS);
+      g->thr.oneg = first_true(g, P_QOVER_NEG);
+      g->thr.two_f = ldexp(1.0, g->t.frac_bits);
+      g->thr.two_mf = ldexp(1.0, -g->t.frac_bits);
+      break;
+    case MPE_TARGET_FX16:
+      if (g->t.block > r->fxmax)
+        r->fxmax = g->t.block;
+      ok = (g->fxbuf = malloc(g->t.block * sizeof *g->fxbuf)) != NULL;
+      break;
+    }
+  }
+  if (ok) {
+    make_categories(r);
+    r->nts = 1;
+#ifdef _OPENMP
+    r->nts = omp_get_max_threads();
+    if (r->nts > MAXTHREADS) r->nts = MAXTHREADS;
+    if (r->nts < 1) r->nts = 1;
+#endif
+    for (int t = 0; t < r->nts && ok; t++) {
+      r->tab[t] = calloc((size_t)NCOPY * 256 * (size_t)r->ncat, sizeof *r->tab[t]);
+      r->key[t] = malloc(BLOCK * sizeof *r->key[t]);
+      ok = r->tab[t] && r->key[t];
+    }
+    ok = ok && (r->bres = calloc((size_t)SUPER * ntargets, sizeof *r->bres)) != NULL;
+  }
+  if (ok && r->fxmax) {
+    r->fxf = malloc(r->fxmax * sizeof *r->fxf);
+    r->fxy = malloc(r->fxmax * sizeof *r->fxy);
+    r->fxq = malloc(r->fxmax * sizeof *r->fxq);
+    ok = r->fxf && r->fxy && r->fxq;
   }
   if (!ok) {
     mpe_range_free(r);
@@ -85,20 +463,53 @@ mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, co
   return r;
 }
 
+mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o)
+{
+  if (!formats || nformats == 0 || nformats > MAXFMT)
+    return NULL;
+  mpe_range_target t[MAXFMT];
+  memset(t, 0, sizeof t);
+  for (size_t k = 0; k < nformats; k++) {
+    t[k].kind = MPE_TARGET_FLOAT;
+    t[k].format = formats[k];
+  }
+  return mpe_range_alloc_targets(t, nformats, o);
+}
+
 void mpe_range_free(mpe_range *r)
 {
   if (!r)
     return;
-  for (size_t k = 0; k < r->nf; k++)
+  for (size_t k = 0; k < r->nf; k++) {
     free(r->a[k].low);
+    free(r->a[k].fxbuf);
+  }
   if (r->hist)
     gsl_histogram_free(r->hist);
   free(r->pow2);
   free(r->loc);
+  for (int t = 0; t < r->nts; t++) {
+    free(r->tab[t]);
+    free(r->key[t]);
+  }
+  free(r->bres);
+  free(r->fxf);
+  free(r->fxy);
+  free(r->fxq);
   free(r);
 }
 
 size_t mpe_range_nformats(const mpe_range *r) { return r ? r->nf : 0; }
+
+int mpe_range_target_get(const mpe_range *r, size_t k, mpe_range_target *t)
+{
+  if (!r || !t || k >= r->nf)
+    return MPE_EINVAL;
+  *t = r->a[k].t;
+  return MPE_OK;
+}
+
+/* ---------------------------------------------------------------- the binade scan */
 
 /* binade and 52-bit fraction of a finite non-zero |x| from its binary64 bits */
 static inline void binade64(uint64_t b, int *e, uint64_t *frac)
@@ -129,41 +540,207 @@ static inline void binade32(uint32_t b, int *e, uint64_t *frac)
   }
 }
 
-/* the format-independent part of a block: counts, extremes, binades */
-static void scan_value(mpe_range *r, int e, uint64_t frac, double a, int *lo, int *hi)
+static void note_binade(mpe_range *r, int e)
 {
-  int i = e - EMIN_ALL;
-  if (a > r->max_abs)
-    r->max_abs = a;
-  if (r->min_abs == 0 || a < r->min_abs)
-    r->min_abs = a;
-  r->loc[i]++;
-  if (i < *lo) *lo = i;
-  if (i > *hi) *hi = i;
-  r->pow2[i] += frac == 0;
-  for (size_t k = 0; k < r->nf; k++)
-    r->a[k].low[i] += frac < r->a[k].thr52;
+  if (e < r->bmin) r->bmin = e;
+  if (e > r->bmax) r->bmax = e;
 }
 
-static void fold_block(mpe_range *r, int lo, int hi)
+/* one value straight into the binade counts (binary64 path, binary32 subnormals) */
+static void count_direct(mpe_range *r, int e, uint64_t frac)
 {
-  for (int i = lo; i <= hi; i++)
-    if (r->loc[i]) {
-      gsl_histogram_accumulate(r->hist, EMIN_ALL + i + 0.5, (double)r->loc[i]);
-      r->loc[i] = 0;
+  int i = e - EMIN_ALL;
+  gsl_histogram_accumulate(r->hist, e + 0.5, 1.0);
+  note_binade(r, e);
+  r->pow2[i] += frac == 0;
+  for (size_t k = 0; k < r->nf; k++)
+    if (r->a[k].low)
+      r->a[k].low[i] += frac < r->a[k].thr52;
+}
+
+static void note_extremes(mpe_range *r, double mn, double mxp, double mxn)
+{
+  if (mxp > r->max_pos) r->max_pos = mxp;
+  if (mxn > r->max_neg) r->max_neg = mxn;
+  r->max_abs = r->max_pos > r->max_neg ? r->max_pos : r->max_neg;
+  if (mn > 0 && (r->min_abs == 0 || mn < r->min_abs))
+    r->min_abs = mn;
+}
+
+/* binary32: scatter the keys into the category tables */
+static void scatter(const mpe_range *r, uint32_t *tab, const uint16_t *key, size_t n)
+{
+  const size_t C = (size_t)r->ncat;
+  uint32_t *t0 = tab, *t1 = t0 + 256 * C, *t2 = t1 + 256 * C, *t3 = t2 + 256 * C;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    t0[key[i]]++;
+    t1[key[i + 1]]++;
+    t2[key[i + 2]]++;
+    t3[key[i + 3]]++;
+  }
+  for (; i < n; i++)
+    t0[key[i]]++;
+}
+
+/* sum over the copies of the table's row e, category c */
+static uint64_t tab_get(const mpe_range *r, const uint32_t *tab, int e, int c)
+{
+  uint64_t s = 0;
+  for (int j = 0; j < NCOPY; j++)
+    s += tab[(size_t)j * 256 * (size_t)r->ncat + (size_t)e * (size_t)r->ncat + (size_t)c];
+  return s;
+}
+
+/* binary32 subnormal inputs in the tables' row 0 (other than zeros) */
+static uint64_t tab_sub(const mpe_range *r, const uint32_t *tab)
+{
+  uint64_t s = 0;
+  for (int c = 0; c < r->ncat - 1; c++)
+    s += tab_get(r, tab, 0, c);
+  return s;
+}
+
+/* fold the tables into the histogram, the power-of-two and the flush counts */
+static void tab_fold(mpe_range *r, uint32_t *tab)
+{
+  const int C = r->ncat;
+  uint64_t cnt[26];
+  for (int e = 1; e < 255; e++) {
+    uint64_t tot = 0;
+    for (int c = 0; c < C; c++)
+      tot += cnt[c] = tab_get(r, tab, e, c);
+    if (!tot)
+      continue;
+    int b = e - 127, i = b - EMIN_ALL;
+    gsl_histogram_accumulate(r->hist, b + 0.5, (double)tot);
+    note_binade(r, b);
+    r->pow2[i] += cnt[C - 1];
+    for (size_t k = 0; k < r->nf; k++) {
+      struct tgt *g = &r->a[k];
+      if (!g->low)
+        continue;
+      uint64_t l = g->low_pow2 ? cnt[C - 1] : 0;
+      for (int c = 0; c < g->jcat; c++)
+        l += cnt[c];
+      g->low[i] += l;
     }
-  if (lo <= hi) {
-    if (lo + EMIN_ALL < r->bmin) r->bmin = lo + EMIN_ALL;
-    if (hi + EMIN_ALL > r->bmax) r->bmax = hi + EMIN_ALL;
+  }
+  r->zeros += tab_get(r, tab, 0, C - 1);
+  r->inf += tab_get(r, tab, 255, C - 1);
+  for (int c = 0; c < C - 1; c++)
+    r->nan += tab_get(r, tab, 255, c);
+  memset(tab, 0, (size_t)NCOPY * 256 * (size_t)C * sizeof *tab);
+}
+
+/* ---------------------------------------------------------------- fx16 */
+
+/* One block of fx16: mpe_fx16_encode's rules with MPE_RNE (DESIGN 3.4: binary32 max,
+   binary32 reciprocal 32767/m, binary32 product, one rounding to an integer, clamp;
+   a zero stays 0; decoding is the binary32 product q*scale), done here value by
+   value; check_range compares it with mpe_fx16_encode/decode. */
+static void fx_block(const struct tgt *g, const double *x, size_t len, float *xf, int16_t *q, float *y,
+                     struct acc *a)
+{
+  (void)g;
+  float m = 0.0f;
+  for (size_t i = 0; i < len; i++) {
+    float f = isfinite(x[i]) ? (float)x[i] : 0.0f;
+    if (isinf(f)) {               /* a binary64 value beyond binary32's range */
+      a->overflow++;
+      f = 0.0f;
+    }
+    xf[i] = f;
+    float af = fabsf(f);
+    m = af > m ? af : m;
+  }
+  float inv = m > 0 ? 32767.0f / m : 0.0f, sc = m * 3.0518509476e-5f;
+  for (size_t i = 0; i < len; i++) {
+    float p = xf[i] * inv;      /* |p| <= 32767 up to the rounding of inv, or inf */
+    int32_t r;
+    if (fabsf(p) < 65536.0f) {
+      r = (int32_t)p;           /* truncation, then to nearest even */
+      float f = fabsf(p - (float)r);
+      int up = (f > 0.5f) | ((f == 0.5f) & (r & 1));   /* branch-free: unpredictable */
+      r += up * (p < 0 ? -1 : 1);
+    } else {
+      r = p < 0 ? -32767 : 32767;
+    }
+    r = r > 32767 ? 32767 : r < -32767 ? -32767 : r;
+    q[i] = xf[i] == 0.0f ? 0 : (int16_t)r;
+    y[i] = (float)q[i] * sc;
+  }
+  int em = m > 0 ? ilogb((double)m) : 0;
+  double e2 = 0, x2 = 0, mr = a->maxrel;
+  for (size_t i = 0; i < len; i++) {
+    double v = x[i];
+    if (!isfinite(v) || v == 0 || isinf((float)v))   /* the latter: counted as overflow above */
+      continue;
+    a->underflow += y[i] == 0;     /* q = 0, or a scale below binary32's range */
+    double d = (double)y[i] - v;
+    e2 += d * d;
+    x2 += v * v;
+    double rel = fabs(d) / fabs(v);
+    if (rel > mr)
+      mr = rel;
+    uint64_t vb = mpei_d2u(v) & 0x7fffffffffffffffull;
+    int rb = xf[i] == 0 ? -FX_BINS : (vb >> 52 ? (int)(vb >> 52) - 1023 : ilogb(v)) - em;
+    if (rb < 1 - FX_BINS) a->rbelow++;
+    else if (rb > 0) a->rabove++;
+    else a->rh[rb + FX_BINS - 1]++;
+  }
+  a->err2 += e2;
+  a->x2 += x2;
+  a->maxrel = mr;
+}
+
+static void fx_feed(mpe_range *r, struct tgt *g, const float *xf32, const double *xf64, size_t n)
+{
+  for (size_t i = 0; i < n;) {
+    size_t take = g->t.block - g->fill;
+    if (take > n - i)
+      take = n - i;
+    double *b = g->fxbuf + g->fill;
+    if (xf32)
+      for (size_t j = 0; j < take; j++)
+        b[j] = xf32[i + j];
+    else
+      memcpy(b, xf64 + i, take * sizeof *b);
+    g->fill += take;
+    i += take;
+    if (g->fill == g->t.block) {
+      fx_block(g, g->fxbuf, g->fill, r->fxf, r->fxq, r->fxy, &g->a);
+      g->fill = 0;
+    }
   }
 }
 
-/* classify the rounded block of format a (x and y as binary64) */
-static void classify(struct fmt_acc *a, const double *x, const double *y, size_t n)
+/* what target k has seen, its open fx16 block counted as a short block */
+static int acc_view(const mpe_range *r, size_t k, struct acc *out)
+{
+  const struct tgt *g = &r->a[k];
+  *out = g->a;
+  if (g->t.kind != MPE_TARGET_FX16 || g->fill == 0)
+    return MPE_OK;
+  float *xf = malloc(g->fill * sizeof *xf), *y = malloc(g->fill * sizeof *y);
+  int16_t *q = malloc(g->fill * sizeof *q);
+  int rc = xf && y && q ? MPE_OK : MPE_ENOMEM;
+  if (!rc)
+    fx_block(g, g->fxbuf, g->fill, xf, q, y, out);
+  free(xf);
+  free(y);
+  free(q);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- adding values */
+
+/* classify the rounded block of float target g (x and y as binary64) */
+static void classify(struct tgt *g, const double *x, const double *y, size_t n)
 {
   uint64_t unf = 0, sub = 0, ovf = 0;
   long double err2 = 0, x2 = 0;
-  double maxrel = a->maxrel;
+  double maxrel = g->a.maxrel;
   for (size_t i = 0; i < n; i++) {
     double xi = x[i], yi = y[i];
     if (!isfinite(xi))
@@ -176,7 +753,7 @@ static void classify(struct fmt_acc *a, const double *x, const double *y, size_t
       continue;
     if (yi == 0)
       unf++;
-    else if (fabs(yi) < a->minnorm)
+    else if (fabs(yi) < g->minnorm)
       sub++;
     double d = yi - xi;          /* exact for binary32 inputs; binary64: the rounding error of y */
     err2 += (long double)d * d;
@@ -185,89 +762,201 @@ static void classify(struct fmt_acc *a, const double *x, const double *y, size_t
     if (rel > maxrel)
       maxrel = rel;
   }
-  a->underflow += unf;
-  a->subnormal += sub;
-  a->overflow += ovf;
-  a->err2 += err2;
-  a->x2 += x2;
-  a->maxrel = maxrel;
+  g->a.underflow += unf;
+  g->a.subnormal += sub;
+  g->a.overflow += ovf;
+  g->a.err2 += err2;
+  g->a.x2 += x2;
+  g->a.maxrel = maxrel;
 }
 
-/* binary32 inputs: branch-free so that it vectorises (omp simd reductions);
-   the squares of binary32 values and of their differences cannot leave the
-   binary64 range, so per-block double sums are exact enough and safe */
-__attribute__((optimize("O3")))
-static void classify32(struct fmt_acc *a, const float *x, const float *y, size_t n)
+/* float target g on binary64 values, classified by bit patterns and rounded here (RNE:
+   the carry trick above 2^emin, the significand shifted below, integers only); the same
+   results, sums included, as rounding with mpe_round_f64 and classify() */
+static void classify_fused64(struct tgt *g, const double *x, size_t n)
 {
-  uint32_t mnb = mpei_f2u((float)a->minnorm);
   uint64_t unf = 0, sub = 0, ovf = 0;
-  double e2 = 0, x2 = 0, mr = 0;
-#pragma omp simd reduction(+:unf, sub, ovf, e2, x2) reduction(max:mr)
+  long double err2 = 0, x2 = 0;
+  double maxrel = g->a.maxrel;
+  const unsigned d = (unsigned)(53 - g->p);
   for (size_t i = 0; i < n; i++) {
-    uint32_t ax = mpei_f2u(x[i]) & 0x7fffffffu, ay = mpei_f2u(y[i]) & 0x7fffffffu;
-    int fx = ax < 0x7f800000u, fy = ay < 0x7f800000u;
-    int nz = fx & fy & (ax != 0);
-    ovf += (uint64_t)(fx & !fy);
-    unf += (uint64_t)(nz & (ay == 0));
-    sub += (uint64_t)(nz & (ay != 0) & (ay < mnb));
-    double xd = nz ? (double)x[i] : 1.0, d = nz ? (double)y[i] - (double)x[i] : 0.0;
-    e2 += d * d;
-    x2 += nz ? xd * xd : 0.0;
-    double rel = fabs(d) / fabs(xd);
-    mr = rel > mr ? rel : mr;
+    uint64_t a = mpei_d2u(x[i]) & 0x7fffffffffffffffull;
+    if (a == 0 || a >= 0x7ff0000000000000ull)
+      continue;
+    if (a >= g->o64) {
+      ovf++;
+      continue;
+    }
+    unf += a <= g->u64;
+    sub += a > g->u64 && a <= g->s64;
+    double ax = mpei_u2d(a), y;
+    if (a >= g->mnb64) {
+      y = mpei_u2d((a + g->add64 + ((a >> d) & (d != 0))) & ~g->low64);
+    } else {                     /* below 2^emin: the significand loses sbase64 - max(E, 1) bits */
+      int E = (int)(a >> 52), sh = g->sbase64 - (E ? E : 1);
+      uint64_t M = (a & 0xfffffffffffffull) | (E ? 1ull << 52 : 0);
+      if (sh > 54)
+        sh = 54;
+      uint64_t add = sh ? ((1ull << sh >> 1) - 1) + ((M >> sh) & 1) : 0;
+      y = (double)((M + add) >> sh) * g->minsub64;   /* exact */
+    }
+    double dd = y - ax;          /* the size of round(x) - x, rounded as classify() rounds it */
+    err2 += (long double)dd * dd;
+    x2 += (long double)ax * ax;
+    double rel = fabs(dd) / ax;
+    if (rel > maxrel)
+      maxrel = rel;
   }
-  a->underflow += unf;
-  a->subnormal += sub;
-  a->overflow += ovf;
-  a->err2 += e2;
-  a->x2 += x2;
-  if (mr > a->maxrel)
-    a->maxrel = mr;
+  g->a.underflow += unf;
+  g->a.subnormal += sub;
+  g->a.overflow += ovf;
+  g->a.err2 += err2;
+  g->a.x2 += x2;
+  g->a.maxrel = maxrel;
 }
 
-static const mpe_round_opts rne;   /* zeroed: RNE, subnormals kept, no saturation */
+/* Q16 target g on binary64 values */
+static void classify_q64(struct tgt *g, const double *x, size_t n)
+{
+  int fb = g->t.frac_bits;
+  for (size_t i = 0; i < n; i++) {
+    double xi = x[i];
+    if (!isfinite(xi) || xi == 0)
+      continue;
+    double v = q_round(xi, fb);
+    if (v > 32767.0 || v < -32768.0) {
+      g->a.overflow++;
+      continue;
+    }
+    if (v == 0)
+      g->a.underflow++;
+    double d = ldexp(v, -fb) - xi;
+    g->a.err2 += (long double)d * d;
+    g->a.x2 += (long double)xi * xi;
+    double rel = fabs(d) / fabs(xi);
+    if (rel > g->a.maxrel)
+      g->a.maxrel = rel;
+  }
+}
+
+static void add_block(struct tgt *g, const mpei_rblk *b)
+{
+  g->a.underflow += b->underflow;
+  g->a.subnormal += b->subnormal;
+  g->a.overflow += b->overflow;
+  g->a.err2 += b->e2;
+  g->a.x2 += b->x2;
+  if (b->maxrel > g->a.maxrel)
+    g->a.maxrel = b->maxrel;
+}
+
+/* the part of a binary32 block that threads may share out: histogram keys,
+   extremes, and the targets the kernels handle (results in res[k]) */
+static void block_fast(const mpe_range *r, int t, const float *xb, size_t m, mpei_rblk *res, uint32_t *mn,
+                       uint32_t *mxp, uint32_t *mxn, int *sub)
+{
+  uint64_t sub0 = tab_sub(r, r->tab[t]);
+  *mn = 0xffffffffu;
+  *mxp = *mxn = 0;
+  r->kkeys(xb, m, &r->keys, r->key[t], mn, mxp, mxn);
+  scatter(r, r->tab[t], r->key[t], m);
+  *sub = tab_sub(r, r->tab[t]) != sub0;
+  for (size_t k = 0; k < r->nf; k++) {
+    const struct tgt *g = &r->a[k];
+    mpei_rblk *b = &res[k];
+    memset(b, 0, sizeof *b);
+    if (g->t.kind == MPE_TARGET_Q16)
+      r->kq(xb, m, &g->thr, b);
+    else if (g->fused)
+      r->kfused(xb, m, &g->thr, b);
+  }
+}
 
 int mpe_range_add_f32(mpe_range *r, const float *x, size_t n)
 {
   if (!r || (!x && n))
     return MPE_EINVAL;
-  for (size_t s = 0; s < n; s += BLOCK) {
-    size_t m = n - s < BLOCK ? n - s : BLOCK;
-    const float *xb = x + s;
-    int lo = NB, hi = -1;
-    for (size_t i = 0; i < m; i++) {
-      uint32_t b = mpei_f2u(xb[i]) & 0x7fffffffu;
-      if (b >= 0x7f800000u) {
-        if (b > 0x7f800000u) r->nan++; else r->inf++;
-      } else if (b == 0) {
-        r->zeros++;
-      } else {
-        int e;
-        uint64_t frac;
-        binade32(b, &e, &frac);
-        scan_value(r, e, frac, (double)mpei_u2f(b), &lo, &hi);
-      }
+  int used = 0;
+  for (size_t s0 = 0; s0 < n; s0 += (size_t)SUPER * BLOCK) {
+    size_t n0 = n - s0 < (size_t)SUPER * BLOCK ? n - s0 : (size_t)SUPER * BLOCK;
+    long nb = (long)((n0 + BLOCK - 1) / BLOCK);
+    const float *xs = x + s0;
+    int nt = 1;
+#ifdef _OPENMP
+    nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    if (nt > r->nts) nt = r->nts;
+    if (nb < PAR_BLOCKS) nt = 1;
+    if (nt < 1) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
+    for (long b = 0; b < nb; b++) {
+      int t = 0;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+#endif
+      size_t i0 = (size_t)b * BLOCK, m = n0 - i0 < BLOCK ? n0 - i0 : BLOCK;
+      block_fast(r, t, xs + i0, m, r->bres + (size_t)b * r->nf, &r->bmn[b], &r->bmxp[b], &r->bmxn[b], &r->bsub[b]);
     }
-    fold_block(r, lo, hi);
-    r->count += m;
-    int have_d = 0;
-    for (size_t k = 0; k < r->nf; k++) {
-      struct fmt_acc *a = &r->a[k];
-      if (a->p <= 24) {
-        mpe_round_f32(r->yf, xb, m, a->f, &rne);
-        classify32(a, xb, r->yf, m);
-      } else {                 /* wider than binary32 (fp64, custom): round in binary64 */
-        if (!have_d) {
-          for (size_t i = 0; i < m; i++)
-            r->xd[i] = xb[i];
-          have_d = 1;
+    if (nt > used)
+      used = nt;
+    /* in block order: the sums, the rest of the targets */
+    for (long b = 0; b < nb; b++) {
+      size_t i0 = (size_t)b * BLOCK, m = n0 - i0 < BLOCK ? n0 - i0 : BLOCK;
+      const float *xb = xs + i0;
+      if (r->bsub[b]) {               /* binary32 subnormal inputs: place them by hand */
+        for (size_t i = 0; i < m; i++) {
+          uint32_t u = mpei_f2u(xb[i]) & 0x7fffffffu;
+          if (u != 0 && u < 0x00800000u) {
+            int e;
+            uint64_t frac;
+            binade32(u, &e, &frac);
+            count_direct(r, e, frac);
+          }
         }
-        mpe_round_f64(r->yd, r->xd, m, a->f, &rne);
-        classify(a, r->xd, r->yd, m);
+      }
+      note_extremes(r, r->bmn[b] == 0xffffffffu ? 0 : mpei_u2f(r->bmn[b]), mpei_u2f(r->bmxp[b]),
+                    mpei_u2f(r->bmxn[b]));
+      r->count += m;
+      int have_d = 0;
+      for (size_t k = 0; k < r->nf; k++) {
+        struct tgt *g = &r->a[k];
+        if (g->t.kind == MPE_TARGET_FX16) {
+          fx_feed(r, g, xb, NULL, m);
+        } else if (g->t.kind == MPE_TARGET_Q16 || g->fused) {
+          add_block(g, &r->bres[(size_t)b * r->nf + k]);
+        } else if (g->fast) {
+          mpei_rblk bk = { 0 };
+          mpe_round_f32(r->yf, xb, m, g->f, &rne);
+          r->kfloat(xb, r->yf, m, &g->thr, &bk);
+          add_block(g, &bk);
+        } else {                 /* wider than binary32 (fp64, custom): round in binary64 */
+          if (!have_d) {
+            for (size_t i = 0; i < m; i++)
+              r->xd[i] = xb[i];
+            have_d = 1;
+          }
+          mpe_round_f64(r->yd, r->xd, m, g->f, &rne);
+          classify(g, r->xd, r->yd, m);
+        }
       }
     }
   }
+  for (int t = 0; t < used; t++)
+    tab_fold(r, r->tab[t]);
   return MPE_OK;
+}
+
+static void fold_block(mpe_range *r, int lo, int hi)
+{
+  for (int i = lo; i <= hi; i++)
+    if (r->loc[i]) {
+      gsl_histogram_accumulate(r->hist, EMIN_ALL + i + 0.5, (double)r->loc[i]);
+      r->loc[i] = 0;
+    }
+  if (lo <= hi) {
+    note_binade(r, lo + EMIN_ALL);
+    note_binade(r, hi + EMIN_ALL);
+  }
 }
 
 int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
@@ -278,6 +967,7 @@ int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
     size_t m = n - s < BLOCK ? n - s : BLOCK;
     const double *xb = x + s;
     int lo = NB, hi = -1;
+    double mn = 0, mxp = 0, mxn = 0;
     for (size_t i = 0; i < m; i++) {
       uint64_t b = mpei_d2u(xb[i]) & 0x7fffffffffffffffull;
       if (b >= 0x7ff0000000000000ull) {
@@ -288,18 +978,89 @@ int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
         int e;
         uint64_t frac;
         binade64(b, &e, &frac);
-        scan_value(r, e, frac, mpei_u2d(b), &lo, &hi);
+        double a = mpei_u2d(b);
+        if (xb[i] < 0) { if (a > mxn) mxn = a; }
+        else if (a > mxp) mxp = a;
+        if (mn == 0 || a < mn) mn = a;
+        int j = e - EMIN_ALL;
+        r->loc[j]++;
+        if (j < lo) lo = j;
+        if (j > hi) hi = j;
+        r->pow2[j] += frac == 0;
+        for (size_t k = 0; k < r->nf; k++)
+          if (r->a[k].low)
+            r->a[k].low[j] += frac < r->a[k].thr52;
       }
     }
     fold_block(r, lo, hi);
+    note_extremes(r, mn, mxp, mxn);
     r->count += m;
     for (size_t k = 0; k < r->nf; k++) {
-      mpe_round_f64(r->yd, xb, m, r->a[k].f, &rne);
-      classify(&r->a[k], xb, r->yd, m);
+      struct tgt *g = &r->a[k];
+      if (g->t.kind == MPE_TARGET_FX16) {
+        fx_feed(r, g, NULL, xb, m);
+      } else if (g->t.kind == MPE_TARGET_Q16) {
+        classify_q64(g, xb, m);
+      } else if (g->fused64) {
+        classify_fused64(g, xb, m);
+      } else {
+        mpe_round_f64(r->yd, xb, m, g->f, &rne);
+        classify(g, xb, r->yd, m);
+      }
     }
   }
   return MPE_OK;
 }
+
+/* ---------------------------------------------------------------- merging */
+
+int mpe_range_merge(mpe_range *dst, const mpe_range *src)
+{
+  if (!dst || !src || dst == src || dst->nf != src->nf || dst->margin != src->margin)
+    return MPE_EINVAL;
+  for (size_t k = 0; k < dst->nf; k++) {
+    const mpe_range_target *a = &dst->a[k].t, *b = &src->a[k].t;
+    if (a->kind != b->kind || (a->kind == MPE_TARGET_FLOAT && a->format != b->format) ||
+        (a->kind == MPE_TARGET_Q16 && a->frac_bits != b->frac_bits))
+      return MPE_EINVAL;
+  }
+  struct acc v[MAXFMT];
+  for (size_t k = 0; k < dst->nf; k++)
+    if (acc_view(src, k, &v[k]))
+      return MPE_ENOMEM;
+  dst->count += src->count;
+  dst->zeros += src->zeros;
+  dst->nan += src->nan;
+  dst->inf += src->inf;
+  note_extremes(dst, src->min_abs, src->max_pos, src->max_neg);
+  gsl_histogram_add(dst->hist, src->hist);
+  if (src->bmin <= src->bmax) {
+    note_binade(dst, src->bmin);
+    note_binade(dst, src->bmax);
+  }
+  for (size_t i = 0; i < NB; i++)
+    dst->pow2[i] += src->pow2[i];
+  for (size_t k = 0; k < dst->nf; k++) {
+    struct acc *d = &dst->a[k].a;
+    d->underflow += v[k].underflow;
+    d->subnormal += v[k].subnormal;
+    d->overflow += v[k].overflow;
+    d->err2 += v[k].err2;
+    d->x2 += v[k].x2;
+    if (v[k].maxrel > d->maxrel)
+      d->maxrel = v[k].maxrel;
+    for (int i = 0; i < FX_BINS; i++)
+      d->rh[i] += v[k].rh[i];
+    d->rbelow += v[k].rbelow;
+    d->rabove += v[k].rabove;
+    if (dst->a[k].low)
+      for (size_t i = 0; i < NB; i++)
+        dst->a[k].low[i] += src->a[k].low[i];
+  }
+  return MPE_OK;
+}
+
+/* ---------------------------------------------------------------- statistics */
 
 int mpe_range_summary_get(const mpe_range *r, mpe_range_summary *s)
 {
@@ -334,20 +1095,23 @@ static uint64_t below_binade(const mpe_range *r, int e)
 /* S = 2^k. RNE: S*x rounds to 0 iff |S*x| <= minsub/2 = 2^(emin-p) (the tie goes to
    the even 0), i.e. x below binade emin-p-k or exactly 2^(emin-p-k). With flushing,
    S*x is lost iff it rounds below minnorm: |S*x| < minnorm - minsub/2 (the tie rounds
-   up to minnorm, whose last bit is even), a point of binade emin-1-k. */
-static void underflow_at(const mpe_range *r, const struct fmt_acc *a, long k, uint64_t *u, uint64_t *uf)
+   up to minnorm, whose last bit is even), a point of binade emin-1-k. Q16: q = 0 iff
+   |S*x*2^F| <= 1/2, the same rule with emin-p = -1-F; nothing is subnormal. */
+static void underflow_at(const mpe_range *r, const struct tgt *g, long k, uint64_t *u, uint64_t *uf)
 {
-  long e0 = a->emin - a->p - k, e1 = a->emin - 1 - k;
-  uint64_t total = below_binade(r, EMAX_ALL + 1);
-  if (u) {
-    if (e0 > EMAX_ALL) *u = total;
-    else if (e0 < EMIN_ALL) *u = 0;
-    else *u = below_binade(r, (int)e0) + r->pow2[e0 - EMIN_ALL];
-  }
+  int q = g->t.kind == MPE_TARGET_Q16;
+  long e0 = (q ? -1L - g->t.frac_bits : (long)g->emin - g->p) - k, e1 = g->emin - 1 - k;
+  uint64_t total = below_binade(r, EMAX_ALL + 1), w0;
+  if (e0 > EMAX_ALL) w0 = total;
+  else if (e0 < EMIN_ALL) w0 = 0;
+  else w0 = below_binade(r, (int)e0) + r->pow2[e0 - EMIN_ALL];
+  if (u)
+    *u = w0;
   if (uf) {
-    if (e1 > EMAX_ALL) *uf = total;
+    if (q) *uf = w0;
+    else if (e1 > EMAX_ALL) *uf = total;
     else if (e1 < EMIN_ALL) *uf = 0;
-    else *uf = below_binade(r, (int)e1) + a->low[e1 - EMIN_ALL];
+    else *uf = below_binade(r, (int)e1) + g->low[e1 - EMIN_ALL];
   }
 }
 
@@ -363,20 +1127,43 @@ int mpe_range_stats_get(const mpe_range *r, size_t k, mpe_range_stats *s)
 {
   if (!r || !s || k >= r->nf)
     return MPE_EINVAL;
-  const struct fmt_acc *a = &r->a[k];
+  const struct tgt *g = &r->a[k];
+  struct acc a;
+  int rc = acc_view(r, k, &a);
+  if (rc)
+    return rc;
   memset(s, 0, sizeof *s);
-  s->underflow = a->underflow;
-  s->subnormal = a->subnormal;
-  s->overflow = a->overflow;
-  s->underflow_flush = a->underflow + a->subnormal;   /* flushing is after rounding */
-  s->rel_error = a->x2 > 0 ? (double)sqrtl(a->err2 / a->x2) : 0.0;
-  s->max_rel_error = a->maxrel;
-  if (r->max_abs > 0) {
+  s->underflow = a.underflow;
+  s->subnormal = a.subnormal;
+  s->overflow = a.overflow;
+  s->underflow_flush = a.underflow + a.subnormal;   /* flushing is after rounding */
+  s->rel_error = a.x2 > 0 ? (double)sqrtl(a.err2 / a.x2) : 0.0;
+  s->max_rel_error = a.maxrel;
+  if (g->t.kind == MPE_TARGET_FX16) {
+    s->underflow_at_scale = s->underflow_at_scale_flush = a.underflow;   /* no scale applies */
+  } else if (r->max_abs > 0) {
     s->has_scale = 1;
-    s->scale_log2 = best_scale(r->max_abs, mpe_format_max(a->f), r->margin);
-    underflow_at(r, a, s->scale_log2, &s->underflow_at_scale, &s->underflow_at_scale_flush);
+    s->scale_log2 = best_scale(r->max_abs, g->maxf, r->margin);
+    underflow_at(r, g, s->scale_log2, &s->underflow_at_scale, &s->underflow_at_scale_flush);
   }
   return MPE_OK;
+}
+
+/* does 2^e * v (v > 0) overflow target g? */
+static int overflows_at(const struct tgt *g, double v, int e, int neg)
+{
+  int em;
+  frexp(v, &em);
+  if ((long)em + e > 1024)
+    return 1;
+  if ((long)em + e <= -1020)
+    return 0;
+  double sv = ldexp(v, e);         /* exact: inside binary64's normal range */
+  if (g->t.kind == MPE_TARGET_Q16) {
+    double q = q_round(sv, g->t.frac_bits);
+    return neg ? q > 32768.0 : q > 32767.0;
+  }
+  return !isfinite(mpe_round_scalar(sv, g->f, &rne));
 }
 
 int mpe_range_at_scale(const mpe_range *r, size_t k, int e, uint64_t *underflow, uint64_t *underflow_flush,
@@ -384,22 +1171,13 @@ int mpe_range_at_scale(const mpe_range *r, size_t k, int e, uint64_t *underflow,
 {
   if (!r || k >= r->nf)
     return MPE_EINVAL;
-  const struct fmt_acc *a = &r->a[k];
-  underflow_at(r, a, e, underflow, underflow_flush);
-  if (overflows) {
-    *overflows = 0;
-    if (r->max_abs > 0) {
-      /* 2^e * max_abs in binary64 is exact unless it leaves binary64's range */
-      int em;
-      frexp(r->max_abs, &em);
-      if ((long)em + e > 1024)
-        *overflows = 1;
-      else if ((long)em + e > -1020) {
-        double v = mpe_round_scalar(ldexp(r->max_abs, e), a->f, &rne);
-        *overflows = !isfinite(v);
-      }
-    }
-  }
+  const struct tgt *g = &r->a[k];
+  if (g->t.kind == MPE_TARGET_FX16)
+    return MPE_EUNSUP;
+  underflow_at(r, g, e, underflow, underflow_flush);
+  if (overflows)
+    *overflows = (r->max_pos > 0 && overflows_at(g, r->max_pos, e, 0)) ||
+                 (r->max_neg > 0 && overflows_at(g, r->max_neg, e, 1));
   return MPE_OK;
 }
 
@@ -410,13 +1188,32 @@ int mpe_range_histogram(const mpe_range *r, int k, int *first, uint64_t *counts,
     return MPE_EINVAL;
   int lo, hi;
   uint64_t bl = 0, ab = 0;
+  if (k >= 0 && r->a[k].t.kind == MPE_TARGET_FX16) {
+    struct acc a;
+    int rc = acc_view(r, (size_t)k, &a);
+    if (rc)
+      return rc;
+    *first = 1 - FX_BINS;
+    *n = FX_BINS;
+    if (cap < FX_BINS)
+      return MPE_ERANGE;
+    memcpy(counts, a.rh, sizeof a.rh);
+    if (below) *below = a.rbelow;
+    if (above) *above = a.rabove;
+    return MPE_OK;
+  }
   if (k < 0) {
     lo = r->bmin;
     hi = r->bmax;
   } else {
-    const struct fmt_acc *a = &r->a[k];
-    lo = a->emin - a->p + 1;
-    hi = a->emax;
+    const struct tgt *g = &r->a[k];
+    if (g->t.kind == MPE_TARGET_Q16) {
+      lo = -g->t.frac_bits;
+      hi = 14 - g->t.frac_bits;
+    } else {
+      lo = g->emin - g->p + 1;
+      hi = g->emax;
+    }
     for (int b = r->bmin; b <= r->bmax; b++) {
       if (b < lo) bl += hist_at(r, b);
       if (b > hi) ab += hist_at(r, b);

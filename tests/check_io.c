@@ -47,6 +47,46 @@ static const struct want WH[] = {
   { "e5m2", 1, 0, 2, -1, 1, 2 },
 };
 
+/* 16-bit fixed point on B, by hand: q16.0 loses |x| <= 1/2 and saturates from 32767.5
+   (and below -32768.5); q16.8: 2^-9 and 127.998046875; q16.15: 2^-16, 0.9999847 (1.0
+   saturates, -1.0 would not). All three: S*65520 <= 32767*2^-F gives S = 2^(-1-F), where
+   |x| <= 1 rounds to 0 (the five tiny values, -1e-30 and 1.0, whose tie goes to 0). fx16
+   over the 20 values (block max 65520, non-finite entering as 0): |x| <= 0.9998 -> 0,
+   i.e. the six tiny ones; in blocks of 2 only 2^-25 (next to -65520) is lost. */
+struct wfix { mpe_range_target t; uint64_t u, o; int k; uint64_t us; };
+static const struct wfix WF[] = {
+  { { MPE_TARGET_Q16, NULL, 0, 0 }, 6, 6, -1, 7 },
+  { { MPE_TARGET_Q16, NULL, 8, 0 }, 6, 9, -9, 7 },
+  { { MPE_TARGET_Q16, NULL, 15, 0 }, 4, 10, -16, 7 },
+  { { MPE_TARGET_FX16, NULL, 0, 20 }, 6, 0, 0, 6 },
+  { { MPE_TARGET_FX16, NULL, 0, 2 }, 1, 0, 0, 1 },
+};
+#define NWF (sizeof WF / sizeof WF[0])
+
+static mpe_range *range_fixed(void)
+{
+  mpe_range_target t[NWF];
+  for (size_t k = 0; k < NWF; k++)
+    t[k] = WF[k].t;
+  mpe_range *r = mpe_range_alloc_targets(t, NWF, NULL);
+  ck_assert_ptr_nonnull(r);
+  return r;
+}
+
+static void check_fixed(const mpe_range *r)
+{
+  for (size_t k = 0; k < NWF; k++) {
+    mpe_range_stats st;
+    ck_assert_int_eq(mpe_range_stats_get(r, k, &st), 0);
+    int fx = WF[k].t.kind == MPE_TARGET_FX16;
+    ck_assert_msg(st.underflow == WF[k].u && st.overflow == WF[k].o && st.subnormal == 0 &&
+                  st.has_scale == !fx && (fx || st.scale_log2 == WF[k].k) && st.underflow_at_scale == WF[k].us &&
+                  st.underflow_at_scale_flush == WF[k].us,
+                  "fixed target %zu: got u=%llu o=%llu k=%d us=%llu", k, (unsigned long long)st.underflow,
+                  (unsigned long long)st.overflow, st.scale_log2, (unsigned long long)st.underflow_at_scale);
+  }
+}
+
 static void check_counts(mpe_range *r, const struct want *w, size_t nw, uint64_t count, uint64_t zeros,
                          uint64_t nan, uint64_t inf, double maxabs)
 {
@@ -153,12 +193,15 @@ START_TEST(test_reader_boundary)
   ck_assert_int_eq(mpe_io_kind_of(f), Bfiles[_i].kind);
   size_t i;
   ck_assert_int_eq(mpe_io_find(f, Bfiles[_i].tensor, &i), 0);
-  mpe_range *r = range_for(WB, 7);
+  mpe_range *r = range_for(WB, 7), *rf = range_fixed();
   double v[20];
   /* odd piece sizes cross every chunk boundary */
   ck_assert_uint_eq(read_all(f, i, 3 + (size_t)_i % 5, r, v, 20), 20);
   expect_values(v, B, 20);
   check_counts(r, WB, 7, 20, 2, 1, 1, 65520.0);
+  ck_assert_uint_eq(read_all(f, i, 2 + (size_t)_i % 7, rf, v, 20), 20);
+  check_fixed(rf);
+  mpe_range_free(rf);
   /* reading again gives the same */
   ck_assert_uint_eq(read_all(f, i, 64, NULL, v, 20), 20);
   expect_values(v, B, 20);

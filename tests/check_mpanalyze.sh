@@ -25,6 +25,14 @@ for k in sys.argv[2].split('.'):
 print(json.dumps(v))" "$1" "$2"
 }
 
+# the same with / between the keys (format names like q16.8 hold a dot)
+jgets() {
+  python3 -c "import json,sys; v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split('/'):
+    v = v[int(k)] if k.isdigit() else v[k]
+print(json.dumps(v))" "$1" "$2"
+}
+
 have_py=0
 command -v python3 >/dev/null 2>&1 && have_py=1
 [ $have_py = 1 ] || echo "note: python3 not found; the JSON checks are skipped"
@@ -53,6 +61,29 @@ if [ $have_py = 1 ]; then
   [ "$rs" = "0.5" ] && ok "recommended_scale" || bad "recommended_scale $rs"
 fi
 
+# 1b. 16-bit fixed point (hand table WF of check_io.c): q8 = q16.8, q15, fx16 over the whole
+#     tensor (the default block: its 20 values) and in blocks of 2
+if [ $have_py = 1 ]; then
+  if $bin -q --json --format q8,q16.15,fx16 "$d/boundary.npy" >"$tmp/q.json" 2>"$tmp/err"; then
+    got=""
+    for fm in q16.8 q16.15 fx16; do
+      for k in kind underflow subnormal overflow recommended_scale_log2 underflow_at_scale; do
+        got="$got$(jgets "$tmp/q.json" "tensors/0/formats/$fm/$k") "
+      done
+    done
+    got="$got$(jget "$tmp/q.json" tensors.0.formats.fx16.block) $(jget "$tmp/q.json" tensors.0.formats.fx16.recommended_scale)"
+    got="$got $(jgets "$tmp/q.json" tensors/0/formats/q16.8/max_finite)"
+    want='"q16" 6 0 9 -9 7 "q16" 4 0 10 -16 7 "fx16" 6 0 0 null 6 20 null 127.99609375'
+    [ "$got" = "$want" ] && ok "fixed-point counts" || bad "fixed-point counts: got [$got] want [$want]"
+  else
+    bad "fixed point: exit status $? ($(cat "$tmp/err"))"
+  fi
+  $bin -q --json --format fx16 --fx-block 2 "$d/boundary.npy" >"$tmp/q.json" \
+    && [ "$(jget "$tmp/q.json" tensors.0.formats.fx16.underflow)" = "1" ] && ok "--fx-block 2" || bad "--fx-block 2"
+fi
+$bin -q "$d/boundary.npy" --format q8,fx16 >"$tmp/out" 2>&1 && grep -q "q16.8" "$tmp/out" && grep -q "saturates" "$tmp/out" \
+  && ok "fixed-point text report" || bad "fixed-point text report"
+
 # 2. text report and the default command
 $bin -q "$d/half.npy" >"$tmp/out" 2>&1 && grep -q "fp16" "$tmp/out" && grep -q "binades" "$tmp/out" \
   && ok "text report" || bad "text report"
@@ -73,7 +104,8 @@ done
 # a good file followed by a bad one: still no partial report
 $bin -q "$d/boundary.npy" "$d/hostile/truncated.npy" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ ! -s "$tmp/out" ] && ok "no partial report" || bad "partial report printed"
-for args in "--format fp17 $d/boundary.npy" "--tensor nope $d/boundary.npy" "--margin -1 $d/boundary.npy" \
+for args in "--format fp17 $d/boundary.npy" "--format q16.x $d/boundary.npy" "--format q600 $d/boundary.npy" \
+            "--format fx16 --fx-block 0 $d/boundary.npy" "--format q8,q16.8 $d/boundary.npy" "--tensor nope $d/boundary.npy" "--margin -1 $d/boundary.npy" \
             "--dtype int7 $d/boundary.bin" "--plot x.pdf $d/boundary.npy" "" "scale $d/boundary.npy" \
             "scale --preset nope $d/boundary.npy" "$d/e4m3.npy"; do
   $bin -q $args >"$tmp/out" 2>"$tmp/err"

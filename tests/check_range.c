@@ -3,9 +3,11 @@
    one-pass counts at any power-of-two scale against rounding the scaled
    values, hand cases for values only binary64 holds, the error measure, the
    histograms and the error paths. */
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "testsupport.h"
 
 static const char *fmts[] = { "fp16", "bf16", "tf32", "e4m3", "e5m2", "fp32", "fp64" };
@@ -275,6 +277,592 @@ START_TEST(test_errors)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------ the fast path
+   against a straightforward per-value reference, on random values with the
+   targets' boundaries and their neighbours mixed in */
+
+#define NT 16
+struct ref { uint64_t u, s, o; long double e2, x2; double maxrel; };
+
+static void ref_value(struct ref *w, double x, double y, int ovf, double minnorm)
+{
+  if (ovf) {
+    w->o++;
+    return;
+  }
+  if (y == 0)
+    w->u++;
+  else if (fabs(y) < minnorm)
+    w->s++;
+  double d = y - x;
+  w->e2 += (long double)d * d;
+  w->x2 += (long double)x * x;
+  if (fabs(d) / fabs(x) > w->maxrel)
+    w->maxrel = fabs(d) / fabs(x);
+}
+
+/* binary32 values: q16 by mpe_fp32_to_q16 and its saturation flag */
+static void ref_q(struct ref *w, const float *x, size_t n, int fb)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(x[i]) || x[i] == 0)
+      continue;
+    mpe_flags_clear(~0u);
+    int16_t q = mpe_fp32_to_q16(x[i], fb, MPE_RNE);
+    int sat = (mpe_flags_get() & MPE_FLAG_SATURATED) != 0;
+    ref_value(w, x[i], ldexp((double)q, -fb), sat, 0);
+  }
+}
+
+/* fx16 by mpe_fx16_encode/decode on blocks, non-finite values entering as 0 */
+static void ref_fx(struct ref *w, const float *x, size_t n, size_t block)
+{
+  float *xb = malloc(block * sizeof *xb), *y = malloc(block * sizeof *y), sc;
+  int16_t *q = malloc(block * sizeof *q);
+  for (size_t b0 = 0; b0 < n; b0 += block) {
+    size_t len = n - b0 < block ? n - b0 : block;
+    for (size_t i = 0; i < len; i++)
+      xb[i] = isfinite(x[b0 + i]) ? x[b0 + i] : 0.0f;
+    ck_assert_int_eq(mpe_fx16_encode(q, &sc, xb, len, len, MPE_RNE), 0);
+    ck_assert_int_eq(mpe_fx16_decode(y, q, &sc, len, len), 0);
+    for (size_t i = 0; i < len; i++)
+      if (xb[i] != 0)
+        ref_value(w, xb[i], y[i], 0, 0);   /* underflow: decodes to 0 */
+  }
+  free(xb);
+  free(y);
+  free(q);
+}
+
+static float rand_fixed_edge(uint64_t *st)
+{
+  static const int fbs[] = { 0, 8, 15, -3, 140 };
+  uint64_t r = ts_rand64(st);
+  int F = fbs[(r >> 8) % 5];
+  static const double e[] = { 0.5, 32767.5, 32768.5, 1.0, 32767.0, 32768.0 };
+  float v = (float)ldexp(e[(r >> 16) % 6], -F);
+  if ((r >> 24) & 1) v = nextafterf(v, (r >> 25) & 1 ? INFINITY : 0.0f);
+  return (r >> 63) ? -v : v;
+}
+
+static void make_targets(mpe_range_target *t, mpe_format **custom)
+{
+  memset(t, 0, NT * sizeof *t);
+  for (int k = 0; k < NF; k++) {
+    t[k].kind = MPE_TARGET_FLOAT;
+    t[k].format = F(k);
+  }
+  ck_assert_int_eq(mpe_format_custom(&custom[0], 11, -140, 15), 0);   /* below binary32's normals */
+  ck_assert_int_eq(mpe_format_custom(&custom[1], 30, -200, 300), 0);  /* wider than binary32 */
+  t[7] = (mpe_range_target){ MPE_TARGET_FLOAT, custom[0], 0, 0 };
+  t[8] = (mpe_range_target){ MPE_TARGET_FLOAT, custom[1], 0, 0 };
+  static const int fbs[] = { 0, 8, 15, -3, 140 };
+  for (int j = 0; j < 5; j++)
+    t[9 + j] = (mpe_range_target){ MPE_TARGET_Q16, NULL, fbs[j], 0 };
+  t[14] = (mpe_range_target){ MPE_TARGET_FX16, NULL, 0, 64 };
+  t[15] = (mpe_range_target){ MPE_TARGET_FX16, NULL, 0, 1000 };
+}
+
+START_TEST(test_fast_reference)
+{
+  enum { N = 30000 };
+  uint64_t st = ts_seed() + 17 * (uint64_t)_i;
+  float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+  for (int i = 0; i < N; i++)
+    x[i] = (ts_rand64(&st) & 3) ? rand_value(&st) : rand_fixed_edge(&st);
+  mpe_range_target t[NT];
+  mpe_format *custom[2];
+  make_targets(t, custom);
+  /* the kernels of every SIMD level, fed in uneven pieces */
+  mpe_range *r[3];
+  for (int lvl = 0; lvl < 3; lvl++) {
+    mpe_simd_level_set(lvl);
+    r[lvl] = mpe_range_alloc_targets(t, NT, NULL);
+    ck_assert_ptr_nonnull(r[lvl]);
+    uint64_t st2 = st;
+    for (int s = 0; s < N;) {
+      int m = 1 + (int)(ts_rand64(&st2) % 9000);
+      if (m > N - s) m = N - s;
+      ck_assert_int_eq(mpe_range_add_f32(r[lvl], x + s, (size_t)m), 0);
+      s += m;
+    }
+  }
+  mpe_simd_level_set(-1);
+  for (int k = 0; k < NT; k++) {
+    struct ref w = { 0 };
+    if (t[k].kind == MPE_TARGET_FLOAT) {
+      double mn = mpe_format_min_normal(t[k].format);
+      for (int i = 0; i < N; i++) {
+        if (!isfinite(x[i]) || x[i] == 0)
+          continue;
+        double yv = mpe_round_scalar(x[i], t[k].format, NULL);
+        ref_value(&w, x[i], yv, !isfinite(yv), mn);
+      }
+    } else if (t[k].kind == MPE_TARGET_Q16) {
+      ref_q(&w, x, N, t[k].frac_bits);
+    } else {
+      ref_fx(&w, x, N, t[k].block);
+    }
+    double want_rel = w.x2 > 0 ? (double)sqrtl(w.e2 / w.x2) : 0;
+    mpe_range_stats s[3];
+    for (int lvl = 0; lvl < 3; lvl++)
+      ck_assert_int_eq(mpe_range_stats_get(r[lvl], (size_t)k, &s[lvl]), 0);
+    ck_assert_msg(s[0].underflow == w.u && s[0].subnormal == w.s && s[0].overflow == w.o,
+                  "target %d: u %llu/%llu s %llu/%llu o %llu/%llu", k, (unsigned long long)s[0].underflow,
+                  (unsigned long long)w.u, (unsigned long long)s[0].subnormal, (unsigned long long)w.s,
+                  (unsigned long long)s[0].overflow, (unsigned long long)w.o);
+    ck_assert_msg(s[0].max_rel_error == w.maxrel, "target %d: max rel %a vs %a", k, s[0].max_rel_error, w.maxrel);
+    ck_assert_msg(fabs(s[0].rel_error - want_rel) <= 1e-12 * want_rel, "target %d: rel %a vs %a", k,
+                  s[0].rel_error, want_rel);
+    /* every SIMD level: the same bits, the error sums included */
+    for (int lvl = 1; lvl < 3; lvl++)
+      ck_assert_msg(!memcmp(&s[lvl], &s[0], sizeof s[0]), "target %d: level %d differs", k, lvl);
+  }
+  mpe_range_summary a, b;
+  mpe_range_summary_get(r[0], &a);
+  for (int lvl = 1; lvl < 3; lvl++) {
+    mpe_range_summary_get(r[lvl], &b);
+    ck_assert(!memcmp(&a, &b, sizeof a));
+  }
+  for (int lvl = 0; lvl < 3; lvl++)
+    mpe_range_free(r[lvl]);
+  mpe_format_free(custom[0]);
+  mpe_format_free(custom[1]);
+  free(x);
+  free(y);
+}
+END_TEST
+
+/* Q16 on the scale: counts at any 2^e against rounding the scaled values */
+START_TEST(test_q_at_scale)
+{
+  enum { N = 5000 };
+  static const int fbs[] = { 0, 8, 15, -3 };
+  uint64_t st = ts_seed() + 5;
+  float *x = malloc(N * sizeof *x);
+  for (int i = 0; i < N; i++)
+    x[i] = (ts_rand64(&st) & 1) ? rand_value(&st) : rand_fixed_edge(&st);
+  for (int j = 0; j < 4; j++) {
+    int fb = fbs[j];
+    mpe_range_target t = { MPE_TARGET_Q16, NULL, fb, 0 };
+    mpe_range *r = mpe_range_alloc_targets(&t, 1, NULL);
+    mpe_range_add_f32(r, x, N);
+    mpe_range_stats s;
+    mpe_range_stats_get(r, 0, &s);
+    double maxabs = 0;
+    for (int i = 0; i < N; i++)
+      if (isfinite(x[i]) && fabsf(x[i]) > maxabs) maxabs = fabsf(x[i]);
+    int kk = 2100;
+    while (ldexp(maxabs, kk) > ldexp(32767.0, -fb))
+      kk--;
+    ck_assert_int_eq(s.scale_log2, kk);
+    int ks[] = { kk, kk - 3, kk + 1, 0, -7, 12 };
+    for (size_t m = 0; m < sizeof ks / sizeof ks[0]; m++) {
+      uint64_t wu = 0;
+      int wov = 0;
+      for (int i = 0; i < N; i++) {
+        if (!isfinite(x[i]) || x[i] == 0) continue;
+        double v = ldexp((double)x[i], ks[m]);
+        float vf = (float)v;
+        int16_t q;
+        unsigned fl;
+        if ((double)vf == v) {     /* the library's own conversion where binary32 holds S*x */
+          mpe_flags_clear(~0u);
+          q = mpe_fp32_to_q16(vf, fb, MPE_RNE);
+          fl = mpe_flags_get();
+        } else {                   /* else by hand, in binary64 */
+          double iv = nearbyint(ldexp(v, fb));
+          fl = iv > 32767 || iv < -32768 ? MPE_FLAG_SATURATED : 0;
+          q = (int16_t)(fl ? 1 : iv);
+        }
+        if (fl & MPE_FLAG_SATURATED) wov = 1;
+        else if (q == 0) wu++;
+      }
+      uint64_t gu, guf;
+      int gov;
+      ck_assert_int_eq(mpe_range_at_scale(r, 0, ks[m], &gu, &guf, &gov), 0);
+      ck_assert_msg(gu == wu && guf == wu && gov == wov, "q16.%d at 2^%d: %llu/%llu %d/%d", fb, ks[m],
+                    (unsigned long long)gu, (unsigned long long)wu, gov, wov);
+      if (ks[m] == kk) {
+        ck_assert_uint_eq(s.underflow_at_scale, wu);
+        ck_assert_int_eq(wov, 0);
+      }
+    }
+    mpe_range_free(r);
+  }
+  free(x);
+}
+END_TEST
+
+/* counts derived by hand at the Q rounding boundaries */
+START_TEST(test_q_hand)
+{
+  const float t8 = 127.998046875f, n8 = -128.001953125f;   /* 32767.5 * 2^-8 and -32768.5 * 2^-8 */
+  const float x[] = { 0x1p-9f, -0x1p-9f, nextafterf(0x1p-9f, 1.0f), t8, nextafterf(t8, 0.0f), n8,
+                      nextafterf(n8, -INFINITY), 1.0f, -1.0f, -1e-30f, 0.0f, INFINITY };
+  mpe_range_target t[3] = { { MPE_TARGET_Q16, NULL, 8, 0 }, { MPE_TARGET_Q16, NULL, 15, 0 },
+                            { MPE_TARGET_Q16, NULL, 0, 0 } };
+  mpe_range *r = mpe_range_alloc_targets(t, 3, NULL);
+  ck_assert_int_eq(mpe_range_add_f32(r, x, 12), 0);
+  mpe_range_stats s;
+  /* q16.8: +-2^-9 tie to 0, its successor rounds to 1; 32767.5 ties to 32768 (saturates),
+     -32768.5 ties to -32768 (fits); below it saturates. */
+  mpe_range_stats_get(r, 0, &s);
+  ck_assert_uint_eq(s.underflow, 3);
+  ck_assert_uint_eq(s.overflow, 2);
+  ck_assert_uint_eq(s.subnormal, 0);
+  ck_assert_uint_eq(s.underflow_flush, 3);
+  ck_assert(s.max_rel_error == 1.0);
+  /* max|x| just above 128.0019 > 32767*2^-8: S = 2^-1; then |x| <= 2^-8 rounds to 0 */
+  ck_assert_int_eq(s.has_scale, 1);
+  ck_assert_int_eq(s.scale_log2, -1);
+  ck_assert_uint_eq(s.underflow_at_scale, 4);
+  ck_assert_uint_eq(s.underflow_at_scale_flush, 4);
+  /* q16.15 (Q1.15): 1.0 saturates, -1.0 fits; |x| <= 2^-16 rounds to 0 */
+  mpe_range_stats_get(r, 1, &s);
+  ck_assert_uint_eq(s.underflow, 1);
+  ck_assert_uint_eq(s.overflow, 5);
+  ck_assert_int_eq(s.scale_log2, -8);    /* 128.0019 * 2^-8 = 0.50001 <= 0.99997, * 2^-7 is not */
+  /* q16.0: everything below 1/2 in magnitude is lost, 2^-9 successor included */
+  mpe_range_stats_get(r, 2, &s);
+  ck_assert_uint_eq(s.underflow, 4);
+  ck_assert_uint_eq(s.overflow, 0);
+  int first;
+  size_t n;
+  uint64_t c[32], below, above;
+  ck_assert_int_eq(mpe_range_histogram(r, 0, &first, c, 32, &n, &below, &above), 0);
+  ck_assert_int_eq(first, -8);
+  ck_assert_uint_eq(n, 15);
+  ck_assert_uint_eq(below, 4);          /* 2^-9 twice, its successor, 1e-30 */
+  ck_assert_uint_eq(above, 2);          /* the two 128.00..: binade 7, above 14 - 8 */
+  ck_assert_uint_eq(c[8], 2);           /* +-1 */
+  ck_assert_uint_eq(c[14], 2);          /* binade 6: 127.99.. and its predecessor */
+  mpe_range_free(r);
+}
+END_TEST
+
+/* binary64 inputs to Q16 and fx16: one rounding from binary64 */
+START_TEST(test_fixed_f64)
+{
+  const double d[] = { 0x1p-9, 0x1p-9 + 0x1p-60, 127.998046875 - 0x1p-40, 127.998046875, 1e300, -1e-300, 0.0 };
+  mpe_range_target t[2] = { { MPE_TARGET_Q16, NULL, 8, 0 }, { MPE_TARGET_FX16, NULL, 0, 7 } };
+  mpe_range *r = mpe_range_alloc_targets(t, 2, NULL);
+  ck_assert_int_eq(mpe_range_add_f64(r, d, 7), 0);
+  mpe_range_stats s;
+  mpe_range_stats_get(r, 0, &s);
+  /* 2^-9 ties to 0, 2^-9+2^-60 rounds to 1; 32767.5-2^-32 rounds to 32767; 1e300 saturates; -1e-300 -> 0 */
+  ck_assert_uint_eq(s.underflow, 2);
+  ck_assert_uint_eq(s.overflow, 2);
+  mpe_range_stats_get(r, 1, &s);
+  /* fx16: 1e300 is beyond binary32 (overflow, enters as 0); block max 127.998..: -1e-300 (0 in binary32)
+     and 2^-9 (2^-9 * 32767 / 128 = 0.49998) round to 0, 2^-9 + 2^-60 too (same binary32) */
+  ck_assert_uint_eq(s.overflow, 1);
+  ck_assert_uint_eq(s.underflow, 3);
+  ck_assert_int_eq(s.has_scale, 0);
+  ck_assert_uint_eq(s.underflow_at_scale, 3);
+  mpe_range_free(r);
+}
+END_TEST
+
+/* fx16: a large value flushes its block's small ones; the block length decides */
+START_TEST(test_fx_hand)
+{
+  const float x[10] = { 1e5f, 1, 2, 3, 1, 2, 3, 4, 5, 5e-5f };
+  /* block 4: [1e5 1 2 3]: 32767/1e5 = 0.32767, so 1 -> 0 (2 -> 0.655 -> 1); [1 2 3 4]: none;
+     [5 5e-5] (the short last block): 5e-5 * 6553.4 = 0.33 -> 0. block 8: 1 twice, then 5e-5.
+     block 2: [1e5 1]: 1 -> 0; [5 5e-5]: 5e-5 -> 0; the rest keep their values. */
+  const size_t blocks[3] = { 4, 8, 2 };
+  const uint64_t want[3] = { 2, 3, 2 };
+  for (int j = 0; j < 3; j++) {
+    mpe_range_target t = { MPE_TARGET_FX16, NULL, 0, blocks[j] };
+    mpe_range *r = mpe_range_alloc_targets(&t, 1, NULL);
+    ck_assert_int_eq(mpe_range_add_f32(r, x, 3), 0);     /* blocks span calls */
+    mpe_range_stats s;
+    mpe_range_stats_get(r, 0, &s);                        /* reading does not close the open block */
+    ck_assert_int_eq(mpe_range_add_f32(r, x + 3, 7), 0);
+    mpe_range_stats_get(r, 0, &s);
+    ck_assert_msg(s.underflow == want[j], "block %zu: %llu", blocks[j], (unsigned long long)s.underflow);
+    ck_assert_uint_eq(s.overflow, 0);
+    ck_assert_uint_eq(s.subnormal, 0);
+    ck_assert_int_eq(s.has_scale, 0);
+    ck_assert(s.max_rel_error == 1.0);
+    ck_assert_int_eq(mpe_range_at_scale(r, 0, 0, NULL, NULL, NULL), MPE_EUNSUP);
+    if (j == 0) {
+      /* binades relative to the block max: 1e5 in binade 16, 4 and 5 in binade 2 */
+      int first;
+      size_t n;
+      uint64_t c[17], below, above;
+      ck_assert_int_eq(mpe_range_histogram(r, 0, &first, c, 17, &n, &below, &above), 0);
+      ck_assert_int_eq(first, -16);
+      ck_assert_uint_eq(n, 17);
+      const uint64_t wc[17] = { 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3 };
+      for (int i = 0; i < 17; i++)
+        ck_assert_msg(c[i] == wc[i], "bin %d: %llu", i - 16, (unsigned long long)c[i]);
+      ck_assert_uint_eq(below, 1);   /* 5e-5: binade -15, 17 below 5's */
+      ck_assert_uint_eq(above, 0);
+      ck_assert_int_eq(mpe_range_histogram(r, 0, &first, c, 16, &n, NULL, NULL), MPE_ERANGE);
+    }
+    mpe_range_free(r);
+  }
+}
+END_TEST
+
+/* merging two halves gives the counts of the whole */
+START_TEST(test_merge)
+{
+  enum { N = 12000 };
+  uint64_t st = ts_seed() + 3;
+  float *x = malloc(N * sizeof *x);
+  for (int i = 0; i < N; i++)
+    x[i] = (ts_rand64(&st) & 3) ? rand_value(&st) : rand_fixed_edge(&st);
+  mpe_range_target t[NT];
+  mpe_format *custom[2];
+  make_targets(t, custom);
+  t[14].block = t[15].block = 1000;      /* the halves end on block boundaries */
+  mpe_range *all = mpe_range_alloc_targets(t, NT, NULL), *a = mpe_range_alloc_targets(t, NT, NULL),
+            *b = mpe_range_alloc_targets(t, NT, NULL);
+  mpe_range_add_f32(all, x, N);
+  mpe_range_add_f32(a, x, N / 2);
+  mpe_range_add_f32(b, x + N / 2, N / 2);
+  ck_assert_int_eq(mpe_range_merge(a, b), 0);
+  mpe_range_summary sa, sb;
+  mpe_range_summary_get(all, &sa);
+  mpe_range_summary_get(a, &sb);
+  ck_assert(!memcmp(&sa, &sb, sizeof sa));
+  for (int k = 0; k < NT; k++) {
+    mpe_range_stats p, q;
+    mpe_range_stats_get(all, (size_t)k, &p);
+    mpe_range_stats_get(a, (size_t)k, &q);
+    ck_assert_uint_eq(p.underflow, q.underflow);
+    ck_assert_uint_eq(p.subnormal, q.subnormal);
+    ck_assert_uint_eq(p.overflow, q.overflow);
+    ck_assert_int_eq(p.scale_log2, q.scale_log2);
+    ck_assert_uint_eq(p.underflow_at_scale, q.underflow_at_scale);
+    ck_assert_uint_eq(p.underflow_at_scale_flush, q.underflow_at_scale_flush);
+    ck_assert(p.max_rel_error == q.max_rel_error);
+    ck_assert(fabs(p.rel_error - q.rel_error) <= 1e-12 * p.rel_error);
+    int f1, f2;
+    size_t n1, n2;
+    uint64_t c1[2200], c2[2200], b1, b2, a1, a2;
+    ck_assert_int_eq(mpe_range_histogram(all, k, &f1, c1, 2200, &n1, &b1, &a1), 0);
+    ck_assert_int_eq(mpe_range_histogram(a, k, &f2, c2, 2200, &n2, &b2, &a2), 0);
+    ck_assert(f1 == f2 && n1 == n2 && b1 == b2 && a1 == a2 && !memcmp(c1, c2, n1 * sizeof *c1));
+  }
+  /* targets that differ, the same accumulator, NULL */
+  mpe_range_target t2[NT];
+  memcpy(t2, t, sizeof t2);
+  t2[9].frac_bits = 1;
+  mpe_range *c = mpe_range_alloc_targets(t2, NT, NULL);
+  ck_assert_int_eq(mpe_range_merge(a, c), MPE_EINVAL);
+  ck_assert_int_eq(mpe_range_merge(a, a), MPE_EINVAL);
+  ck_assert_int_eq(mpe_range_merge(NULL, a), MPE_EINVAL);
+  mpe_range_free(c);
+  mpe_range_free(all);
+  mpe_range_free(a);
+  mpe_range_free(b);
+  mpe_format_free(custom[0]);
+  mpe_format_free(custom[1]);
+  free(x);
+}
+END_TEST
+
+START_TEST(test_target_errors)
+{
+  mpe_range_target t = { MPE_TARGET_Q16, NULL, 513, 0 };
+  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  t = (mpe_range_target){ MPE_TARGET_FX16, NULL, 0, 0 };
+  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  t.block = MPE_RANGE_FX16_MAXBLOCK + 1;
+  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  t = (mpe_range_target){ (mpe_target_kind)7, NULL, 0, 0 };
+  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  t = (mpe_range_target){ MPE_TARGET_FLOAT, NULL, 0, 0 };
+  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  ck_assert_ptr_null(mpe_range_alloc_targets(NULL, 1, NULL));
+  t = (mpe_range_target){ MPE_TARGET_Q16, NULL, -512, 0 };
+  mpe_range *r = mpe_range_alloc_targets(&t, 1, NULL);
+  ck_assert_ptr_nonnull(r);
+  mpe_range_target g;
+  ck_assert_int_eq(mpe_range_target_get(r, 0, &g), 0);
+  ck_assert_int_eq(g.kind, MPE_TARGET_Q16);
+  ck_assert_int_eq(g.frac_bits, -512);
+  ck_assert_int_eq(mpe_range_target_get(r, 1, &g), MPE_EINVAL);
+  mpe_range_free(r);
+  const mpe_format *f = mpe_format_lookup("bf16");
+  r = mpe_range_alloc(&f, 1, NULL);
+  ck_assert_int_eq(mpe_range_target_get(r, 0, &g), 0);
+  ck_assert_int_eq(g.kind, MPE_TARGET_FLOAT);
+  ck_assert_ptr_eq(g.format, f);
+  mpe_range_free(r);
+}
+END_TEST
+
+/* a call long enough to be shared among threads gives the bits of block-sized calls */
+START_TEST(test_threads_same)
+{
+  enum { N = 300 * 4096 };
+  uint64_t st = ts_seed() + 11;
+  float *x = malloc(N * sizeof *x);
+  for (int i = 0; i < N; i++)
+    x[i] = (i & 7) ? (float)((double)(ts_rand64(&st) >> 11) * 0x1p-53 - 0.5) * 0x1p-12f : rand_value(&st);
+  mpe_range_target t[NT];
+  mpe_format *custom[2];
+  make_targets(t, custom);
+  mpe_range *a = mpe_range_alloc_targets(t, NT, NULL), *b = mpe_range_alloc_targets(t, NT, NULL);
+  ck_assert_int_eq(mpe_range_add_f32(a, x, N), 0);
+  for (int i = 0; i < N; i += 4096)
+    ck_assert_int_eq(mpe_range_add_f32(b, x + i, 4096), 0);
+  for (int k = 0; k < NT; k++) {
+    mpe_range_stats p, q;
+    mpe_range_stats_get(a, (size_t)k, &p);
+    mpe_range_stats_get(b, (size_t)k, &q);
+    ck_assert_msg(!memcmp(&p, &q, sizeof p), "target %d", k);
+  }
+  mpe_range_summary sa, sb;
+  mpe_range_summary_get(a, &sa);
+  mpe_range_summary_get(b, &sb);
+  ck_assert(!memcmp(&sa, &sb, sizeof sa));
+  mpe_range_free(a);
+  mpe_range_free(b);
+  mpe_format_free(custom[0]);
+  mpe_format_free(custom[1]);
+  free(x);
+}
+END_TEST
+
+/* fx16 blocks whose max is so small that 32767/m is inf in binary32, or whose scale
+   underflows: the same as mpe_fx16_encode/decode */
+START_TEST(test_fx_tiny)
+{
+  enum { N = 4000 };
+  uint64_t st = ts_seed() + 23;
+  float *x = malloc(N * sizeof *x);
+  for (int i = 0; i < N; i++) {
+    uint64_t r = ts_rand64(&st);
+    x[i] = ldexpf((float)((r >> 40) & 0xffffff) * 0x1p-24f, -100 - (int)(r % 50));
+    if (r & 1) x[i] = -x[i];
+  }
+  for (size_t block = 1; block <= 16; block *= 4) {
+    mpe_range_target t = { MPE_TARGET_FX16, NULL, 0, block };
+    mpe_range *r = mpe_range_alloc_targets(&t, 1, NULL);
+    mpe_range_add_f32(r, x, N);
+    struct ref w = { 0 };
+    ref_fx(&w, x, N, block);
+    mpe_range_stats s;
+    mpe_range_stats_get(r, 0, &s);
+    ck_assert_uint_eq(s.underflow, w.u);
+    ck_assert(s.max_rel_error == w.maxrel);
+    double want = w.x2 > 0 ? (double)sqrtl(w.e2 / w.x2) : 0;
+    ck_assert_msg(fabs(s.rel_error - want) <= 1e-12 * want, "block %zu: %a vs %a", block, s.rel_error, want);
+    mpe_range_free(r);
+  }
+  free(x);
+}
+END_TEST
+
+/* binary64 inputs: the bit-pattern path against rounding each value with
+   mpe_round_scalar, the error sums grouped as the library groups them (blocks of
+   4096 values summed in long double) so that they agree to the last bit */
+START_TEST(test_f64_reference)
+{
+  enum { N = 20000, BLK = 4096 };
+  uint64_t st = ts_seed() + 31 * (uint64_t)_i;
+  double *x = malloc(N * sizeof *x);
+  static const double edges[] = { 65520.0, 65504.0, 0x1p-25, 0x1p-24, 0x1p-14, 464.0, 448.0, 61440.0, 57344.0,
+                                  0x1p-10, 0x1p-9, 0x1p-17, 0x1p-16, 0x1p-133, 0x1p-134, 0x1p-126, 0x1.fffffep127,
+                                  0x1.ffffffp127, 0x1p-149, 0x1p-150, 0x1p-1074, 0x1p-1022, DBL_MAX, 1.0 };
+  for (int i = 0; i < N; i++) {
+    uint64_t r = ts_rand64(&st);
+    double v;
+    switch (r & 3) {
+    case 0:
+      v = edges[(r >> 3) % (sizeof edges / sizeof edges[0])];
+      if ((r >> 20) & 1) v = nextafter(v, (r >> 21) & 1 ? INFINITY : 0.0);
+      break;
+    case 1:
+      v = ts_u2d(ts_rand64(&st) & 0x7fffffffffffffffull);     /* any, non-finite included */
+      break;
+    case 2:
+      v = ldexp(1.0 + (double)(ts_rand64(&st) >> 11) * 0x1p-53, (int)((r >> 8) % 400) - 200);
+      break;
+    default:
+      v = ldexp(1.0 + (double)(ts_rand64(&st) >> 11) * 0x1p-53, (int)((r >> 8) % 80) - 50);
+    }
+    x[i] = (r >> 63) ? -v : v;
+  }
+  for (int k = 0; k < NF; k++) {
+    const mpe_format *f = F(k);
+    mpe_range *r = mpe_range_alloc(&f, 1, NULL);
+    ck_assert_int_eq(mpe_range_add_f64(r, x, N), 0);
+    double mn = mpe_format_min_normal(f), maxrel = 0;
+    uint64_t u = 0, sub = 0, ov = 0;
+    long double e2 = 0, x2 = 0;
+    for (int b = 0; b < N; b += BLK) {
+      long double be2 = 0, bx2 = 0;
+      for (int i = b; i < N && i < b + BLK; i++) {
+        if (!isfinite(x[i]) || x[i] == 0) continue;
+        double y = mpe_round_scalar(x[i], f, NULL);
+        if (!isfinite(y)) { ov++; continue; }
+        if (y == 0) u++;
+        else if (fabs(y) < mn) sub++;
+        double d = y - x[i];
+        be2 += (long double)d * d;
+        bx2 += (long double)x[i] * x[i];
+        if (fabs(d) / fabs(x[i]) > maxrel) maxrel = fabs(d) / fabs(x[i]);
+      }
+      e2 += be2;
+      x2 += bx2;
+    }
+    mpe_range_stats s;
+    mpe_range_stats_get(r, 0, &s);
+    ck_assert_msg(s.underflow == u && s.subnormal == sub && s.overflow == ov, "%s: %llu/%llu %llu/%llu %llu/%llu",
+                  fmts[k], (unsigned long long)s.underflow, (unsigned long long)u, (unsigned long long)s.subnormal,
+                  (unsigned long long)sub, (unsigned long long)s.overflow, (unsigned long long)ov);
+    ck_assert(s.max_rel_error == maxrel);
+    ck_assert_msg(s.rel_error == (x2 > 0 ? (double)sqrtl(e2 / x2) : 0.0), "%s: %a", fmts[k], s.rel_error);
+    mpe_range_free(r);
+  }
+  free(x);
+}
+END_TEST
+
+/* the caller's rounding mode changes no count (the library rounds with integers) */
+START_TEST(test_rounding_mode)
+{
+  enum { N = 8000 };
+  static const int modes[] = { FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO };
+  uint64_t st = ts_seed() + 41;
+  float *x = malloc(N * sizeof *x);
+  for (int i = 0; i < N; i++)
+    x[i] = (ts_rand64(&st) & 3) ? rand_value(&st) : rand_fixed_edge(&st);
+  mpe_range_target t[NT];
+  mpe_format *custom[2];
+  make_targets(t, custom);
+  mpe_range *ref = mpe_range_alloc_targets(t, NT, NULL);
+  mpe_range_add_f32(ref, x, N);
+  for (int j = 0; j < 3; j++) {
+    ck_assert_int_eq(fesetround(modes[j]), 0);
+    mpe_range *r = mpe_range_alloc_targets(t, NT, NULL);
+    mpe_range_add_f32(r, x, N);
+    fesetround(FE_TONEAREST);
+    for (int k = 0; k < NT - 2; k++) {       /* fx16 follows mpe_fx16_encode: binary32 arithmetic */
+      mpe_range_stats a, b;
+      mpe_range_stats_get(ref, (size_t)k, &a);
+      mpe_range_stats_get(r, (size_t)k, &b);
+      ck_assert_msg(a.underflow == b.underflow && a.subnormal == b.subnormal && a.overflow == b.overflow &&
+                    a.scale_log2 == b.scale_log2 && a.underflow_at_scale == b.underflow_at_scale,
+                    "mode %d, target %d", j, k);
+    }
+    mpe_range_free(r);
+  }
+  mpe_range_free(ref);
+  mpe_format_free(custom[0]);
+  mpe_format_free(custom[1]);
+  free(x);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("range");
@@ -283,6 +871,22 @@ int main(void)
   tcase_add_test(tc, test_f64_hand);
   tcase_add_test(tc, test_rel_error);
   tcase_add_test(tc, test_pieces_same);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("fast");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_fast_reference, 0, 3);
+  tcase_add_test(tc, test_merge);
+  tcase_add_test(tc, test_threads_same);
+  tcase_add_test(tc, test_rounding_mode);
+  tcase_add_loop_test(tc, test_f64_reference, 0, 2);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("fixed");
+  tcase_add_test(tc, test_q_hand);
+  tcase_add_test(tc, test_q_at_scale);
+  tcase_add_test(tc, test_fixed_f64);
+  tcase_add_test(tc, test_fx_hand);
+  tcase_add_test(tc, test_fx_tiny);
+  tcase_add_test(tc, test_target_errors);
   suite_add_tcase(s, tc);
   tc = tcase_create("api");
   tcase_add_test(tc, test_histogram);

@@ -9,11 +9,82 @@
 #include "mpanalyze.h"
 
 #define MAXF 16
+#define FX_DEFAULT_MAX 65536   /* the default fx16 block: the contiguous dimension, at most this */
+
+/* a target of the report: a float format, a Q format or QUDA's fx16 */
+struct target {
+  mpe_range_target t;
+  char name[24];
+  int fixed_block;             /* fx16: --fx-block given */
+};
+
+/* "fp16,q8,q16.12,fx16" -> targets; prints the error itself */
+static int parse_targets(const char *list, struct target *out, size_t *n, long fxblock)
+{
+  char buf[256];
+  if (strlen(list) >= sizeof buf)
+    return mpa_error(NULL, "--format list too long"), -1;
+  strcpy(buf, list);
+  *n = 0;
+  for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (*n == MAXF)
+      return mpa_error(NULL, "too many formats (at most %d)", MAXF), -1;
+    struct target *t = &out[*n];
+    memset(t, 0, sizeof *t);
+    const mpe_format *f = mpe_format_lookup(tok);
+    long fb;
+    if (f) {
+      t->t.kind = MPE_TARGET_FLOAT;
+      t->t.format = f;
+      snprintf(t->name, sizeof t->name, "%s", mpe_format_name(f));
+    } else if (!strcmp(tok, "fx16")) {
+      t->t.kind = MPE_TARGET_FX16;
+      t->t.block = fxblock > 0 ? (size_t)fxblock : 1;
+      t->fixed_block = fxblock > 0;
+      snprintf(t->name, sizeof t->name, "fx16");
+    } else if (tok[0] == 'q' && (!mpa_parse_int(tok + 1, -512, 512, &fb) ||
+                                 (!strncmp(tok, "q16.", 4) && !mpa_parse_int(tok + 4, -512, 512, &fb)))) {
+      t->t.kind = MPE_TARGET_Q16;
+      t->t.frac_bits = (int)fb;
+      snprintf(t->name, sizeof t->name, "q16.%ld", fb);
+    } else {
+      return mpa_error(NULL, "unknown format '%s' (fp16, bf16, tf32, e4m3, e5m2, fp32, fp64, q<F>, q16.<F>, fx16)",
+                       tok), -1;
+    }
+    for (size_t j = 0; j < *n; j++)
+      if (!strcmp(out[j].name, t->name))
+        return mpa_error(NULL, "format '%s' given twice", tok), -1;
+    (*n)++;
+  }
+  if (*n == 0)
+    return mpa_error(NULL, "--format needs at least one format"), -1;
+  return 0;
+}
+
+/* fx16 blocks for tensor ti: --fx-block, else its contiguous dimension (at most FX_DEFAULT_MAX) */
+static void set_blocks(struct target *tg, size_t nf, const mpe_io_tensor *ti)
+{
+  uint64_t d = ti->ndim == 0 ? 1 : ti->fortran_order ? ti->shape[0] : ti->shape[ti->ndim - 1];
+  if (d == 0) d = 1;
+  if (d > FX_DEFAULT_MAX) d = FX_DEFAULT_MAX;
+  for (size_t k = 0; k < nf; k++)
+    if (tg[k].t.kind == MPE_TARGET_FX16 && !tg[k].fixed_block)
+      tg[k].t.block = (size_t)d;
+}
+
+static mpe_range *alloc_for(const struct target *tg, size_t nf, const mpe_range_opts *ro)
+{
+  mpe_range_target t[MAXF];
+  for (size_t k = 0; k < nf; k++)
+    t[k] = tg[k].t;
+  return mpe_range_alloc_targets(t, nf, ro);
+}
 
 struct fhist { int first; uint64_t *c; size_t n; uint64_t below, above; };
 
 struct tres {
   const char *file;
+  size_t fxblock;             /* the fx16 block used (0: several) */
   char *name;
   mpe_type dtype;
   int ndim;
@@ -72,7 +143,7 @@ static json_t *hist_json(const struct fhist *h, int with_tails)
   return o;
 }
 
-static json_t *tensor_json(const struct tres *t, const mpe_format **fm, size_t nf, int margin)
+static json_t *tensor_json(const struct tres *t, const struct target *tg, size_t nf, int margin)
 {
   json_t *o = json_object();
   if (t->file) {
@@ -98,6 +169,13 @@ static json_t *tensor_json(const struct tres *t, const mpe_format **fm, size_t n
   for (size_t k = 0; k < nf; k++) {
     const mpe_range_stats *s = &t->st[k];
     json_t *x = json_object();
+    const struct target *g = &tg[k];
+    static const char *kinds[] = { "float", "q16", "fx16" };
+    json_object_set_new(x, "kind", json_string(kinds[g->t.kind]));
+    if (g->t.kind == MPE_TARGET_Q16)
+      json_object_set_new(x, "frac_bits", json_integer(g->t.frac_bits));
+    if (g->t.kind == MPE_TARGET_FX16)
+      json_object_set_new(x, "block", t->fxblock ? json_integer((json_int_t)t->fxblock) : json_null());
     json_object_set_new(x, "underflow", json_integer((json_int_t)s->underflow));
     json_object_set_new(x, "underflow_flush", json_integer((json_int_t)s->underflow_flush));
     json_object_set_new(x, "subnormal", json_integer((json_int_t)s->subnormal));
@@ -113,14 +191,24 @@ static json_t *tensor_json(const struct tres *t, const mpe_format **fm, size_t n
     } else {
       json_object_set_new(x, "recommended_scale", json_null());
       json_object_set_new(x, "recommended_scale_log2", json_null());
-      json_object_set_new(x, "underflow_at_scale", json_integer(0));
-      json_object_set_new(x, "underflow_at_scale_flush", json_integer(0));
+      json_object_set_new(x, "underflow_at_scale", json_integer((json_int_t)s->underflow_at_scale));
+      json_object_set_new(x, "underflow_at_scale_flush", json_integer((json_int_t)s->underflow_at_scale_flush));
     }
-    json_object_set_new(x, "max_finite", json_real(mpe_format_max(fm[k])));
-    json_object_set_new(x, "min_normal", json_real(mpe_format_min_normal(fm[k])));
-    json_object_set_new(x, "min_subnormal", json_real(mpe_format_min_subnormal(fm[k])));
+    if (g->t.kind == MPE_TARGET_FLOAT) {
+      json_object_set_new(x, "max_finite", json_real(mpe_format_max(g->t.format)));
+      json_object_set_new(x, "min_normal", json_real(mpe_format_min_normal(g->t.format)));
+      json_object_set_new(x, "min_subnormal", json_real(mpe_format_min_subnormal(g->t.format)));
+    } else if (g->t.kind == MPE_TARGET_Q16) {   /* no subnormal range: both limits are the step 2^-F */
+      json_object_set_new(x, "max_finite", json_real(ldexp(32767.0, -g->t.frac_bits)));
+      json_object_set_new(x, "min_normal", json_real(ldexp(1.0, -g->t.frac_bits)));
+      json_object_set_new(x, "min_subnormal", json_real(ldexp(1.0, -g->t.frac_bits)));
+    } else {                                     /* relative to each block's max */
+      json_object_set_new(x, "max_finite", json_null());
+      json_object_set_new(x, "min_normal", json_null());
+      json_object_set_new(x, "min_subnormal", json_null());
+    }
     json_object_set_new(x, "histogram", hist_json(&t->fh[k], 1));
-    json_object_set_new(fo, mpe_format_name(fm[k]), x);
+    json_object_set_new(fo, g->name, x);
   }
   json_object_set_new(o, "formats", fo);
   return o;
@@ -146,7 +234,7 @@ static const char *pct(uint64_t a, uint64_t n, char *buf, size_t len)
   return buf;
 }
 
-static void print_tensor(const struct tres *t, const mpe_format **fm, size_t nf)
+static void print_tensor(const struct tres *t, const struct target *tg, size_t nf)
 {
   char b1[48], b2[48], b3[48], b4[48], b5[48];
   if (t->file) {
@@ -171,7 +259,7 @@ static void print_tensor(const struct tres *t, const mpe_format **fm, size_t nf)
       snprintf(sc, sizeof sc, "2^%d", s->scale_log2);
     else
       snprintf(sc, sizeof sc, "-");
-    printf("  %-6s %-18s %-18s %-16s %-9.3g %-7s %-18s %s\n", mpe_format_name(fm[k]),
+    printf("  %-6s %-18s %-18s %-16s %-9.3g %-7s %-18s %s\n", tg[k].name,
            pct(s->underflow, t->sum.count, b1, sizeof b1), pct(s->subnormal, t->sum.count, b2, sizeof b2),
            pct(s->overflow, t->sum.count, b3, sizeof b3), s->rel_error, sc,
            pct(s->underflow_at_scale, t->sum.count, b4, sizeof b4),
@@ -179,7 +267,25 @@ static void print_tensor(const struct tres *t, const mpe_format **fm, size_t nf)
   }
 }
 
-static void print_hist(const struct tres *t, const mpe_format **fm, size_t nf)
+/* the limits of a target, as binades: min subnormal, min normal, max finite, and the
+   binade at or below which values round to 0 (has = 0: none, fx16) */
+struct limits { int has, minsub, minnorm, max, zero; };
+
+static struct limits limits_of(const struct target *g)
+{
+  struct limits l = { 0, 0, 0, 0, 0 };
+  if (g->t.kind == MPE_TARGET_FLOAT) {
+    const mpe_format *f = g->t.format;
+    int emin = mpe_format_emin(f), p = mpe_format_precision(f);
+    l = (struct limits){ 1, emin - p + 1, emin, mpe_format_emax(f), emin - p };
+  } else if (g->t.kind == MPE_TARGET_Q16) {
+    int F = g->t.frac_bits;
+    l = (struct limits){ 1, -F, -F, 14 - F, -F - 1 };
+  }
+  return l;
+}
+
+static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
 {
   if (t->h.n == 0)
     return;
@@ -187,8 +293,11 @@ static void print_hist(const struct tres *t, const mpe_format **fm, size_t nf)
   for (size_t i = 0; i < t->h.n; i++)
     if (t->h.c[i] > mx)
       mx = t->h.c[i];
-  printf("  binades of |x| (marks: %s limits)\n", mpe_format_name(fm[0]));
-  int emin = mpe_format_emin(fm[0]), emax = mpe_format_emax(fm[0]), p = mpe_format_precision(fm[0]);
+  struct limits l = limits_of(&tg[0]);
+  if (l.has)
+    printf("  binades of |x| (marks: %s limits)\n", tg[0].name);
+  else
+    printf("  binades of |x|\n");
   (void)nf;
   for (size_t i = 0; i < t->h.n; i++) {
     int e = t->h.first + (int)i;
@@ -196,10 +305,14 @@ static void print_hist(const struct tres *t, const mpe_format **fm, size_t nf)
     char bar[51];
     memset(bar, '#', (size_t)w);
     bar[w] = 0;
-    const char *mark = e == emax ? "  <- max finite binade" : e == emin ? "  <- min normal" :
-                       e == emin - p + 1 ? "  <- min subnormal" : e == emin - p ? "  <- 2^e and below round to 0" : "";
-    if (e > emax)
-      mark = "  overflows";
+    const char *mark = "";
+    if (l.has) {
+      mark = e == l.max ? "  <- max finite binade" : e == l.minnorm && l.minsub != l.minnorm ? "  <- min normal" :
+             e == l.minsub ? (l.minsub == l.minnorm ? "  <- smallest non-zero" : "  <- min subnormal") :
+             e == l.zero ? "  <- 2^e and below round to 0" : "";
+      if (e > l.max)
+        mark = tg[0].t.kind == MPE_TARGET_Q16 ? "  saturates" : "  overflows";
+    }
     printf("  2^%-5d %10llu %-50s%s\n", e, (unsigned long long)t->h.c[i], bar, mark);
   }
 }
@@ -209,7 +322,9 @@ static void print_hist(const struct tres *t, const mpe_format **fm, size_t nf)
 static void help(void)
 {
   printf("usage: mpanalyze [range] FILE... [options]\n"
-         "  -f, --format LIST   target formats (default fp16,bf16,e4m3,e5m2)\n"
+         "  -f, --format LIST   target formats (default fp16,bf16,e4m3,e5m2); also q<F>\n"
+         "                      (= q16.<F>: 16-bit fixed point, F fraction bits) and fx16\n"
+         "      --fx-block N    fx16 block length (default: the contiguous dimension, at most 65536)\n"
          "  -t, --tensor NAME   only this tensor (may be repeated)\n"
          "  -m, --margin BITS   head room for the recommended scale (default 0)\n"
          "      --dtype T       raw files, and .npy |V2/|V1 arrays: bf16, fp16, e4m3, e5m2, fp32, fp64\n"
@@ -229,14 +344,14 @@ int mpa_cmd_range(int argc, char **argv)
     { "shape", required_argument, 0, 's' }, { "kind", required_argument, 0, 'k' },
     { "chunk", required_argument, 0, 'c' }, { "json", no_argument, 0, 'j' },
     { "plot", required_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
-    { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
-  const mpe_format *fm[MAXF];
+    { "help", no_argument, 0, 'h' }, { "fx-block", required_argument, 0, 'B' }, { 0, 0, 0, 0 } };
+  struct target tg[MAXF];
   size_t nf = 0;
   const char *flist = "fp16,bf16,e4m3,e5m2", *plot = NULL;
   const char **want = calloc((size_t)argc + 1, sizeof *want);
   size_t nwant = 0;
   int json = 0;
-  long margin = 0, chunk = 0;
+  long margin = 0, chunk = 0, fxblock = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
   optind = 1;
@@ -258,6 +373,12 @@ int mpa_cmd_range(int argc, char **argv)
       if (mpa_parse_int(optarg, 4096, 1L << 40, &chunk)) { mpa_error(NULL, "bad --chunk '%s'", optarg); goto out; }
       io.chunk_bytes = (size_t)chunk;
       break;
+    case 'B':
+      if (mpa_parse_int(optarg, 1, (long)MPE_RANGE_FX16_MAXBLOCK, &fxblock)) {
+        mpa_error(NULL, "bad --fx-block '%s' (1 to %zu)", optarg, MPE_RANGE_FX16_MAXBLOCK);
+        goto out;
+      }
+      break;
     case 'j': json = 1; break;
     case 'p': plot = optarg; break;
     case 'q': mpa_quiet = 1; break;
@@ -269,13 +390,14 @@ int mpa_cmd_range(int argc, char **argv)
     mpa_error(NULL, "no input file (mpanalyze --help)");
     goto out;
   }
-  if (mpa_parse_formats(flist, fm, MAXF, &nf))
+  if (parse_targets(flist, tg, &nf, fxblock))
     goto out;
   if (plot && (rc = mpa_plot_check_name(plot)))
     goto out;
   rc = MPA_EXIT_INPUT;
   mpe_range_opts ro = { .margin = (int)margin };
-  mpe_range *total = mpe_range_alloc(fm, nf, &ro);
+  mpe_range *total = alloc_for(tg, nf, &ro);
+  size_t fxused = 0;   /* the fx16 block of every tensor, 0 when they differ */
   struct tres *res = NULL;
   size_t nres = 0, cap = 0;
   char *found = calloc(nwant + 1, 1);
@@ -298,7 +420,8 @@ int mpa_cmd_range(int argc, char **argv)
           keep = 1, found[w] = 1;
       if (!keep)
         continue;
-      mpe_range *r = mpe_range_alloc(fm, nf, &ro);
+      set_blocks(tg, nf, &ti);
+      mpe_range *r = alloc_for(tg, nf, &ro);
       if (nres == cap) {
         cap = cap ? 2 * cap : 16;
         struct tres *nr = realloc(res, cap * sizeof *nr);
@@ -316,9 +439,13 @@ int mpa_cmd_range(int argc, char **argv)
       t->dtype = ti.dtype;
       t->ndim = ti.ndim;
       memcpy(t->shape, ti.shape, sizeof t->shape);
-      mpe_range *both[2] = { r, total };
-      int e = mpa_feed(f, i, path, both, 2, 1.0, NULL);
-      if (!e && extract(r, nf, t))
+      for (size_t k = 0; k < nf; k++)
+        if (tg[k].t.kind == MPE_TARGET_FX16) {
+          t->fxblock = tg[k].t.block;
+          fxused = nres == 1 || fxused == t->fxblock ? t->fxblock : 0;
+        }
+      int e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
+      if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
         e = mpa_error(NULL, "out of memory");
       mpe_range_free(r);
       if (e) {
@@ -343,6 +470,7 @@ int mpa_cmd_range(int argc, char **argv)
   char allname[64];
   snprintf(allname, sizeof allname, "all %zu tensors", nres);
   all.name = strdup(allname);
+  all.fxblock = fxused;
   if (extract(total, nf, &all)) {
     mpa_error(NULL, "out of memory");
     goto done;
@@ -351,7 +479,14 @@ int mpa_cmd_range(int argc, char **argv)
     const struct tres *pt = nres == 1 ? &res[0] : &all;
     char title[200];
     snprintf(title, sizeof title, "%s: %s", nres == 1 ? res[0].file : "mpanalyze", pt->name);
-    mpa_hist_plot hp = { title, pt->h.first, pt->h.c, pt->h.n, nf, fm };
+    mpa_mark marks[MAXF];
+    size_t nm = 0;
+    for (size_t k = 0; k < nf; k++) {
+      struct limits l = limits_of(&tg[k]);
+      if (l.has)
+        marks[nm++] = (mpa_mark){ tg[k].name, l.minsub, l.minnorm, l.max + 1 };
+    }
+    mpa_hist_plot hp = { title, pt->h.first, pt->h.c, pt->h.n, nm, marks };
     if ((rc = mpa_plot_histogram(plot, &hp))) {
       free_tres(&all, nf);
       goto done;
@@ -364,24 +499,24 @@ int mpa_cmd_range(int argc, char **argv)
     json_object_set_new(doc, "rounding", json_string("rne"));
     json_object_set_new(doc, "margin", json_integer(margin));
     for (size_t k = 0; k < nf; k++)
-      json_array_append_new(fl, json_string(mpe_format_name(fm[k])));
+      json_array_append_new(fl, json_string(tg[k].name));
     json_object_set_new(doc, "formats", fl);
     for (size_t i = 0; i < nres; i++)
-      json_array_append_new(arr, tensor_json(&res[i], fm, nf, (int)margin));
+      json_array_append_new(arr, tensor_json(&res[i], tg, nf, (int)margin));
     json_object_set_new(doc, "tensors", arr);
-    json_object_set_new(doc, "total", tensor_json(&all, fm, nf, (int)margin));
+    json_object_set_new(doc, "total", tensor_json(&all, tg, nf, (int)margin));
     rc = mpa_json_print(doc);
     json_decref(doc);
   } else {
     for (size_t i = 0; i < nres; i++) {
-      print_tensor(&res[i], fm, nf);
+      print_tensor(&res[i], tg, nf);
       if (nres == 1)
-        print_hist(&res[i], fm, nf);
+        print_hist(&res[i], tg, nf);
       printf("\n");
     }
     if (nres > 1) {
-      print_tensor(&all, fm, nf);
-      print_hist(&all, fm, nf);
+      print_tensor(&all, tg, nf);
+      print_hist(&all, tg, nf);
     }
     if (plot && !mpa_quiet)
       fprintf(stderr, "mpanalyze: wrote %s\n", plot);

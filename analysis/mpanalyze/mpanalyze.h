@@ -54,13 +54,17 @@ json_t *mpa_json_num(double v);
 /* ---- plots (plot.c); MPA_EXIT_INPUT with a message when built without PLplot */
 int mpa_plot_available(void);
 int mpa_plot_check_name(const char *file);   /* .svg or .png */
+typedef struct {           /* a target's limits, drawn as vertical lines at these binades */
+  const char *name;
+  double min_sub, min_normal, max_end;   /* max_end: one past the max finite binade */
+} mpa_mark;
 typedef struct {
   const char *title;
   int first;                /* binade of counts[0] */
   const uint64_t *counts;
   size_t n;
-  size_t nformats;
-  const mpe_format *const *formats;
+  size_t nmarks;
+  const mpa_mark *marks;
 } mpa_hist_plot;
 int mpa_plot_histogram(const char *file, const mpa_hist_plot *h);
 int mpa_plot_scale(const char *file, const char *title, const double *scale, const int *overflow, size_t n);

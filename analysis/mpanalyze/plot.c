@@ -76,9 +76,9 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
       mx = h->counts[i];
   }
   double xmin = h->n ? h->first - 2 : -30, xmax = h->n ? h->first + (double)h->n + 2 : 20;
-  for (size_t k = 0; k < h->nformats; k++) {   /* show the format limits near the data */
-    double lo = mpe_format_emin(h->formats[k]) - mpe_format_precision(h->formats[k]) + 1;
-    double hi = mpe_format_emax(h->formats[k]) + 1;
+  for (size_t k = 0; k < h->nmarks; k++) {   /* show the format limits near the data */
+    double lo = h->marks[k].min_sub;
+    double hi = h->marks[k].max_end;
     if (lo < xmin && lo > xmin - 40) xmin = lo - 2;
     if (hi > xmax && hi < xmax + 40) xmax = hi + 2;
   }
@@ -98,9 +98,9 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
     plcol0(3);
     plfill(4, x, y);
   }
-  for (size_t k = 0; k < h->nformats; k++) {
-    const mpe_format *f = h->formats[k];
-    double lines[3] = { mpe_format_emin(f) - mpe_format_precision(f) + 1, mpe_format_emin(f), mpe_format_emax(f) + 1 };
+  for (size_t k = 0; k < h->nmarks; k++) {
+    const mpa_mark *f = &h->marks[k];
+    double lines[3] = { f->min_sub, f->min_normal, f->max_end };
     static const char *what[3] = { "min sub", "min normal", "max" };
     format_colour(k);
     for (int j = 0; j < 3; j++) {
@@ -109,7 +109,9 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
       double ylab = ymax * (0.97 - 0.045 * (double)(3 * k + (size_t)j));   /* stagger the labels */
       plline(2, (PLFLT[]){ lines[j], lines[j] }, (PLFLT[]){ 0, ylab });
       char lab[64];
-      snprintf(lab, sizeof lab, "%s %s", mpe_format_name(f), what[j]);
+      if (j == 1 && f->min_normal == f->min_sub)
+        continue;   /* Q formats: no subnormal range */
+      snprintf(lab, sizeof lab, "%s %s", f->name, what[j]);
       plptex(lines[j], ylab, 1, 0, j == 2 ? 1.02 : -0.02, lab);
     }
   }

@@ -21,6 +21,44 @@ typedef struct {
 /* An accumulator for nformats (1..64) target formats (built-in or custom).
    NULL on bad arguments or no memory. */
 MPE_API mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o);
+
+/* Targets other than floating-point formats: 16-bit fixed point (DESIGN 3.4).
+   MPE_TARGET_Q16: value = q*2^-F (F = frac_bits), q an int16_t, round to nearest
+     even, saturating (mpe_fp32_to_q16). underflow: non-zero x with q = 0, i.e.
+     |x| <= 2^(-F-1); overflow: x saturated, x*2^F >= 32767.5 or < -32768.5 (the
+     tie at -32768.5 goes to -32768); no subnormals (underflow_flush = underflow);
+     error: of the exact value q*2^-F; recommended scale: the largest S = 2^k with
+     S*max|x| <= 32767*2^-F*2^-margin.
+   MPE_TARGET_FX16: QUDA's block-normalised format, mpe_fx16_encode with MPE_RNE on
+     blocks of `block` consecutive values (blocks run across calls; the last,
+     incomplete block counts as a shorter one whenever statistics are read).
+     underflow: non-zero x whose decoded value q*scale is 0 (q = 0: small next to
+     its block's max; or a block max below about 2^-134, whose scale is 0 in
+     binary32); no subnormals; no overflow except binary64 inputs beyond binary32's
+     range; error: of the decoded binary32 value; no recommended scale (has_scale
+     = 0, underflow_at_scale = underflow: the block scale absorbs a power of two).
+     Non-finite inputs, and binary64 inputs beyond binary32's range, enter their
+     block as 0; other binary64 inputs are rounded to binary32 (RNE) first. */
+typedef enum { MPE_TARGET_FLOAT = 0, MPE_TARGET_Q16 = 1, MPE_TARGET_FX16 = 2 } mpe_target_kind;
+#define MPE_RANGE_FX16_MAXBLOCK ((size_t)1 << 20)
+typedef struct {
+  mpe_target_kind kind;
+  const mpe_format *format;  /* MPE_TARGET_FLOAT */
+  int frac_bits;             /* MPE_TARGET_Q16: -512..512 */
+  size_t block;              /* MPE_TARGET_FX16: 1..MPE_RANGE_FX16_MAXBLOCK */
+} mpe_range_target;
+
+/* As mpe_range_alloc, with any mix of targets (1..64). NULL on bad arguments
+   (a NULL format, frac_bits or block out of range, unknown kind) or no memory. */
+MPE_API mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntargets,
+                                           const mpe_range_opts *o);
+/* The description of target k (formats given to mpe_range_alloc are MPE_TARGET_FLOAT). */
+MPE_API int mpe_range_target_get(const mpe_range *r, size_t k, mpe_range_target *t);
+/* Add everything src has seen to dst, as if dst had been fed src's values too
+   (src's open fx16 block is counted as a short block; dst's stays open). The
+   targets must be the same in kind, format and frac_bits (fx16 block lengths may
+   differ) and the margins equal, else MPE_EINVAL and dst is unchanged. dst != src. */
+MPE_API int mpe_range_merge(mpe_range *dst, const mpe_range *src);
 MPE_API void mpe_range_free(mpe_range *r);       /* NULL is ignored */
 MPE_API size_t mpe_range_nformats(const mpe_range *r);
 
@@ -44,6 +82,7 @@ typedef struct {
   uint64_t underflow_flush;  /* non-zero finite x that become ±0 when subnormal results are flushed */
   double rel_error;          /* ||round(x)-x||_2 / ||x||_2 over finite x that do not overflow (0 when none) */
   double max_rel_error;      /* max |round(x)-x|/|x| over the same x, x != 0 */
+  /* (round(x): the format's value; Q16: q*2^-F exactly; FX16: the decoded binary32 q*scale) */
   /* the recommended static loss scale S = 2^scale_log2: the largest power of two with
      S*max_abs <= max_finite*2^-margin; has_scale is 0 when no non-zero finite value was seen */
   int has_scale;
@@ -58,7 +97,8 @@ MPE_API int mpe_range_stats_get(const mpe_range *r, size_t k, mpe_range_stats *s
 
 /* What scaling every value by 2^e before rounding to format k would do:
    the underflow counts as above, and *overflows = 1 if some finite value
-   would overflow (0 otherwise). Any argument but r may be NULL. */
+   would overflow (0 otherwise). Any argument but r may be NULL. Q16 targets:
+   underflow_flush = underflow. FX16 targets: MPE_EUNSUP (no scale applies). */
 MPE_API int mpe_range_at_scale(const mpe_range *r, size_t k, int e, uint64_t *underflow,
                                uint64_t *underflow_flush, int *overflows);
 
@@ -66,6 +106,9 @@ MPE_API int mpe_range_at_scale(const mpe_range *r, size_t k, int e, uint64_t *un
    k < 0: over the binades of the data (from the smallest to the largest seen; *n = 0 when
    there are none; *below = *above = 0). k >= 0: over format k's binades, from its smallest
    subnormal (emin - p + 1) to emax; values below and above that go to *below / *above.
+   Q16 targets: from binade -F (2^-F, the smallest non-zero value) to 14 - F.
+   FX16 targets: binades relative to the block's max m, floor(log2|x|) - floor(log2 m),
+   from -16 to 0 (17 bins); *below counts the non-zero finite x further below, *above is 0.
    *n receives the number of bins; if cap < *n nothing is written and MPE_ERANGE is returned.
    below and above may be NULL. */
 MPE_API int mpe_range_histogram(const mpe_range *r, int k, int *first, uint64_t *counts, size_t cap,

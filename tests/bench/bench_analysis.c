@@ -16,8 +16,9 @@ static double now(void)
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* read the whole tensor, feeding r (NULL: read only); returns seconds */
-static double pass(const char *path, const mpe_format **f, size_t nf)
+/* read the whole tensor, feeding an accumulator for targets t[0..nt) (nt = 0: read
+   only); returns seconds */
+static double pass(const char *path, const mpe_range_target *t, size_t nt)
 {
   static float buf[1 << 18];
   mpe_io *io;
@@ -26,7 +27,7 @@ static double pass(const char *path, const mpe_format **f, size_t nf)
     fprintf(stderr, "bench_analysis: %s\n", msg);
     exit(1);
   }
-  mpe_range *r = nf ? mpe_range_alloc(f, nf, NULL) : NULL;
+  mpe_range *r = nt ? mpe_range_alloc_targets(t, nt, NULL) : NULL;
   double t0 = now();
   size_t n;
   double sink = 0;
@@ -37,12 +38,12 @@ static double pass(const char *path, const mpe_format **f, size_t nf)
     else
       sink += buf[n - 1];
   }
-  double t = now() - t0;
+  double sec = now() - t0;
   if (sink == 12345.678)
     puts("");
   mpe_range_free(r);
   mpe_io_close(io);
-  return t;
+  return sec;
 }
 
 int main(void)
@@ -79,21 +80,30 @@ int main(void)
   }
   fclose(fp);
   free(x);
-  const mpe_format *f4[4] = { mpe_format_lookup("fp16"), mpe_format_lookup("bf16"), mpe_format_lookup("e4m3"),
-                              mpe_format_lookup("e5m2") };
+  mpe_range_target f4[4] = { { MPE_TARGET_FLOAT, mpe_format_lookup("fp16"), 0, 0 },
+                             { MPE_TARGET_FLOAT, mpe_format_lookup("bf16"), 0, 0 },
+                             { MPE_TARGET_FLOAT, mpe_format_lookup("e4m3"), 0, 0 },
+                             { MPE_TARGET_FLOAT, mpe_format_lookup("e5m2"), 0, 0 } };
+  mpe_range_target q8 = { MPE_TARGET_Q16, NULL, 8, 0 }, fx = { MPE_TARGET_FX16, NULL, 0, 1024 };
   pass(path, NULL, 0);            /* warm the page cache */
-  double tr = 1e30, t1 = 1e30, t4 = 1e30;
+  double tr = 1e30, t1 = 1e30, t4 = 1e30, tq = 1e30, tf = 1e30;
   for (int rep = 0; rep < 3; rep++) {
-    double a = pass(path, NULL, 0), b = pass(path, f4, 1), c = pass(path, f4, 4);
+    double a = pass(path, NULL, 0), b = pass(path, f4, 1), c = pass(path, f4, 4), d = pass(path, &q8, 1);
     if (a < tr) tr = a;
     if (b < t1) t1 = b;
     if (c < t4) t4 = c;
+    if (d < tq) tq = d;
   }
+  tf = pass(path, &fx, 1);        /* once: the slow one */
   unlink(path);
   double bytes = (double)n * 4;
-  printf("bench_analysis: %zu MiB float32 .npy, best of 3 (simd: %s)\n", mb, mpe_cpu_features());
+  printf("bench_analysis: %zu MiB float32 .npy, best of 3 (fx16: 1 run), calls of 2^18 values "
+         "(one thread; simd: %s)\n", mb, mpe_cpu_features());
   printf("  %-36s %8.0f MB/s   ratio 1.00 (reference)\n", "read the file (mpe_io_read)", bytes / tr / 1e6);
   printf("  %-36s %8.0f MB/s   ratio %.2f of read time\n", "range analysis, 1 format (fp16)", bytes / t1 / 1e6, t1 / tr);
   printf("  %-36s %8.0f MB/s   ratio %.2f of read time\n", "range analysis, 4 formats", bytes / t4 / 1e6, t4 / tr);
+  printf("  %-36s %8.0f MB/s   ratio %.2f of read time\n", "range analysis, q16.8", bytes / tq / 1e6, tq / tr);
+  printf("  %-36s %8.0f MB/s   ratio %.2f of read time\n", "range analysis, fx16 (block 1024)", bytes / tf / 1e6,
+         tf / tr);
   return 0;
 }

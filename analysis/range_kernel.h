@@ -1,0 +1,266 @@
+/* The range-analysis kernels, written once with GCC vector extensions and
+   included by range_avx2.c (VW = 8) and range_avx512.c (VW = 16), each compiled
+   with its own -m flags; RK_LOW/RK_HIGH take the halves of a vector. The
+   portable oracle is in range.c; the results are the same bits:
+   - counts: |x| bit patterns against the target's thresholds;
+   - sums of (round(x)-x)^2 and x^2: element i in lane i % 16, folded by mpei_rfold
+     (the squares are exact: round(x)-x has at most 24 significant bits);
+   - the largest |round(x)-x|/|x|: per lane the best pair (ad, ax), compared by
+     cross products ad*bx > bd*ax (exact: 24-bit factors), one division per lane
+     at the end; division rounds monotonically, so this is the max of the quotients.
+   Needs VW, RK_LOW, RK_HIGH, RK_CVTD and RK_CVTL (binary32 and int32 half vectors
+   widened to 64-bit lanes) and RK_NAME(stem) (the entry points' names). */
+#include <stdint.h>
+#include <string.h>
+
+/* VW binary32 lanes per vector (8: AVX2, 16: AVX-512), VW/2 binary64 lanes;
+   an iteration takes 16 values as NV = 16/VW float vectors, 2*NV double halves */
+#define RK_NV (16 / VW)
+typedef float rk_vf __attribute__((vector_size(VW * 4)));
+typedef uint32_t rk_vu __attribute__((vector_size(VW * 4)));
+typedef int32_t rk_vi __attribute__((vector_size(VW * 4)));
+typedef float rk_hf __attribute__((vector_size(VW * 2)));
+typedef int32_t rk_hi __attribute__((vector_size(VW * 2)));
+typedef double rk_vd __attribute__((vector_size(VW * 4)));
+typedef int64_t rk_vl __attribute__((vector_size(VW * 4)));
+typedef uint16_t rk_vs __attribute__((vector_size(VW * 2)));
+
+#define RK_SPLATU(v) ((rk_vu){} + (uint32_t)(v))
+#define RK_SPLATD(v) ((rk_vd){} + (double)(v))
+#define RK_SELU(m, a, b) ((((rk_vu)(m)) & (a)) | (~((rk_vu)(m)) & (b)))
+#define RK_SELD(m, a, b) ((rk_vd)((((rk_vl)(m)) & (rk_vl)(a)) | (~((rk_vl)(m)) & (rk_vl)(b))))
+
+/* 16 values from p into NV vectors; the tail padded with zeros (which count nowhere) */
+static inline __attribute__((always_inline)) void rk_load(rk_vf *v, const float *p, size_t left)
+{
+  if (left >= 16) {
+    memcpy(v, p, 64);
+  } else {
+    float t[16] = { 0 };
+    memcpy(t, p, left * sizeof *p);
+    memcpy(v, t, 64);
+  }
+}
+
+/* the running sums of 8 (AVX-512) or 4 (AVX2) lanes, and the best (|d|, |x|) pairs:
+   the max does not depend on the order, so AVX-512 keeps two sets of pairs, one for
+   even and one for odd iterations, to halve the chain of dependent instructions */
+struct rk_acc { rk_vd e2, x2; };
+struct rk_max { rk_vd bd, bx; };
+
+static inline __attribute__((always_inline)) void rk_half(struct rk_acc *A, struct rk_max *M, rk_vd xd, rk_vd yd,
+                                                         rk_vl okl)
+{
+  rk_vd d = (rk_vd)((rk_vl)(yd - xd) & okl), xs = (rk_vd)((rk_vl)xd & okl);
+  A->e2 += d * d;
+  A->x2 += xs * xs;
+  rk_vd ad = (rk_vd)((rk_vl)d & 0x7fffffffffffffffll);
+  rk_vd ax = RK_SELD(okl, (rk_vd)((rk_vl)xd & 0x7fffffffffffffffll), RK_SPLATD(1.0));
+  rk_vl better = ad * M->bx > M->bd * ax;
+  M->bd = RK_SELD(better, ad, M->bd);
+  M->bx = RK_SELD(better, ax, M->bx);
+}
+
+/* round to nearest even to an integer, exactly, whatever the rounding mode: truncate
+   (after clamping; only lanes with |v| <= 32768.5 count), then step away from 0 when
+   the rest is over 1/2, or 1/2 with an odd integer part */
+static inline __attribute__((always_inline)) rk_vd rk_rne(rk_vd v)
+{
+  const rk_vd LIM = RK_SPLATD(65536.0);
+  v = RK_SELD(v > LIM, LIM, v);
+  v = RK_SELD(v < -LIM, -LIM, v);
+  rk_hi ti = __builtin_convertvector(v, rk_hi);
+  rk_vd t = __builtin_convertvector(ti, rk_vd), f = v - t;
+  rk_vd af = (rk_vd)((rk_vl)f & 0x7fffffffffffffffll);
+  rk_vl odd = (RK_CVTL(ti) & 1) != 0;
+  rk_vl up = (af > RK_SPLATD(0.5)) | ((af == RK_SPLATD(0.5)) & odd);
+  rk_vd step = RK_SELD(f < RK_SPLATD(0.0), RK_SPLATD(-1.0), RK_SPLATD(1.0));
+  return t + RK_SELD(up, step, RK_SPLATD(0.0));
+}
+
+/* q: 0 for a float target (y given), 1 for Q16 (rounded here), 2 for a float
+   target rounded here (on magnitudes: |y|-|x| has the size of y-x) */
+struct rk_ctx {
+  rk_vu U, S, OP, ON, MNB, LOW, cu, cs, co;
+  rk_vd TF, TMF;
+  rk_vf K1, K2, MINSUB;
+  uint32_t dsh, hm1, lsb;
+};
+
+/* one vector of VW values: counts, then its two halves into A and B */
+static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf xv, rk_vf yv, struct rk_acc *A,
+                                                        struct rk_acc *B, struct rk_max *MA, struct rk_max *MB,
+                                                        const int q)
+{
+  rk_vu u = (rk_vu)xv, a = u & 0x7fffffffu;
+  rk_vi neg = (rk_vi)u < 0;
+  rk_vi fin = (rk_vi)((a - 1u) < 0x7f7fffffu);                /* non-zero and finite */
+  rk_vi ov = fin & (rk_vi)(a >= RK_SELU(neg, c->ON, c->OP));
+  rk_vi ok = fin & ~ov;
+  c->co -= (rk_vu)ov;
+  c->cu -= (rk_vu)(ok & (rk_vi)(a <= c->U));
+  c->cs -= (rk_vu)(ok & (rk_vi)(a > c->U) & (rk_vi)(a <= c->S));
+  if (q == 2) {
+    rk_vu yn = (a + c->hm1 + ((a >> c->dsh) & c->lsb)) & ~c->LOW;
+    /* below 2^emin: exact operations only (see mpei_rthr32) */
+    rk_vf xs = (rk_vf)a * c->K1 * c->K2;
+    rk_vi i = __builtin_convertvector(xs, rk_vi);    /* truncation; lanes >= 2^emin are not used */
+    rk_vf f = xs - __builtin_convertvector(i, rk_vf);
+    i -= (f > 0.5f) | ((f == 0.5f) & ((i & 1) != 0));
+    rk_vu ys = (rk_vu)(__builtin_convertvector(i, rk_vf) * c->MINSUB);
+    xv = (rk_vf)a;
+    yv = (rk_vf)RK_SELU(a >= c->MNB, yn, ys);
+  }
+  rk_vd xl = RK_CVTD(RK_LOW(xv)), xh = RK_CVTD(RK_HIGH(xv)), yl, yh;
+  if (q == 1) {
+    yl = rk_rne(xl * c->TF) * c->TMF;
+    yh = rk_rne(xh * c->TF) * c->TMF;
+  } else {
+    yl = RK_CVTD(RK_LOW(yv));
+    yh = RK_CVTD(RK_HIGH(yv));
+  }
+  rk_half(A, MA, xl, yl, RK_CVTL(RK_LOW(ok)));
+  rk_half(B, MB, xh, yh, RK_CVTL(RK_HIGH(ok)));
+}
+
+static inline __attribute__((always_inline)) void rk_core(const float *x, const float *y, size_t n,
+                                                         const mpei_rthr32 *t, mpei_rblk *o, const int q)
+{
+  struct rk_ctx c;
+  c.U = RK_SPLATU(t->u);
+  c.S = RK_SPLATU(t->s);
+  c.OP = RK_SPLATU(t->opos);
+  c.ON = RK_SPLATU(t->oneg);
+  c.TF = RK_SPLATD(t->two_f);
+  c.TMF = RK_SPLATD(t->two_mf);
+  c.dsh = t->dsh;
+  c.hm1 = c.dsh ? (1u << c.dsh >> 1) - 1 : 0;
+  c.lsb = c.dsh ? 1 : 0;
+  c.MNB = RK_SPLATU(t->mnb);
+  c.LOW = RK_SPLATU((1u << c.dsh) - 1);
+  c.K1 = (rk_vf){} + t->k1;
+  c.K2 = (rk_vf){} + t->k2;
+  c.MINSUB = (rk_vf){} + t->minsub;
+  c.cu = c.cs = c.co = (rk_vu){ 0 };
+  struct rk_acc A[4];
+  struct rk_max M[8];
+  for (int j = 0; j < 4; j++)
+    A[j] = (struct rk_acc){ { 0 }, { 0 } };
+  for (int j = 0; j < 8; j++)
+    M[j] = (struct rk_max){ { 0 }, RK_SPLATD(1.0) };
+  struct rk_acc A0 = A[0], A1 = A[1], A2 = A[2], A3 = A[3];
+  struct rk_max M0 = M[0], M1 = M[1], M2 = M[2], M3 = M[3];
+#if VW == 16
+  for (size_t i = 0; i < n; i += 32) {
+    rk_vf xv[2] = { { 0 }, { 0 } }, yv[2] = { { 0 }, { 0 } };
+    rk_load(&xv[0], x + i, n - i);
+    if (n - i > 16)
+      rk_load(&xv[1], x + i + 16, n - i - 16);
+    if (q == 0) {
+      rk_load(&yv[0], y + i, n - i);
+      if (n - i > 16)
+        rk_load(&yv[1], y + i + 16, n - i - 16);
+    }
+    rk_vec(&c, xv[0], q ? xv[0] : yv[0], &A0, &A1, &M0, &M1, q);
+    rk_vec(&c, xv[1], q ? xv[1] : yv[1], &A0, &A1, &M2, &M3, q);
+  }
+#else
+  for (size_t i = 0; i < n; i += 16) {
+    rk_vf xv[RK_NV], yv[RK_NV];
+    rk_load(xv, x + i, n - i);
+    if (q == 0)
+      rk_load(yv, y + i, n - i);
+    else
+      for (int h = 0; h < RK_NV; h++)
+        yv[h] = xv[h];
+    rk_vec(&c, xv[0], yv[0], &A0, &A1, &M0, &M1, q);
+    rk_vec(&c, xv[1], yv[1], &A2, &A3, &M2, &M3, q);
+  }
+#endif
+  A[0] = A0;
+  A[1] = A1;
+  A[2] = A2;
+  A[3] = A3;
+  M[0] = M0;
+  M[1] = M1;
+  M[2] = M2;
+  M[3] = M3;
+  double le[16], lx[16], m = o->maxrel;
+  uint64_t su = 0, ss = 0, so = 0;
+  for (int l = 0; l < VW; l++) {
+    su += c.cu[l];
+    ss += c.cs[l];
+    so += c.co[l];
+  }
+  for (int j = 0; j < 2 * RK_NV; j++)
+    for (int l = 0; l < VW / 2; l++) {   /* lane j*VW/2 + l holds the elements i = that mod 16 */
+      le[j * VW / 2 + l] = A[j].e2[l];
+      lx[j * VW / 2 + l] = A[j].x2[l];
+    }
+  for (int j = 0; j < 4; j++)
+    for (int l = 0; l < VW / 2; l++)
+      if (M[j].bd[l] > 0) {
+        double rel = M[j].bd[l] / M[j].bx[l];
+        if (rel > m)
+          m = rel;
+      }
+  o->underflow = su;
+  o->subnormal = ss;
+  o->overflow = so;
+  o->e2 = mpei_rfold(le);
+  o->x2 = mpei_rfold(lx);
+  o->maxrel = m;
+}
+
+void RK_NAME(float)(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+{
+  rk_core(x, y, n, t, o, 0);
+}
+
+void RK_NAME(q)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+{
+  rk_core(x, NULL, n, t, o, 1);
+}
+
+void RK_NAME(fused)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+{
+  rk_core(x, NULL, n, t, o, 2);
+}
+
+void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn, uint32_t *mxp,
+                   uint32_t *mxn)
+{
+  rk_vu vmn = RK_SPLATU(0xffffffffu), vp = { 0 }, vn = { 0 };
+  const rk_vu NC = RK_SPLATU((uint32_t)k->ncat), TOP = RK_SPLATU((uint32_t)k->ncat - 1);
+  for (size_t i = 0; i < n; i += 16) {
+    rk_vf xv[RK_NV];
+    rk_load(xv, x + i, n - i);
+    uint16_t kk[16];
+#pragma GCC unroll 2
+    for (int h = 0; h < RK_NV; h++) {
+      rk_vu u = (rk_vu)xv[h], a = u & 0x7fffffffu, fr = u & 0x7fffffu;
+      rk_vi ok = (rk_vi)((a - 1u) < 0x7f7fffffu), neg = (rk_vi)u < 0;
+      rk_vu lo = RK_SELU(ok, a, RK_SPLATU(0xffffffffu));
+      rk_vu hp = RK_SELU(ok & ~neg, a, RK_SPLATU(0)), hn = RK_SELU(ok & neg, a, RK_SPLATU(0));
+      vmn = RK_SELU(lo < vmn, lo, vmn);
+      vp = RK_SELU(hp > vp, hp, vp);
+      vn = RK_SELU(hn > vn, hn, vn);
+      rk_vu c = { 0 };
+      for (int j = 0; j < k->nthr; j++)
+        c -= (rk_vu)(fr >= RK_SPLATU(k->fthr[j]));
+      c = RK_SELU(fr == 0, TOP, c);
+      rk_vs kv = __builtin_convertvector((a >> 23) * NC + c, rk_vs);
+      memcpy(kk + h * VW, &kv, sizeof kv);
+    }
+    memcpy(key + i, kk, (n - i < 16 ? n - i : 16) * sizeof *key);
+  }
+  uint32_t a = *mn, b = *mxp, c = *mxn;
+  for (int l = 0; l < VW; l++) {
+    if (vmn[l] < a) a = vmn[l];
+    if (vp[l] > b) b = vp[l];
+    if (vn[l] > c) c = vn[l];
+  }
+  *mn = a;
+  *mxp = b;
+  *mxn = c;
+}
