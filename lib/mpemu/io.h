@@ -1,10 +1,103 @@
-/* mpemu — tensor-file readers: npy, npz, safetensors, raw, text (issue 6). */
+/* mpemu — tensor-file readers: npy, npz, safetensors, raw, text (issue 6).
+   A file holds one or more tensors; each is read in chunks, so a file larger
+   than memory is analysed in memory bounded by the chunk size. Every reader
+   validates what it is told (header lengths, shapes, offsets, sizes) against
+   the file before anything is returned. */
 #ifndef MPEMU_IO_H
 #define MPEMU_IO_H
 #include "mpemu/core.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define MPE_IO_MAXDIM 32   /* the most dimensions a tensor may have */
+
+typedef enum {
+  MPE_IO_AUTO = 0,     /* by content (.npy and zip magic), then by extension */
+  MPE_IO_NPY,
+  MPE_IO_NPZ,
+  MPE_IO_SAFETENSORS,
+  MPE_IO_RAW,          /* little-endian values; needs a dtype */
+  MPE_IO_TEXT          /* numbers separated by white space, ',' or ';'; '#' starts a comment */
+} mpe_io_kind;
+
+typedef struct {
+  mpe_io_kind kind;    /* MPE_IO_AUTO (0) to guess */
+  int has_dtype;       /* 1: `dtype` says what raw files and .npy |V1/|V2 (or u1/u2) arrays hold */
+  mpe_type dtype;      /* MPE_FP64, MPE_FP32, MPE_FP16, MPE_BF16, MPE_E4M3 or MPE_E5M2 */
+  int ndim;            /* raw files: the shape (0: one dimension taken from the file size) */
+  uint64_t shape[MPE_IO_MAXDIM];
+  size_t chunk_bytes;  /* bytes read at a time (0: 4 MiB; at least 4096 is used) */
+  uint64_t max_member_bytes; /* .npz: refuse members larger than this once inflated (0: 64 GiB) */
+} mpe_io_opts;         /* a zeroed struct or NULL means the defaults */
+
+typedef struct {
+  const char *name;    /* the tensor's name (file name without extension for single-tensor files); valid UTF-8 */
+  mpe_type dtype;      /* how the values are stored (text: MPE_FP64) */
+  mpe_type value_type; /* what mpe_io_read delivers: MPE_FP64 (double) for FP64 data, else MPE_FP32 (float) */
+  int ndim;
+  uint64_t shape[MPE_IO_MAXDIM];
+  uint64_t count;      /* number of values (product of the shape) */
+  int fortran_order;   /* .npy: column-major storage (values are delivered in storage order) */
+  int big_endian;      /* .npy: big-endian storage (converted while reading) */
+} mpe_io_tensor;
+
+typedef struct mpe_io mpe_io;
+
+/* Open `path` and validate its header(s). On success *f is set; on failure *f is
+   NULL, and msg (when not NULL) receives one line (no file name) saying why.
+   Errors: MPE_EINVAL (NULL arguments, bad options), MPE_EIO (cannot open or read),
+   MPE_EFORMAT (malformed, truncated or inconsistent file), MPE_EUNSUP (a valid file
+   whose dtype or compression is not supported), MPE_ENOMEM. */
+MPE_API int mpe_io_open(mpe_io **f, const char *path, const mpe_io_opts *o, char *msg, size_t msglen);
+MPE_API void mpe_io_close(mpe_io *f);                 /* NULL is ignored */
+
+MPE_API mpe_io_kind mpe_io_kind_of(const mpe_io *f);
+MPE_API const char *mpe_io_kind_name(mpe_io_kind k);  /* "npy", "npz", ... */
+/* Number of tensors. safetensors tensors of dtypes other than floating point
+   (I64, U8, BOOL, ...) are validated but not listed; mpe_io_skipped counts them. */
+MPE_API size_t mpe_io_count(const mpe_io *f);
+MPE_API size_t mpe_io_skipped(const mpe_io *f);
+/* The description of tensor i (the name stays valid until mpe_io_close). */
+MPE_API int mpe_io_info(const mpe_io *f, size_t i, mpe_io_tensor *t);
+/* Index of the tensor called `name`: MPE_ENOTFOUND if there is none. */
+MPE_API int mpe_io_find(const mpe_io *f, const char *name, size_t *i);
+
+/* Start (or restart) reading tensor i from its first value. */
+MPE_API int mpe_io_select(mpe_io *f, size_t i);
+/* Read the next values of the selected tensor: at most `max` of them, written to
+   `values` as float (value_type MPE_FP32) or double (MPE_FP64). *n receives the
+   number read; 0 means the tensor is finished. Errors: MPE_EFORMAT (the data end
+   early or are corrupt, e.g. a CRC or inflate error in a .npz member), MPE_EIO;
+   mpe_io_message then says why. */
+MPE_API int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n);
+/* The last error of f as one line, "" when none. */
+MPE_API const char *mpe_io_message(const mpe_io *f);
+/* Progress of reading: bytes of tensor data consumed so far over all tensors, and the total. */
+MPE_API uint64_t mpe_io_bytes_done(const mpe_io *f);
+MPE_API uint64_t mpe_io_bytes_total(const mpe_io *f);
+
+/* Storage dtype names: "f64|fp64|float64|F64", "f32|fp32|float32|F32", "f16|fp16|float16|half|F16",
+   "bf16|bfloat16|BF16", "e4m3|f8_e4m3|float8_e4m3fn|F8_E4M3", "e5m2|f8_e5m2|float8_e5m2|F8_E5M2"
+   (case-insensitive). Returns MPE_ENOTFOUND for others. Size in bytes of a dtype: 0 if not a dtype. */
+MPE_API int mpe_io_dtype_lookup(const char *name, mpe_type *t);
+MPE_API size_t mpe_io_dtype_size(mpe_type t);
+
+/* ---- writers (small, for examples and tests) */
+typedef struct {
+  const char *name;    /* safetensors / npz key */
+  mpe_type dtype;      /* stored type: FP64, FP32, FP16, BF16, E4M3, E5M2 */
+  int ndim;
+  const uint64_t *shape;
+  const void *data;    /* count values already in the stored encoding, little-endian */
+} mpe_io_out;
+
+/* One .npy file (version 1.0; FP16/FP32/FP64 as <f2/<f4/<f8, BF16/E4M3/E5M2 as |V2/|V1). */
+MPE_API int mpe_io_write_npy(const char *path, const mpe_io_out *t);
+/* One safetensors file with n tensors stored one after the other in the given order. */
+MPE_API int mpe_io_write_safetensors(const char *path, const mpe_io_out *t, size_t n);
+/* One .npz archive with n members NAME.npy; deflate: 1 compresses them. */
+MPE_API int mpe_io_write_npz(const char *path, const mpe_io_out *t, size_t n, int deflate);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,75 @@
-/* mpemu — range analysis of tensors for a target format (issue 6). */
+/* mpemu — range analysis of tensors for target formats (issue 6).
+   Feed the values of one tensor in any number of pieces; ask, for each
+   target format, what round-to-nearest-even would do to them: how many
+   underflow to zero, land in the subnormal range or overflow, the error
+   introduced, and the static loss scale to use. One pass, memory fixed at
+   allocation whatever the number of values. */
 #ifndef MPEMU_RANGE_H
 #define MPEMU_RANGE_H
 #include "mpemu/core.h"
+#include "mpemu/format.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct mpe_range mpe_range;
+
+typedef struct {
+  int margin;          /* bits of head room for the recommended scale: S*max|x| <= max_finite*2^-margin (>= 0) */
+} mpe_range_opts;      /* zeroed or NULL: margin 0 */
+
+/* An accumulator for nformats (1..64) target formats (built-in or custom).
+   NULL on bad arguments or no memory. */
+MPE_API mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o);
+MPE_API void mpe_range_free(mpe_range *r);       /* NULL is ignored */
+MPE_API size_t mpe_range_nformats(const mpe_range *r);
+
+/* Add n values (binary32 or binary64). MPE_EINVAL for NULL with n > 0. */
+MPE_API int mpe_range_add_f32(mpe_range *r, const float *x, size_t n);
+MPE_API int mpe_range_add_f64(mpe_range *r, const double *x, size_t n);
+
+typedef struct {
+  uint64_t count;            /* values seen */
+  uint64_t zeros;            /* exact ±0 */
+  uint64_t nan, inf;         /* non-finite inputs (nonfinite = nan + inf) */
+  double max_abs;            /* largest finite |x| (0 when none) */
+  double min_abs_nonzero;    /* smallest non-zero finite |x| (0 when none) */
+} mpe_range_summary;
+
+typedef struct {
+  /* round to nearest even, subnormals kept, no saturation: */
+  uint64_t underflow;        /* non-zero finite x rounding to ±0 */
+  uint64_t subnormal;        /* x whose rounded value is non-zero and below the smallest normal */
+  uint64_t overflow;         /* finite x rounding to ±inf (NaN for formats without inf, like E4M3) */
+  uint64_t underflow_flush;  /* non-zero finite x that become ±0 when subnormal results are flushed */
+  double rel_error;          /* ||round(x)-x||_2 / ||x||_2 over finite x that do not overflow (0 when none) */
+  double max_rel_error;      /* max |round(x)-x|/|x| over the same x, x != 0 */
+  /* the recommended static loss scale S = 2^scale_log2: the largest power of two with
+     S*max_abs <= max_finite*2^-margin; has_scale is 0 when no non-zero finite value was seen */
+  int has_scale;
+  int scale_log2;
+  uint64_t underflow_at_scale;       /* non-zero finite x with S*x rounding to ±0 */
+  uint64_t underflow_at_scale_flush; /* ... or to a subnormal, i.e. with subnormals flushed */
+} mpe_range_stats;
+
+MPE_API int mpe_range_summary_get(const mpe_range *r, mpe_range_summary *s);
+/* Statistics for format k (in the order given to mpe_range_alloc). */
+MPE_API int mpe_range_stats_get(const mpe_range *r, size_t k, mpe_range_stats *s);
+
+/* What scaling every value by 2^e before rounding to format k would do:
+   the underflow counts as above, and *overflows = 1 if some finite value
+   would overflow (0 otherwise). Any argument but r may be NULL. */
+MPE_API int mpe_range_at_scale(const mpe_range *r, size_t k, int e, uint64_t *underflow,
+                               uint64_t *underflow_flush, int *overflows);
+
+/* Binade histogram: counts[i] = number of non-zero finite x with floor(log2|x|) = *first + i.
+   k < 0: over the binades of the data (from the smallest to the largest seen; *n = 0 when
+   there are none; *below = *above = 0). k >= 0: over format k's binades, from its smallest
+   subnormal (emin - p + 1) to emax; values below and above that go to *below / *above.
+   *n receives the number of bins; if cap < *n nothing is written and MPE_ERANGE is returned.
+   below and above may be NULL. */
+MPE_API int mpe_range_histogram(const mpe_range *r, int k, int *first, uint64_t *counts, size_t cap,
+                                size_t *n, uint64_t *below, uint64_t *above);
 
 #ifdef __cplusplus
 }
