@@ -397,6 +397,7 @@ int main(void)
 {
   Suite *s = suite_create("update");
   TCase *tc = tcase_create("rule");
+  tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_rule_by_hand, 0, 2);
   tcase_add_loop_test(tc, test_exhaustive_mpfr, 0, 2);
   tcase_add_test(tc, test_no_double_rounding);
@@ -407,6 +408,7 @@ int main(void)
   tcase_add_test(tc, test_overflow);
   suite_add_tcase(s, tc);
   tc = tcase_create("sr");
+  tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_sr_statistics, 0, 2);
   tcase_add_test(tc, test_sr_threads);
   suite_add_tcase(s, tc);
