@@ -6,7 +6,12 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include <unistd.h>
+#include <fcntl.h>
+#include <jansson.h>
 #include "testsupport.h"
+
+int mpa_cmd_update(int argc, char **argv);
 
 static const char *const low_names[] = { "fp16", "bf16" };
 
@@ -27,13 +32,13 @@ static double mpfr_rne(double x, const mpe_format *f)
 }
 
 /* Weights around powers of two, updates u = ±k·ulp(w)/8, k = 1..7: the count of
-   lost updates follows from the rule written out case by case here. */
-START_TEST(test_rule_by_hand)
+   lost updates follows from the rule written out case by case here. Returns n;
+   *lost_want receives the count, lost[i] (when not NULL) each verdict. */
+static size_t rule_cases(int p, double **wp, double **up, int **lostp, uint64_t *lost_want)
 {
-  const mpe_format *f = mpe_format_lookup(low_names[_i]);
-  const int p = mpe_format_precision(f);
-  double *w = NULL, *u = NULL;
-  size_t n = 0, cap = 0;
+  size_t cap = 13 * 4 * 4 * 7, n = 0;
+  double *w = malloc(cap * sizeof *w), *u = malloc(cap * sizeof *u);
+  int *lv = malloc(cap * sizeof *lv);
   uint64_t want = 0;
   for (int e = -6; e <= 6; e++) {
     double b = ldexp(1.0, e), ulp = ldexp(1.0, e - p + 1);
@@ -44,11 +49,6 @@ START_TEST(test_rule_by_hand)
       for (int sw = -1; sw <= 1; sw += 2)
         for (int su = -1; su <= 1; su += 2)
           for (int k = 1; k <= 7; k++) {
-            if (n == cap) {
-              cap = cap ? 2 * cap : 256;
-              w = realloc(w, cap * sizeof *w);
-              u = realloc(u, cap * sizeof *u);
-            }
             w[n] = sw * ws[j];
             u[n] = su * k * ulp / 8;
             int toward_zero = sw != su;
@@ -57,12 +57,29 @@ START_TEST(test_rule_by_hand)
               lost = k <= 2;
             else                            /* threshold ulp/2 = 4/8, tie to the even one */
               lost = k < 4 || (k == 4 && even[j]);
+            lv[n] = lost;
             want += lost;
-            ck_assert_int_eq(mpe_update_is_lost(w[n], u[n], f), lost);
-            /* the MPFR oracle agrees with the hand rule (w + u is exact in binary64) */
-            ck_assert_int_eq(mpfr_rne(w[n] + u[n], f) == w[n], lost);
             n++;
           }
+  }
+  *wp = w;
+  *up = u;
+  *lostp = lv;
+  *lost_want = want;
+  return n;
+}
+
+START_TEST(test_rule_by_hand)
+{
+  const mpe_format *f = mpe_format_lookup(low_names[_i]);
+  double *w, *u;
+  int *lv;
+  uint64_t want;
+  size_t n = rule_cases(mpe_format_precision(f), &w, &u, &lv, &want);
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_int_eq(mpe_update_is_lost(w[i], u[i], f), lv[i]);
+    /* the MPFR oracle agrees with the hand rule (w + u is exact in binary64) */
+    ck_assert_int_eq(mpfr_rne(w[i] + u[i], f) == w[i], lv[i]);
   }
   mpe_update_stats st[MPE_UPDATE_NSTRATEGIES];
   ck_assert_int_eq(mpe_update_study(st, w, n, u, 1, 1, f, NULL), MPE_OK);
@@ -80,6 +97,7 @@ START_TEST(test_rule_by_hand)
   ck_assert_uint_eq(st[MPE_UPDATE_MASTER].lost, 0);
   free(w);
   free(u);
+  free(lv);
 }
 END_TEST
 
@@ -393,6 +411,182 @@ START_TEST(test_overflow)
 }
 END_TEST
 
+/* ---- the `mpanalyze update` subcommand */
+
+static int write_f32(const char *path, const double *v, size_t n, size_t rows)
+{
+  float *x = malloc(n * rows * sizeof *x);
+  for (size_t i = 0; i < n * rows; i++)
+    x[i] = (float)v[i];
+  uint64_t shape[2] = { rows, n };
+  mpe_io_out o = { "t", MPE_FP32, rows > 1 ? 2 : 1, rows > 1 ? shape : shape + 1, x };
+  int rc = mpe_io_write_npy(path, &o);
+  free(x);
+  return rc;
+}
+
+/* Run the subcommand with stdout and stderr captured; returns the exit status. */
+static int run_cli(char **argv, char *out, size_t outlen, char *err, size_t errlen)
+{
+  int argc = 0;
+  while (argv[argc])
+    argc++;
+  char on[] = "/tmp/mpe_updcli_outXXXXXX", en[] = "/tmp/mpe_updcli_errXXXXXX";
+  int fo = mkstemp(on), fe = mkstemp(en);
+  ck_assert(fo >= 0 && fe >= 0);
+  fflush(stdout);
+  fflush(stderr);
+  int so = dup(1), se = dup(2);
+  dup2(fo, 1);
+  dup2(fe, 2);
+  int rc = mpa_cmd_update(argc, argv);
+  fflush(stdout);
+  fflush(stderr);
+  dup2(so, 1);
+  dup2(se, 2);
+  close(so);
+  close(se);
+  ssize_t k = pread(fo, out, outlen - 1, 0);
+  out[k > 0 ? k : 0] = 0;
+  k = pread(fe, err, errlen - 1, 0);
+  err[k > 0 ? k : 0] = 0;
+  close(fo);
+  close(fe);
+  unlink(on);
+  unlink(en);
+  return rc;
+}
+
+START_TEST(test_cli_counts)
+{
+  const mpe_format *f = mpe_format_lookup(low_names[_i]);
+  double *w, *u;
+  int *lv;
+  uint64_t want;
+  size_t n = rule_cases(mpe_format_precision(f), &w, &u, &lv, &want);
+  char wp[64], up[64];
+  snprintf(wp, sizeof wp, "/tmp/mpe_updcli_w_%d_%d.npy", (int)getpid(), _i);
+  snprintf(up, sizeof up, "/tmp/mpe_updcli_u_%d_%d.npy", (int)getpid(), _i);
+  ck_assert_int_eq(write_f32(wp, w, n, 1), MPE_OK);
+  ck_assert_int_eq(write_f32(up, u, n, 1), MPE_OK);
+  static char out[1 << 16], err[4096];
+  char *argv[] = { "update", "--weights", wp, "--updates", up, "--format", (char *)low_names[_i],
+                   "--json", NULL };
+  ck_assert_int_eq(run_cli(argv, out, sizeof out, err, sizeof err), 0);
+  json_error_t je;
+  json_t *doc = json_loads(out, 0, &je);
+  ck_assert_msg(doc != NULL, "bad JSON: %s", je.text);
+  json_t *low = json_object_get(json_object_get(doc, "strategies"), "low");
+  ck_assert_int_eq(json_integer_value(json_object_get(low, "lost")), (json_int_t)want);
+  ck_assert_int_eq(json_integer_value(json_object_get(low, "updates")), (json_int_t)n);
+  ck_assert(json_real_value(json_object_get(low, "lost_fraction")) == (double)want / (double)n);
+  for (int k = 0; k < MPE_UPDATE_NSTRATEGIES; k++) {
+    json_t *o = json_object_get(json_object_get(doc, "strategies"), mpe_update_strategy_name((mpe_update_strategy)k));
+    ck_assert_ptr_nonnull(o);
+    ck_assert_ptr_nonnull(json_object_get(o, "max_abs_drift"));
+    ck_assert_ptr_nonnull(json_object_get(o, "rms_drift"));
+  }
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "strategies"),
+                                      "master"), "lost")), 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(doc, "steps")), 1);
+  json_decref(doc);
+
+  /* 3 steps of the same row: after the first, the lost ones stay lost (w unchanged,
+     same u) and the others move w by at least one step; count only the first exactly */
+  char *argv3[] = { "update", "-w", wp, "-u", up, "-f", (char *)low_names[_i], "--steps", "3", "--json", NULL };
+  ck_assert_int_eq(run_cli(argv3, out, sizeof out, err, sizeof err), 0);
+  doc = json_loads(out, 0, &je);
+  ck_assert_ptr_nonnull(doc);
+  low = json_object_get(json_object_get(doc, "strategies"), "low");
+  ck_assert_int_eq(json_integer_value(json_object_get(low, "updates")), (json_int_t)(3 * n));
+  ck_assert_int_ge(json_integer_value(json_object_get(low, "lost")), (json_int_t)(3 * want));
+  json_decref(doc);
+
+  /* the text table names every strategy */
+  char *argvt[] = { "update", "-w", wp, "-u", up, NULL };
+  ck_assert_int_eq(run_cli(argvt, out, sizeof out, err, sizeof err), 0);
+  ck_assert_ptr_nonnull(strstr(out, "kahan"));
+  ck_assert_ptr_nonnull(strstr(out, "master"));
+  unlink(wp);
+  unlink(up);
+  free(w);
+  free(u);
+  free(lv);
+}
+END_TEST
+
+/* Two update rows alternate: w = 1 (fp16), rows u0 = 2^-11 (a tie: lost from 1,
+   which is even) and u1 = 2^-10 (one ulp): 1 -> 1 (lost) -> 1+2^-10 -> 1+2^-9
+   (tie from the odd 1+2^-10 goes up to even) -> 1+2^-9+2^-10. 4 steps, 1 lost. */
+START_TEST(test_cli_rows)
+{
+  const double w = 1, u[2] = { 0x1p-11, 0x1p-10 };
+  char wp[64], up[64];
+  snprintf(wp, sizeof wp, "/tmp/mpe_updcli_rw_%d.npy", (int)getpid());
+  snprintf(up, sizeof up, "/tmp/mpe_updcli_ru_%d.npy", (int)getpid());
+  ck_assert_int_eq(write_f32(wp, &w, 1, 1), MPE_OK);
+  ck_assert_int_eq(write_f32(up, u, 1, 2), MPE_OK);
+  static char out[1 << 16], err[4096];
+  char *argv[] = { "update", "-w", wp, "-u", up, "--steps", "4", "--json", NULL };
+  ck_assert_int_eq(run_cli(argv, out, sizeof out, err, sizeof err), 0);
+  json_t *doc = json_loads(out, 0, NULL);
+  ck_assert_ptr_nonnull(doc);
+  ck_assert_int_eq(json_integer_value(json_object_get(doc, "rows")), 2);
+  json_t *low = json_object_get(json_object_get(doc, "strategies"), "low");
+  ck_assert_int_eq(json_integer_value(json_object_get(low, "lost")), 1);
+  /* reference 1 + 2(2^-11 + 2^-10) = 1 + 3·2^-10; low ends at 1 + 3·2^-10 too */
+  ck_assert(json_real_value(json_object_get(low, "max_abs_drift")) == 0);
+  json_decref(doc);
+  unlink(wp);
+  unlink(up);
+}
+END_TEST
+
+START_TEST(test_cli_errors)
+{
+  static char out[4096], err[4096];
+  const double w[3] = { 1, 2, 3 }, u[2] = { 1, 2 };
+  char wp[64], up[64];
+  snprintf(wp, sizeof wp, "/tmp/mpe_updcli_ew_%d.npy", (int)getpid());
+  snprintf(up, sizeof up, "/tmp/mpe_updcli_eu_%d.npy", (int)getpid());
+  ck_assert_int_eq(write_f32(wp, w, 3, 1), MPE_OK);
+  ck_assert_int_eq(write_f32(up, u, 2, 1), MPE_OK);
+  char *a1[] = { "update", "-w", wp, "-u", "/nonexistent/u.npy", "--json", NULL };
+  ck_assert_int_eq(run_cli(a1, out, sizeof out, err, sizeof err), 2);
+  ck_assert_str_eq(out, "");
+  ck_assert_ptr_nonnull(strstr(err, "/nonexistent/u.npy"));
+  char *a2[] = { "update", "-w", wp, "-u", up, "--json", NULL };   /* 2 is not a multiple of 3 */
+  ck_assert_int_eq(run_cli(a2, out, sizeof out, err, sizeof err), 2);
+  ck_assert_str_eq(out, "");
+  ck_assert_ptr_nonnull(strstr(err, up));
+  char *a3[] = { "update", "-w", wp, "-u", wp, "-f", "fp99", NULL };
+  ck_assert_int_eq(run_cli(a3, out, sizeof out, err, sizeof err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "fp99"));
+  char *a4[] = { "update", "-w", wp, NULL };
+  ck_assert_int_eq(run_cli(a4, out, sizeof out, err, sizeof err), 2);
+  char *a5[] = { "update", "-w", wp, "-u", wp, "--steps", "0", NULL };
+  ck_assert_int_eq(run_cli(a5, out, sizeof out, err, sizeof err), 2);
+  char *a6[] = { "update", "-w", wp, "-u", wp, "-f", "fp16", "--master", "bf16", NULL };
+  ck_assert_int_eq(run_cli(a6, out, sizeof out, err, sizeof err), 2);
+  char *a7[] = { "update", "-w", wp, "-u", wp, "-f", "fp64", NULL };
+  ck_assert_int_eq(run_cli(a7, out, sizeof out, err, sizeof err), 2);
+  /* a truncated file */
+  FILE *fp = fopen(up, "r+b");
+  ck_assert_ptr_nonnull(fp);
+  ck_assert_int_eq(ftruncate(fileno(fp), 70), 0);
+  fclose(fp);
+  char *a8[] = { "update", "-w", wp, "-u", up, NULL };
+  ck_assert_int_eq(run_cli(a8, out, sizeof out, err, sizeof err), 2);
+  ck_assert_str_eq(out, "");
+  ck_assert_ptr_nonnull(strstr(err, up));
+  char *a9[] = { "update", "--help", NULL };
+  ck_assert_int_eq(run_cli(a9, out, sizeof out, err, sizeof err), 0);
+  ck_assert_ptr_nonnull(strstr(out, "--weights"));
+  unlink(wp);
+  unlink(up);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("update");
@@ -414,6 +608,12 @@ int main(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
   tcase_add_test(tc, test_errors);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("cli");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, test_cli_counts, 0, 2);
+  tcase_add_test(tc, test_cli_rows);
+  tcase_add_test(tc, test_cli_errors);
   suite_add_tcase(s, tc);
   return ts_run(s);
 }
