@@ -9,11 +9,45 @@ extern "C" {
 
 typedef struct mpe_tc_model mpe_tc_model;
 
+/* What a model computes. */
+typedef enum {
+  MPE_TC_BLOCK,     /* hardware block model: groups of `block` products + c, see mpe_tc_model_get(3) */
+  MPE_TC_EXACT,     /* exact dot product of all K terms plus c, one rounding */
+  MPE_TC_FMA_CHAIN  /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
+} mpe_tc_kind;
+
+/* A model is this row of parameters (see the table in mpe_tc_model_get(3)). */
+typedef struct {
+  mpe_tc_kind kind;
+  mpe_type in;          /* input format: MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2 */
+  int block;            /* L: products per hardware block, 1..1024 (MPE_TC_BLOCK) */
+  int align_bits;       /* F: addends are truncated to multiples of 2^(E_max - F), 1..58 */
+  int result_bits;      /* 0, or a binary32 block result is first cut (toward zero) to this
+                           many fraction bits, then rounded, 1..40 (FP8 on Ada/Hopper: 13) */
+  mpe_round round_fp32; /* block result to binary32: MPE_RZ on the GPUs (RNE, RNA, RU, RD allowed) */
+  mpe_round round_fp16; /* block result to binary16: MPE_RNE on the GPUs */
+  mpe_round input_round;/* MPE_FP32 operands to the input format: MPE_RZ (truncate), MPE_RNE or
+                           MPE_RNA; TF32 models default to MPE_RZ, the others to MPE_RNE */
+  int zero_c_counts;    /* 1: c = 0 still takes part in E_max with the output format's emin
+                           (default); 0: a zero c drops out like a zero product */
+} mpe_tc_params;
+
 /* name: "v100", "t4", "a100", "ada", "h100", "b200" (aliases: "a2","a30","l40s","h200",
    "rtx-pro-6000"), and the references "exact" (exact dot product, one RNE rounding) and
    "fma-chain" (sequential binary32 fma, ascending k). in: MPE_FP16, MPE_BF16, MPE_TF32,
    MPE_E4M3, MPE_E5M2. NULL when that GPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
+
+/* The model's parameters; MPE_EINVAL for NULL. */
+MPE_API int mpe_tc_model_params(const mpe_tc_model *model, mpe_tc_params *p);
+/* "h100", "exact", ..., or "custom" for a model made by mpe_tc_model_custom. */
+MPE_API const char *mpe_tc_model_name(const mpe_tc_model *model);
+/* A model from parameters (for "what if the H100 kept one more bit" questions):
+   start from mpe_tc_model_params of a named model and change fields. *m is set
+   only on success; MPE_EINVAL for a parameter out of range, MPE_ENOMEM.
+   Free with mpe_tc_model_free (NULL and the built-in models are ignored). */
+MPE_API int mpe_tc_model_custom(mpe_tc_model **m, const mpe_tc_params *p);
+MPE_API void mpe_tc_model_free(mpe_tc_model *m);
 
 /* Instruction semantics, row-major: D = A*B + C with C entering the first hardware block and
    blocks chained in ascending k. A is m×k, B k×n, C and D m×n. atype/btype: MPE_FP32 (binary32

@@ -1,0 +1,208 @@
+/* The fast path of mpe_mma / mpe_gemm: operands are decoded once into packed
+   panels (binary32 value and exponent per element), the output is cut into
+   tiles run in parallel, K into chunks of whole blocks, and each tile calls the
+   AVX-512 or AVX2 kernel (tc_kernel.h). Every output is computed by one kernel
+   call sequence with the same arithmetic whatever the thread count or the
+   vector width, so the results do not depend on either. Outputs whose row of
+   A, column of B or initial accumulator holds an inf or NaN are recomputed by
+   the portable engine afterwards. Returns MPE_EUNSUP when the case is not
+   covered (the caller then runs the portable engine). */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "mpemu/convert.h"
+#include "tc_impl.h"
+
+int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
+
+#ifdef HAVE_X86_SIMD
+
+enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8, EXP_LO = -48, EXP_HI = 62 };
+
+typedef struct {
+  float *v;
+  int32_t *e;     /* NULL for the fma-chain kernel */
+} panels;
+
+/* Decode operand X (rows × K, element (i, l)) into panels of `w` rows:
+   panel p, element (l, r) at p*Kp*w + l*w + r. Sets bad[i] for rows holding
+   inf/NaN; returns 1 when some value is outside the exact window. */
+static int pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows, int K,
+                int Kp, int w, panels *pk, unsigned char *bad)
+{
+  const int pin = ((const struct mpe_format *)mpe_format_of(m->p.in))->emin;
+  int npan = (rows + w - 1) / w, unsafe = 0;
+#pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
+  for (int p = 0; p < npan; p++) {
+    for (int l = 0; l < Kp; l++)
+      for (int r = 0; r < w; r++) {
+        int i = p * w + r;
+        size_t o = ((size_t)p * Kp + l) * w + r;
+        double v = 0.0;
+        if (i < rows && l < K) {
+          long idx = transpose ? (long)l * x->rs + (long)i * x->cs : (long)i * x->rs + (long)l * x->cs;
+          v = mpei_tc_load(m, x->p, x->t, (size_t)idx);
+        }
+        if (pk->e) {
+          int e = MPEI_TC_ZERO_EXP;
+          if (!isfinite(v)) {
+            bad[i] = 1;
+            v = 0.0;
+          } else if (v != 0.0) {
+            e = ilogb(v);
+            if (e < EXP_LO || e > EXP_HI)
+              unsafe = 1;
+            if (e < pin)
+              e = pin;
+          }
+          pk->e[o] = e;
+        }
+        pk->v[o] = (float)v;
+      }
+  }
+  return unsafe;
+}
+
+int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
+{
+  int level = mpei_simd_level();
+  if (level == MPEI_SIMD_NONE || (long)M * N * (K + 1) < 4096)
+    return MPE_EUNSUP;
+  const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
+  if (m->p.kind == MPE_TC_EXACT)
+    return MPE_EUNSUP;
+  int L = fma ? 1 : m->p.block, F = m->p.align_bits;
+  if (!fma) {
+    int lg = 0;
+    while ((1 << lg) < L)
+      lg++;
+    if (F + 2 + lg > 31 || F > 29)
+      return MPE_EUNSUP;
+  }
+  int vw, mr;
+  mpei_tc_blk_fn blk;
+  mpei_tc_fma_fn fmak;
+  if (level >= MPEI_SIMD_AVX512) {
+    vw = MPEI_TC_AVX512_VW; mr = fma ? MPEI_TC_AVX512_MRF : MPEI_TC_AVX512_MR;
+    blk = mpei_tc_blk_avx512; fmak = mpei_tc_fma_avx512;
+  } else {
+    vw = MPEI_TC_AVX2_VW; mr = fma ? MPEI_TC_AVX2_MRF : MPEI_TC_AVX2_MR;
+    blk = mpei_tc_blk_avx2; fmak = mpei_tc_fma_avx2;
+  }
+  const int Kp = (K + L - 1) / L * L;
+  const int mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
+  size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
+  panels pa = { malloc(sizeof(float) * (asz ? asz : 1)), NULL };
+  panels pb = { malloc(sizeof(float) * (bsz ? bsz : 1)), NULL };
+  unsigned char *bad = calloc((size_t)mp * mr + (size_t)np * vw, 1);
+  if (!fma) {
+    pa.e = malloc(sizeof(int32_t) * (asz ? asz : 1));
+    pb.e = malloc(sizeof(int32_t) * (bsz ? bsz : 1));
+  }
+  int r = MPE_OK;
+  if (!pa.v || !pb.v || !bad || (!fma && (!pa.e || !pb.e))) {
+    r = MPE_ENOMEM;
+    goto out;
+  }
+  unsigned char *rowbad = bad, *colbad = bad + (size_t)mp * mr;
+  int unsafe = pack(m, a, 0, M, K, Kp, mr, &pa, rowbad);
+  unsafe |= pack(m, b, 1, N, K, Kp, vw, &pb, colbad);
+  if (unsafe) {
+    r = MPE_EUNSUP;
+    goto out;
+  }
+  /* initial accumulators: C, or zero */
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float cv = 0.0f;
+      if (c && c->p) {
+        size_t idx = (size_t)((long)i * c->rs + (long)j * c->cs);
+        cv = c->t == MPE_FP16 ? mpe_fp16_to_fp32(((const uint16_t *)c->p)[idx]) : ((const float *)c->p)[idx];
+      }
+      acc[(size_t)i * N + j] = cv;
+    }
+  mpei_tc_out o;
+  mpei_tc_out_of(m, out16, &o);
+  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
+  const int kcb = fma ? KC : (KC / L > 0 ? KC / L : 1) * L;   /* a chunk of whole blocks */
+#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
+  for (int ti = 0; ti < mt; ti++)
+    for (int tj = 0; tj < nt; tj++) {
+      float cbuf[16 * 16];
+      for (int k0 = 0; k0 < Kp; k0 += kcb) {
+        int kn = Kp - k0 < kcb ? Kp - k0 : kcb;
+        mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
+                          o.mode, m->p.zero_c_counts };
+        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
+          for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
+            for (int rr = 0; rr < mr; rr++)
+              for (int jj = 0; jj < vw; jj++) {
+                int i = ip * mr + rr, j = jp * vw + jj;
+                cbuf[rr * vw + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0f;
+              }
+            size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
+            if (fma)
+              fmak(pa.v + ao, pb.v + bo, cbuf, kn);
+            else
+              blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cbuf, &kp);
+            for (int rr = 0; rr < mr; rr++)
+              for (int jj = 0; jj < vw; jj++) {
+                int i = ip * mr + rr, j = jp * vw + jj;
+                if (i < M && j < N)
+                  acc[(size_t)i * N + j] = cbuf[rr * vw + jj];
+              }
+          }
+      }
+    }
+  /* fma-chain: binary16 output is one rounding of the binary32 chain */
+  if (fma && out16)
+    for (size_t t = 0; t < (size_t)M * N; t++)
+      acc[t] = mpe_fp16_to_fp32(mpe_fp32_to_fp16(acc[t], MPE_RNE));
+  for (size_t t = 0; t < (size_t)M * N; t++)
+    if (isnan(acc[t]))
+      acc[t] = mpei_u2f(0x7fffffffu);
+  if (!fma) {
+    /* outputs touched by inf/NaN: the portable engine */
+    double *ra = malloc(sizeof(double) * ((size_t)K + 1) * 2);
+    if (!ra) {
+      r = MPE_ENOMEM;
+      goto out;
+    }
+    double *cb = ra + K + 1;
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double cv = 0.0;
+        if (c && c->p) {
+          size_t idx = (size_t)((long)i * c->rs + (long)j * c->cs);
+          cv = c->t == MPE_FP16 ? mpe_fp16_to_fp32(((const uint16_t *)c->p)[idx]) : ((const float *)c->p)[idx];
+        }
+        if (!rowbad[i] && !colbad[j] && isfinite(cv))
+          continue;
+        for (int l = 0; l < K; l++) {
+          ra[l] = mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
+          cb[l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
+        }
+        acc[(size_t)i * N + j] = mpei_tc_f_canon(mpei_tc_dot(m, ra, cb, 1, K, cv, out16));
+      }
+    free(ra);
+  }
+out:
+  free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad);
+  return r;
+}
+
+#else
+
+int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
+{
+  (void)m; (void)M; (void)N; (void)K; (void)a; (void)b; (void)c; (void)out16; (void)acc;
+  return MPE_EUNSUP;
+}
+
+#endif

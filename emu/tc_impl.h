@@ -1,0 +1,74 @@
+/* Internal declarations of the tensor-core module (emu/tc_*.c). */
+#ifndef MPEI_TC_IMPL_H
+#define MPEI_TC_IMPL_H
+#include "mpei.h"
+#include "mpemu/tc.h"
+
+struct mpe_tc_model {
+  const char *name;
+  mpe_tc_params p;
+  int custom;
+};
+
+/* The format a block result is rounded to: binary32 or binary16. */
+typedef struct { int p, emin, emax; mpe_round mode; int result_bits; } mpei_tc_out;
+MPEI_HIDDEN void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o);
+
+/* Round mag * 2^exp (plus a sticky bit below mag when sticky != 0) to p bits,
+   normal exponents emin..emax, mode r; overflow gives inf. */
+MPEI_HIDDEN double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int p, int emin, int emax,
+                                 mpe_round r);
+
+/* The portable engine, the oracle of every fast path: one output
+   d = sum_k a[k] b[k*bstride] + c under the model. a, b hold exact input-format
+   values (inf/NaN allowed), c an exact value of the output format. The result
+   is an exact value of the output format (NaN: any NaN). */
+MPEI_HIDDEN double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b,
+                               long bstride, int k, double c, int out16);
+
+/* Convert one operand element to its exact input-format value (double). */
+MPEI_HIDDEN double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, size_t idx);
+
+/* Operand view: element (i, l) at index i*rs + l*cs. */
+typedef struct { const void *p; mpe_type t; long rs, cs; } mpei_tc_opnd;
+
+/* The shared driver of mpe_mma and mpe_gemm: acc[i*n + j] receives the value of
+   output (i, j) of the chained-block computation (exact output-format values,
+   held in binary32). c == NULL (or c->p == NULL) means an accumulator starting at zero.
+   Returns 0 or MPE_ENOMEM. */
+MPEI_HIDDEN int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                            const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
+
+/* ---- fast kernels (tc_kernel.h, compiled per SIMD level) */
+/* Parameters of one call of the block kernel. */
+typedef struct {
+  int L, F, nblk;        /* products per block, alignment bits, blocks to run */
+  int p1;                /* 0, or cut each block result to p1 bits first (toward zero) */
+  int p, emin, emax;     /* output format of a block */
+  int mode;              /* its rounding (MPE_RNE, RNA, RZ, RU, RD) */
+  int zero_c;            /* c = 0 takes part in E_max with exponent emin */
+} mpei_tc_kp;
+/* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
+   k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),
+   c: MR rows of VW accumulators (row r at c + r*VW), updated in place.
+   Fma kernel: c[r][j] = fmaf(a[k][r], b[k][j], c[r][j]) for k < K. */
+typedef void (*mpei_tc_blk_fn)(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
+                               float *c, const mpei_tc_kp *kp);
+typedef void (*mpei_tc_fma_fn)(const float *av, const float *bv, float *c, int K);
+#ifdef HAVE_X86_SIMD
+MPEI_HIDDEN void mpei_tc_blk_avx2(const float *, const int32_t *, const float *, const int32_t *, float *,
+                                  const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_fma_avx2(const float *, const float *, float *, int);
+MPEI_HIDDEN void mpei_tc_blk_avx512(const float *, const int32_t *, const float *, const int32_t *, float *,
+                                    const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_fma_avx512(const float *, const float *, float *, int);
+#endif
+enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 8,
+       MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12 };
+/* Exponent given to zero operands in packed panels: never the largest. */
+#define MPEI_TC_ZERO_EXP (-(1 << 20))
+
+/* binary16 bits of an exact binary16 value (NaN -> 0x7fff) and back. */
+MPEI_HIDDEN uint16_t mpei_tc_h_bits(double v);
+MPEI_HIDDEN float mpei_tc_f_canon(double v);   /* NaN -> 0x7fffffff */
+#endif

@@ -1,0 +1,159 @@
+/* The tensor-core kernels, written once with GCC vector extensions and
+   included by tc_avx2.c (VW = 8) and tc_avx512.c (VW = 16), each compiled with
+   its own -m flags. The includer defines VW, MR, MRF, the half-vector shuffles
+   LO/HI/JOIN and the rounding macros RND_PD(x, imm), MAXI(a, b), FMA_PS(a, b, c).
+
+   Block kernel, per block of L products and for each of MR rows × VW columns:
+     pass 1: E = max(ea + eb over the products, exponent of c)   (int32 lanes)
+     pass 2: acc = sum of trunc(a*b * 2^(F-E))                      (the product
+             a*b is exact in binary32; the scaled product is below 2^(F+2); the
+             conversion truncates toward zero, which is the sign-magnitude cut)
+     end:    in binary64: S = acc + trunc(c * 2^(F-E)), R = S * 2^(E-F) (exact),
+             R rounded to the output format; overflow gives inf.
+   The caller guarantees L * 2^(F+2) <= 2^31 and input exponents in [-48, 62]
+   (so products, scales and cut addends are exact), and finite operands. */
+#include <stdint.h>
+#include <string.h>
+
+typedef float vf __attribute__((vector_size(VW * 4)));
+typedef int32_t vi __attribute__((vector_size(VW * 4)));
+typedef uint32_t vu __attribute__((vector_size(VW * 4)));
+typedef double vd __attribute__((vector_size(VW * 4)));
+typedef int64_t vl __attribute__((vector_size(VW * 4)));
+typedef float hf __attribute__((vector_size(VW * 2)));
+typedef int32_t hi __attribute__((vector_size(VW * 2)));
+
+#define SPLATI(v) ((vi){} + (int32_t)(v))
+#define SPLATF(v) ((vf){} + (float)(v))
+#define SPLATL(v) ((vl){} + (int64_t)(v))
+#define SELL(m, a, b) (((m) & (a)) | (~(m) & (b)))
+
+static inline __attribute__((always_inline)) vf loadf(const float *p)
+{
+  vf v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline __attribute__((always_inline)) vi loadi(const int32_t *p)
+{
+  vi v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline __attribute__((always_inline)) vd pow2d(vl e)   /* 2^e, e in the normal range */
+{
+  return (vd)((e + 1023) << 52);
+}
+
+/* x (exact binary64, or ±0) rounded to p bits, normal exponents emin..emax. */
+static inline __attribute__((always_inline)) vd round_pd(vd x, int p, int emin, int emax, int mode)
+{
+  vl bits = (vl)x;
+  vl ex = ((bits >> 52) & 0x7ff) - 1023;
+  vl lo = SPLATL(emin);
+  ex = SELL((vl)(ex < lo), lo, ex);
+  vl sh = (p - 1) - ex;
+  vd y = x * pow2d(sh);
+  switch (mode) {
+  case MPE_RNE: y = RND_PD(y, 0x08); break;
+  case MPE_RU: y = RND_PD(y, 0x0A); break;
+  case MPE_RD: y = RND_PD(y, 0x09); break;
+  case MPE_RNA: {
+    vl half = (vl)((vd){} + 0.5) | (bits & (int64_t)0x8000000000000000);
+    y = RND_PD(y + (vd)half, 0x0B);   /* |y| + 1/2 is exact: |y| < 2^p */
+    break;
+  }
+  default: y = RND_PD(y, 0x0B); break;
+  }
+  vd z = y * pow2d(-sh);
+  vl mag = (vl)z & (int64_t)0x7fffffffffffffff;
+  vl ovf = mag >= ((int64_t)(emax + 1 + 1023) << 52);
+  vl inf = ((vl)z & (int64_t)0x8000000000000000) | (int64_t)0x7ff0000000000000;
+  return (vd)SELL(ovf, inf, (vl)z);
+}
+
+static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi emax, const mpei_tc_kp *kp)
+{
+  vd accd = __builtin_convertvector(acc, vd);
+  vd cd = __builtin_convertvector(c, vd);
+  vl e = __builtin_convertvector(emax, vl);
+  vl lo = SPLATL(-400);
+  e = SELL((vl)(e < lo), lo, e);   /* only when every addend is zero */
+  vd tc = RND_PD(cd * pow2d(kp->F - e), 0x0B);
+  vd r = (accd + tc) * pow2d(e - kp->F);
+  if (kp->p1)
+    r = round_pd(r, kp->p1, kp->emin, kp->emax, MPE_RZ);
+  r = round_pd(r, kp->p, kp->emin, kp->emax, kp->mode);
+  /* an accumulator that overflowed stays ±inf */
+  vl cinf = ((vl)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
+  r = (vd)SELL(cinf, (vl)cd, (vl)r);
+  return __builtin_convertvector(r, hf);
+}
+
+static void blk_kernel(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
+                       float *c, const mpei_tc_kp *kp)
+{
+  const int L = kp->L, F = kp->F;
+  const vi emin = SPLATI(kp->emin);
+  const vi zexp = SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP);
+  const vi slo = SPLATI(F - 126);
+  vf cv[MR];
+  for (int r = 0; r < MR; r++)
+    cv[r] = loadf(c + r * VW);
+  for (int blk = 0; blk < kp->nblk; blk++) {
+    const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
+    const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    vi em[MR];
+    for (int r = 0; r < MR; r++) {
+      vu cb = (vu)cv[r];
+      vi ce = (vi)((cb >> 23) & 0xffu) - 127;
+      ce = MAXI(ce, emin);
+      vi z = (vi)((cb & 0x7fffffffu) == 0);
+      em[r] = (z & zexp) | (~z & ce);
+    }
+    for (int k = 0; k < L; k++) {
+      vi e = loadi(eb + k * VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++)
+        em[r] = MAXI(em[r], e + ea[k * MR + r]);
+    }
+    vf s[MR];
+    vi acc[MR];
+    for (int r = 0; r < MR; r++) {
+      vi es = MAXI(em[r], slo);
+      s[r] = (vf)((127 + F - es) << 23);
+      acc[r] = SPLATI(0);
+    }
+    for (int k = 0; k < L; k++) {
+      vf bk = loadf(b + k * VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        vf x = (bk * a[k * MR + r]) * s[r];
+        acc[r] += __builtin_convertvector(x, vi);
+      }
+    }
+    for (int r = 0; r < MR; r++) {
+      hf lo = block_end_half(LO(acc[r]), LO(cv[r]), LO(em[r]), kp);
+      hf hi_ = block_end_half(HI(acc[r]), HI(cv[r]), HI(em[r]), kp);
+      cv[r] = JOIN(lo, hi_);
+    }
+  }
+  for (int r = 0; r < MR; r++)
+    memcpy(c + r * VW, &cv[r], sizeof cv[r]);
+}
+
+static void fma_kernel(const float *av, const float *bv, float *c, int K)
+{
+  vf acc[MRF];
+  for (int r = 0; r < MRF; r++)
+    acc[r] = loadf(c + r * VW);
+  for (int k = 0; k < K; k++) {
+    vf bk = loadf(bv + (size_t)k * VW);
+#pragma GCC unroll 16
+    for (int r = 0; r < MRF; r++)
+      acc[r] = FMA_PS(bk, SPLATF(av[(size_t)k * MRF + r]), acc[r]);
+  }
+  for (int r = 0; r < MRF; r++)
+    memcpy(c + r * VW, &acc[r], sizeof acc[r]);
+}

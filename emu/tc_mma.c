@@ -1,0 +1,191 @@
+/* mpe_mma and mpe_gemm: argument checks, operand views, the epilogue, and the
+   driver that runs either a fast kernel (tc_gemm.c) or the portable engine. */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "mpemu/convert.h"
+#include "tc_impl.h"
+
+static int in_ok(const struct mpe_tc_model *m, mpe_type t)
+{
+  return t == MPE_FP32 || t == m->p.in || (t == MPE_TF32 && m->p.in == MPE_TF32);
+}
+
+MPEI_HIDDEN int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K,
+                                 const mpei_tc_opnd *a, const mpei_tc_opnd *b,
+                                 const mpei_tc_opnd *c, int out16, float *acc);
+
+static double load_c(const mpei_tc_opnd *c, int i, int j)
+{
+  size_t idx = (size_t)((long)i * c->rs + (long)j * c->cs);
+  if (c->t == MPE_FP16)
+    return mpe_fp16_to_fp32(((const uint16_t *)c->p)[idx]);
+  return ((const float *)c->p)[idx];
+}
+
+/* The portable path: decode every operand to binary64 once, then one call of
+   the engine per output. */
+static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                        const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
+{
+  double *ad = malloc(sizeof(double) * ((size_t)M * K + (size_t)N * K + 1));
+  if (!ad)
+    return MPE_ENOMEM;
+  double *bt = ad + (size_t)M * K;
+  for (int i = 0; i < M; i++)
+    for (int l = 0; l < K; l++)
+      ad[(size_t)i * K + l] = mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
+  for (int j = 0; j < N; j++)
+    for (int l = 0; l < K; l++)
+      bt[(size_t)j * K + l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
+  long total = (long)M * N;
+#pragma omp parallel for schedule(dynamic, 16) if (total * (long)(K + 1) > 20000)
+  for (long t = 0; t < total; t++) {
+    int i = (int)(t / N), j = (int)(t % N);
+    double cv = c && c->p ? load_c(c, i, j) : 0.0;
+    double d = mpei_tc_dot(m, ad + (size_t)i * K, bt + (size_t)j * K, 1, K, cv, out16);
+    acc[t] = isnan(d) ? mpei_u2f(0x7fffffffu) : (float)d;
+  }
+  free(ad);
+  return MPE_OK;
+}
+
+int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
+{
+  if (mpei_simd_level() > MPEI_SIMD_NONE) {
+    int r = mpei_tc_run_fast(m, M, N, K, a, b, c, out16, acc);
+    if (r != MPE_EUNSUP)
+      return r;
+  }
+  return run_portable(m, M, N, K, a, b, c, out16, acc);
+}
+
+int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
+            const void *A, mpe_type atype, int lda,
+            const void *B, mpe_type btype, int ldb,
+            const void *C, int ldc, void *D, mpe_type dtype, int ldd)
+{
+  if (!model || m < 0 || n < 0 || k < 0)
+    return MPE_EINVAL;
+  if (!in_ok(model, atype) || !in_ok(model, btype))
+    return MPE_EINVAL;
+  if (dtype != MPE_FP32 && dtype != MPE_FP16)
+    return MPE_EINVAL;
+  if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
+      (C && ldc < (n > 1 ? n : 1)))
+    return MPE_EINVAL;
+  if ((m > 0 && k > 0 && !A) || (k > 0 && n > 0 && !B) || (m > 0 && n > 0 && !D))
+    return MPE_EINVAL;
+  if (dtype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
+    return MPE_EUNSUP;
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  float *acc = malloc(sizeof(float) * (size_t)m * n);
+  if (!acc)
+    return MPE_ENOMEM;
+  mpei_tc_opnd a = { A, atype, lda, 1 }, b = { B, btype, ldb, 1 };
+  mpei_tc_opnd c = { C, dtype, ldc, 1 };
+  int r = mpei_tc_run(model, m, n, k, &a, &b, &c, dtype == MPE_FP16, acc);
+  if (r == MPE_OK) {
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        float v = acc[(size_t)i * n + j];
+        if (dtype == MPE_FP16)
+          ((uint16_t *)D)[(size_t)i * ldd + j] = mpei_tc_h_bits(v);
+        else
+          ((float *)D)[(size_t)i * ldd + j] = v;
+      }
+  }
+  free(acc);
+  return r;
+}
+
+int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+             int m, int n, int k, float alpha,
+             const void *A, mpe_type atype, int lda,
+             const void *B, mpe_type btype, int ldb,
+             float beta, void *C, mpe_type ctype, int ldc)
+{
+  if (!model || m < 0 || n < 0 || k < 0)
+    return MPE_EINVAL;
+  if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
+    return MPE_EINVAL;
+  if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
+    return MPE_EINVAL;
+  if (!in_ok(model, atype) || !in_ok(model, btype))
+    return MPE_EINVAL;
+  if (ctype != MPE_FP32 && ctype != MPE_FP16)
+    return MPE_EINVAL;
+  int row = layout == MPE_ROW_MAJOR;
+  /* stored shapes: A is m×k (or k×m transposed), B k×n (or n×k) */
+  int a_cols = (ta == MPE_NO_TRANS) == row ? k : m;
+  int b_cols = (tb == MPE_NO_TRANS) == row ? n : k;
+  int c_cols = row ? n : m;
+  if (lda < (a_cols > 1 ? a_cols : 1) || ldb < (b_cols > 1 ? b_cols : 1) ||
+      ldc < (c_cols > 1 ? c_cols : 1))
+    return MPE_EINVAL;
+  int use_ab = k > 0 && alpha != 0.0f;
+  if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && !A) || (use_ab && n > 0 && !B))
+    return MPE_EINVAL;
+  if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
+    return MPE_EUNSUP;
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  /* element (i, l) of op(A) and (l, j) of op(B), (i, j) of C */
+  long ars, acs, brs, bcs, crs, ccs;
+  if (row) {
+    ars = ta == MPE_NO_TRANS ? lda : 1; acs = ta == MPE_NO_TRANS ? 1 : lda;
+    brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
+    crs = ldc; ccs = 1;
+  } else {
+    ars = ta == MPE_NO_TRANS ? 1 : lda; acs = ta == MPE_NO_TRANS ? lda : 1;
+    brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
+    crs = 1; ccs = ldc;
+  }
+  float *acc = malloc(sizeof(float) * (size_t)m * n);
+  if (!acc)
+    return MPE_ENOMEM;
+  int r = MPE_OK;
+  if (use_ab) {
+    mpei_tc_opnd a = { A, atype, ars, acs }, b = { B, btype, brs, bcs };
+    r = mpei_tc_run(model, m, n, k, &a, &b, NULL, ctype == MPE_FP16, acc);
+  } else {
+    for (size_t t = 0; t < (size_t)m * n; t++)
+      acc[t] = 0.0f;
+  }
+  if (r == MPE_OK) {
+    /* C = alpha*acc + beta*C in binary32: fmaf(alpha, acc, beta*C); C is not
+       read when beta == 0; binary16 C is rounded once at the end (RNE). */
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        size_t ci = (size_t)((long)i * crs + (long)j * ccs);
+        float v = acc[(size_t)i * n + j];
+        float cv = 0.0f;
+        if (beta != 0.0f)
+          cv = ctype == MPE_FP16 ? mpe_fp16_to_fp32(((uint16_t *)C)[ci]) : ((float *)C)[ci];
+        float out;
+        if (!use_ab)
+          out = beta != 0.0f ? beta * cv : 0.0f;
+        else if (beta == 0.0f)
+          out = alpha == 1.0f ? v : alpha * v;
+        else
+          out = fmaf(alpha, v, beta * cv);
+        if (isnan(out))
+          out = mpei_u2f(0x7fffffffu);
+        if (ctype == MPE_FP16) {
+          unsigned fl = 0;
+          double h = mpei_round_ref(out, 0, (const struct mpe_format *)mpe_format_of(MPE_FP16),
+                                    MPE_RNE, 0, 0, 0, &fl);
+          ((uint16_t *)C)[ci] = mpei_tc_h_bits(h);
+        } else {
+          ((float *)C)[ci] = out;
+        }
+      }
+  }
+  free(acc);
+  return r;
+}

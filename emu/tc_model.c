@@ -1,0 +1,511 @@
+/* Tensor-core models: the parameter table, custom models, and the portable
+   block engine that every fast kernel is checked against.
+
+   One engine serves every GPU: a block of up to L exact products plus the
+   accumulator c is aligned on the largest exponent E_max, each addend is cut
+   toward zero to a multiple of 2^(E_max - F), the cut addends are summed
+   exactly in an integer, and the sum is rounded once to the output format. */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tc_impl.h"
+
+/* ------------------------------------------------------------------ table */
+
+#define ROW(nm, kind, in, L, F, rb, r32, r16, ir) \
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1 }, 0 }
+#define GPU(nm, in, L, F, rb, r32) ROW(nm, MPE_TC_BLOCK, in, L, F, rb, r32, MPE_RNE, \
+                                       (in) == MPE_TF32 ? MPE_RZ : MPE_RNE)
+
+/* DESIGN §5 and the conformance data of ../shared/conformance/tensor-cores. */
+static const struct mpe_tc_model models[] = {
+  GPU("v100", MPE_FP16, 4, 23, 0, MPE_RZ),
+  GPU("t4", MPE_FP16, 8, 24, 0, MPE_RZ),
+  GPU("a100", MPE_FP16, 8, 24, 0, MPE_RZ),
+  GPU("a100", MPE_BF16, 8, 24, 0, MPE_RZ),
+  GPU("a100", MPE_TF32, 4, 24, 0, MPE_RZ),
+  GPU("ada", MPE_FP16, 8, 24, 0, MPE_RZ),
+  GPU("ada", MPE_BF16, 8, 24, 0, MPE_RZ),
+  GPU("ada", MPE_TF32, 4, 24, 0, MPE_RZ),
+  GPU("ada", MPE_E4M3, 16, 13, 13, MPE_RZ),
+  GPU("ada", MPE_E5M2, 16, 13, 13, MPE_RZ),
+  GPU("h100", MPE_FP16, 16, 25, 0, MPE_RZ),
+  GPU("h100", MPE_BF16, 16, 25, 0, MPE_RZ),
+  GPU("h100", MPE_TF32, 8, 25, 0, MPE_RZ),
+  GPU("h100", MPE_E4M3, 32, 13, 13, MPE_RZ),
+  GPU("h100", MPE_E5M2, 32, 13, 13, MPE_RZ),
+  GPU("b200", MPE_FP16, 16, 25, 0, MPE_RZ),
+  GPU("b200", MPE_BF16, 16, 25, 0, MPE_RZ),
+  GPU("b200", MPE_TF32, 8, 25, 0, MPE_RZ),
+  GPU("b200", MPE_E4M3, 32, 31, 0, MPE_RNE),
+  GPU("b200", MPE_E5M2, 32, 31, 0, MPE_RNE),
+  ROW("exact", MPE_TC_EXACT, MPE_FP16, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("exact", MPE_TC_EXACT, MPE_BF16, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("exact", MPE_TC_EXACT, MPE_TF32, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RZ),
+  ROW("exact", MPE_TC_EXACT, MPE_E4M3, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("exact", MPE_TC_EXACT, MPE_E5M2, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_FP16, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_BF16, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_TF32, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RZ),
+  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_E4M3, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_E5M2, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+};
+
+static const struct { const char *alias, *name; } aliases[] = {
+  { "a2", "a100" }, { "a30", "a100" }, { "l40s", "ada" }, { "h200", "h100" },
+  { "rtx-pro-6000", "b200" }, { "fma", "fma-chain" },
+};
+
+static int name_eq(const char *a, const char *b)
+{
+  for (; *a && *b; a++, b++) {
+    char x = *a, y = *b;
+    if (x >= 'A' && x <= 'Z') x = (char)(x - 'A' + 'a');
+    if (x == '_') x = '-';
+    if (x != y) return 0;
+  }
+  return *a == *b;
+}
+
+const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in)
+{
+  if (!name)
+    return NULL;
+  const char *canon = name;
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+    if (name_eq(name, aliases[i].alias))
+      canon = aliases[i].name;
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+    if (models[i].p.in == in && name_eq(canon, models[i].name))
+      return &models[i];
+  return NULL;
+}
+
+int mpe_tc_model_params(const mpe_tc_model *m, mpe_tc_params *p)
+{
+  if (!m || !p)
+    return MPE_EINVAL;
+  *p = m->p;
+  return MPE_OK;
+}
+
+const char *mpe_tc_model_name(const mpe_tc_model *m)
+{
+  return m ? m->name : NULL;
+}
+
+static int round_ok(mpe_round r)
+{
+  return r == MPE_RNE || r == MPE_RNA || r == MPE_RZ || r == MPE_RU || r == MPE_RD;
+}
+
+int mpe_tc_model_custom(mpe_tc_model **out, const mpe_tc_params *p)
+{
+  if (!out || !p)
+    return MPE_EINVAL;
+  if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
+    return MPE_EINVAL;
+  if (p->in != MPE_FP16 && p->in != MPE_BF16 && p->in != MPE_TF32 && p->in != MPE_E4M3 &&
+      p->in != MPE_E5M2)
+    return MPE_EINVAL;
+  if (!round_ok(p->round_fp32) || !round_ok(p->round_fp16))
+    return MPE_EINVAL;
+  if (p->input_round != MPE_RZ && p->input_round != MPE_RNE && p->input_round != MPE_RNA)
+    return MPE_EINVAL;
+  if (p->zero_c_counts != 0 && p->zero_c_counts != 1)
+    return MPE_EINVAL;
+  if (p->kind == MPE_TC_BLOCK) {
+    if (p->block < 1 || p->block > 1024 || p->align_bits < 1 || p->align_bits > 58)
+      return MPE_EINVAL;
+    /* the exact block sum, (L + 1) addends below 2^(F+2), must fit an int64 */
+    int lg = 0;
+    while ((1L << lg) < p->block + 1)
+      lg++;
+    if (p->align_bits + 2 + lg > 62)
+      return MPE_EINVAL;
+    if (p->result_bits < 0 || p->result_bits > 40)
+      return MPE_EINVAL;
+  }
+  struct mpe_tc_model *m = malloc(sizeof *m);
+  if (!m)
+    return MPE_ENOMEM;
+  m->name = "custom";
+  m->p = *p;
+  if (p->kind != MPE_TC_BLOCK) {
+    m->p.block = 0;
+    m->p.align_bits = 0;
+    m->p.result_bits = 0;
+  }
+  m->custom = 1;
+  *out = m;
+  return MPE_OK;
+}
+
+void mpe_tc_model_free(mpe_tc_model *m)
+{
+  if (m && m->custom)
+    free(m);
+}
+
+/* ------------------------------------------------------------------ rounding */
+
+void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o)
+{
+  if (out16) {
+    o->p = 11; o->emin = -14; o->emax = 15; o->mode = m->p.round_fp16;
+  } else {
+    o->p = 24; o->emin = -126; o->emax = 127; o->mode = m->p.round_fp32;
+  }
+  /* binary32 output only: the block result is first cut to result_bits
+     fraction bits (the FP8 units of Ada and Hopper), then rounded; with
+     binary16 output the same units fit the data without the cut */
+  o->result_bits = !out16 && m->p.kind == MPE_TC_BLOCK && m->p.result_bits > 0 ? m->p.result_bits : 0;
+}
+
+double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int p, int emin, int emax,
+                     mpe_round r)
+{
+  if (mag == 0 && !sticky)
+    return neg ? -0.0 : 0.0;
+  int msb = mag ? 63 - __builtin_clzll(mag) : -1;
+  int e = mag ? msb + exp : exp - 1;
+  if (e < emin)
+    e = emin;
+  int lsb = e - (p - 1);
+  long drop = (long)lsb - exp;
+  uint64_t kept;
+  int cmp;   /* remainder against half an ulp: -1 below, 0 equal, 1 above */
+  int inexact;
+  if (drop <= 0) {
+    kept = mag << -drop;
+    inexact = sticky != 0;
+    cmp = inexact ? -1 : -2;
+  } else if (drop > 64) {
+    kept = 0;
+    inexact = 1;
+    cmp = -1;
+  } else {
+    uint64_t rem, half;
+    if (drop == 64) {
+      kept = 0; rem = mag; half = 1ull << 63;
+    } else {
+      kept = mag >> drop;
+      rem = mag & ((1ull << drop) - 1);
+      half = 1ull << (drop - 1);
+    }
+    inexact = rem != 0 || sticky;
+    if (!inexact)
+      cmp = -2;
+    else if (rem > half || (rem == half && sticky))
+      cmp = 1;
+    else if (rem == half)
+      cmp = 0;
+    else
+      cmp = -1;
+  }
+  int up = 0;
+  switch (r) {
+  case MPE_RNE: up = cmp == 1 || (cmp == 0 && (kept & 1)); break;
+  case MPE_RNA: up = cmp >= 0; break;
+  case MPE_RU: up = inexact && !neg; break;
+  case MPE_RD: up = inexact && neg; break;
+  case MPE_RO: kept |= (uint64_t)inexact; break;
+  default: break;   /* MPE_RZ */
+  }
+  kept += (uint64_t)up;
+  double v = ldexp((double)kept, lsb);
+  if (v >= ldexp(1.0, emax + 1))
+    v = INFINITY;
+  return neg ? -v : v;
+}
+
+/* Round an exact binary64 value to the output format of the block. */
+static double round_value(double v, const mpei_tc_out *o, int p, mpe_round r)
+{
+  if (v == 0 || isnan(v) || isinf(v))
+    return v;
+  int e;
+  double f = frexp(fabs(v), &e);
+  uint64_t mag = (uint64_t)ldexp(f, 53);
+  return mpei_tc_round(v < 0, mag, e - 53, 0, p, o->emin, o->emax, r);
+}
+
+/* ------------------------------------------------------------------ engine */
+
+static const struct mpe_format *in_fmt(const struct mpe_tc_model *m)
+{
+  return (const struct mpe_format *)mpe_format_of(m->p.in);
+}
+
+/* |x| = mag * 2^(e - (p - 1)) with e = max(floor(log2 |x|), emin): the
+   significand of a subnormal is not renormalised. */
+static inline void decode(double x, int p, int emin, uint64_t *mag, int *e)
+{
+  int ex = ilogb(x);
+  if (ex < emin)
+    ex = emin;
+  *e = ex;
+  *mag = (uint64_t)ldexp(fabs(x), p - 1 - ex);
+}
+
+/* Inf/NaN among the addends: returns 1 and sets *out when the result is special. */
+static int specials(const double *a, const double *b, long bs, int k, double c, double *out)
+{
+  int nan = isnan(c), pinf = c == INFINITY, ninf = c == -INFINITY;
+  for (int l = 0; l < k; l++) {
+    double x = a[l], y = b[l * bs];
+    if (isfinite(x) && isfinite(y))
+      continue;
+    if (isnan(x) || isnan(y) || x == 0 || y == 0) {
+      nan = 1;
+    } else if ((x < 0) != (y < 0)) {
+      ninf = 1;
+    } else {
+      pinf = 1;
+    }
+  }
+  if (nan || (pinf && ninf)) {
+    *out = NAN;
+    return 1;
+  }
+  if (pinf || ninf) {
+    *out = pinf ? INFINITY : -INFINITY;
+    return 1;
+  }
+  return 0;
+}
+
+/* One hardware block: n products and c. */
+static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const double *a,
+                    const double *b, long bs, int n, double c)
+{
+  double sp;
+  if (specials(a, b, bs, n, c, &sp))
+    return sp;
+  const struct mpe_format *fi = in_fmt(m);
+  const int pin = fi->p, emin_in = fi->emin, F = m->p.align_bits;
+  enum { NMAX = 1025 };
+  uint64_t mag[NMAX];
+  int ex[NMAX], neg[NMAX];
+  int cnt = 0, have = 0, emax = 0;
+  for (int l = 0; l < n; l++) {
+    double x = a[l], y = b[l * bs];
+    if (x == 0 || y == 0)
+      continue;   /* a product with a zero factor drops out */
+    uint64_t mx, my;
+    int exx, exy;
+    decode(x, pin, emin_in, &mx, &exx);
+    decode(y, pin, emin_in, &my, &exy);
+    mag[cnt] = mx * my;
+    ex[cnt] = exx + exy - 2 * (pin - 1);   /* value = mag * 2^ex */
+    neg[cnt] = (x < 0) != (y < 0);
+    if (!have || exx + exy > emax)
+      emax = exx + exy;
+    have = 1;
+    cnt++;
+  }
+  if (c != 0 || m->p.zero_c_counts) {
+    uint64_t mc = 0;
+    int ec = o->emin;
+    if (c != 0)
+      decode(c, o->p, o->emin, &mc, &ec);
+    if (!have || ec > emax)
+      emax = ec;
+    have = 1;
+    mag[cnt] = mc;
+    ex[cnt] = ec - (o->p - 1);
+    neg[cnt] = c < 0;
+    cnt++;
+  }
+  if (!have)
+    return 0.0;
+  const int q = emax - F;   /* addends are cut to multiples of 2^q */
+  int64_t s = 0;
+  for (int t = 0; t < cnt; t++) {
+    int sh = ex[t] - q;
+    uint64_t v;
+    if (sh >= 0)
+      v = mag[t] << sh;    /* below 2^(F+2): no overflow */
+    else
+      v = -sh >= 64 ? 0 : mag[t] >> -sh;
+    s += neg[t] ? -(int64_t)v : (int64_t)v;
+  }
+  if (s == 0)
+    return 0.0;   /* an exact zero from the fixed-point adder is +0 */
+  int sneg = s < 0;
+  uint64_t sm = sneg ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
+  if (o->result_bits) {
+    double v = mpei_tc_round(sneg, sm, q, 0, o->result_bits + 1, o->emin, o->emax, MPE_RZ);
+    return round_value(v, o, o->p, o->mode);
+  }
+  return mpei_tc_round(sneg, sm, q, 0, o->p, o->emin, o->emax, o->mode);
+}
+
+/* The exact model: a fixed-point accumulator of 32-bit digits (in int64 for
+   carries) spanning 2^-288 .. 2^352, enough for every product of the input
+   formats, a binary32 c and 2^31 terms. */
+enum { XBASE = -288, XDIG = 20 };
+
+static void xadd(int64_t *acc, uint64_t mag, int ex, int neg)
+{
+  int pos = ex - XBASE;
+  int d = pos >> 5, off = pos & 31;
+  unsigned __int128 v = (unsigned __int128)mag << off;
+  int64_t w0 = (int64_t)(uint32_t)v, w1 = (int64_t)(uint32_t)(v >> 32), w2 = (int64_t)(uint64_t)(v >> 64);
+  if (neg) {
+    acc[d] -= w0; acc[d + 1] -= w1; acc[d + 2] -= w2;
+  } else {
+    acc[d] += w0; acc[d + 1] += w1; acc[d + 2] += w2;
+  }
+}
+
+static void xnorm(int64_t *acc)
+{
+  for (int i = 0; i < XDIG - 1; i++) {
+    int64_t carry = acc[i] >> 32;   /* arithmetic: floor division */
+    acc[i] -= carry * ((int64_t)1 << 32);
+    acc[i + 1] += carry;
+  }
+}
+
+static double exact_dot(const struct mpe_tc_model *m, const mpei_tc_out *o, const double *a,
+                        const double *b, long bs, int k, double c)
+{
+  double sp;
+  if (specials(a, b, bs, k, c, &sp))
+    return sp;
+  const struct mpe_format *fi = in_fmt(m);
+  int64_t acc[XDIG];
+  memset(acc, 0, sizeof acc);
+  int all_negzero = signbit(c) && c == 0, any = 0;
+  long pending = 0;
+  for (int l = 0; l < k; l++) {
+    double x = a[l], y = b[l * bs];
+    if (x == 0 || y == 0) {
+      if ((signbit(x) != 0) == (signbit(y) != 0))
+        all_negzero = 0;
+      continue;
+    }
+    all_negzero = 0;
+    any = 1;
+    uint64_t mx, my;
+    int exx, exy;
+    decode(x, fi->p, fi->emin, &mx, &exx);
+    decode(y, fi->p, fi->emin, &my, &exy);
+    xadd(acc, mx * my, exx + exy - 2 * (fi->p - 1), (x < 0) != (y < 0));
+    if (++pending == (1L << 29)) {
+      xnorm(acc);
+      pending = 0;
+    }
+  }
+  if (c != 0) {
+    uint64_t mc;
+    int ec;
+    decode(c, o->p, o->emin, &mc, &ec);
+    xadd(acc, mc, ec - (o->p - 1), c < 0);
+    any = 1;
+  }
+  if (!any)
+    return all_negzero ? -0.0 : 0.0;
+  xnorm(acc);
+  int neg = acc[XDIG - 1] < 0;
+  if (neg) {
+    /* negate the two's-complement number digit by digit */
+    for (int i = 0; i < XDIG; i++)
+      acc[i] = -acc[i];
+    xnorm(acc);
+  }
+  int top = XDIG - 1;
+  while (top >= 0 && acc[top] == 0)
+    top--;
+  if (top < 0)
+    return 0.0;   /* exact cancellation: +0 under round-to-nearest */
+  /* the 64 bits below the leading digit's top bit, and a sticky bit */
+  int lz = __builtin_clzll((uint64_t)acc[top]) - 32;
+  unsigned __int128 w = 0;
+  int got = 0, i = top;
+  while (i >= 0 && got < 96) {
+    w = (w << 32) | (uint32_t)acc[i];
+    got += 32;
+    i--;
+  }
+  int sticky = 0;
+  for (; i >= 0; i--)
+    sticky |= acc[i] != 0;
+  /* w holds `got` bits, the leading one at bit got-1-lz */
+  int lead = got - 1 - lz;
+  int shift = lead - 63;
+  uint64_t mag;
+  if (shift > 0) {
+    sticky |= (w & (((unsigned __int128)1 << shift) - 1)) != 0;
+    mag = (uint64_t)(w >> shift);
+  } else {
+    mag = (uint64_t)(w << -shift);
+  }
+  int ex = XBASE + 32 * (i + 1) + shift;
+  return mpei_tc_round(neg, mag, ex, sticky, o->p, o->emin, o->emax, o->mode);
+}
+
+static double fma_chain(const mpei_tc_out *o, const double *a, const double *b, long bs, int k,
+                        double c, int out16)
+{
+  float d = (float)c;
+  for (int l = 0; l < k; l++)
+    d = fmaf((float)a[l], (float)b[l * bs], d);
+  if (!out16)
+    return d;
+  return round_value(d, o, o->p, o->mode);
+}
+
+double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b, long bs, int k,
+                   double c, int out16)
+{
+  mpei_tc_out o;
+  mpei_tc_out_of(m, out16, &o);
+  switch (m->p.kind) {
+  case MPE_TC_EXACT: return exact_dot(m, &o, a, b, bs, k, c);
+  case MPE_TC_FMA_CHAIN: return fma_chain(&o, a, b, bs, k, c, out16);
+  default: break;
+  }
+  const int L = m->p.block;
+  for (int l0 = 0; l0 < k; l0 += L) {
+    int n = k - l0 < L ? k - l0 : L;
+    c = block(m, &o, a + l0, b + (long)l0 * bs, bs, n, c);
+  }
+  return c;
+}
+
+/* ------------------------------------------------------------------ operands */
+
+double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, size_t idx)
+{
+  const struct mpe_format *fi = in_fmt(m);
+  switch (t) {
+  case MPE_FP16: case MPE_BF16: case MPE_E4M3: case MPE_E5M2: {
+    uint32_t bits = t == MPE_E4M3 || t == MPE_E5M2 ? ((const uint8_t *)base)[idx]
+                                                   : ((const uint16_t *)base)[idx];
+    return mpei_decode(bits, fi);
+  }
+  default: {   /* MPE_FP32, MPE_TF32: binary32 values through the input rule */
+    float x = ((const float *)base)[idx];
+    uint32_t u = mpei_f2u(x);
+    int snan = (u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu) && !(u & 0x400000u);
+    unsigned fl = 0;
+    int sat = m->p.in == MPE_E4M3 || m->p.in == MPE_E5M2;
+    return mpei_round_ref((double)x, snan, fi, m->p.input_round, 0, sat, 0, &fl);
+  }
+  }
+}
+
+uint16_t mpei_tc_h_bits(double v)
+{
+  if (isnan(v))
+    return 0x7fff;
+  return (uint16_t)mpei_encode(v, (const struct mpe_format *)mpe_format_of(MPE_FP16));
+}
+
+float mpei_tc_f_canon(double v)
+{
+  return isnan(v) ? mpei_u2f(0x7fffffffu) : (float)v;
+}
