@@ -14,6 +14,7 @@
 #include <math.h>
 #include "mpei.h"
 #include "mpemu/arith.h"
+#include "arith_ro.h"
 
 enum { K_FP16 = 0, K_BF16 = 1 };
 
@@ -68,36 +69,6 @@ static const struct mpe_format *format16(int k)
   return mpe_format_of(k == K_FP16 ? MPE_FP16 : MPE_BF16);
 }
 
-/* s is binary64 nearest to an exact value x, err = x - s (only its sign is
-   used). Returns x rounded to odd at 53 bits. s is never 0 when err != 0. */
-static double ro_adjust(double s, double err)
-{
-  if (err == 0)
-    return s;
-  uint64_t u = mpei_d2u(s);
-  if (u & 1)
-    return s;
-  /* the odd neighbour on the side of x: one step of the magnitude */
-  return mpei_u2d((signbit(s) != 0) == (err < 0) ? u + 1 : u - 1);
-}
-
-/* a + b rounded to odd (TwoSum gives the exact error of the binary64 sum) */
-static double ro_sum(double a, double b)
-{
-  double s = a + b;
-  double bb = s - a;
-  double e = (a - (s - bb)) + (b - bb);
-  return ro_adjust(s, e);
-}
-
-/* IEEE sign of an exact zero sum: the common sign of two zeros, else +0 (-0 under RD) */
-static double zero_sum_sign(double s, double a, double b, mpe_round r)
-{
-  if (s != 0 || (a == 0 && b == 0 && signbit(a) == signbit(b)))
-    return s;
-  return r == MPE_RD ? -0.0 : 0.0;
-}
-
 typedef struct { int k; mpe_round r; uint32_t rnd; } op_ctx;
 
 static op_ctx begin(int k, mpe_round r)
@@ -140,8 +111,8 @@ static uint16_t add16(uint16_t a, uint16_t b, int k, mpe_round r)
   double x = value16(a, k), y = value16(b, k);
   if (isinf(x) && isinf(y) && (x > 0) != (y > 0))
     return invalid(&c);
-  double s = (isinf(x) || isinf(y)) ? x + y : ro_sum(x, y);
-  return finish(&c, zero_sum_sign(s, x, y, c.r));
+  double s = (isinf(x) || isinf(y)) ? x + y : mpei_ro_sum(x, y);
+  return finish(&c, mpei_zero_sum_sign(s, x, y, c.r));
 }
 
 static uint16_t mul16(uint16_t a, uint16_t b, int k, mpe_round r)
@@ -168,7 +139,7 @@ static uint16_t div16(uint16_t a, uint16_t b, int k, mpe_round r)
   double q = x / y;
   if (isfinite(q) && q != 0) {
     double rem = fma(-q, y, x);   /* exact remainder x - q*y */
-    q = ro_adjust(q, y > 0 ? rem : -rem);
+    q = mpei_ro_adjust(q, y > 0 ? rem : -rem);
   }
   return finish(&c, q);
 }
@@ -183,7 +154,7 @@ static uint16_t sqrt16(uint16_t a, int k, mpe_round r)
     return invalid(&c);
   double s = sqrt(x);   /* sqrt(-0) = -0 */
   if (isfinite(s) && s != 0)
-    s = ro_adjust(s, fma(-s, s, x));   /* exact remainder x - s*s */
+    s = mpei_ro_adjust(s, fma(-s, s, x));   /* exact remainder x - s*s */
   return finish(&c, s);
 }
 
@@ -202,8 +173,8 @@ static uint16_t fma16(uint16_t a, uint16_t b, uint16_t cc, int k, mpe_round r)
   double p = x * y;   /* exact */
   if (isinf(p) && isinf(z) && (p > 0) != (z > 0))
     return invalid(&c);
-  double s = (isinf(p) || isinf(z)) ? p + z : ro_sum(p, z);
-  return finish(&c, zero_sum_sign(s, p, z, c.r));
+  double s = (isinf(p) || isinf(z)) ? p + z : mpei_ro_sum(p, z);
+  return finish(&c, mpei_zero_sum_sign(s, p, z, c.r));
 }
 
 uint16_t mpe_fp16_add(uint16_t a, uint16_t b, mpe_round r) { return add16(a, b, K_FP16, r); }

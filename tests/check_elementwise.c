@@ -1,0 +1,543 @@
+/* Element-wise array operations: every result against MPFR (the exact value,
+   or a 300-bit evaluation, rounded to the format by the oracle below),
+   exhaustively over all FP16/BF16 inputs for the unary functions and on
+   random binary32 operands; the rate of results that are not the correctly
+   rounded ones is printed per function and format. Also: errors, flags,
+   aliasing, SIMD-level and thread-count independence, stochastic modes. */
+#include <math.h>
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpfr.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "testsupport.h"
+
+static const mpe_round det_modes[6] = { MPE_RNE, MPE_RNA, MPE_RZ, MPE_RU, MPE_RD, MPE_RO };
+
+enum { F_ADD, F_SUB, F_MUL, F_DIV, F_FMA, F_SCALE, F_SQRT, F_RECIP, F_EXP, F_LOG, F_TANH, F_SIGMOID, NF };
+static const char *const fnames[NF] = { "add", "sub", "mul", "div", "fma", "scale", "sqrt", "recip",
+                                        "exp", "log", "tanh", "sigmoid" };
+static const int exact_fn[NF] = { 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 };
+
+static int call(int fn, float *out, const float *x, const float *y, const float *z, float alpha, size_t n,
+                const mpe_format *f, const mpe_round_opts *o)
+{
+  switch (fn) {
+  case F_ADD: return mpe_ew_add(out, x, y, n, f, o);
+  case F_SUB: return mpe_ew_sub(out, x, y, n, f, o);
+  case F_MUL: return mpe_ew_mul(out, x, y, n, f, o);
+  case F_DIV: return mpe_ew_div(out, x, y, n, f, o);
+  case F_FMA: return mpe_ew_fma(out, x, y, z, n, f, o);
+  case F_SCALE: return mpe_ew_scale(out, alpha, x, n, f, o);
+  case F_SQRT: return mpe_ew_sqrt(out, x, n, f, o);
+  case F_RECIP: return mpe_ew_recip(out, x, n, f, o);
+  case F_EXP: return mpe_ew_exp(out, x, n, f, o);
+  case F_LOG: return mpe_ew_log(out, x, n, f, o);
+  case F_TANH: return mpe_ew_tanh(out, x, n, f, o);
+  default: return mpe_ew_sigmoid(out, x, n, f, o);
+  }
+}
+
+/* ---- oracle */
+#define WP 300   /* working precision */
+#define KP 200   /* kept: truncated to KP-1 bits plus a sticky bit */
+
+/* The value of fn at (a, b, c) in `big` (KP bits): exact, or a stand-in
+   strictly on the exact value's side of every KP-1-bit number (a sticky bit),
+   built from a WP-bit result t and the side of the exact value relative to t.
+   Single MPFR operations give that side in their ternary value; the sigmoid
+   is arranged so that one operation dominates (see below). Returns 0 when
+   the result is NaN. */
+static int mp_value(mpfr_t big, int fn, double a, double b, double c, double alpha)
+{
+  mpfr_t x, y, z, t, e;
+  mpfr_inits2(WP, x, y, z, t, (mpfr_ptr)0);
+  mpfr_init2(e, 2 * WP + 400);
+  mpfr_set_d(x, a, MPFR_RNDN);
+  mpfr_set_d(y, b, MPFR_RNDN);
+  mpfr_set_d(z, c, MPFR_RNDN);
+  int inex = 0;   /* sign of (t - exact) */
+  switch (fn) {
+  case F_ADD: inex = mpfr_add(t, x, y, MPFR_RNDN); break;
+  case F_SUB: inex = mpfr_sub(t, x, y, MPFR_RNDN); break;
+  case F_MUL: inex = mpfr_mul(t, x, y, MPFR_RNDN); break;
+  case F_DIV: inex = mpfr_div(t, x, y, MPFR_RNDN); break;
+  case F_FMA: inex = mpfr_fma(t, x, y, z, MPFR_RNDN); break;
+  case F_SCALE: inex = mpfr_mul_d(t, x, alpha, MPFR_RNDN); break;
+  case F_SQRT: inex = mpfr_sqrt(t, x, MPFR_RNDN); break;
+  case F_RECIP: inex = mpfr_ui_div(t, 1, x, MPFR_RNDN); break;
+  case F_EXP:
+    inex = mpfr_exp(t, x, MPFR_RNDN);
+    if (isfinite(a) && fabs(a) > 1e6) {   /* beyond MPFR's range: a stand-in far beyond every format */
+      mpfr_set_ui_2exp(t, 1, a > 0 ? 1000000 : -1000000, MPFR_RNDN);
+      inex = a > 0 ? -1 : 1;
+    }
+    break;
+  case F_LOG: inex = mpfr_log(t, x, MPFR_RNDN); break;
+  case F_TANH: inex = mpfr_tanh(t, x, MPFR_RNDN); break;
+  default:
+    if (a >= 0 || isnan(a)) {
+      /* (1 + tanh(x/2)) / 2: the sum and the halving are exact, so the side is tanh's */
+      mpfr_div_2ui(x, x, 1, MPFR_RNDN);
+      inex = mpfr_tanh(t, x, MPFR_RNDN);
+      mpfr_add_ui(e, t, 1, MPFR_RNDN);
+      mpfr_div_2ui(e, e, 1, MPFR_RNDN);
+      mpfr_set_prec(t, 2 * WP + 400);
+      mpfr_set(t, e, MPFR_RNDN);
+    } else if (a < -200) {
+      inex = mpfr_exp(t, x, MPFR_RNDN);   /* e^x(1 - e^x): far below every format */
+      if (isfinite(a) && a < -1e6) {
+        mpfr_set_ui_2exp(t, 1, -1000000, MPFR_RNDN);
+        inex = 1;
+      }
+    } else {
+      /* 1/(1 + E), E = e^-x to 2WP bits: the division's rounding dominates */
+      mpfr_neg(x, x, MPFR_RNDN);
+      mpfr_set_prec(e, 2 * WP);
+      int te = mpfr_exp(e, x, MPFR_RNDN);
+      mpfr_t one_e;
+      mpfr_init2(one_e, 2 * WP + 400);
+      mpfr_add_ui(one_e, e, 1, MPFR_RNDN);   /* exact */
+      inex = mpfr_ui_div(t, 1, one_e, MPFR_RNDN);
+      if (inex == 0)
+        inex = -te;   /* decreasing in E */
+      mpfr_clear(one_e);
+    }
+    break;
+  }
+  int ok = !mpfr_nan_p(t);
+  mpfr_t tr;
+  mpfr_init2(tr, KP - 1);
+  int t2 = mpfr_set(tr, t, MPFR_RNDZ);
+  mpfr_set(big, tr, MPFR_RNDN);
+  if (mpfr_regular_p(big) && (t2 || inex)) {
+    mpfr_t ulp;
+    mpfr_init2(ulp, 2);
+    /* truncated: the exact value is beyond tr; else it is on the side inex says */
+    int dir = t2 ? mpfr_sgn(big) : (inex > 0 ? -1 : 1);
+    mpfr_set_si_2exp(ulp, dir, mpfr_get_exp(big) - KP, MPFR_RNDN);
+    mpfr_add(big, big, ulp, MPFR_RNDN);
+    mpfr_clear(ulp);
+  }
+  mpfr_clear(tr);
+  mpfr_clears(x, y, z, t, e, (mpfr_ptr)0);
+  return ok;
+}
+
+/* big rounded to format f on its grid (subnormals, IEEE overflow) */
+static double oracle_round(mpfr_srcptr big, const mpe_format *f, mpe_round r)
+{
+  if (mpfr_nan_p(big))
+    return NAN;
+  if (mpfr_inf_p(big) || mpfr_zero_p(big))
+    return mpfr_get_d(big, MPFR_RNDN);
+  int p = mpe_format_precision(f), emin = mpe_format_emin(f);
+  double maxv = mpe_format_max(f);
+  int neg = mpfr_signbit(big) != 0;
+  long e = mpfr_get_exp(big) - 1;
+  if (e > mpe_format_emax(f) + 2)
+    e = mpe_format_emax(f) + 2;   /* far beyond the range: only the overflow rule matters */
+  long qe = (e > emin ? e : emin) - p + 1;
+  mpfr_t s, fr;
+  mpfr_inits2(KP + 8, s, fr, (mpfr_ptr)0);
+  mpfr_abs(s, big, MPFR_RNDN);
+  mpfr_mul_2si(s, s, -qe, MPFR_RNDN);
+  mpfr_floor(fr, s);
+  double t = mpfr_get_d(fr, MPFR_RNDN);
+  if (t > 0x1p60)
+    t = 0x1p60;   /* far beyond every format's range: only the overflow rule matters */
+  mpfr_sub(fr, s, fr, MPFR_RNDN);
+  int ix = !mpfr_zero_p(fr), up = 0, half = mpfr_cmp_d(fr, 0.5);
+  if (ix) {
+    switch (r) {
+    case MPE_RNE: up = half > 0 || (half == 0 && fmod(t, 2) != 0); break;
+    case MPE_RNA: up = half >= 0; break;
+    case MPE_RZ: up = 0; break;
+    case MPE_RU: up = !neg; break;
+    case MPE_RD: up = neg; break;
+    default: up = fmod(t, 2) == 0; break;
+    }
+  }
+  mpfr_clears(s, fr, (mpfr_ptr)0);
+  double res = ldexp(t + up, (int)qe);
+  if (res > maxv) {
+    int toward_zero = r == MPE_RZ || r == MPE_RO || (r == MPE_RU && neg) || (r == MPE_RD && !neg);
+    res = toward_zero ? maxv : mpe_format_has_inf(f) ? INFINITY : NAN;
+  }
+  return neg ? -res : res;
+}
+
+/* distance in units of the format's quantum at the correct result */
+static double ulps(double got, double want, const mpe_format *f)
+{
+  if (isinf(got) || isinf(want))
+    return got == want ? 0 : INFINITY;
+  double a = fabs(want);
+  int e = a >= mpe_format_min_normal(f) ? ilogb(a) : mpe_format_emin(f);
+  return fabs(got - want) / ldexp(1.0, e - mpe_format_precision(f) + 1);
+}
+
+typedef struct { long n, bad; double worst; } tally;
+
+static void compare(tally *t, int fn, const mpe_format *f, mpe_round r, const float *got, const float *x,
+                    const float *y, const float *z, float alpha, size_t n, int verbose)
+{
+  mpfr_t big;
+  mpfr_init2(big, KP);
+  for (size_t i = 0; i < n; i++) {
+    double a = x[i], b = y ? y[i] : 0, c = z ? z[i] : 0;
+    if (!mp_value(big, fn, a, b, c, alpha)) {
+      ck_assert_msg(isnan(got[i]), "%s(%a) = %a, want NaN", fnames[fn], a, got[i]);
+      continue;
+    }
+    double want = oracle_round(big, f, r);
+    t->n++;
+    if (want == 0 && got[i] == 0)
+      continue;   /* zero signs: tested separately */
+    if (!ts_same_f64(got[i], want)) {
+      double u = ulps(got[i], want, f);
+      if (verbose && t->bad < 3)
+        fprintf(stderr, "%s %s %s: x=%a y=%a z=%a got %a want %a (%.3g ulp)\n", fnames[fn],
+                mpe_format_name(f), mpe_round_name(r), a, b, c, got[i], want, u);
+      t->bad++;
+      t->worst = u > t->worst ? u : t->worst;
+    }
+  }
+  mpfr_clear(big);
+}
+
+static const char *const fmt_names[] = { "fp16", "bf16" };
+
+/* all 2^16 inputs of the format itself, 6 modes, every unary function */
+START_TEST(test_unary_exhaustive)
+{
+  const mpe_format *f = mpe_format_lookup(fmt_names[_i]);
+  float *x = malloc(65536 * sizeof *x), *y = malloc(65536 * sizeof *y);
+  for (uint32_t h = 0; h < 65536; h++)
+    x[h] = _i ? mpe_bf16_to_fp32((uint16_t)h) : mpe_fp16_to_fp32((uint16_t)h);
+  for (int fn = F_SQRT; fn < NF; fn++) {
+    tally t = { 0, 0, 0 };
+    for (int m = 0; m < 6; m++) {
+      ck_assert_int_eq(call(fn, y, x, NULL, NULL, 0, 65536, f, &(mpe_round_opts){ det_modes[m], 0, 0, 0, 0 }), MPE_OK);
+      compare(&t, fn, f, det_modes[m], y, x, NULL, NULL, 0, 65536, 1);
+    }
+    fprintf(stderr, "ew %-7s %s: all 2^16 inputs x 6 modes: %ld results, %ld not correctly rounded (rate %.2e), worst %.3g ulp\n",
+            fnames[fn], mpe_format_name(f), t.n, t.bad, (double)t.bad / t.n, t.worst);
+    if (exact_fn[fn])
+      ck_assert_int_eq(t.bad, 0);
+    else
+      ck_assert(t.bad <= t.n / 10000 && t.worst <= 1.0);
+  }
+  free(x);
+  free(y);
+}
+END_TEST
+
+/* random binary32 operand (not necessarily in the format): sign, exponent spread, 24 bits */
+static float rnd_f32(uint64_t *st, int elo, int ehi)
+{
+  uint64_t r = ts_rand64(st);
+  float v = ldexpf(1.0f + (float)((r >> 8) & 0x7fffff) * 0x1p-23f, elo + (int)((r >> 40) % (uint64_t)(ehi - elo + 1)));
+  return (r >> 63) ? -v : v;
+}
+
+static void gen_operands(int fn, uint64_t *st, float *x, float *y, float *z, size_t n, const mpe_format *f)
+{
+  int p = mpe_format_precision(f);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t k = ts_rand64(st) % 4;
+    switch (fn) {
+    case F_EXP: x[i] = rnd_f32(st, -30, 6); break;
+    case F_LOG: x[i] = fabsf(rnd_f32(st, -140, 127)); break;
+    case F_TANH: x[i] = rnd_f32(st, -30, 5); break;
+    case F_SIGMOID: x[i] = rnd_f32(st, -30, 7); break;
+    case F_SQRT: case F_RECIP: x[i] = fabsf(rnd_f32(st, -140, 127)); break;
+    default:
+      x[i] = rnd_f32(st, -20, 20);
+      if (k == 0) {          /* alignment / near ties */
+        y[i] = ldexpf(rnd_f32(st, 0, 0), ilogbf(x[i]) - p - (int)(ts_rand64(st) % 4));
+      } else if (k == 1) {   /* cancellation */
+        y[i] = -x[i] * (1.0f + rnd_f32(st, -24, -p));
+      } else if (k == 2) {   /* products near the format's range ends */
+        int lo = (ts_rand64(st) & 1) ? 60 : -75;
+        x[i] = rnd_f32(st, lo, lo + 15);
+        y[i] = rnd_f32(st, lo, lo + 15);
+      } else {
+        y[i] = rnd_f32(st, -20, 20);
+      }
+      z[i] = fn == F_FMA && k == 1 ? -(x[i] * y[i]) : rnd_f32(st, -30, 10);
+      break;
+    }
+  }
+}
+
+/* random binary32 inputs into fp16, bf16, tf32, e4m3 and fp32 */
+START_TEST(test_random_binary32)
+{
+  static const char *const names[] = { "fp16", "bf16", "tf32", "e4m3", "fp32" };
+  const mpe_format *f = mpe_format_lookup(names[_i]);
+  const size_t n = ts_expensive() ? 200000 : 12000;
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z),
+        *w = malloc(n * sizeof *w);
+  uint64_t st = ts_seed() + (uint64_t)_i * 7919;
+  for (int fn = 0; fn < NF; fn++) {
+    tally t = { 0, 0, 0 };
+    gen_operands(fn, &st, x, y, z, n, f);
+    float alpha = rnd_f32(&st, -3, 3);
+    for (int m = 0; m < 6; m++) {
+      mpe_round_opts o = { det_modes[m], 0, 0, 0, 0 };
+      ck_assert_int_eq(call(fn, w, x, y, z, alpha, n, f, &o), MPE_OK);
+      compare(&t, fn, f, det_modes[m], w, x, fn <= F_FMA ? y : NULL, fn == F_FMA ? z : NULL, alpha, n, 1);
+    }
+    fprintf(stderr, "ew %-7s %s: %zu random binary32 inputs x 6 modes: %ld not correctly rounded (rate %.2e), worst %.3g ulp\n",
+            fnames[fn], names[_i], n, t.bad, (double)t.bad / t.n, t.worst);
+    if (exact_fn[fn])
+      ck_assert_int_eq(t.bad, 0);
+    else
+      ck_assert(t.bad <= t.n / 10000 + 1 && t.worst <= 1.0);
+  }
+  free(x); free(y); free(z); free(w);
+}
+END_TEST
+
+START_TEST(test_softmax)
+{
+  const mpe_format *f = mpe_format_lookup(fmt_names[_i]);
+  const size_t rows = 300, cols = 37;
+  float *x = malloc(rows * cols * sizeof *x), *y = malloc(rows * cols * sizeof *y);
+  uint64_t st = ts_seed() ^ 0x50f7;
+  for (size_t i = 0; i < rows * cols; i++)
+    x[i] = rnd_f32(&st, -4, 3);
+  x[5] = -INFINITY;
+  long bad = 0, total = 0;
+  double worst = 0;
+  mpfr_t m, s, t, big;
+  mpfr_inits2(WP, m, s, t, (mpfr_ptr)0);
+  mpfr_init2(big, KP);
+  for (int k = 0; k < 6; k++) {
+    mpe_round_opts o = { det_modes[k], 0, 0, 0, 0 };
+    ck_assert_int_eq(mpe_ew_softmax(y, x, rows, cols, f, &o), MPE_OK);
+    for (size_t r = 0; r < rows; r++) {
+      const float *xr = x + r * cols;
+      float mx = -INFINITY;
+      for (size_t c = 0; c < cols; c++)
+        mx = fmaxf(mx, xr[c]);
+      mpfr_set_zero(s, 1);
+      for (size_t c = 0; c < cols; c++) {
+        mpfr_set_d(t, (double)xr[c] - mx, MPFR_RNDN);
+        mpfr_exp(t, t, MPFR_RNDN);
+        mpfr_add(s, s, t, MPFR_RNDN);
+      }
+      for (size_t c = 0; c < cols; c++) {
+        mpfr_set_d(t, (double)xr[c] - mx, MPFR_RNDN);
+        mpfr_exp(t, t, MPFR_RNDN);
+        mpfr_div(t, t, s, MPFR_RNDN);
+        mpfr_set(big, t, MPFR_RNDN);
+        double want = oracle_round(big, f, det_modes[k]);
+        double got = y[r * cols + c];
+        total++;
+        if (got != want) {
+          bad++;
+          worst = fmax(worst, ulps(got, want, f));
+        }
+      }
+    }
+  }
+  mpfr_clears(m, s, t, big, (mpfr_ptr)0);
+  fprintf(stderr, "ew softmax %s: %ld results (rows of %zu, 6 modes), %ld not correctly rounded (rate %.2e), worst %.3g ulp\n",
+          fmt_names[_i], total, cols, bad, (double)bad / total, worst);
+  ck_assert(bad <= total / 10000 + 1 && worst <= 1.0);
+  ck_assert(y[5] == 0);
+  /* a row with NaN or +inf is NaN; other rows are untouched by it */
+  x[cols + 3] = NAN;
+  x[2 * cols] = INFINITY;
+  mpe_flags_clear(~0u);
+  ck_assert_int_eq(mpe_ew_softmax(y, x, 3, cols, f, NULL), MPE_OK);
+  ck_assert(mpe_flags_get() & MPE_FLAG_INVALID);
+  for (size_t c = 0; c < cols; c++) {
+    ck_assert(isnan(y[cols + c]) && isnan(y[2 * cols + c]));
+    ck_assert(!isnan(y[c]));
+  }
+  free(x);
+  free(y);
+}
+END_TEST
+
+/* the same bits at every SIMD level and thread count, stochastic modes included;
+   y == x gives the out-of-place result */
+START_TEST(test_independence)
+{
+  const size_t n = 100003;
+  const mpe_format *f = mpe_format_of(_i ? MPE_BF16 : MPE_FP16);
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z);
+  float *ref = malloc(n * sizeof *ref), *out = malloc(n * sizeof *out);
+  uint64_t st = ts_seed() ^ 0x1d;
+  for (size_t i = 0; i < n; i++) {
+    x[i] = rnd_f32(&st, -6, 4);
+    y[i] = rnd_f32(&st, -6, 4);
+    z[i] = rnd_f32(&st, -6, 4);
+  }
+  for (int fn = 0; fn < NF; fn++) {
+    for (int mode = 0; mode < MPE_NROUND; mode += 3) {   /* RNE, RU, SR */
+      mpe_round_opts o = { (mpe_round)mode, 0, 0, 12345, 77 };
+      mpe_simd_level_set(0);
+#ifdef _OPENMP
+      omp_set_num_threads(1);
+#endif
+      ck_assert_int_eq(call(fn, ref, x, y, z, 1.75f, n, f, &o), MPE_OK);
+      for (int lvl = 0; lvl <= 2; lvl++) {
+        mpe_simd_level_set(lvl);
+#ifdef _OPENMP
+        omp_set_num_threads(lvl == 2 ? 2 : 1);
+#endif
+        ck_assert_int_eq(call(fn, out, x, y, z, 1.75f, n, f, &o), MPE_OK);
+        for (size_t i = 0; i < n; i++)
+          ck_assert_msg(ts_f2u(out[i]) == ts_f2u(ref[i]), "%s mode %d level %d elem %zu: %a vs %a",
+                        fnames[fn], mode, lvl, i, out[i], ref[i]);
+      }
+      /* in place */
+      memcpy(out, x, n * sizeof *x);
+      ck_assert_int_eq(call(fn, out, out, y, z, 1.75f, n, f, &o), MPE_OK);
+      ck_assert(memcmp(out, ref, n * sizeof *out) == 0);
+    }
+  }
+  mpe_simd_level_set(-1);
+  free(x); free(y); free(z); free(ref); free(out);
+}
+END_TEST
+
+/* stochastic rounding: neighbours only, P(up) = distance (SR) or 1/2 (SR_EQ) */
+START_TEST(test_stochastic)
+{
+  const size_t n = 200000;
+  const mpe_format *f = mpe_format_of(MPE_BF16);
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+  for (size_t i = 0; i < n; i++) {
+    x[i] = 1.0f;
+    y[i] = 0x1.8p-10f;   /* 1 + 3/16 of a quantum */
+  }
+  for (int k = 0; k < 2; k++) {
+    mpe_round_opts o = { k ? MPE_SR_EQ : MPE_SR, 0, 0, ts_seed(), 0 };
+    ck_assert_int_eq(mpe_ew_add(w, x, y, n, f, &o), MPE_OK);
+    long up = 0;
+    for (size_t i = 0; i < n; i++) {
+      ck_assert(w[i] == 1.0f || w[i] == 1.0078125f);
+      up += w[i] != 1.0f;
+    }
+    double p = k ? 0.5 : 3.0 / 16, sd = sqrt(n * p * (1 - p));
+    fprintf(stderr, "ew add bf16 %s: %ld/%zu up, expected %.0f (sd %.0f)\n", mpe_round_name(o.round), up, n, n * p, sd);
+    ck_assert(fabs(up - n * p) <= 5 * sd);
+  }
+  /* exp(x) with SR: the mean of many draws approaches the exact value */
+  for (size_t i = 0; i < n; i++)
+    x[i] = 0.3f;
+  mpe_round_opts o = { MPE_SR, 0, 0, ts_seed() + 1, 0 };
+  ck_assert_int_eq(mpe_ew_exp(w, x, n, f, &o), MPE_OK);
+  double mean = 0;
+  for (size_t i = 0; i < n; i++)
+    mean += w[i];
+  mean /= n;
+  double q = 0.0078125, sd = q / 2 / sqrt((double)n);
+  fprintf(stderr, "ew exp bf16 sr: mean of %zu draws %.7f, exact %.7f (sd %.1e)\n", n, mean, exp(0.3f), sd);
+  ck_assert(fabs(mean - exp((double)0.3f)) <= 5 * sd);
+  free(x); free(y); free(w);
+}
+END_TEST
+
+START_TEST(test_errors_flags)
+{
+  const mpe_format *h = mpe_format_of(MPE_FP16);
+  float x[4] = { 1, 2, 3, 4 }, y[4] = { 9, 9, 9, 9 };
+  mpe_round_opts bad = { (mpe_round)8, 0, 0, 0, 0 };
+  for (int fn = 0; fn < NF; fn++) {
+    ck_assert_int_eq(call(fn, y, x, x, x, 1, 4, NULL, NULL), MPE_EINVAL);
+    ck_assert_int_eq(call(fn, y, x, x, x, 1, 4, mpe_format_of(MPE_FP64), NULL), MPE_EINVAL);
+    ck_assert_int_eq(call(fn, y, x, x, x, 1, 4, h, &bad), MPE_EINVAL);
+    ck_assert_int_eq(call(fn, NULL, x, x, x, 1, 4, h, NULL), MPE_EINVAL);
+    ck_assert_int_eq(call(fn, y, NULL, x, x, 1, 4, h, NULL), MPE_EINVAL);
+    ck_assert_int_eq(call(fn, NULL, NULL, NULL, NULL, 1, 0, h, NULL), MPE_OK);
+    ck_assert(y[0] == 9 && y[3] == 9);
+  }
+  ck_assert_int_eq(mpe_ew_add(y, x, NULL, 4, h, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_ew_fma(y, x, x, NULL, 4, h, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_ew_softmax(NULL, x, 2, 2, h, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_ew_softmax(y, x, 2, 2, NULL, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_ew_softmax(y, x, SIZE_MAX, 2, h, NULL), MPE_EINVAL);
+  ck_assert(y[0] == 9);
+  ck_assert_int_eq(mpe_ew_softmax(NULL, NULL, 0, 5, h, NULL), MPE_OK);
+  /* flags */
+  float one = 1, zero = 0, neg = -1, big = 100, inf = INFINITY, r;
+  mpe_flags_clear(~0u);
+  mpe_ew_recip(&r, &zero, 1, h, NULL);
+  ck_assert(r == INFINITY && mpe_flags_get() == MPE_FLAG_DIVBYZERO);
+  mpe_flags_clear(~0u);
+  mpe_ew_div(&r, &neg, &zero, 1, h, NULL);
+  ck_assert(r == -INFINITY && mpe_flags_get() == MPE_FLAG_DIVBYZERO);
+  mpe_flags_clear(~0u);
+  mpe_ew_log(&r, &zero, 1, h, NULL);
+  ck_assert(r == -INFINITY && mpe_flags_get() == MPE_FLAG_DIVBYZERO);
+  mpe_flags_clear(~0u);
+  mpe_ew_log(&r, &neg, 1, h, NULL);
+  ck_assert(isnan(r) && mpe_flags_get() == MPE_FLAG_INVALID);
+  mpe_flags_clear(~0u);
+  mpe_ew_sqrt(&r, &neg, 1, h, NULL);
+  ck_assert(isnan(r) && mpe_flags_get() == MPE_FLAG_INVALID);
+  mpe_flags_clear(~0u);
+  float minf = -INFINITY;
+  mpe_ew_add(&r, &inf, &minf, 1, h, NULL);
+  ck_assert(isnan(r) && mpe_flags_get() == MPE_FLAG_INVALID);
+  mpe_flags_clear(~0u);
+  mpe_ew_exp(&r, &big, 1, h, NULL);
+  ck_assert(r == INFINITY && mpe_flags_get() == (MPE_FLAG_OVERFLOW | MPE_FLAG_INEXACT));
+  mpe_flags_clear(~0u);
+  mpe_ew_exp(&r, &big, 1, h, &(mpe_round_opts){ MPE_RZ, 0, 0, 0, 0 });
+  ck_assert(r == 65504);
+  mpe_ew_exp(&r, &big, 1, h, &(mpe_round_opts){ MPE_RNE, 0, 1, 0, 0 });
+  ck_assert(r == 65504 && (mpe_flags_get() & MPE_FLAG_SATURATED));
+  mpe_flags_clear(~0u);
+  float mbig = -1000;
+  mpe_ew_exp(&r, &mbig, 1, h, &(mpe_round_opts){ MPE_RU, 0, 0, 0, 0 });
+  ck_assert(r == 0x1p-24f && mpe_flags_get() == (MPE_FLAG_UNDERFLOW | MPE_FLAG_INEXACT));
+  mpe_flags_clear(~0u);
+  mpe_ew_exp(&r, &one, 1, h, &(mpe_round_opts){ MPE_RNE, 1, 0, 0, 0 });
+  ck_assert(r == 2.71875f);
+  /* tiny arguments: directed modes see the side of 1 / of x */
+  float tiny = 0x1p-60f, mtiny = -0x1p-60f;
+  mpe_ew_exp(&r, &tiny, 1, h, &(mpe_round_opts){ MPE_RU, 0, 0, 0, 0 });
+  ck_assert(r == 1.0009765625f);
+  mpe_ew_exp(&r, &mtiny, 1, h, &(mpe_round_opts){ MPE_RZ, 0, 0, 0, 0 });
+  ck_assert(r == 1.0f - 0x1p-11f);
+  mpe_ew_tanh(&r, &tiny, 1, h, &(mpe_round_opts){ MPE_RZ, 0, 0, 0, 0 });
+  ck_assert(r == 0);   /* below fp16's range, rounds toward zero */
+  float half = 0.5f;
+  mpe_ew_tanh(&r, &half, 1, mpe_format_of(MPE_BF16), &(mpe_round_opts){ MPE_RO, 0, 0, 0, 0 });
+  ck_assert(r != 0);
+  /* exact zero sums: +0, or -0 under RD */
+  float a = 1.5f, b = -1.5f;
+  mpe_ew_add(&r, &a, &b, 1, h, NULL);
+  ck_assert(r == 0 && !signbit(r));
+  mpe_ew_add(&r, &a, &b, 1, h, &(mpe_round_opts){ MPE_RD, 0, 0, 0, 0 });
+  ck_assert(r == 0 && signbit(r));
+  mpe_flags_clear(~0u);
+}
+END_TEST
+
+int main(void)
+{
+  mpfr_set_emax(mpfr_get_emax_max());   /* e^(2^29) is a finite number */
+  mpfr_set_emin(mpfr_get_emin_min());
+  Suite *s = suite_create("elementwise");
+  TCase *mp = tcase_create("mpfr");
+  tcase_add_loop_test(mp, test_unary_exhaustive, 0, 2);
+  tcase_add_loop_test(mp, test_random_binary32, 0, 5);
+  tcase_add_loop_test(mp, test_softmax, 0, 2);
+  suite_add_tcase(s, mp);
+  TCase *misc = tcase_create("misc");
+  tcase_add_loop_test(misc, test_independence, 0, 2);
+  tcase_add_test(misc, test_stochastic);
+  tcase_add_test(misc, test_errors_flags);
+  suite_add_tcase(s, misc);
+  return ts_run(s);
+}
