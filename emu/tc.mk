@@ -15,3 +15,8 @@ TESTS += tests/check_tc
 tests_check_tc_SOURCES = tests/check_tc.c
 tests_check_tc_CFLAGS = $(TEST_CFLAGS)
 tests_check_tc_LDADD = $(TEST_LDADD)
+
+bench_programs += tests/bench/bench_gemm
+tests_bench_bench_gemm_SOURCES = tests/bench/bench_gemm.c
+tests_bench_bench_gemm_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
+tests_bench_bench_gemm_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)

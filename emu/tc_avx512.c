@@ -11,6 +11,7 @@
 #define RND_PD(x, imm) ((vd)_mm512_roundscale_pd((__m512d)(x), (imm)))
 #define MAXI(a, b) ((vi)_mm512_max_epi32((__m512i)(a), (__m512i)(b)))
 #define FMA_PS(a, b, c) ((vf)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
+#define AVX512_BLOCK_END 1
 #include "tc_kernel.h"
 
 void mpei_tc_blk_avx512(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c,

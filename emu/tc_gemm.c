@@ -28,6 +28,62 @@ typedef struct {
   int32_t *e;     /* NULL for the fma-chain kernel */
 } panels;
 
+/* Fast operand decoding: the exact input-format value as binary32 bits. */
+typedef struct {
+  const struct mpe_tc_model *m;
+  const struct mpe_format *f;
+  float fp8[256];
+  uint32_t maxbits;     /* largest finite of the input format, binary32 bits */
+  int drop;             /* 24 - p */
+} decoder;
+
+static void decoder_init(decoder *d, const struct mpe_tc_model *m, mpe_type t)
+{
+  d->m = m;
+  d->f = (const struct mpe_format *)mpe_format_of(m->p.in);
+  d->maxbits = mpei_f2u((float)d->f->maxv);
+  d->drop = 24 - d->f->p;
+  if (t == MPE_E4M3 || t == MPE_E5M2)
+    for (int i = 0; i < 256; i++)
+      d->fp8[i] = (float)mpei_decode((uint32_t)i, d->f);
+}
+
+static inline float decode_one(const decoder *d, const void *base, mpe_type t, size_t idx)
+{
+  switch (t) {
+  case MPE_FP16: {
+    uint32_t h = ((const uint16_t *)base)[idx];
+    uint32_t sg = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, mt = h & 0x3ff;
+    if (e == 0)
+      return mpei_u2f(sg) + (sg ? -1.0f : 1.0f) * (float)mt * 0x1p-24f;
+    if (e == 31)
+      return mpei_u2f(sg | 0x7f800000u | (mt << 13) | (mt ? 0x400000u : 0));
+    return mpei_u2f(sg | ((e + 112) << 23) | (mt << 13));
+  }
+  case MPE_BF16:
+    return mpei_u2f((uint32_t)((const uint16_t *)base)[idx] << 16);
+  case MPE_E4M3: case MPE_E5M2:
+    return d->fp8[((const uint8_t *)base)[idx]];
+  default: {
+    float x = ((const float *)base)[idx];
+    uint32_t u = mpei_f2u(x), a = u & 0x7fffffffu;
+    int e = (int)(a >> 23) - 127;
+    if (a < 0x7f800000u && e >= d->f->emin && e <= d->f->emax && d->drop > 0) {
+      uint32_t lsb = 1u << d->drop, half = lsb >> 1, r = a;
+      switch (d->m->p.input_round) {
+      case MPE_RNE: r = a + (half - 1) + ((a >> d->drop) & 1); break;
+      case MPE_RNA: r = a + half; break;
+      default: break;
+      }
+      r &= ~(lsb - 1);
+      if (r <= d->maxbits)
+        return mpei_u2f((u & 0x80000000u) | r);
+    }
+    return (float)mpei_tc_load(d->m, base, t, idx);
+  }
+  }
+}
+
 /* Decode operand X (rows × K, element (i, l)) into panels of `w` rows:
    panel p, element (l, r) at p*Kp*w + l*w + r. Sets bad[i] for rows holding
    inf/NaN; returns 1 when some value is outside the exact window. */
@@ -36,32 +92,35 @@ static int pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpo
 {
   const int pin = ((const struct mpe_format *)mpe_format_of(m->p.in))->emin;
   int npan = (rows + w - 1) / w, unsafe = 0;
+  decoder d;
+  decoder_init(&d, m, x->t);
 #pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
   for (int p = 0; p < npan; p++) {
     for (int l = 0; l < Kp; l++)
       for (int r = 0; r < w; r++) {
         int i = p * w + r;
         size_t o = ((size_t)p * Kp + l) * w + r;
-        double v = 0.0;
+        float v = 0.0f;
         if (i < rows && l < K) {
           long idx = transpose ? (long)l * x->rs + (long)i * x->cs : (long)i * x->rs + (long)l * x->cs;
-          v = mpei_tc_load(m, x->p, x->t, (size_t)idx);
+          v = decode_one(&d, x->p, x->t, (size_t)idx);
         }
         if (pk->e) {
           int e = MPEI_TC_ZERO_EXP;
-          if (!isfinite(v)) {
+          uint32_t a = mpei_f2u(v) & 0x7fffffffu;
+          if (a >= 0x7f800000u) {
             bad[i] = 1;
-            v = 0.0;
-          } else if (v != 0.0) {
-            e = ilogb(v);
+            v = 0.0f;
+          } else if (a != 0) {
+            e = (int)(a >> 23) - 127;
             if (e < EXP_LO || e > EXP_HI)
-              unsafe = 1;
+              unsafe = 1;   /* binary32 subnormals land here too */
             if (e < pin)
               e = pin;
           }
           pk->e[o] = e;
         }
-        pk->v[o] = (float)v;
+        pk->v[o] = v;
       }
   }
   return unsafe;

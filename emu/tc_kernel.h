@@ -13,6 +13,7 @@
    The caller guarantees L * 2^(F+2) <= 2^31 and input exponents in [-48, 62]
    (so products, scales and cut addends are exact), and finite operands. */
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 typedef float vf __attribute__((vector_size(VW * 4)));
@@ -27,6 +28,7 @@ typedef int32_t hi __attribute__((vector_size(VW * 2)));
 #define SPLATF(v) ((vf){} + (float)(v))
 #define SPLATL(v) ((vl){} + (int64_t)(v))
 #define SELL(m, a, b) (((m) & (a)) | (~(m) & (b)))
+#define SELU(m, a, b) ((((vu)(m)) & (a)) | (~((vu)(m)) & (b)))
 
 static inline __attribute__((always_inline)) vf loadf(const float *p)
 {
@@ -91,6 +93,42 @@ static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi 
   return __builtin_convertvector(r, hf);
 }
 
+#ifdef AVX512_BLOCK_END
+/* The common case, binary32 output rounded toward zero (every GPU model), on
+   AVX-512: c's cut addend is trunc(c * s) with the pass-2 scale s = 2^(F-E),
+   S = acc + tc, RZ(S) by one conversion, an optional cut to p1 bits, and
+   2^(E-F) applied by vscalefps rounding toward zero (rounding toward zero
+   twice equals once). Returns 0 (nothing written) when a lane needs the
+   binary64 path: S past int32, E below the scale's range, a result at the
+   largest finite (it may be an overflow to inf) or, with a cut, subnormal. */
+static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, vi em, vf s, int F, int p1,
+                                                              int chk_ovf)
+{
+  __m512 c = (__m512)*cv;
+  vi tc = (vi)_mm512_cvttps_epi32(_mm512_mul_ps(c, (__m512)s));
+  vi sum = acc + tc;
+  __mmask16 bad = _mm512_cmplt_epi32_mask((__m512i)em, _mm512_set1_epi32(F - 126));
+  if (chk_ovf)
+    bad |= _mm512_movepi32_mask((__m512i)((acc ^ sum) & (tc ^ sum)));
+  __m512 f = _mm512_cvt_roundepi32_ps((__m512i)sum, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  if (p1)
+    f = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(f), _mm512_set1_epi32(~((1 << (24 - p1)) - 1))));
+  __m512 k = _mm512_cvtepi32_ps((__m512i)(em - F));
+  __m512 r = _mm512_scalef_round_ps(f, k, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  __m512 ra = _mm512_abs_ps(r);
+  bad |= _mm512_cmp_ps_mask(ra, _mm512_set1_ps(0x1.fffffep127f), _CMP_EQ_OQ);
+  if (p1)
+    bad |= _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(ra, _mm512_setzero_ps(), _CMP_NEQ_OQ), ra,
+                                   _mm512_set1_ps(0x1p-126f), _CMP_LT_OQ);
+  if (bad)
+    return 0;
+  /* an accumulator that overflowed stays ±inf */
+  __mmask16 cinf = _mm512_cmp_ps_mask(_mm512_abs_ps(c), _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
+  *cv = (vf)_mm512_mask_blend_ps(cinf, r, c);
+  return 1;
+}
+#endif
+
 static void blk_kernel(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
                        float *c, const mpei_tc_kp *kp)
 {
@@ -98,6 +136,11 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
   const vi emin = SPLATI(kp->emin);
   const vi zexp = SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP);
   const vi slo = SPLATI(F - 126);
+#ifdef AVX512_BLOCK_END
+  const int rz32 = kp->mode == MPE_RZ && kp->p == 24 && kp->emin == -126 && kp->p1 < 24;
+  /* can acc + trunc(c*s) leave int32? L addends below 2^(F+2) and c below 2^(F+1) */
+  const int chk_ovf = (double)L * ldexp(1.0, F + 2) + ldexp(1.0, F + 1) > 2147483647.0;
+#endif
   vf cv[MR];
   for (int r = 0; r < MR; r++)
     cv[r] = loadf(c + r * VW);
@@ -106,6 +149,14 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     vi em[MR];
     for (int r = 0; r < MR; r++) {
+#ifdef AVX512_BLOCK_END
+      if (kp->zero_c) {
+        /* getexp(0) = -inf converts to INT_MIN: the max gives emin, as wanted */
+        vi ce = (vi)_mm512_cvtps_epi32(_mm512_getexp_ps((__m512)cv[r]));
+        em[r] = MAXI(ce, emin);
+        continue;
+      }
+#endif
       vu cb = (vu)cv[r];
       vi ce = (vi)((cb >> 23) & 0xffu) - 127;
       ce = MAXI(ce, emin);
@@ -134,6 +185,10 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       }
     }
     for (int r = 0; r < MR; r++) {
+#ifdef AVX512_BLOCK_END
+      if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf))
+        continue;
+#endif
       hf lo = block_end_half(LO(acc[r]), LO(cv[r]), LO(em[r]), kp);
       hf hi_ = block_end_half(HI(acc[r]), HI(cv[r]), HI(em[r]), kp);
       cv[r] = JOIN(lo, hi_);

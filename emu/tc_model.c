@@ -431,8 +431,8 @@ static double exact_dot(const struct mpe_tc_model *m, const mpei_tc_out *o, cons
     i--;
   }
   int sticky = 0;
-  for (; i >= 0; i--)
-    sticky |= acc[i] != 0;
+  for (int t = i; t >= 0; t--)
+    sticky |= acc[t] != 0;
   /* w holds `got` bits, the leading one at bit got-1-lz */
   int lead = got - 1 - lz;
   int shift = lead - 63;

@@ -250,6 +250,554 @@ START_TEST(test_conformance_fp16)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ helpers */
+
+static uint16_t h(double x) { return mpe_fp64_to_fp16(x, MPE_RNE); }
+
+/* row 0 of A times column 0 of B, K = 16 fp16, FP32 out */
+static float hand(const char *model, const double *a, const double *b, int n, double c)
+{
+  uint16_t A[16] = { 0 }, B[16] = { 0 };
+  for (int i = 0; i < n; i++) {
+    A[i] = h(a[i]);
+    B[i] = h(b[i]);
+    ck_assert(isnan(a[i]) || mpe_fp16_to_fp32(A[i]) == (float)a[i]);
+    ck_assert(isnan(b[i]) || mpe_fp16_to_fp32(B[i]) == (float)b[i]);
+  }
+  float C = (float)c, D = -1;
+  ck_assert(isnan(c) || (double)C == c);
+  const mpe_tc_model *m = mpe_tc_model_get(model, MPE_FP16);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_int_eq(mpe_mma(m, 1, 1, 16, A, MPE_FP16, 16, B, MPE_FP16, 1, &C, 1, &D, MPE_FP32, 1), 0);
+  return D;
+}
+
+/* DESIGN §5: the Fasi et al. vectors that random data miss */
+START_TEST(test_hand_vectors)
+{
+  static const char *const gpus[] = { "v100", "t4", "a100", "a2", "a30" };
+  for (size_t g = 0; g < sizeof gpus / sizeof gpus[0]; g++) {
+    int v100 = g == 0;
+    double x = 1 - 0x1p-11;
+    double a1[] = { x }, b1[] = { x };
+    ck_assert(hand(gpus[g], a1, b1, 1, 0) == (float)(1 - 0x1p-10 + 0x1p-22));
+    double a2[] = { 1, 1 }, b2[] = { 2, 3 * 0x1p-24 };
+    ck_assert(hand(gpus[g], a2, b2, 2, 0) == 2.0f);
+    double a3[] = { 1 }, b3[] = { 1 };
+    ck_assert(hand(gpus[g], a3, b3, 1, -(1 - 0x1p-24)) == (v100 ? 0x1p-23f : 0x1p-24f));
+    double a4[] = { 1, 1, 1, 1 }, b4[] = { 1, 1, 1, 0x1p-23 };
+    ck_assert(hand(gpus[g], a4, b4, 4, 1 + 0x1p-22 + 0x1p-23) == (float)(4 + 0x1p-21));
+    double b5[] = { 1, 1, 1, 1 };
+    ck_assert(hand(gpus[g], a4, b5, 4, 1 + 0x1p-22 + 0x1p-23) == 5.0f);
+  }
+  /* H100 keeps one more alignment bit than A100: same answers here */
+  double a3[] = { 1 }, b3[] = { 1 };
+  ck_assert(hand("h100", a3, b3, 1, -(1 - 0x1p-24)) == 0x1p-24f);
+  /* the references */
+  ck_assert(hand("exact", (double[]){ 1, 1 }, (double[]){ 2, 3 * 0x1p-24 }, 2, 0) == 2 + 0x1p-22f);
+  ck_assert(hand("exact", (double[]){ 1, 1, 1, 1 }, (double[]){ 1, 1, 1, 1 }, 4, 1 + 0x1p-22 + 0x1p-23) ==
+            (float)(5 + 0x1p-21));
+  ck_assert(hand("fma-chain", (double[]){ 1, 1, 1, 1 }, (double[]){ 1, 1, 1, 1 }, 4, 1 + 0x1p-22 + 0x1p-23) ==
+            (float)(5 + 0x1p-21));
+}
+END_TEST
+
+/* The choices of mpe_tc_model_get(3) for the points the data do not settle. */
+START_TEST(test_open_points)
+{
+  /* a product with a zero factor does not take part in E_max */
+  ck_assert(hand("h100", (double[]){ 0x1p-20, 0 }, (double[]){ 1, 0x1p15 }, 2, 1) == (float)(1 + 0x1p-20));
+  ck_assert(hand("v100", (double[]){ 0x1p-20, 0 }, (double[]){ 1, 0x1p15 }, 2, 1) == (float)(1 + 0x1p-20));
+  /* an exact zero sum is +0, also from c = -0 and no products */
+  float d = hand("h100", (double[]){ 1, -1 }, (double[]){ 1, 1 }, 2, 0);
+  ck_assert(d == 0 && !signbit(d));
+  d = hand("h100", (double[]){ 0 }, (double[]){ 0 }, 1, -0.0);
+  ck_assert(d == 0 && !signbit(d));
+  {
+    /* the exact model follows IEEE: -0 only when every addend is -0 */
+    double mz[16], pz[16];
+    for (int i = 0; i < 16; i++) { mz[i] = -0.0; pz[i] = 0.0; }
+    d = hand("exact", mz, pz, 16, -0.0);
+    ck_assert(d == 0 && signbit(d));
+    d = hand("exact", pz, pz, 16, -0.0);
+    ck_assert(d == 0 && !signbit(d));
+  }
+  /* a tiny negative result keeps its sign when it rounds to zero */
+  d = hand("h100", (double[]){ -0x1p-24 }, (double[]){ 0x1p-24 }, 1, 0);
+  ck_assert(d == -0x1p-48f);
+  /* c = 0 counts with exponent -126 (E_max floor) unless zero_c_counts = 0 */
+  const mpe_tc_model *hb = mpe_tc_model_get("h100", MPE_BF16);
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(hb, &p), 0);
+  ck_assert_int_eq(p.zero_c_counts, 1);
+  p.zero_c_counts = 0;
+  mpe_tc_model *nofloor;
+  ck_assert_int_eq(mpe_tc_model_custom(&nofloor, &p), 0);
+  ck_assert_str_eq(mpe_tc_model_name(nofloor), "custom");
+  uint16_t A[2] = { mpe_fp64_to_bf16(0x1p-70, MPE_RNE), mpe_fp64_to_bf16(-0x1p-76, MPE_RNE) };
+  uint16_t B[2] = { mpe_fp64_to_bf16(0x1p-70, MPE_RNE), mpe_fp64_to_bf16(0x1p-76, MPE_RNE) };
+  float C = 0, D;
+  ck_assert_int_eq(mpe_mma(hb, 1, 1, 2, A, MPE_BF16, 2, B, MPE_BF16, 1, &C, 1, &D, MPE_FP32, 1), 0);
+  ck_assert(D == 0x1p-140f);
+  ck_assert_int_eq(mpe_mma(nofloor, 1, 1, 2, A, MPE_BF16, 2, B, MPE_BF16, 1, &C, 1, &D, MPE_FP32, 1), 0);
+  ck_assert(D == 0x1p-140f - 0x1p-149f);
+  mpe_tc_model_free(nofloor);
+  mpe_tc_model_free(NULL);
+  mpe_tc_model_free((mpe_tc_model *)hb);   /* built-in: ignored */
+  ck_assert_ptr_nonnull(mpe_tc_model_get("h100", MPE_BF16));
+}
+END_TEST
+
+/* NaN and inf: IEEE-like propagation, canonical NaN 0x7fffffff / 0x7fff,
+   overflow to inf also under RZ. */
+START_TEST(test_specials)
+{
+  static const char *const names[] = { "v100", "a100", "h100", "exact", "fma-chain" };
+  for (size_t g = 0; g < sizeof names / sizeof names[0]; g++) {
+    const char *nm = names[g];
+    float d = hand(nm, (double[]){ NAN }, (double[]){ 1 }, 1, 0);
+    ck_assert_uint_eq(ts_f2u(d), 0x7fffffffu);
+    ck_assert(isnan(hand(nm, (double[]){ INFINITY }, (double[]){ 0 }, 1, 0)));
+    ck_assert(isnan(hand(nm, (double[]){ INFINITY, 1 }, (double[]){ 1, -INFINITY }, 2, 0)));
+    ck_assert(hand(nm, (double[]){ INFINITY, 1 }, (double[]){ 1, 2 }, 2, 5) == INFINITY);
+    ck_assert(hand(nm, (double[]){ 1 }, (double[]){ 2 }, 1, -INFINITY) == -INFINITY);
+    ck_assert(isnan(hand(nm, (double[]){ 1 }, (double[]){ 2 }, 1, NAN)));
+    /* RZ output still overflows to inf (DESIGN §5): bf16 products reach 2^128 */
+    const mpe_tc_model *mb = mpe_tc_model_get(g == 0 ? "h100" : nm, MPE_BF16);
+    uint16_t ab[2] = { mpe_fp64_to_bf16(0x1p64, MPE_RNE), mpe_fp64_to_bf16(-0x1p64, MPE_RNE) };
+    uint16_t bb[1] = { mpe_fp64_to_bf16(0x1.fep63, MPE_RNE) };
+    float cz = 0x1p127f, dz;
+    ck_assert_int_eq(mpe_mma(mb, 1, 1, 1, ab, MPE_BF16, 1, bb, MPE_BF16, 1, &cz, 1, &dz, MPE_FP32, 1), 0);
+    ck_assert(dz == INFINITY);
+    ck_assert_int_eq(mpe_mma(mb, 1, 1, 1, ab + 1, MPE_BF16, 1, bb, MPE_BF16, 1, &cz, 1, &dz, MPE_FP32, 1), 0);
+    ck_assert(dz == -0x1.fep127f + 0x1p127f);
+    /* fp16 output */
+    const mpe_tc_model *m = mpe_tc_model_get(nm, MPE_FP16);
+    uint16_t A[2] = { h(256), h(256) }, B[2] = { h(256), h(1) }, C = 0, D;
+    ck_assert_int_eq(mpe_mma(m, 1, 1, 2, A, MPE_FP16, 2, B, MPE_FP16, 1, &C, 1, &D, MPE_FP16, 1), 0);
+    ck_assert_uint_eq(D, 0x7c00);
+    A[0] = 0x7e01;
+    ck_assert_int_eq(mpe_mma(m, 1, 1, 2, A, MPE_FP16, 2, B, MPE_FP16, 1, &C, 1, &D, MPE_FP16, 1), 0);
+    ck_assert_uint_eq(D, 0x7fff);
+  }
+  /* the fast kernels recompute outputs touched by inf/NaN: a large case */
+  enum { n = 48 };
+  static uint16_t A[n * n], B[n * n];
+  static float C1[n * n], C2[n * n];
+  uint64_t s = ts_seed();
+  for (int i = 0; i < n * n; i++) {
+    A[i] = h((double)(ts_rand64(&s) % 2001) / 1000 - 1);
+    B[i] = h((double)(ts_rand64(&s) % 2001) / 1000 - 1);
+  }
+  A[5 * n + 7] = 0x7c00;    /* +inf in row 5 */
+  B[3 * n + 11] = 0xfe00;   /* NaN in column 11 */
+  const mpe_tc_model *m = mpe_tc_model_get("h100", MPE_FP16);
+  for (int lvl = 2; lvl >= 0; lvl--) {
+    mpe_simd_level_set(lvl);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1, A, MPE_FP16, n, B,
+                              MPE_FP16, n, 0, lvl == 2 ? C1 : C2, MPE_FP32, n), 0);
+  }
+  mpe_simd_level_set(-1);
+  ck_assert_int_eq(memcmp(C1, C2, sizeof C1), 0);
+  ck_assert_uint_eq(ts_f2u(C1[0 * n + 11]), 0x7fffffffu);
+  ck_assert(isinf(C1[5 * n + 0]) || isnan(C1[5 * n + 0]));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ references */
+
+static double rand_in(uint64_t *s, mpe_type t)
+{
+  double x = ((double)(ts_rand64(s) >> 11) * 0x1p-53 * 2 - 1) * ldexp(1.0, (int)(ts_rand64(s) % 9) - 4);
+  switch (t) {
+  case MPE_FP16: return mpe_fp16_to_fp32(mpe_fp64_to_fp16(x, MPE_RNE));
+  case MPE_BF16: return mpe_bf16_to_fp32(mpe_fp64_to_bf16(x, MPE_RNE));
+  case MPE_TF32: return mpe_fp32_to_tf32((float)x, MPE_RNE);
+  case MPE_E4M3: return mpe_e4m3_to_fp32(mpe_fp32_to_e4m3((float)x, MPE_RNE, 1));
+  default: return mpe_e5m2_to_fp32(mpe_fp32_to_e5m2((float)x, MPE_RNE, 1));
+  }
+}
+
+static const mpe_type intypes[] = { MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2 };
+
+/* "exact": the correctly rounded (RNE) binary32 value of sum a_k b_k + c, by MPFR */
+START_TEST(test_exact_mpfr)
+{
+  mpe_type t = intypes[_i];
+  const mpe_tc_model *m = mpe_tc_model_get("exact", t);
+  ck_assert_ptr_nonnull(m);
+  uint64_t s = ts_seed() + (uint64_t)_i;
+  enum { M = 9, N = 11, K = 70 };
+  float A[M * K], B[K * N], C[M * N], D[M * N];
+  for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, t);
+  for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, t);
+  for (int i = 0; i < M * N; i++) C[i] = (float)(((double)(ts_rand64(&s) >> 11) * 0x1p-53 - 0.5) * ldexp(1, (int)(ts_rand64(&s) % 40) - 20));
+  /* cancellation: row 0 column 0 sums to a tiny value */
+  for (int l = 0; l < K; l++) { A[l] = l < K / 2 ? 1.0f : -1.0f; B[l * N] = l < K / 2 ? B[(K - 1 - l) * N] : B[l * N]; }
+  C[0] = 0x1p-30f;
+  for (int lvl = 2; lvl >= 0; lvl--) {
+    mpe_simd_level_set(lvl);
+    ck_assert_int_eq(mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, C, N, D, MPE_FP32, N), 0);
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        mpfr_t acc, pr, r;
+        mpfr_inits2(1400, acc, pr, (mpfr_ptr)0);
+        mpfr_init2(r, 24);
+        mpfr_set_flt(acc, C[i * N + j], MPFR_RNDN);
+        for (int l = 0; l < K; l++) {
+          mpfr_set_flt(pr, A[i * K + l], MPFR_RNDN);
+          mpfr_mul_d(pr, pr, B[l * N + j], MPFR_RNDN);
+          mpfr_add(acc, acc, pr, MPFR_RNDN);
+        }
+        mpfr_set_emin(-148);
+        mpfr_set_emax(128);
+        int in = mpfr_set(r, acc, MPFR_RNDN);
+        in = mpfr_check_range(r, in, MPFR_RNDN);
+        mpfr_subnormalize(r, in, MPFR_RNDN);
+        float want = mpfr_get_flt(r, MPFR_RNDN);
+        mpfr_set_emin(emin);
+        mpfr_set_emax(emax);
+        ck_assert_msg(ts_f2u(want) == ts_f2u(D[i * N + j]), "%s (%d,%d): %a vs MPFR %a", mpe_type_name(t), i,
+                      j, D[i * N + j], want);
+        mpfr_clears(acc, pr, r, (mpfr_ptr)0);
+      }
+  }
+  mpe_simd_level_set(-1);
+}
+END_TEST
+
+/* "fma-chain" equals a plain fmaf loop, through mpe_gemm at every SIMD level */
+START_TEST(test_fma_chain)
+{
+  mpe_type t = intypes[_i];
+  const mpe_tc_model *m = mpe_tc_model_get("fma-chain", t);
+  uint64_t s = ts_seed() + 7 * (uint64_t)_i;
+  enum { M = 37, N = 29, K = 53 };
+  static float A[M * K], B[K * N], D[M * N];
+  for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, t);
+  for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, t);
+  for (int lvl = 2; lvl >= 0; lvl--) {
+    mpe_simd_level_set(lvl);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, A, MPE_FP32, K, B,
+                              MPE_FP32, N, 0, D, MPE_FP32, N), 0);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        float acc = 0;
+        for (int l = 0; l < K; l++)
+          acc = fmaf(A[i * K + l], B[l * N + j], acc);
+        ck_assert_uint_eq(ts_f2u(acc), ts_f2u(D[i * N + j]));
+      }
+  }
+  mpe_simd_level_set(-1);
+}
+END_TEST
+
+/* GPU models stay within the bound of mpe_tc_model_get(3):
+   |d - sum| <= nblocks * ((L+1) 2^-F + 2^-23) * (sum |a_k b_k| + |c|) * 1.01 + 2^-140 */
+START_TEST(test_error_bound)
+{
+  static const struct { const char *nm; mpe_type t; } ms[] = {
+    { "v100", MPE_FP16 }, { "t4", MPE_FP16 }, { "a100", MPE_FP16 }, { "a100", MPE_BF16 }, { "a100", MPE_TF32 },
+    { "ada", MPE_E4M3 }, { "h100", MPE_FP16 }, { "h100", MPE_TF32 }, { "h100", MPE_E5M2 }, { "b200", MPE_E4M3 },
+  };
+  const mpe_tc_model *m = mpe_tc_model_get(ms[_i].nm, ms[_i].t);
+  mpe_tc_params p;
+  mpe_tc_model_params(m, &p);
+  uint64_t s = ts_seed() + 31 * (uint64_t)_i;
+  enum { M = 20, N = 21, K = 300 };
+  static float A[M * K], B[K * N], D[M * N];
+  for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, ms[_i].t);
+  for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, ms[_i].t);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, A, MPE_FP32, K, B,
+                            MPE_FP32, N, 0, D, MPE_FP32, N), 0);
+  int nb = (K + p.block - 1) / p.block;
+  double u = nb * ((p.block + 1) * ldexp(1, -p.align_bits) + (p.result_bits ? ldexp(1, -p.result_bits) : 0x1p-23));
+  double worst = 0;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double sum = 0, abs = 0;
+      for (int l = 0; l < K; l++) {
+        sum += (double)A[i * K + l] * B[l * N + j];
+        abs += fabs((double)A[i * K + l] * B[l * N + j]);
+      }
+      double err = fabs(D[i * N + j] - sum), bound = u * abs * 1.01 + 0x1p-140;
+      ck_assert_msg(err <= bound, "%s (%d,%d): error %g > bound %g", ms[_i].nm, i, j, err, bound);
+      if (err / bound > worst)
+        worst = err / bound;
+    }
+  printf("error bound %s/%s: worst error / bound = %.3f\n", ms[_i].nm, mpe_type_name(ms[_i].t), worst);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ BLAS interface */
+
+/* reference: mpe_mma on row-major copies of op(A), op(B) with C = 0, then the
+   documented epilogue fmaf(alpha, acc, beta * C) */
+START_TEST(test_gemm_layouts)
+{
+  const mpe_tc_model *m = mpe_tc_model_get(_i ? "v100" : "h100", MPE_FP16);
+  uint64_t s = ts_seed() + 99;
+  enum { M = 19, N = 23, K = 41, PAD = 3 };
+  static float opA[M * K], opB[K * N], acc[M * N], Z[M * N];
+  static float Ast[(M + PAD) * (K + PAD)], Bst[(K + PAD) * (N + PAD)], C0[(M + PAD) * (N + PAD)], C[(M + PAD) * (N + PAD)];
+  for (int i = 0; i < M * K; i++) opA[i] = (float)rand_in(&s, MPE_FP16);
+  for (int i = 0; i < K * N; i++) opB[i] = (float)rand_in(&s, MPE_FP16);
+  for (int i = 0; i < (M + PAD) * (N + PAD); i++) C0[i] = (float)rand_in(&s, MPE_FP16);
+  ck_assert_int_eq(mpe_mma(m, M, N, K, opA, MPE_FP32, K, opB, MPE_FP32, N, Z, N, acc, MPE_FP32, N), 0);
+  const float alpha = 0.75f, beta = -1.5f;
+  for (int lay = 0; lay < 2; lay++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++) {
+        int row = lay == 0;
+        /* store op(A) as A (ta = 0) or A^T (ta = 1) in the layout, with padded ld */
+        int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+        int lda = (row ? ac : ar) + PAD, ldb = (row ? bc : br) + PAD, ldc = (row ? N : M) + PAD;
+        for (int r = 0; r < ar; r++)
+          for (int c = 0; c < ac; c++) {
+            float v = ta ? opA[c * K + r] : opA[r * K + c];
+            Ast[row ? r * lda + c : c * lda + r] = v;
+          }
+        for (int r = 0; r < br; r++)
+          for (int c = 0; c < bc; c++) {
+            float v = tb ? opB[c * N + r] : opB[r * N + c];
+            Bst[row ? r * ldb + c : c * ldb + r] = v;
+          }
+        memcpy(C, C0, sizeof C);
+        ck_assert_int_eq(mpe_gemm(m, row ? MPE_ROW_MAJOR : MPE_COL_MAJOR, ta ? MPE_TRANS : MPE_NO_TRANS,
+                                  tb ? MPE_TRANS : MPE_NO_TRANS, M, N, K, alpha, Ast, MPE_FP32, lda, Bst,
+                                  MPE_FP32, ldb, beta, C, MPE_FP32, ldc), 0);
+        for (int i = 0; i < M; i++)
+          for (int j = 0; j < N; j++) {
+            int ci = row ? i * ldc + j : j * ldc + i;
+            float want = fmaf(alpha, acc[i * N + j], beta * C0[ci]);
+            ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "layout %d ta %d tb %d (%d,%d)", lay, ta, tb, i, j);
+          }
+        /* padding untouched */
+        for (int i = 0; i < (M + PAD) * (N + PAD); i++) {
+          int r = row ? i / ldc : i % ldc, c = row ? i % ldc : i / ldc;
+          if ((row && (c >= N || r >= M)) || (!row && (r >= M || c >= N)))
+            ck_assert_uint_eq(ts_f2u(C[i]), ts_f2u(C0[i]));
+        }
+      }
+}
+END_TEST
+
+START_TEST(test_gemm_alpha_beta_sizes)
+{
+  const mpe_tc_model *m = mpe_tc_model_get("a100", MPE_FP16);
+  float A[6] = { 1, 2, 3, 4, 5, 6 }, B[6] = { 1, 0.5f, 0.25f, 2, 4, 8 }, C[4], D[4];
+  /* beta = 0: C is not read (NaN there is ignored); alpha = 1: the raw accumulator */
+  C[0] = NAN;
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, 3, 1, A, MPE_FP32, 3, B,
+                            MPE_FP32, 1, 0, C, MPE_FP32, 1), 0);
+  ck_assert(C[0] == 1 + 1.0f + 0.75f);
+  /* k = 0: C = beta*C */
+  C[0] = 3;
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, 0, 1, NULL, MPE_FP32, 1, NULL,
+                            MPE_FP32, 1, 2, C, MPE_FP32, 1), 0);
+  ck_assert(C[0] == 6);
+  /* alpha = 0: A and B are not read */
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, 3, 0, NULL, MPE_FP32, 3, NULL,
+                            MPE_FP32, 1, 0.5f, C, MPE_FP32, 1), 0);
+  ck_assert(C[0] == 3);
+  /* m = 0 or n = 0: nothing written */
+  C[0] = 7;
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 0, 1, 3, 1, A, MPE_FP32, 3, B,
+                            MPE_FP32, 1, 0, C, MPE_FP32, 1), 0);
+  ck_assert_int_eq(mpe_gemm(m, MPE_COL_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 0, 3, 1, A, MPE_FP32, 1, B,
+                            MPE_FP32, 3, 0, C, MPE_FP32, 1), 0);
+  ck_assert(C[0] == 7);
+  /* k = 1, 2×2 */
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 1, 2, A, MPE_FP32, 1, B,
+                            MPE_FP32, 2, 0, D, MPE_FP32, 2), 0);
+  ck_assert(D[0] == 2 && D[1] == 1 && D[2] == 4 && D[3] == 2);
+  /* binary16 C: accumulate, alpha/beta in binary32, one RNE rounding */
+  uint16_t Ah[3] = { h(1), h(2), h(3) }, Bh[3] = { h(1), h(0.5), h(0.25) }, Ch = h(1);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, 3, 2, Ah, MPE_FP16, 3, Bh,
+                            MPE_FP16, 1, 0.5f, &Ch, MPE_FP16, 1), 0);
+  ck_assert_uint_eq(Ch, h(2 * 2.75 + 0.5));
+  /* mma: k = 0 gives D = C; D may be C itself */
+  float Cm[2] = { 1.5f, -2 };
+  ck_assert_int_eq(mpe_mma(m, 1, 2, 0, NULL, MPE_FP32, 1, NULL, MPE_FP32, 2, Cm, 2, D, MPE_FP32, 2), 0);
+  ck_assert(D[0] == 1.5f && D[1] == -2);
+  ck_assert_int_eq(mpe_mma(m, 1, 2, 3, A, MPE_FP32, 3, B, MPE_FP32, 2, Cm, 2, Cm, MPE_FP32, 2), 0);
+  ck_assert(Cm[0] == 1.5f + 1 + 0.5f + 12 && Cm[1] == -2 + 0.5f + 4 + 24);
+  /* C = NULL: zero accumulator */
+  ck_assert_int_eq(mpe_mma(m, 1, 1, 3, A, MPE_FP32, 3, B, MPE_FP32, 2, NULL, 0, D, MPE_FP32, 1), 0);
+  ck_assert(D[0] == 1 + 0.5f + 12);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+  const mpe_tc_model *m = mpe_tc_model_get("h100", MPE_FP16), *tf = mpe_tc_model_get("h100", MPE_TF32);
+  float A[16] = { 1 }, B[16] = { 1 }, C[16], D[16];
+  uint16_t Dh[4];
+  for (int i = 0; i < 16; i++) C[i] = D[i] = 42;
+  /* unknown names and instructions the GPU lacks */
+  ck_assert_ptr_null(mpe_tc_model_get("v100", MPE_BF16));
+  ck_assert_ptr_null(mpe_tc_model_get("t4", MPE_TF32));
+  ck_assert_ptr_null(mpe_tc_model_get("a100", MPE_E4M3));
+  ck_assert_ptr_null(mpe_tc_model_get("p100", MPE_FP16));
+  ck_assert_ptr_null(mpe_tc_model_get(NULL, MPE_FP16));
+  ck_assert_ptr_null(mpe_tc_model_get("h100", MPE_FP32));
+  ck_assert_ptr_eq(mpe_tc_model_get("H200", MPE_FP16), m);
+  ck_assert_ptr_eq(mpe_tc_model_get("l40s", MPE_E4M3), mpe_tc_model_get("ada", MPE_E4M3));
+  ck_assert_ptr_eq(mpe_tc_model_get("rtx-pro-6000", MPE_E5M2), mpe_tc_model_get("b200", MPE_E5M2));
+  ck_assert_str_eq(mpe_tc_model_name(m), "h100");
+  ck_assert_ptr_null(mpe_tc_model_name(NULL));
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(NULL, &p), MPE_EINVAL);
+  ck_assert_int_eq(mpe_tc_model_params(m, NULL), MPE_EINVAL);
+  /* mpe_mma */
+  ck_assert_int_eq(mpe_mma(NULL, 2, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, -1, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, -2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 3, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 3, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 3, D, MPE_FP32, 3), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 1, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, D, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 2, NULL, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_FP32, 2, NULL, MPE_FP32, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, NULL, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_BF16, 2, B, MPE_FP32, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_FP32, 2, B, MPE_E4M3, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, D, MPE_BF16, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(tf, 2, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, Dh, 2, Dh, MPE_FP16, 2), MPE_EUNSUP);
+  /* mpe_gemm */
+  ck_assert_int_eq(mpe_gemm(NULL, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_FP32, 2, B,
+                            MPE_FP32, 2, 0, C, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, (mpe_layout)7, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_FP32, 2, B,
+                            MPE_FP32, 2, 0, C, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, (mpe_trans)5, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_FP32, 2, B,
+                            MPE_FP32, 2, 0, C, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, -2, 2, 1, A, MPE_FP32, 2, B,
+                            MPE_FP32, 2, 0, C, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 4, 3, 1, A, MPE_FP32, 2, B,
+                            MPE_FP32, 4, 0, C, MPE_FP32, 4), MPE_EINVAL);   /* lda < k */
+  ck_assert_int_eq(mpe_gemm(m, MPE_COL_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 4, 2, 3, 1, A, MPE_FP32, 4, B,
+                            MPE_FP32, 3, 0, C, MPE_FP32, 3), MPE_EINVAL);   /* ldc < m */
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_TRANS, MPE_NO_TRANS, 4, 2, 3, 1, A, MPE_FP32, 3, B,
+                            MPE_FP32, 2, 0, C, MPE_FP32, 2), MPE_EINVAL);   /* A^T: lda < m */
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_TRANS, 2, 4, 3, 1, A, MPE_FP32, 3, B,
+                            MPE_FP32, 2, 0, C, MPE_FP32, 4), MPE_EINVAL);   /* B^T: ldb < k */
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, NULL, MPE_FP32, 2, B,
+                            MPE_FP32, 2, 0, C, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_FP32, 2, B,
+                            MPE_FP32, 2, 0, NULL, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_TF32, 2, B,
+                            MPE_FP32, 2, 0, C, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_FP32, 2, B,
+                            MPE_FP32, 2, 0, C, MPE_E5M2, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(tf, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_FP32, 2, B,
+                            MPE_FP32, 2, 0, Dh, MPE_FP16, 2), MPE_EUNSUP);
+  for (int i = 0; i < 16; i++)
+    ck_assert(C[i] == 42 && D[i] == 42);   /* nothing written */
+  /* custom models: parameters out of range */
+  mpe_tc_model *cm = (mpe_tc_model *)&p;
+  mpe_tc_model_params(m, &p);
+  mpe_tc_params q = p;
+  ck_assert_int_eq(mpe_tc_model_custom(NULL, &p), MPE_EINVAL);
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, NULL), MPE_EINVAL);
+  q.block = 0; ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL); q = p;
+  q.align_bits = 61; ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL); q = p;
+  q.block = 1024; q.align_bits = 55; ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL); q = p;
+  q.in = MPE_FP32; ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL); q = p;
+  q.round_fp32 = MPE_SR; ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL); q = p;
+  q.input_round = MPE_RU; ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL); q = p;
+  q.result_bits = -1; ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL); q = p;
+  q.kind = (mpe_tc_kind)9; ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL); q = p;
+  ck_assert_ptr_eq(cm, (mpe_tc_model *)&p);   /* untouched on failure */
+}
+END_TEST
+
+/* "What if the H100 kept one more bit": a custom model differs from the
+   named one exactly where the extra bit matters; the TF32 input rule. */
+START_TEST(test_custom_and_tf32_rule)
+{
+  const mpe_tc_model *hm = mpe_tc_model_get("h100", MPE_FP16);
+  mpe_tc_params p;
+  mpe_tc_model_params(hm, &p);
+  ck_assert_int_eq(p.block, 16);
+  ck_assert_int_eq(p.align_bits, 25);
+  ck_assert_int_eq(p.round_fp32, MPE_RZ);
+  p.align_bits = 26;
+  mpe_tc_model *h26;
+  ck_assert_int_eq(mpe_tc_model_custom(&h26, &p), 0);
+  /* c = -(1 - 2^-24), products 4 and 2^-26: E_max = 2; F = 25 drops 2^-26's bit */
+  uint16_t A[2] = { h(2), h(0x1p-13) }, B[2] = { h(2), h(0x1p-13) };
+  float C = -(1 - 0x1p-24f), D1, D2;
+  ck_assert_int_eq(mpe_mma(hm, 1, 1, 2, A, MPE_FP16, 2, B, MPE_FP16, 1, &C, 1, &D1, MPE_FP32, 1), 0);
+  ck_assert_int_eq(mpe_mma(h26, 1, 1, 2, A, MPE_FP16, 2, B, MPE_FP16, 1, &C, 1, &D2, MPE_FP32, 1), 0);
+  ck_assert(D1 == 3.0f);   /* c cut to -(1 - 2^-23): 3 + 2^-23 - 2^-26 → RZ: 3 */
+  ck_assert(D1 == D2 || D2 == 3.0f);
+  mpe_tc_model_free(h26);
+  /* TF32: truncation (default) vs RNE / RNA of binary32 operands */
+  const mpe_tc_model *t = mpe_tc_model_get("a100", MPE_TF32);
+  mpe_tc_model_params(t, &p);
+  ck_assert_int_eq(p.input_round, MPE_RZ);
+  float a = 1 + 0x1p-10f + 0x1p-11f, b = 1, c = 0, d;   /* halfway between two TF32 numbers */
+  ck_assert_int_eq(mpe_mma(t, 1, 1, 1, &a, MPE_FP32, 1, &b, MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1), 0);
+  ck_assert(d == 1 + 0x1p-10f);
+  p.input_round = MPE_RNE;
+  mpe_tc_model *rne, *rna;
+  ck_assert_int_eq(mpe_tc_model_custom(&rne, &p), 0);
+  p.input_round = MPE_RNA;
+  ck_assert_int_eq(mpe_tc_model_custom(&rna, &p), 0);
+  ck_assert_int_eq(mpe_mma(rne, 1, 1, 1, &a, MPE_FP32, 1, &b, MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1), 0);
+  ck_assert(d == 1 + 0x1p-9f);   /* tie to even */
+  a = 1 + 0x1p-11f;
+  ck_assert_int_eq(mpe_mma(rne, 1, 1, 1, &a, MPE_FP32, 1, &b, MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1), 0);
+  ck_assert(d == 1.0f);
+  ck_assert_int_eq(mpe_mma(rna, 1, 1, 1, &a, MPE_FP32, 1, &b, MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1), 0);
+  ck_assert(d == 1 + 0x1p-10f);
+  mpe_tc_model_free(rne);
+  mpe_tc_model_free(rna);
+}
+END_TEST
+
+/* Results do not depend on the SIMD level or the thread count. */
+START_TEST(test_levels_threads)
+{
+  static const struct { const char *nm; mpe_type t; int out16; } ms[] = {
+    { "v100", MPE_FP16, 0 }, { "a100", MPE_BF16, 0 }, { "a100", MPE_TF32, 0 }, { "ada", MPE_E4M3, 0 },
+    { "h100", MPE_FP16, 0 }, { "h100", MPE_FP16, 1 }, { "h100", MPE_E5M2, 0 }, { "b200", MPE_E4M3, 0 },
+    { "v100", MPE_FP16, 1 }, { "fma-chain", MPE_BF16, 0 }, { "exact", MPE_FP16, 0 },
+  };
+  const mpe_tc_model *m = mpe_tc_model_get(ms[_i].nm, ms[_i].t);
+  uint64_t s = ts_seed() + 1000 + (uint64_t)_i;
+  enum { M = 45, N = 70, K = 133 };
+  static float A[M * K], B[K * N], C[M * N], R[4][M * N];
+  static uint16_t Ch[M * N], Rh[4][M * N];
+  for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, ms[_i].t);
+  for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, ms[_i].t);
+  for (int i = 0; i < M * N; i++) { C[i] = (float)rand_in(&s, MPE_FP16) * 4; Ch[i] = h(C[i]); }
+  int run = 0;
+  for (int lvl = 2; lvl >= 0; lvl--)
+    for (int th = 1; th <= 2; th++) {
+      if (lvl == 0 && th == 2)
+        continue;
+      mpe_simd_level_set(lvl);
+#ifdef _OPENMP
+      omp_set_num_threads(th);
+#endif
+      if (ms[_i].out16)
+        ck_assert_int_eq(mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, Ch, N, Rh[run], MPE_FP16, N), 0);
+      else
+        ck_assert_int_eq(mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, C, N, R[run], MPE_FP32, N), 0);
+      run++;
+    }
+  mpe_simd_level_set(-1);
+  for (int r = 1; r < run; r++) {
+    if (ms[_i].out16)
+      ck_assert_int_eq(memcmp(Rh[0], Rh[r], sizeof Rh[0]), 0);
+    else
+      ck_assert_int_eq(memcmp(R[0], R[r], sizeof R[0]), 0);
+  }
+}
+END_TEST
+
 static Suite *tc_suite(void)
 {
   Suite *s = suite_create("tc");
@@ -258,6 +806,20 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(tc, test_conformance_fp32, 0, NCONFIG);
   tcase_add_loop_test(tc, test_conformance_fp16, 0, NCONFIG);
   suite_add_tcase(s, tc);
+  TCase *t2 = tcase_create("semantics");
+  tcase_set_timeout(t2, 600);
+  tcase_add_test(t2, test_hand_vectors);
+  tcase_add_test(t2, test_open_points);
+  tcase_add_test(t2, test_specials);
+  tcase_add_loop_test(t2, test_exact_mpfr, 0, 5);
+  tcase_add_loop_test(t2, test_fma_chain, 0, 5);
+  tcase_add_loop_test(t2, test_error_bound, 0, 10);
+  tcase_add_loop_test(t2, test_gemm_layouts, 0, 2);
+  tcase_add_test(t2, test_gemm_alpha_beta_sizes);
+  tcase_add_test(t2, test_errors);
+  tcase_add_test(t2, test_custom_and_tf32_rule);
+  tcase_add_loop_test(t2, test_levels_threads, 0, 11);
+  suite_add_tcase(s, t2);
   return s;
 }
 
