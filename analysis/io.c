@@ -334,6 +334,10 @@ int mpei_npy_parse(const unsigned char *buf, size_t len, uint64_t avail, const m
                    mpe_io_tensor *t, uint64_t *hdr, uint64_t *nbytes, char *msg, size_t msglen)
 {
   uint64_t hlen, pre;
+  if (len >= 6 && !memcmp(buf, "\x93NUMPY", 6) && len < 10) {
+    mpei_io_msg(msg, msglen, "truncated .npy header");
+    return MPE_EFORMAT;
+  }
   if (len < 10 || memcmp(buf, "\x93NUMPY", 6)) {
     mpei_io_msg(msg, msglen, "not a .npy file (bad magic)");
     return MPE_EFORMAT;

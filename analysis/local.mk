@@ -3,3 +3,41 @@ libmpemu_la_SOURCES += analysis/io.c analysis/io_text.c analysis/io_write.c anal
 	analysis/range.c analysis/scaler.c
 libmpemu_la_CFLAGS += $(JANSSON_CFLAGS) $(LIBZIP_CFLAGS)
 libmpemu_la_LIBADD += $(JANSSON_LIBS) $(LIBZIP_LIBS)
+
+# the tool
+bin_PROGRAMS += mpanalyze
+mpanalyze_SOURCES = analysis/mpanalyze/main.c analysis/mpanalyze/mpanalyze.h analysis/mpanalyze/common.c \
+	analysis/mpanalyze/cmd_range.c analysis/mpanalyze/cmd_scale.c analysis/mpanalyze/plot.c
+mpanalyze_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(PLPLOT_CFLAGS)
+mpanalyze_LDADD = libmpemu.la $(JANSSON_LIBS) $(PLPLOT_LIBS) $(LIBM)
+
+# tests
+check_PROGRAMS += tests/check_io
+TESTS += tests/check_io
+tests_check_io_SOURCES = tests/check_io.c
+tests_check_io_CFLAGS = $(TEST_CFLAGS)
+tests_check_io_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/check_range
+TESTS += tests/check_range
+tests_check_range_SOURCES = tests/check_range.c
+tests_check_range_CFLAGS = $(TEST_CFLAGS)
+tests_check_range_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/check_scaler
+TESTS += tests/check_scaler
+tests_check_scaler_SOURCES = tests/check_scaler.c
+tests_check_scaler_CFLAGS = $(TEST_CFLAGS)
+tests_check_scaler_LDADD = $(TEST_LDADD)
+TESTS += tests/check_mpanalyze.sh
+EXTRA_DIST += tests/check_mpanalyze.sh tests/data tests/fuzz
+
+# the example that makes the demo's gradient dumps
+noinst_PROGRAMS += examples/amp_dump
+examples_amp_dump_SOURCES = examples/amp_dump.c
+examples_amp_dump_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) $(GSL_CFLAGS)
+examples_amp_dump_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(LIBM)
+
+bench_programs += tests/bench/bench_analysis
+tests_bench_bench_analysis_SOURCES = tests/bench/bench_analysis.c
+tests_bench_bench_analysis_LDADD = libmpemu.la $(LIBM)
+
+dist_man_MANS += man/man1/mpanalyze.1 man/man3/mpe_delayed_alloc.3 man/man3/mpe_delayed_update.3 man/man3/mpe_io_close.3 man/man3/mpe_io_info.3 man/man3/mpe_io_open.3 man/man3/mpe_io_read.3 man/man3/mpe_io_select.3 man/man3/mpe_io_write_npy.3 man/man3/mpe_io_write_safetensors.3 man/man3/mpe_range_add_f32.3 man/man3/mpe_range_alloc.3 man/man3/mpe_range_at_scale.3 man/man3/mpe_range_free.3 man/man3/mpe_range_histogram.3 man/man3/mpe_range_stats_get.3 man/man3/mpe_scaler_alloc.3 man/man3/mpe_scaler_free.3 man/man3/mpe_scaler_params_preset.3 man/man3/mpe_scaler_update.3 

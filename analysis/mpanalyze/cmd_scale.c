@@ -1,0 +1,267 @@
+/* mpanalyze scale: replay a loss scaler over gradient dumps, one file per
+   step. Each step's (unscaled) gradients are multiplied by the scale in force,
+   rounded to the target format, and the scaler sees whether anything became
+   inf/NaN. Dynamic presets skip such steps; "delayed" is Transformer Engine's
+   FP8 delayed scaling (the scale comes from the amax of earlier steps). */
+#include <config.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpanalyze.h"
+
+struct step {
+  const char *file;
+  double scale, amax;
+  uint64_t count, underflow, overflow, nonfinite;
+  int found_inf, skipped;
+};
+
+static void help(void)
+{
+  printf("usage: mpanalyze scale --preset NAME [options] STEP_FILE...\n"
+         "  -p, --preset NAME   pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, or delayed (FP8)\n"
+         "  -f, --format F      the format of the scaled gradients (default fp16; delayed: e5m2)\n"
+         "  -t, --tensor NAME   only this tensor of each step (may be repeated)\n"
+         "      --init S        initial scale;  --interval N  growth interval;  --hysteresis N\n"
+         "      --history N     delayed: amax history length (default 1024)\n"
+         "  -m, --margin BITS   delayed: scale = max / amax / 2^margin (default 0)\n"
+         "      --dtype T, --shape D,D.., --kind K   as for range\n"
+         "      --json          one JSON document on stdout\n"
+         "      --plot FILE     the scale trajectory as .svg or .png\n"
+         "  -q, --quiet         no progress bar\n");
+}
+
+int mpa_cmd_scale(int argc, char **argv)
+{
+  static const struct option lo[] = {
+    { "preset", required_argument, 0, 'p' }, { "format", required_argument, 0, 'f' },
+    { "tensor", required_argument, 0, 't' }, { "init", required_argument, 0, 'I' },
+    { "interval", required_argument, 0, 'W' }, { "hysteresis", required_argument, 0, 'H' },
+    { "history", required_argument, 0, 'L' }, { "margin", required_argument, 0, 'm' },
+    { "dtype", required_argument, 0, 'd' }, { "shape", required_argument, 0, 's' },
+    { "kind", required_argument, 0, 'k' }, { "json", no_argument, 0, 'j' },
+    { "plot", required_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
+    { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+  const char *preset = NULL, *fname = NULL, *plot = NULL;
+  const char **want = calloc((size_t)argc + 1, sizeof *want);
+  size_t nwant = 0;
+  double init = 0;
+  long interval = 0, hyst = 0, history = 0, margin = 0;
+  int json = 0, c, rc = MPA_EXIT_INPUT;
+  mpe_io_opts io;
+  memset(&io, 0, sizeof io);
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "p:f:t:m:qh", lo, NULL)) != -1) {
+    char *e;
+    switch (c) {
+    case 'p': preset = optarg; break;
+    case 'f': fname = optarg; break;
+    case 't': want[nwant++] = optarg; break;
+    case 'I':
+      init = strtod(optarg, &e);
+      if (e == optarg || *e || !(init > 0) || !isfinite(init)) { mpa_error(NULL, "bad --init '%s'", optarg); goto out; }
+      break;
+    case 'W': if (mpa_parse_int(optarg, 1, 1L << 30, &interval)) { mpa_error(NULL, "bad --interval '%s'", optarg); goto out; } break;
+    case 'H': if (mpa_parse_int(optarg, 1, 1L << 30, &hyst)) { mpa_error(NULL, "bad --hysteresis '%s'", optarg); goto out; } break;
+    case 'L': if (mpa_parse_int(optarg, 1, 1L << 24, &history)) { mpa_error(NULL, "bad --history '%s'", optarg); goto out; } break;
+    case 'm': if (mpa_parse_int(optarg, 0, 126, &margin)) { mpa_error(NULL, "bad --margin '%s'", optarg); goto out; } break;
+    case 'd':
+      if (mpe_io_dtype_lookup(optarg, &io.dtype)) { mpa_error(NULL, "unknown --dtype '%s'", optarg); goto out; }
+      io.has_dtype = 1;
+      break;
+    case 's': if (mpa_parse_shape(optarg, &io)) goto out; break;
+    case 'k': if (mpa_parse_kind(optarg, &io)) goto out; break;
+    case 'j': json = 1; break;
+    case 'P': plot = optarg; break;
+    case 'q': mpa_quiet = 1; break;
+    case 'h': help(); rc = MPA_EXIT_OK; goto out;
+    default: goto out;
+    }
+  }
+  if (!preset) {
+    mpa_error(NULL, "scale needs --preset (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)");
+    goto out;
+  }
+  if (optind >= argc) {
+    mpa_error(NULL, "no step file (mpanalyze scale --help)");
+    goto out;
+  }
+  int delayed = !strcmp(preset, "delayed") || !strcmp(preset, "te");
+  const mpe_format *fmt = mpe_format_lookup(fname ? fname : delayed ? "e5m2" : "fp16");
+  if (!fmt) {
+    mpa_error(NULL, "unknown format '%s'", fname);
+    goto out;
+  }
+  if (plot && mpa_plot_check_name(plot))
+    goto out;
+  mpe_scaler *sc = NULL;
+  mpe_delayed *dl = NULL;
+  mpe_scaler_params sp;
+  memset(&sp, 0, sizeof sp);
+  if (delayed) {
+    mpe_delayed_params dp = { fmt, (int)history, (int)margin, 0 };
+    if (!(dl = mpe_delayed_alloc(&dp))) {
+      mpa_error(NULL, "delayed scaling needs a format whose max fits binary32 (e4m3, e5m2, fp16, bf16)");
+      goto out;
+    }
+  } else {
+    if (mpe_scaler_params_preset(&sp, preset)) {
+      mpa_error(NULL, "unknown --preset '%s'", preset);
+      goto out;
+    }
+    if (init > 0) {
+      sp.init_scale = init;
+      if (sp.max_scale < init) sp.max_scale = init;
+      if (sp.min_scale > init) sp.min_scale = init;
+    }
+    if (interval) sp.growth_interval = (int)interval;
+    if (hyst) sp.hysteresis = (int)hyst;
+    if (!(sc = mpe_scaler_alloc(&sp))) {
+      mpa_error(NULL, "invalid scaler parameters");
+      goto out;
+    }
+  }
+  size_t ns = (size_t)(argc - optind);
+  struct step *st = calloc(ns, sizeof *st);
+  double *scales = calloc(ns, sizeof *scales);
+  int *ovf = calloc(ns, sizeof *ovf);
+  if (!st || !scales || !ovf) {
+    rc = MPA_EXIT_FAIL;
+    mpa_error(NULL, "out of memory");
+    goto done;
+  }
+  for (size_t s = 0; s < ns; s++) {
+    const char *path = argv[optind + (int)s];
+    struct step *p = &st[s];
+    p->file = path;
+    p->scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
+    mpe_io *f;
+    if (mpa_open(path, &io, &f))
+      goto done;
+    mpe_range *r = mpe_range_alloc(&fmt, 1, NULL);
+    if (!r) {
+      mpe_io_close(f);
+      rc = MPA_EXIT_FAIL;
+      mpa_error(NULL, "out of memory");
+      goto done;
+    }
+    size_t used = 0;
+    int err = 0;
+    for (size_t i = 0; i < mpe_io_count(f) && !err; i++) {
+      mpe_io_tensor ti;
+      mpe_io_info(f, i, &ti);
+      int keep = nwant == 0;
+      for (size_t w = 0; w < nwant; w++)
+        keep |= !strcmp(want[w], ti.name);
+      if (!keep)
+        continue;
+      used++;
+      err = mpa_feed(f, i, path, &r, 1, p->scale, &p->amax);
+    }
+    mpe_io_close(f);
+    if (!err && used == 0)
+      err = mpa_error(path, "no matching floating-point tensor");
+    if (err) {
+      mpe_range_free(r);
+      goto done;
+    }
+    mpe_range_summary su;
+    mpe_range_stats rs;
+    mpe_range_summary_get(r, &su);
+    mpe_range_stats_get(r, 0, &rs);
+    mpe_range_free(r);
+    p->count = su.count;
+    p->nonfinite = su.nan + su.inf;
+    p->underflow = rs.underflow;
+    p->overflow = rs.overflow;
+    p->found_inf = p->overflow > 0 || p->nonfinite > 0;
+    if (sc)
+      p->skipped = !mpe_scaler_update(sc, p->found_inf);
+    else
+      mpe_delayed_update(dl, isnan(p->amax) ? INFINITY : p->amax);
+    scales[s] = p->scale;
+    ovf[s] = p->found_inf;
+  }
+  mpa_progress_end();
+  if (plot) {
+    char title[160];
+    snprintf(title, sizeof title, "%s loss scale, %s (x: overflow)", preset, mpe_format_name(fmt));
+    if ((rc = mpa_plot_scale(plot, title, scales, ovf, ns)))
+      goto done;
+  }
+  double final_scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
+  uint64_t nskip = 0;
+  for (size_t s = 0; s < ns; s++)
+    nskip += (uint64_t)st[s].skipped;
+  if (json) {
+    json_t *doc = json_object(), *arr = json_array(), *par = json_object();
+    json_object_set_new(doc, "mpanalyze", json_string(mpe_version_string()));
+    json_object_set_new(doc, "command", json_string("scale"));
+    json_object_set_new(doc, "preset", json_string(delayed ? "delayed" : preset));
+    json_object_set_new(doc, "format", json_string(mpe_format_name(fmt)));
+    if (delayed) {
+      json_object_set_new(par, "history_len", json_integer(history ? history : 1024));
+      json_object_set_new(par, "margin", json_integer(margin));
+    } else {
+      json_object_set_new(par, "init_scale", mpa_json_num(sp.init_scale));
+      json_object_set_new(par, "growth_factor", mpa_json_num(sp.growth_factor));
+      json_object_set_new(par, "backoff_factor", mpa_json_num(sp.backoff_factor));
+      json_object_set_new(par, "min_scale", mpa_json_num(sp.min_scale));
+      json_object_set_new(par, "max_scale", mpa_json_num(sp.max_scale));
+      json_object_set_new(par, "growth_interval", json_integer(sp.growth_interval));
+      json_object_set_new(par, "hysteresis", json_integer(sp.hysteresis));
+      json_object_set_new(par, "growth_delay", json_integer(sp.growth_delay));
+    }
+    json_object_set_new(doc, "params", par);
+    for (size_t s = 0; s < ns; s++) {
+      json_t *o = json_object();
+      json_object_set_new(o, "step", json_integer((json_int_t)s));
+      json_object_set_new(o, "file", json_string(st[s].file));
+      json_object_set_new(o, "scale", mpa_json_num(st[s].scale));
+      json_object_set_new(o, "count", json_integer((json_int_t)st[s].count));
+      json_object_set_new(o, "max_abs", mpa_json_num(st[s].amax));
+      json_object_set_new(o, "nonfinite", json_integer((json_int_t)st[s].nonfinite));
+      json_object_set_new(o, "overflow", json_integer((json_int_t)st[s].overflow));
+      json_object_set_new(o, "found_inf", json_boolean(st[s].found_inf));
+      json_object_set_new(o, "skipped", json_boolean(st[s].skipped));
+      json_object_set_new(o, "underflow", json_integer((json_int_t)st[s].underflow));
+      json_array_append_new(arr, o);
+    }
+    json_object_set_new(doc, "steps", arr);
+    json_object_set_new(doc, "skipped", json_integer((json_int_t)nskip));
+    json_object_set_new(doc, "final_scale", mpa_json_num(final_scale));
+    rc = mpa_json_print(doc);
+    json_decref(doc);
+  } else {
+    printf("%s scaler, %s: %zu steps, %llu skipped, final scale %.6g\n", delayed ? "delayed (FP8)" : preset,
+           mpe_format_name(fmt), ns, (unsigned long long)nskip, final_scale);
+    printf("%-5s %-12s %-10s %-10s %-8s %-8s %s\n", "step", "scale", "max|g|", "overflow", "inf/nan", delayed ? "" : "skipped",
+           "underflow");
+    for (size_t s = 0; s < ns; s++) {
+      char sc_txt[32];
+      int e;
+      if (frexp(st[s].scale, &e) == 0.5)
+        snprintf(sc_txt, sizeof sc_txt, "2^%d", e - 1);
+      else
+        snprintf(sc_txt, sizeof sc_txt, "%.6g", st[s].scale);
+      printf("%-5zu %-12s %-10.4g %-10llu %-8llu %-8s %llu (%.3g%%)\n", s, sc_txt, st[s].amax,
+             (unsigned long long)st[s].overflow, (unsigned long long)st[s].nonfinite,
+             delayed ? "" : st[s].skipped ? "yes" : "no", (unsigned long long)st[s].underflow,
+             st[s].count ? 100.0 * (double)st[s].underflow / (double)st[s].count : 0.0);
+    }
+    if (plot && !mpa_quiet)
+      fprintf(stderr, "mpanalyze: wrote %s\n", plot);
+    rc = MPA_EXIT_OK;
+  }
+done:
+  mpa_progress_end();
+  free(st);
+  free(scales);
+  free(ovf);
+  mpe_scaler_free(sc);
+  mpe_delayed_free(dl);
+out:
+  free(want);
+  return rc;
+}

@@ -1,0 +1,43 @@
+/* mpanalyze: the command-line face of libmpemu. The subcommands are rows of
+   one table; `mpanalyze FILE...` (no subcommand) is `mpanalyze range FILE...`. */
+#include <config.h>
+#include <stdio.h>
+#include <string.h>
+#include "mpanalyze.h"
+
+static const mpa_command commands[] = {
+  { "range", mpa_cmd_range, "what overflows, underflows or turns subnormal per tensor and format; the loss scale to use" },
+  { "scale", mpa_cmd_scale, "replay a dynamic loss scaler (or FP8 delayed scaling) over per-step gradient dumps" },
+};
+#define NCMD (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+  fprintf(out, "usage: mpanalyze [COMMAND] [OPTIONS] FILE...\n"
+               "       mpanalyze COMMAND --help\n\ncommands:\n");
+  for (size_t i = 0; i < NCMD; i++)
+    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+  fprintf(out, "\nWithout a command, FILE... gets the range report. See mpanalyze(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
+    usage(stdout);
+    return MPA_EXIT_OK;
+  }
+  if (argc >= 2 && !strcmp(argv[1], "--version")) {
+    printf("mpanalyze (mpemu) %s\n", mpe_version_string());
+    return MPA_EXIT_OK;
+  }
+  if (argc < 2) {
+    usage(stderr);
+    return MPA_EXIT_INPUT;
+  }
+  for (size_t i = 0; i < NCMD; i++)
+    if (!strcmp(argv[1], commands[i].name))
+      return commands[i].run(argc - 1, argv + 1);
+  /* no command: the default one sees the whole command line */
+  argv[0] = (char *)commands[0].name;
+  return commands[0].run(argc, argv);
+}

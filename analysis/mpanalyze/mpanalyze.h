@@ -1,0 +1,65 @@
+/* mpanalyze: shared declarations. A subcommand is one row of the table in
+   main.c: a name, a function with main()'s signature (argv[0] is the
+   subcommand's name) and a one-line help. To add one, write
+   int mpa_cmd_NAME(int argc, char **argv) in its own file, declare it here
+   and add its row. Conventions every subcommand follows (mpanalyze(1)):
+   --json prints one JSON document on stdout, --plot FILE.svg|.png draws,
+   -q silences the progress bar and notes; bad input prints one line
+   "mpanalyze: FILE: problem" on stderr and returns MPA_EXIT_INPUT with
+   nothing on stdout. */
+#ifndef MPANALYZE_H
+#define MPANALYZE_H
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include <mpemu.h>
+
+enum { MPA_EXIT_OK = 0, MPA_EXIT_FAIL = 1, MPA_EXIT_INPUT = 2 };
+
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *help;
+} mpa_command;
+
+int mpa_cmd_range(int argc, char **argv);
+int mpa_cmd_scale(int argc, char **argv);
+
+/* ---- helpers (common.c) */
+extern int mpa_quiet;
+/* "mpanalyze: WHERE: message" on stderr (WHERE may be NULL); returns MPA_EXIT_INPUT */
+int mpa_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "fp16,bf16" -> formats (at most max); prints the error itself */
+int mpa_parse_formats(const char *list, const mpe_format **out, size_t max, size_t *n);
+/* "512,1024" or "512x1024" */
+int mpa_parse_shape(const char *s, mpe_io_opts *o);
+int mpa_parse_kind(const char *s, mpe_io_opts *o);
+int mpa_parse_int(const char *s, long lo, long hi, long *v);
+/* open with a message naming the file on failure */
+int mpa_open(const char *path, const mpe_io_opts *o, mpe_io **f);
+/* Stream tensor i of f into the range accumulators r[0..nr) (values scaled by
+   `scale` first when scale != 1, in binary64); *amax (when not NULL) is raised to
+   the largest |x| seen (NaN if a NaN is seen). Returns 0 or prints and returns 2. */
+int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, double scale, double *amax);
+/* progress bar on stderr when it is a terminal and not -q */
+void mpa_progress(const char *label, uint64_t done, uint64_t total);
+void mpa_progress_end(void);
+/* write the JSON document to stdout */
+int mpa_json_print(json_t *doc);
+/* a binary64 as JSON: null when not finite */
+json_t *mpa_json_num(double v);
+
+/* ---- plots (plot.c); MPA_EXIT_INPUT with a message when built without PLplot */
+int mpa_plot_available(void);
+int mpa_plot_check_name(const char *file);   /* .svg or .png */
+typedef struct {
+  const char *title;
+  int first;                /* binade of counts[0] */
+  const uint64_t *counts;
+  size_t n;
+  size_t nformats;
+  const mpe_format *const *formats;
+} mpa_hist_plot;
+int mpa_plot_histogram(const char *file, const mpa_hist_plot *h);
+int mpa_plot_scale(const char *file, const char *title, const double *scale, const int *overflow, size_t n);
+#endif

@@ -1,0 +1,99 @@
+/* make bench: range-analysis throughput as a ratio to just reading the same
+   file through the same reader (page cache warm, measured in the same run).
+   MPE_BENCH_MB sets the file size (default 256 MiB of float32). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <mpemu.h>
+
+static double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* read the whole tensor, feeding r (NULL: read only); returns seconds */
+static double pass(const char *path, const mpe_format **f, size_t nf)
+{
+  static float buf[1 << 18];
+  mpe_io *io;
+  char msg[256];
+  if (mpe_io_open(&io, path, NULL, msg, sizeof msg)) {
+    fprintf(stderr, "bench_analysis: %s\n", msg);
+    exit(1);
+  }
+  mpe_range *r = nf ? mpe_range_alloc(f, nf, NULL) : NULL;
+  double t0 = now();
+  size_t n;
+  double sink = 0;
+  mpe_io_select(io, 0);
+  while (mpe_io_read(io, buf, sizeof buf / sizeof buf[0], &n) == 0 && n) {
+    if (r)
+      mpe_range_add_f32(r, buf, n);
+    else
+      sink += buf[n - 1];
+  }
+  double t = now() - t0;
+  if (sink == 12345.678)
+    puts("");
+  mpe_range_free(r);
+  mpe_io_close(io);
+  return t;
+}
+
+int main(void)
+{
+  const char *e = getenv("MPE_BENCH_MB");
+  size_t mb = e ? (size_t)atol(e) : 256;
+  size_t n = mb * (1u << 20) / 4;
+  float *x = malloc(1u << 24);
+  char path[] = "/tmp/mpe_bench_analysis_XXXXXX.npy";
+  int fd = mkstemps(path, 4);
+  if (!x || fd < 0)
+    return 1;
+  close(fd);
+  /* gradient-like data: many binades, a few values at the fp16 limits */
+  uint64_t s = 88172645463325252ull;
+  FILE *fp = fopen(path, "wb");
+  char hdr[128];
+  int hl = snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': (%zu,), }", n);
+  int pad = (64 - (10 + hl + 1) % 64) % 64;
+  fwrite("\x93NUMPY\1\0", 1, 8, fp);
+  unsigned short hlen = (unsigned short)(hl + pad + 1);
+  fwrite(&hlen, 2, 1, fp);
+  fwrite(hdr, 1, (size_t)hl, fp);
+  for (int i = 0; i < pad; i++) fputc(' ', fp);
+  fputc('\n', fp);
+  for (size_t done = 0; done < n;) {
+    size_t m = n - done < (1u << 22) ? n - done : (1u << 22);
+    for (size_t i = 0; i < m; i++) {
+      s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+      x[i] = (float)((double)(s >> 11) * 0x1p-53 - 0.5) * (float)(1u << (s & 15)) * 0x1p-20f;
+    }
+    fwrite(x, 4, m, fp);
+    done += m;
+  }
+  fclose(fp);
+  free(x);
+  const mpe_format *f4[4] = { mpe_format_lookup("fp16"), mpe_format_lookup("bf16"), mpe_format_lookup("e4m3"),
+                              mpe_format_lookup("e5m2") };
+  pass(path, NULL, 0);            /* warm the page cache */
+  double tr = 1e30, t1 = 1e30, t4 = 1e30;
+  for (int rep = 0; rep < 3; rep++) {
+    double a = pass(path, NULL, 0), b = pass(path, f4, 1), c = pass(path, f4, 4);
+    if (a < tr) tr = a;
+    if (b < t1) t1 = b;
+    if (c < t4) t4 = c;
+  }
+  unlink(path);
+  double bytes = (double)n * 4;
+  printf("bench_analysis: %zu MiB float32 .npy, best of 3 (simd: %s)\n", mb, mpe_cpu_features());
+  printf("  %-36s %8.0f MB/s   ratio 1.00 (reference)\n", "read the file (mpe_io_read)", bytes / tr / 1e6);
+  printf("  %-36s %8.0f MB/s   ratio %.2f of read time\n", "range analysis, 1 format (fp16)", bytes / t1 / 1e6, t1 / tr);
+  printf("  %-36s %8.0f MB/s   ratio %.2f of read time\n", "range analysis, 4 formats", bytes / t4 / 1e6, t4 / tr);
+  return 0;
+}

@@ -1,0 +1,573 @@
+/* Tensor-file readers: every reader delivers the exact values of the
+   hand-made files in tests/data (written by tests/data/make_data.py with
+   Python's standard library only), and the range counts of those values
+   equal counts derived by hand (see the tables below); hostile files give
+   MPE_EFORMAT/MPE_EUNSUP and a one-line message; the fuzz corpus and crash
+   inputs in tests/fuzz are replayed through every reader. */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "testsupport.h"
+
+static char path_buf[4096];
+static const char *data(const char *rel)
+{
+  const char *src = getenv("MPE_SRCDIR");
+  snprintf(path_buf, sizeof path_buf, "%s/tests/data/%s", src ? src : MPE_SRCDIR, rel);
+  return path_buf;
+}
+
+/* the boundary set B of make_data.py */
+static const float B[20] = {
+  0.0f, -0.0f, 1.0f, 65504.0f, 65520.0f - 0x1p-8f, 65520.0f, -65520.0f,
+  0x1p-25f, 0x1p-25f + 0x1p-48f, 0x1p-24f, 0x1p-14f - 0x1p-25f, 0x1p-14f,
+  464.0f, 464.0f + 0x1p-15f, 448.0f, 61440.0f, 61440.0f - 0x1p-8f,
+  INFINITY, NAN, -1e-30f };
+static const float H[12] = { 0, 1, 0x1p-24f, 0x1p-14f, 448, 464, 480, 57344, 61440, 65504, -INFINITY, NAN };
+
+/* Counts derived by hand for B (DESIGN §4 thresholds: fp16 overflows from 65520
+   and loses |x| <= 2^-25; e4m3 overflows above 464 and loses |x| <= 2^-10; e5m2
+   overflows from 61440 and loses |x| <= 2^-17; 2^-14 - 2^-25 ties up to 2^-14).
+   k: the recommended scale 2^k; us/ufs: underflow at that scale, subnormals kept/flushed. */
+struct want { const char *fmt; uint64_t u, s, o; int k; uint64_t us, ufs; };
+static const struct want WB[] = {
+  { "fp16", 2, 2, 2, -1, 4, 6 },
+  { "bf16", 0, 0, 0, 111, 0, 0 },
+  { "tf32", 0, 0, 0, 111, 0, 0 },
+  { "fp32", 0, 0, 0, 112, 0, 0 },
+  { "fp64", 0, 0, 0, 1008, 0, 0 },
+  { "e4m3", 6, 0, 7, -8, 6, 7 },
+  { "e5m2", 4, 0, 5, -1, 4, 6 },
+};
+static const struct want WH[] = {
+  { "fp16", 0, 1, 0, 0, 0, 1 },
+  { "bf16", 0, 0, 0, 111, 0, 0 },
+  { "e4m3", 2, 0, 4, -8, 2, 3 },
+  { "e5m2", 1, 0, 2, -1, 1, 2 },
+};
+
+static void check_counts(mpe_range *r, const struct want *w, size_t nw, uint64_t count, uint64_t zeros,
+                         uint64_t nan, uint64_t inf, double maxabs)
+{
+  mpe_range_summary s;
+  ck_assert_int_eq(mpe_range_summary_get(r, &s), 0);
+  ck_assert_uint_eq(s.count, count);
+  ck_assert_uint_eq(s.zeros, zeros);
+  ck_assert_uint_eq(s.nan, nan);
+  ck_assert_uint_eq(s.inf, inf);
+  ck_assert(s.max_abs == maxabs);
+  for (size_t k = 0; k < nw; k++) {
+    mpe_range_stats st;
+    ck_assert_int_eq(mpe_range_stats_get(r, k, &st), 0);
+    ck_assert_msg(st.underflow == w[k].u && st.subnormal == w[k].s && st.overflow == w[k].o &&
+                  st.has_scale && st.scale_log2 == w[k].k && st.underflow_at_scale == w[k].us &&
+                  st.underflow_at_scale_flush == w[k].ufs && st.underflow_flush == w[k].u + w[k].s,
+                  "%s: got u=%llu s=%llu o=%llu k=%d us=%llu ufs=%llu", w[k].fmt,
+                  (unsigned long long)st.underflow, (unsigned long long)st.subnormal,
+                  (unsigned long long)st.overflow, st.scale_log2, (unsigned long long)st.underflow_at_scale,
+                  (unsigned long long)st.underflow_at_scale_flush);
+  }
+}
+
+static mpe_range *range_for(const struct want *w, size_t nw)
+{
+  const mpe_format *f[8];
+  for (size_t k = 0; k < nw; k++)
+    ck_assert_ptr_nonnull(f[k] = mpe_format_lookup(w[k].fmt));
+  mpe_range *r = mpe_range_alloc(f, nw, NULL);
+  ck_assert_ptr_nonnull(r);
+  return r;
+}
+
+/* read tensor i of f in pieces of `step` values into a range accumulator and
+   into out (as double); returns the count */
+static size_t read_all(mpe_io *f, size_t i, size_t step, mpe_range *r, double *out, size_t cap)
+{
+  mpe_io_tensor t;
+  ck_assert_int_eq(mpe_io_info(f, i, &t), 0);
+  ck_assert_int_eq(mpe_io_select(f, i), 0);
+  size_t total = 0, n;
+  double buf[64];
+  ck_assert(step <= 64);
+  for (;;) {
+    int rc = mpe_io_read(f, buf, step, &n);
+    ck_assert_msg(rc == 0, "read: %s", mpe_io_message(f));
+    if (n == 0)
+      break;
+    for (size_t k = 0; k < n; k++) {
+      double v = t.value_type == MPE_FP64 ? buf[k] : (double)((float *)buf)[k];
+      if (total + k < cap)
+        out[total + k] = v;
+    }
+    if (r) {
+      if (t.value_type == MPE_FP64)
+        mpe_range_add_f64(r, buf, n);
+      else
+        mpe_range_add_f32(r, (float *)buf, n);
+    }
+    total += n;
+  }
+  ck_assert_uint_eq(total, t.count);
+  return total;
+}
+
+static void expect_values(const double *got, const float *want, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    ck_assert_msg(ts_same_f64(got[i], (double)want[i]), "value %zu: %a != %a", i, got[i], (double)want[i]);
+}
+
+static mpe_io *open_ok(const char *rel, const mpe_io_opts *o)
+{
+  mpe_io *f = NULL;
+  char msg[256];
+  int rc = mpe_io_open(&f, data(rel), o, msg, sizeof msg);
+  ck_assert_msg(rc == 0, "%s: %s", rel, msg);
+  return f;
+}
+
+/* every reader holding the set B: same values, same hand counts */
+static const struct { const char *file; mpe_io_kind kind; const char *tensor; int raw; } Bfiles[] = {
+  { "boundary.npy", MPE_IO_NPY, "boundary", 0 },
+  { "boundary_be_v2.npy", MPE_IO_NPY, "boundary_be_v2", 0 },
+  { "boundary_f8_v3_fortran.npy", MPE_IO_NPY, "boundary_f8_v3_fortran", 0 },
+  { "boundary.bin", MPE_IO_RAW, "boundary", 1 },
+  { "boundary.csv", MPE_IO_TEXT, "boundary", 0 },
+  { "grads.npz", MPE_IO_NPZ, "boundary", 0 },
+  { "stored.npz", MPE_IO_NPZ, "boundary", 0 },
+  { "zip64.npz", MPE_IO_NPZ, "boundary", 0 },
+  { "model.safetensors", MPE_IO_SAFETENSORS, "b.f32", 0 },
+  { "model.safetensors", MPE_IO_SAFETENSORS, "f.f64", 0 },
+};
+
+START_TEST(test_reader_boundary)
+{
+  mpe_io_opts o;
+  memset(&o, 0, sizeof o);
+  if (Bfiles[_i].raw) {
+    o.has_dtype = 1;
+    o.dtype = MPE_FP32;
+  }
+  mpe_io *f = open_ok(Bfiles[_i].file, &o);
+  ck_assert_int_eq(mpe_io_kind_of(f), Bfiles[_i].kind);
+  size_t i;
+  ck_assert_int_eq(mpe_io_find(f, Bfiles[_i].tensor, &i), 0);
+  mpe_range *r = range_for(WB, 7);
+  double v[20];
+  /* odd piece sizes cross every chunk boundary */
+  ck_assert_uint_eq(read_all(f, i, 3 + (size_t)_i % 5, r, v, 20), 20);
+  expect_values(v, B, 20);
+  check_counts(r, WB, 7, 20, 2, 1, 1, 65520.0);
+  /* reading again gives the same */
+  ck_assert_uint_eq(read_all(f, i, 64, NULL, v, 20), 20);
+  expect_values(v, B, 20);
+  mpe_range_free(r);
+  mpe_io_close(f);
+}
+END_TEST
+
+START_TEST(test_reader_shapes)
+{
+  mpe_io *f = open_ok("boundary_be_v2.npy", NULL);
+  mpe_io_tensor t;
+  ck_assert_int_eq(mpe_io_info(f, 0, &t), 0);
+  ck_assert_int_eq(t.ndim, 2);
+  ck_assert_uint_eq(t.shape[0], 4);
+  ck_assert_uint_eq(t.shape[1], 5);
+  ck_assert_int_eq(t.big_endian, 1);
+  ck_assert_int_eq(t.dtype, MPE_FP32);
+  mpe_io_close(f);
+  f = open_ok("boundary_f8_v3_fortran.npy", NULL);
+  mpe_io_info(f, 0, &t);
+  ck_assert_int_eq(t.fortran_order, 1);
+  ck_assert_int_eq(t.dtype, MPE_FP64);
+  ck_assert_int_eq(t.value_type, MPE_FP64);
+  mpe_io_close(f);
+  f = open_ok("boundary.csv", NULL);   /* 4 lines of 5 values */
+  mpe_io_info(f, 0, &t);
+  ck_assert_int_eq(t.ndim, 2);
+  ck_assert_uint_eq(t.shape[0], 4);
+  ck_assert_uint_eq(t.shape[1], 5);
+  mpe_io_close(f);
+  /* raw with a shape: right and wrong */
+  mpe_io_opts o;
+  memset(&o, 0, sizeof o);
+  o.has_dtype = 1;
+  o.dtype = MPE_FP32;
+  o.ndim = 2;
+  o.shape[0] = 4;
+  o.shape[1] = 5;
+  f = open_ok("boundary.bin", &o);
+  mpe_io_info(f, 0, &t);
+  ck_assert_uint_eq(t.count, 20);
+  mpe_io_close(f);
+  o.shape[1] = 6;
+  char msg[256];
+  ck_assert_int_eq(mpe_io_open(&f, data("boundary.bin"), &o, msg, sizeof msg), MPE_EFORMAT);
+  ck_assert_ptr_null(f);
+  ck_assert_ptr_nonnull(strstr(msg, "needs 96 bytes"));
+  /* raw as fp16: 40 values */
+  o.ndim = 0;
+  o.dtype = MPE_FP16;
+  f = open_ok("boundary.bin", &o);
+  mpe_io_info(f, 0, &t);
+  ck_assert_uint_eq(t.count, 40);
+  mpe_io_close(f);
+}
+END_TEST
+
+START_TEST(test_reader_half)
+{
+  static const char *files[] = { "half.npy", "model.safetensors", "grads.npz" };
+  static const char *names[] = { "half", "a.f16", "half" };
+  for (int j = 0; j < 3; j++) {
+    mpe_io *f = open_ok(files[j], NULL);
+    size_t i;
+    ck_assert_int_eq(mpe_io_find(f, names[j], &i), 0);
+    mpe_io_tensor t;
+    mpe_io_info(f, i, &t);
+    ck_assert_int_eq(t.dtype, MPE_FP16);
+    mpe_range *r = range_for(WH, 4);
+    double v[12];
+    read_all(f, i, 5, r, v, 12);
+    expect_values(v, H, 12);
+    check_counts(r, WH, 4, 12, 1, 1, 1, 65504.0);
+    mpe_range_free(r);
+    mpe_io_close(f);
+  }
+}
+END_TEST
+
+/* bf16 and fp8 data: from .npy |V2/|V1 with a dtype, and from safetensors */
+START_TEST(test_reader_narrow)
+{
+  static const struct want wbf[] = { { "fp16", 2, 0, 2, 0, 0, 0 }, { "bf16", 0, 1, 0, 0, 0, 0 } };
+  static const float bfv[6] = { 1.0f, 0x1p-133f, 0x1p-126f, 0x1.fep+127f, 65536.0f, 65280.0f };
+  static const float e4v[6] = { 0, 0x1p-9f, 0x1p-6f, 448, NAN, -0.0f };
+  static const float e5v[6] = { 0, 0x1p-16f, 0x1p-14f, 57344, INFINITY, NAN };
+  mpe_io_opts o;
+  memset(&o, 0, sizeof o);
+  o.has_dtype = 1;
+  o.dtype = MPE_BF16;
+  for (int j = 0; j < 2; j++) {
+    mpe_io *f = open_ok(j ? "model.safetensors" : "bf16.npy", &o);
+    size_t i = 0;
+    if (j)
+      ck_assert_int_eq(mpe_io_find(f, "c.bf16", &i), 0);
+    mpe_range *r = range_for(wbf, 2);
+    double v[6];
+    read_all(f, i, 4, r, v, 6);
+    expect_values(v, bfv, 6);
+    mpe_range_stats st;
+    mpe_range_stats_get(r, 0, &st);
+    ck_assert_uint_eq(st.underflow, 2);
+    ck_assert_uint_eq(st.subnormal, 0);
+    ck_assert_uint_eq(st.overflow, 2);
+    mpe_range_stats_get(r, 1, &st);
+    ck_assert_uint_eq(st.underflow, 0);
+    ck_assert_uint_eq(st.subnormal, 1);
+    ck_assert_uint_eq(st.overflow, 0);
+    mpe_range_free(r);
+    mpe_io_close(f);
+  }
+  static const struct want w8[] = { { "fp16", 0, 0, 0, 0, 0, 0 }, { "e4m3", 0, 1, 0, 0, 0, 0 }, { "e5m2", 0, 0, 0, 0, 0, 0 } };
+  o.dtype = MPE_E4M3;
+  for (int j = 0; j < 2; j++) {
+    mpe_io *f = open_ok(j ? "model.safetensors" : "e4m3.npy", &o);
+    size_t i = 0;
+    if (j)
+      ck_assert_int_eq(mpe_io_find(f, "d.e4m3", &i), 0);
+    mpe_range *r = range_for(w8, 3);
+    double v[6];
+    read_all(f, i, 6, r, v, 6);
+    expect_values(v, e4v, 6);
+    for (size_t k = 0; k < 3; k++) {
+      mpe_range_stats st;
+      mpe_range_stats_get(r, k, &st);
+      ck_assert_uint_eq(st.underflow, w8[k].u);
+      ck_assert_uint_eq(st.subnormal, w8[k].s);
+      ck_assert_uint_eq(st.overflow, w8[k].o);
+    }
+    mpe_range_free(r);
+    mpe_io_close(f);
+  }
+  /* e5m2 from safetensors: fp16 sees 2^-16 as subnormal; e4m3 loses 2^-16 and 2^-14 and overflows 57344 */
+  static const struct want w5[] = { { "fp16", 0, 1, 0, 0, 0, 0 }, { "e4m3", 2, 0, 1, 0, 0, 0 }, { "e5m2", 0, 1, 0, 0, 0, 0 } };
+  mpe_io *f = open_ok("model.safetensors", NULL);
+  size_t i;
+  ck_assert_int_eq(mpe_io_find(f, "e.e5m2", &i), 0);
+  mpe_range *r = range_for(w5, 3);
+  double v[6];
+  read_all(f, i, 2, r, v, 6);
+  expect_values(v, e5v, 6);
+  for (size_t k = 0; k < 3; k++) {
+    mpe_range_stats st;
+    mpe_range_stats_get(r, k, &st);
+    ck_assert_uint_eq(st.underflow, w5[k].u);
+    ck_assert_uint_eq(st.subnormal, w5[k].s);
+    ck_assert_uint_eq(st.overflow, w5[k].o);
+  }
+  mpe_range_free(r);
+  /* the I64 tensor is validated and skipped; order is by data offset */
+  ck_assert_uint_eq(mpe_io_count(f), 6);
+  ck_assert_uint_eq(mpe_io_skipped(f), 1);
+  mpe_io_tensor t;
+  mpe_io_info(f, 0, &t);
+  ck_assert_str_eq(t.name, "b.f32");
+  ck_assert_int_eq(mpe_io_find(f, "g.step", &i), MPE_ENOTFOUND);
+  mpe_io_close(f);
+}
+END_TEST
+
+static const struct { const char *file; int rc; const char *says; } hostile[] = {
+  { "hostile/truncated.npy", MPE_EFORMAT, "needs 80 bytes" },
+  { "hostile/header_only.npy", MPE_EFORMAT, "truncated" },
+  { "hostile/header_past_eof.npy", MPE_EFORMAT, "past the end" },
+  { "hostile/shape_mismatch.npy", MPE_EFORMAT, "needs 84 bytes" },
+  { "hostile/huge_shape.npy", MPE_EFORMAT, "too large" },
+  { "hostile/bad_dict.npy", MPE_EFORMAT, "dictionary" },
+  { "hostile/bad_descr.npy", MPE_EUNSUP, "<c16" },
+  { "hostile/v1_no_dtype.npy", MPE_EFORMAT, "dtype" },
+  { "hostile/st_overlap.safetensors", MPE_EFORMAT, "overlap" },
+  { "hostile/st_out_of_range.safetensors", MPE_EFORMAT, "outside" },
+  { "hostile/st_size_mismatch.safetensors", MPE_EFORMAT, "needs 20" },
+  { "hostile/st_huge_shape.safetensors", MPE_EFORMAT, "too large" },
+  { "hostile/st_header_past_eof.safetensors", MPE_EFORMAT, "past the end" },
+  { "hostile/st_header_huge.safetensors", MPE_EFORMAT, "past the end" },
+  { "hostile/st_not_json.safetensors", MPE_EFORMAT, "JSON" },
+  { "hostile/st_nonutf8.safetensors", MPE_EFORMAT, "JSON" },
+  { "hostile/st_negative.safetensors", MPE_EFORMAT, "bad shape" },
+  { "hostile/st_short.safetensors", MPE_EFORMAT, "too short" },
+  { "hostile/zip_bomb.npz", MPE_EFORMAT, "zip bomb" },
+  { "hostile/zip_nonutf8.npz", MPE_EFORMAT, "UTF-8" },
+  { "hostile/zip_not_npy.npz", MPE_EFORMAT, "not a .npy" },
+  { "hostile/zip_truncated.npz", MPE_EFORMAT, "zip" },
+  { "hostile/bad_token.csv", MPE_EFORMAT, "line 2" },
+  { "hostile/binary.csv", MPE_EFORMAT, "control" },
+  { "hostile/odd_size.bin", MPE_EFORMAT, "multiple of 4" },
+  { "no/such/file.npy", MPE_EIO, "cannot open" },
+};
+
+START_TEST(test_hostile)
+{
+  mpe_io_opts o;
+  memset(&o, 0, sizeof o);
+  if (strstr(hostile[_i].file, ".bin")) {
+    o.has_dtype = 1;
+    o.dtype = MPE_FP32;
+  }
+  mpe_io *f = (mpe_io *)1;
+  char msg[256];
+  int rc = mpe_io_open(&f, data(hostile[_i].file), &o, msg, sizeof msg);
+  ck_assert_msg(rc == hostile[_i].rc, "%s: rc %d (%s)", hostile[_i].file, rc, msg);
+  ck_assert_ptr_null(f);
+  ck_assert_msg(strstr(msg, hostile[_i].says) != NULL, "%s: message '%s'", hostile[_i].file, msg);
+  ck_assert_ptr_null(strchr(msg, '\n'));
+}
+END_TEST
+
+/* a member whose data inflate past the size it declares: found while reading */
+START_TEST(test_zip_longer)
+{
+  mpe_io *f = open_ok("hostile/zip_longer.npz", NULL);
+  ck_assert_int_eq(mpe_io_select(f, 0), 0);
+  float v[8];
+  size_t n;
+  ck_assert_int_eq(mpe_io_read(f, v, 8, &n), MPE_EFORMAT);
+  ck_assert_ptr_nonnull(strstr(mpe_io_message(f), "longer than declared"));
+  mpe_io_close(f);
+  /* the member size cap */
+  mpe_io_opts o;
+  memset(&o, 0, sizeof o);
+  o.max_member_bytes = 100;
+  char msg[256];
+  ck_assert_int_eq(mpe_io_open(&f, data("grads.npz"), &o, msg, sizeof msg), MPE_EFORMAT);
+  ck_assert_ptr_nonnull(strstr(msg, "over the limit"));
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+  mpe_io *f;
+  char msg[64];
+  ck_assert_int_eq(mpe_io_open(NULL, "x", NULL, msg, sizeof msg), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_open(&f, NULL, NULL, NULL, 0), MPE_EINVAL);
+  mpe_io_opts o;
+  memset(&o, 0, sizeof o);
+  o.has_dtype = 1;
+  o.dtype = MPE_TF32;      /* not a storage type */
+  ck_assert_int_eq(mpe_io_open(&f, data("boundary.npy"), &o, msg, sizeof msg), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_open(&f, data("boundary.bin"), NULL, msg, sizeof msg), MPE_EINVAL);   /* raw without dtype */
+  ck_assert_int_eq(mpe_io_open(&f, data("hostile"), NULL, msg, sizeof msg), MPE_EIO);   /* a directory */
+  f = open_ok("boundary.npy", NULL);
+  float v[4];
+  size_t n, i;
+  mpe_io_tensor t;
+  ck_assert_int_eq(mpe_io_read(f, v, 4, &n), MPE_EINVAL);    /* nothing selected */
+  ck_assert_int_eq(mpe_io_read(f, NULL, 4, &n), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_select(f, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_info(f, 1, &t), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_find(f, "nope", &i), MPE_ENOTFOUND);
+  ck_assert_int_eq(mpe_io_find(f, NULL, &i), MPE_EINVAL);
+  mpe_io_close(f);
+  mpe_io_close(NULL);
+  mpe_type dt;
+  ck_assert_int_eq(mpe_io_dtype_lookup("BF16", &dt), 0);
+  ck_assert_int_eq(dt, MPE_BF16);
+  ck_assert_int_eq(mpe_io_dtype_lookup("float8_e4m3fn", &dt), 0);
+  ck_assert_int_eq(dt, MPE_E4M3);
+  ck_assert_int_eq(mpe_io_dtype_lookup("int8", &dt), MPE_ENOTFOUND);
+  ck_assert_uint_eq(mpe_io_dtype_size(MPE_TF32), 0);
+  ck_assert_str_eq(mpe_io_kind_name(MPE_IO_SAFETENSORS), "safetensors");
+  ck_assert_ptr_null(mpe_io_kind_name((mpe_io_kind)42));
+}
+END_TEST
+
+/* writers: what they write reads back the same, through every container,
+   with a chunk far smaller than the data */
+START_TEST(test_writers_roundtrip)
+{
+  enum { N = 100000 };
+  float *x = malloc(N * sizeof *x);
+  uint16_t *h = malloc(N * sizeof *h);
+  uint64_t st = ts_seed();
+  for (size_t i = 0; i < N; i++) {
+    x[i] = ldexpf((float)(ts_rand64(&st) >> 40) / 16777216.0f, (int)(ts_rand64(&st) % 60) - 40);
+    h[i] = mpe_fp32_to_bf16(x[i], MPE_RNE);
+  }
+  uint64_t shape[2] = { 250, 400 };
+  mpe_io_out out[2] = { { "w", MPE_FP32, 2, shape, x }, { "w.bf16", MPE_BF16, 2, shape, h } };
+  char dir[] = "/tmp/mpe_check_io_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char p[4][256];
+  snprintf(p[0], 256, "%s/w.npy", dir);
+  snprintf(p[1], 256, "%s/w.safetensors", dir);
+  snprintf(p[2], 256, "%s/w.npz", dir);
+  snprintf(p[3], 256, "%s/ws.npz", dir);
+  ck_assert_int_eq(mpe_io_write_npy(p[0], &out[0]), 0);
+  ck_assert_int_eq(mpe_io_write_safetensors(p[1], out, 2), 0);
+  ck_assert_int_eq(mpe_io_write_npz(p[2], out, 2, 1), 0);
+  ck_assert_int_eq(mpe_io_write_npz(p[3], out, 2, 0), 0);
+  mpe_io_opts o;
+  memset(&o, 0, sizeof o);
+  o.chunk_bytes = 4096;
+  o.has_dtype = 1;
+  o.dtype = MPE_BF16;     /* for the |V2 members */
+  float *y = malloc(N * sizeof *y);
+  for (int j = 0; j < 4; j++) {
+    mpe_io *f;
+    char msg[256];
+    ck_assert_msg(mpe_io_open(&f, p[j], &o, msg, sizeof msg) == 0, "%s", msg);
+    ck_assert_uint_eq(mpe_io_count(f), j ? 2 : 1);
+    for (size_t i = 0; i < mpe_io_count(f); i++) {
+      mpe_io_tensor t;
+      mpe_io_info(f, i, &t);
+      ck_assert_uint_eq(t.count, N);
+      ck_assert_int_eq(t.ndim, 2);
+      ck_assert_uint_eq(t.shape[1], 400);
+      ck_assert_int_eq(mpe_io_select(f, i), 0);
+      size_t got = 0, n;
+      while (mpe_io_read(f, y + got, N - got, &n) == 0 && n)
+        got += n;
+      ck_assert_uint_eq(got, N);
+      for (size_t k = 0; k < N; k++) {
+        float want = t.dtype == MPE_BF16 ? mpe_bf16_to_fp32(h[k]) : x[k];
+        ck_assert(ts_f2u(y[k]) == ts_f2u(want));
+      }
+    }
+    ck_assert_uint_eq(mpe_io_bytes_done(f), mpe_io_bytes_total(f));
+    mpe_io_close(f);
+    unlink(p[j]);
+  }
+  rmdir(dir);
+  /* writer argument errors */
+  mpe_io_out bad = { "b", MPE_TF32, 1, shape, x };
+  ck_assert_int_eq(mpe_io_write_npy(p[0], &bad), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_write_npy(NULL, &out[0]), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_write_safetensors(p[1], NULL, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_write_npy("/nonexistent/dir/x.npy", &out[0]), MPE_EIO);
+  free(x);
+  free(h);
+  free(y);
+}
+END_TEST
+
+/* Replay every fuzz corpus and crash-regression input through every reader:
+   any outcome but a crash (or a sanitizer report) is fine. */
+static void replay_file(const char *path)
+{
+  static const mpe_io_kind kinds[] = { MPE_IO_AUTO, MPE_IO_NPY, MPE_IO_NPZ, MPE_IO_SAFETENSORS, MPE_IO_TEXT, MPE_IO_RAW };
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    mpe_io_opts o;
+    memset(&o, 0, sizeof o);
+    o.kind = kinds[k];
+    o.has_dtype = 1;
+    o.dtype = k % 2 ? MPE_BF16 : MPE_E4M3;
+    o.chunk_bytes = 4096;
+    mpe_io *f;
+    char msg[256];
+    if (mpe_io_open(&f, path, &o, msg, sizeof msg))
+      continue;
+    double buf[512];
+    for (size_t i = 0; i < mpe_io_count(f); i++) {
+      size_t n;
+      if (mpe_io_select(f, i))
+        continue;
+      while (mpe_io_read(f, buf, 512, &n) == 0 && n)
+        ;
+    }
+    mpe_io_close(f);
+  }
+}
+
+START_TEST(test_fuzz_replay)
+{
+  static const char *dirs[] = { "corpus/npy", "corpus/npz", "corpus/safetensors", "corpus/text", "crashes" };
+  const char *src = getenv("MPE_SRCDIR");
+  size_t files = 0;
+  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+    char dp[4096];
+    snprintf(dp, sizeof dp, "%s/tests/fuzz/%s", src ? src : MPE_SRCDIR, dirs[d]);
+    DIR *dh = opendir(dp);
+    if (!dh)
+      continue;
+    struct dirent *e;
+    while ((e = readdir(dh))) {
+      if (e->d_name[0] == '.')
+        continue;
+      char fp[8192];
+      snprintf(fp, sizeof fp, "%s/%s", dp, e->d_name);
+      replay_file(fp);
+      files++;
+    }
+    closedir(dh);
+  }
+  /* the hand-made files too */
+  for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)
+    replay_file(data(hostile[i].file));
+  ck_assert_msg(files > 0, "no fuzz corpus found under tests/fuzz");
+  printf("fuzz replay: %zu files through every reader\n", files);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("io");
+  TCase *tc = tcase_create("readers");
+  tcase_add_loop_test(tc, test_reader_boundary, 0, (int)(sizeof Bfiles / sizeof Bfiles[0]));
+  tcase_add_test(tc, test_reader_shapes);
+  tcase_add_test(tc, test_reader_half);
+  tcase_add_test(tc, test_reader_narrow);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("hostile");
+  tcase_add_loop_test(tc, test_hostile, 0, (int)(sizeof hostile / sizeof hostile[0]));
+  tcase_add_test(tc, test_zip_longer);
+  tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_fuzz_replay);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("writers");
+  tcase_add_test(tc, test_writers_roundtrip);
+  suite_add_tcase(s, tc);
+  return ts_run(s);
+}

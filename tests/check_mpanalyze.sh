@@ -1,0 +1,101 @@
+#!/bin/sh
+# mpanalyze from the outside: the report's JSON counts for the hand-made boundary
+# files (derived by hand in tests/check_io.c), exit status 2 with one line naming
+# the file for every hostile file and bad option, no partial report on stdout,
+# the scale replay, and --plot.
+set -u
+top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+bin=${MPANALYZE:-./mpanalyze}
+d=$top/tests/data
+tmp=$(mktemp -d /tmp/mpe_check_cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+# JSON value by a dotted path, with python3 if present, else a grep fallback on the counts line
+jget() {
+  python3 -c "import json,sys; v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split('.'):
+    v = v[int(k)] if k.isdigit() else v[k]
+print(json.dumps(v))" "$1" "$2"
+}
+
+have_py=0
+command -v python3 >/dev/null 2>&1 && have_py=1
+[ $have_py = 1 ] || echo "note: python3 not found; the JSON checks are skipped"
+
+# 1. counts for every container holding the boundary set (hand table of check_io.c)
+[ $have_py = 1 ] && for spec in "boundary.npy" "boundary_be_v2.npy" "boundary.csv" "grads.npz --tensor boundary" \
+            "zip64.npz" "model.safetensors --tensor b.f32" "boundary.bin --dtype fp32 --shape 4,5"; do
+  set -- $spec
+  f=$1; shift
+  if ! $bin -q --json --format fp16,e4m3,e5m2,bf16 "$d/$f" "$@" >"$tmp/r.json" 2>"$tmp/err"; then
+    bad "$f: exit status $? ($(cat "$tmp/err"))"; continue
+  fi
+  got=$(for k in count zeros nonfinite; do jget "$tmp/r.json" "tensors.0.$k"; done | tr '\n' ' ')
+  for fm in fp16 e4m3 e5m2 bf16; do
+    for k in underflow subnormal overflow recommended_scale_log2 underflow_at_scale underflow_at_scale_flush; do
+      got="$got$(jget "$tmp/r.json" "tensors.0.formats.$fm.$k") "
+    done
+  done
+  want="20 2 2 2 2 2 -1 4 6 6 0 7 -8 6 7 4 0 5 -1 4 6 0 0 0 111 0 0 "
+  [ "$got" = "$want" ] && ok "counts $f" || bad "counts $f: got [$got] want [$want]"
+done
+if [ $have_py = 1 ]; then
+  mx=$(jget "$tmp/r.json" tensors.0.max_abs)
+  [ "$mx" = "65520.0" ] && ok "max_abs" || bad "max_abs $mx"
+  rs=$(jget "$tmp/r.json" tensors.0.formats.fp16.recommended_scale)
+  [ "$rs" = "0.5" ] && ok "recommended_scale" || bad "recommended_scale $rs"
+fi
+
+# 2. text report and the default command
+$bin -q "$d/half.npy" >"$tmp/out" 2>&1 && grep -q "fp16" "$tmp/out" && grep -q "binades" "$tmp/out" \
+  && ok "text report" || bad "text report"
+$bin range -q "$d/model.safetensors" --format fp16 >"$tmp/out" 2>&1 && grep -q "all 6 tensors" "$tmp/out" \
+  && ok "range subcommand, several tensors" || bad "range subcommand"
+
+# 3. hostile files and bad usage: status 2, one line on stderr naming the file, nothing on stdout
+for f in "$d"/hostile/* "$d/nonexistent.npy"; do
+  $bin -q "$f" >"$tmp/out" 2>"$tmp/err"
+  st=$?
+  lines=$(wc -l <"$tmp/err")
+  if [ $st -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF "$f" "$tmp/err"; then
+    ok "hostile $(basename "$f"): $(cat "$tmp/err")"
+  else
+    bad "hostile $f: status $st, $lines lines, stdout $(wc -c <"$tmp/out") bytes"
+  fi
+done
+# a good file followed by a bad one: still no partial report
+$bin -q "$d/boundary.npy" "$d/hostile/truncated.npy" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ ! -s "$tmp/out" ] && ok "no partial report" || bad "partial report printed"
+for args in "--format fp17 $d/boundary.npy" "--tensor nope $d/boundary.npy" "--margin -1 $d/boundary.npy" \
+            "--dtype int7 $d/boundary.bin" "--plot x.pdf $d/boundary.npy" "" "scale $d/boundary.npy" \
+            "scale --preset nope $d/boundary.npy" "$d/e4m3.npy"; do
+  $bin -q $args >"$tmp/out" 2>"$tmp/err"
+  st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -ge 1 ] && ok "usage error: $args" \
+    || bad "usage '$args': status $st"
+done
+
+# 4. scale replay: boundary.npy has max 65520 and inf: every step overflows at any scale
+[ $have_py = 1 ] && {
+$bin scale -q --json --preset pytorch --format fp16 "$d/boundary.npy" "$d/boundary.npy" "$d/half.npy" >"$tmp/s.json" \
+  && [ "$(jget "$tmp/s.json" skipped)" = "3" ] && [ "$(jget "$tmp/s.json" steps.1.scale)" = "32768.0" ] \
+  && [ "$(jget "$tmp/s.json" final_scale)" = "8192.0" ] && ok "scale replay" || bad "scale replay"
+# megatron: the first overflow spends hysteresis credit, the second halves 2^32
+$bin scale -q --json --preset megatron --format fp16 "$d/boundary.npy" "$d/boundary.npy" >"$tmp/s.json" \
+  && [ "$(jget "$tmp/s.json" final_scale)" = "2147483648.0" ] && ok "megatron hysteresis" || bad "megatron hysteresis"
+$bin scale -q --json --preset delayed --format e4m3 "$d/model.safetensors" --tensor a.f16 --tensor b.f32 >"$tmp/s.json" \
+  && [ "$(jget "$tmp/s.json" final_scale)" = "1.0" ] && ok "delayed (amax inf keeps the scale)" || bad "delayed"
+}
+
+# 5. plots
+if $bin -q "$d/boundary.npy" --plot "$tmp/h.svg" >/dev/null 2>"$tmp/err"; then
+  grep -q "<svg" "$tmp/h.svg" && ok "--plot svg" || bad "--plot svg content"
+  $bin scale -q --preset pytorch "$d/half.npy" "$d/half.npy" --plot "$tmp/s.png" >/dev/null 2>&1 \
+    && [ -s "$tmp/s.png" ] && ok "--plot png" || bad "--plot png"
+else
+  grep -q "without PLplot" "$tmp/err" && ok "--plot refused without PLplot" || bad "--plot: $(cat "$tmp/err")"
+fi
+exit $fail
