@@ -21,3 +21,16 @@ dist_man_MANS += man/man3/mpe_update_study.3 man/man3/mpe_update_alloc.3 man/man
 	man/man3/mpe_update_step.3 man/man3/mpe_update_weights.3 man/man3/mpe_update_reference.3 \
 	man/man3/mpe_update_stats_get.3 man/man3/mpe_update_is_lost.3 \
 	man/man3/mpe_update_strategy_name.3 man/man3/mpe_update_strategy_lookup.3
+
+# the training engine of the labs (not installed)
+noinst_LTLIBRARIES += analysis/libmpetrain.la
+analysis_libmpetrain_la_SOURCES = analysis/train.c analysis/train.h analysis/train_lab.c analysis/train_lab.h
+analysis_libmpetrain_la_CFLAGS = $(AM_CFLAGS) $(PLPLOT_CFLAGS) -ffp-contract=off
+analysis_libmpetrain_la_LIBADD = libmpemu.la $(PLPLOT_LIBS) $(LIBM)
+
+# the labs
+noinst_PROGRAMS += examples/amp_lab
+examples_amp_lab_SOURCES = examples/amp_lab.c
+examples_amp_lab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analysis
+examples_amp_lab_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+examples_amp_lab_LDADD = analysis/libmpetrain.la libmpemu.la $(JANSSON_LIBS) $(LIBM)
