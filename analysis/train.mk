@@ -34,3 +34,9 @@ examples_amp_lab_SOURCES = examples/amp_lab.c
 examples_amp_lab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analysis
 examples_amp_lab_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 examples_amp_lab_LDADD = analysis/libmpetrain.la libmpemu.la $(JANSSON_LIBS) $(LIBM)
+
+check_PROGRAMS += tests/check_train
+TESTS += tests/check_train
+tests_check_train_SOURCES = tests/check_train.c
+tests_check_train_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/analysis
+tests_check_train_LDADD = analysis/libmpetrain.la $(TEST_LDADD)
