@@ -40,3 +40,14 @@ TESTS += tests/check_train
 tests_check_train_SOURCES = tests/check_train.c
 tests_check_train_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/analysis
 tests_check_train_LDADD = analysis/libmpetrain.la $(TEST_LDADD)
+
+noinst_PROGRAMS += examples/mlp_lab
+examples_mlp_lab_SOURCES = examples/mlp_lab.c
+examples_mlp_lab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analysis
+examples_mlp_lab_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+examples_mlp_lab_LDADD = analysis/libmpetrain.la libmpemu.la $(JANSSON_LIBS) $(LIBM)
+
+bench_programs += tests/bench/bench_train
+tests_bench_bench_train_SOURCES = tests/bench/bench_train.c
+tests_bench_bench_train_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analysis -I$(top_srcdir)/tests/bench
+tests_bench_bench_train_LDADD = analysis/libmpetrain.la libmpemu.la $(LIBM)
