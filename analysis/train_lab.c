@@ -64,7 +64,15 @@ int mpt_plot_curves(const char *file, const char *title, const char *ylabel, siz
     return 2;
   }
   fclose(t);
-  double xmax = 1, ymin = INFINITY, ymax = -INFINITY;
+  double xmax = 1, ymin = INFINITY, ymax = -INFINITY, lmin = INFINITY, lmax = -INFINITY;
+  for (size_t k = 0; k < nseries && logy; k++)   /* less than a decade: a linear axis reads better */
+    for (size_t i = 0; i < n[k]; i++)
+      if (isfinite(y[k][i]) && y[k][i] > 0) {
+        lmin = fmin(lmin, y[k][i]);
+        lmax = fmax(lmax, y[k][i]);
+      }
+  if (logy && lmax < 10 * lmin)
+    logy = 0;
   for (size_t k = 0; k < nseries; k++) {
     if ((double)n[k] > xmax)
       xmax = (double)n[k];
