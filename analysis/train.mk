@@ -51,3 +51,5 @@ bench_programs += tests/bench/bench_train
 tests_bench_bench_train_SOURCES = tests/bench/bench_train.c
 tests_bench_bench_train_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analysis -I$(top_srcdir)/tests/bench
 tests_bench_bench_train_LDADD = analysis/libmpetrain.la libmpemu.la $(LIBM)
+
+EXTRA_DIST += examples/amp_lab.md examples/mlp_lab.md

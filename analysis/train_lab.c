@@ -56,8 +56,10 @@ int mpt_plot_curves(const char *file, const char *title, const char *ylabel, siz
                     const char *const *names, const double *const *y, const size_t *n, int logy)
 {
 #ifdef HAVE_PLPLOT
-  static const int rgb[][3] = { { 0, 0, 0 }, { 200, 30, 30 }, { 30, 90, 200 }, { 20, 140, 60 },
-                                { 150, 60, 170 }, { 220, 130, 0 }, { 0, 150, 160 }, { 120, 120, 120 } };
+  static const int rgb[16][3] = {
+    { 0, 0, 0 }, { 200, 30, 30 }, { 30, 90, 200 }, { 20, 140, 60 }, { 150, 60, 170 }, { 220, 130, 0 },
+    { 0, 150, 160 }, { 120, 120, 120 }, { 240, 100, 160 }, { 120, 80, 20 }, { 100, 180, 240 },
+    { 160, 200, 40 }, { 90, 0, 90 }, { 250, 190, 60 }, { 0, 90, 90 }, { 180, 180, 0 } };
   FILE *t = fopen(file, "wb");   /* PLplot does not report an unwritable file: check first */
   if (!t) {
     fprintf(stderr, "%s: cannot write the plot\n", file);
@@ -109,7 +111,7 @@ int mpt_plot_curves(const char *file, const char *title, const char *ylabel, siz
   const char *text[16];
   size_t ns = nseries < 16 ? nseries : 16;
   for (size_t k = 0; k < ns; k++) {
-    const int *c = rgb[k % 8];
+    const int *c = rgb[k % 16];
     plscol0((PLINT)(2 + k), c[0], c[1], c[2]);
     plcol0((PLINT)(2 + k));
     pllsty((PLINT)(1 + k % 8 / 2));

@@ -34,6 +34,7 @@ static void usage(FILE *o)
              "  --lr LR          SGD learning rate (default 1e-3)\n"
              "  --seed S         data and initial weights (default 1)\n"
              "  --scaler P       loss-scaler preset for O1/O2 (default pytorch)\n"
+             "  --init-scale S   initial loss scale for O1/O2 (default: the preset's, 2^16)\n"
              "  --json           one JSON document on stdout instead of the table\n"
              "  --plot FILE      loss curves of every level (.svg or .png)\n"
              "  --every K        print the losses every K steps (default 0: only the table)\n");
@@ -58,10 +59,10 @@ int main(int argc, char **argv)
     { "dout", required_argument, 0, 'O' }, { "lr", required_argument, 0, 'r' },
     { "seed", required_argument, 0, 'S' }, { "scaler", required_argument, 0, 'c' },
     { "json", no_argument, 0, 'j' }, { "plot", required_argument, 0, 'p' },
-    { "every", required_argument, 0, 'e' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    { "every", required_argument, 0, 'e' }, { "init-scale", required_argument, 0, 'i' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
   const char *levels = "O0,O1,O2,O3", *fname = "fp16", *model = "h100", *plot = NULL, *scaler = "pytorch";
   long steps = 500, N = 64, Din = 1024, Dout = 512, every = 0, seed = 1;
-  double lr = 1e-3;
+  double lr = 1e-3, init_scale = 0;
   int json = 0, c;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     int bad = 0;
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
     case 'S': bad = parse_long(optarg, 0, 1L << 40, &seed); break;
     case 'r': { char *e; lr = strtod(optarg, &e); bad = e == optarg || *e || !(lr > 0); break; }
     case 'c': scaler = optarg; break;
+    case 'i': { char *e; init_scale = strtod(optarg, &e); bad = e == optarg || *e || !(init_scale > 0) || !isfinite(init_scale); break; }
     case 'j': json = 1; break;
     case 'p': plot = optarg; break;
     case 'h': usage(stdout); return 0;
@@ -122,7 +124,7 @@ int main(int argc, char **argv)
   for (int l = 0; l < MPT_NLEVELS; l++) {
     if (!want[l])
       continue;
-    mpt_policy pol = { (mpt_level)l, low, model, scaler, 0 };
+    mpt_policy pol = { (mpt_level)l, low, model, scaler, init_scale };
     mpt_net *net;
     int rc = mpt_net_alloc(&net, &arch, &pol, &opt);
     if (rc) {
