@@ -20,3 +20,11 @@ bench_programs += tests/bench/bench_gemm
 tests_bench_bench_gemm_SOURCES = tests/bench/bench_gemm.c
 tests_bench_bench_gemm_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_gemm_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)
+
+noinst_PROGRAMS += examples/tc_lab
+examples_tc_lab_SOURCES = examples/tc_lab.c
+examples_tc_lab_LDADD = libmpemu.la $(LIBM)
+
+dist_man_MANS += man/man3/mpe_mma.3 man/man3/mpe_gemm.3 man/man3/mpe_tc_model_get.3 \
+	man/man3/mpe_tc_model_params.3 man/man3/mpe_tc_model_name.3 man/man3/mpe_tc_model_custom.3 \
+	man/man3/mpe_tc_model_free.3

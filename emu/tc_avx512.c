@@ -15,12 +15,18 @@
 #include "tc_kernel.h"
 
 void mpei_tc_blk_avx512(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c,
-                        const mpei_tc_kp *kp)
+                        long ldc, const mpei_tc_kp *kp)
 {
-  blk_kernel(av, ae, bv, be, c, kp);
+  blk_kernel(av, ae, bv, be, c, ldc, kp);
 }
 
-void mpei_tc_fma_avx512(const float *av, const float *bv, float *c, int K)
+void mpei_tc_blkw_avx512(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c,
+                      long ldc, const mpei_tc_kp *kp)
 {
-  fma_kernel(av, bv, c, K);
+  blk_kernel_wide(av, ae, bv, be, c, ldc, kp);
+}
+
+void mpei_tc_fma_avx512(const float *av, const float *bv, float *c, long ldc, int K)
+{
+  fma_kernel(av, bv, c, ldc, K);
 }

@@ -84,6 +84,42 @@ static inline float decode_one(const decoder *d, const void *base, mpe_type t, s
   }
 }
 
+/* One panel of `w` rows (the operand type t a constant after inlining). */
+static inline __attribute__((always_inline)) int pack_panel(const decoder *d, const mpei_tc_opnd *x,
+                                                           mpe_type t, int transpose, int rows, int K,
+                                                           int Kp, int w, int p, int pin, panels *pk,
+                                                           unsigned char *bad)
+{
+  int unsafe = 0;
+  for (int l = 0; l < Kp; l++)
+    for (int r = 0; r < w; r++) {
+      int i = p * w + r;
+      size_t o = ((size_t)p * Kp + l) * w + r;
+      float v = 0.0f;
+      if (i < rows && l < K) {
+        long idx = transpose ? (long)l * x->rs + (long)i * x->cs : (long)i * x->rs + (long)l * x->cs;
+        v = decode_one(d, x->p, t, (size_t)idx);
+      }
+      if (pk->e) {
+        int e = MPEI_TC_ZERO_EXP;
+        uint32_t a = mpei_f2u(v) & 0x7fffffffu;
+        if (a >= 0x7f800000u) {
+          bad[i] = 1;
+          v = 0.0f;
+        } else if (a != 0) {
+          e = (int)(a >> 23) - 127;
+          if (e < EXP_LO || e > EXP_HI)
+            unsafe = 1;   /* binary32 subnormals land here too */
+          if (e < pin)
+            e = pin;
+        }
+        pk->e[o] = e;
+      }
+      pk->v[o] = v;
+    }
+  return unsafe;
+}
+
 /* Decode operand X (rows × K, element (i, l)) into panels of `w` rows:
    panel p, element (l, r) at p*Kp*w + l*w + r. Sets bad[i] for rows holding
    inf/NaN; returns 1 when some value is outside the exact window. */
@@ -94,34 +130,17 @@ static int pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpo
   int npan = (rows + w - 1) / w, unsafe = 0;
   decoder d;
   decoder_init(&d, m, x->t);
+  const mpe_type t = x->t;
 #pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
   for (int p = 0; p < npan; p++) {
-    for (int l = 0; l < Kp; l++)
-      for (int r = 0; r < w; r++) {
-        int i = p * w + r;
-        size_t o = ((size_t)p * Kp + l) * w + r;
-        float v = 0.0f;
-        if (i < rows && l < K) {
-          long idx = transpose ? (long)l * x->rs + (long)i * x->cs : (long)i * x->rs + (long)l * x->cs;
-          v = decode_one(&d, x->p, x->t, (size_t)idx);
-        }
-        if (pk->e) {
-          int e = MPEI_TC_ZERO_EXP;
-          uint32_t a = mpei_f2u(v) & 0x7fffffffu;
-          if (a >= 0x7f800000u) {
-            bad[i] = 1;
-            v = 0.0f;
-          } else if (a != 0) {
-            e = (int)(a >> 23) - 127;
-            if (e < EXP_LO || e > EXP_HI)
-              unsafe = 1;   /* binary32 subnormals land here too */
-            if (e < pin)
-              e = pin;
-          }
-          pk->e[o] = e;
-        }
-        pk->v[o] = v;
-      }
+    switch (t) {
+    case MPE_FP16: unsafe |= pack_panel(&d, x, MPE_FP16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    case MPE_BF16: unsafe |= pack_panel(&d, x, MPE_BF16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    case MPE_E4M3: case MPE_E5M2:
+      unsafe |= pack_panel(&d, x, MPE_E4M3, transpose, rows, K, Kp, w, p, pin, pk, bad);
+      break;
+    default: unsafe |= pack_panel(&d, x, MPE_FP32, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    }
   }
   return unsafe;
 }
@@ -135,12 +154,16 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
   if (m->p.kind == MPE_TC_EXACT)
     return MPE_EUNSUP;
-  int L = fma ? 1 : m->p.block, F = m->p.align_bits;
+  int L = fma ? 1 : m->p.block, F = m->p.align_bits, wide = 0;
   if (!fma) {
+    /* int32 lanes hold the exact block sum when L * 2^(F+2) <= 2^31 (and the
+       scale 2^(F-E) stays a binary32 normal); binary64 lanes up to 2^52 */
     int lg = 0;
     while ((1 << lg) < L)
       lg++;
     if (F + 2 + lg > 31 || F > 29)
+      wide = 1;
+    if (wide && F + 2 + lg + 1 > 52)
       return MPE_EUNSUP;
   }
   int vw, mr;
@@ -148,10 +171,10 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   mpei_tc_fma_fn fmak;
   if (level >= MPEI_SIMD_AVX512) {
     vw = MPEI_TC_AVX512_VW; mr = fma ? MPEI_TC_AVX512_MRF : MPEI_TC_AVX512_MR;
-    blk = mpei_tc_blk_avx512; fmak = mpei_tc_fma_avx512;
+    blk = wide ? mpei_tc_blkw_avx512 : mpei_tc_blk_avx512; fmak = mpei_tc_fma_avx512;
   } else {
     vw = MPEI_TC_AVX2_VW; mr = fma ? MPEI_TC_AVX2_MRF : MPEI_TC_AVX2_MR;
-    blk = mpei_tc_blk_avx2; fmak = mpei_tc_fma_avx2;
+    blk = wide ? mpei_tc_blkw_avx2 : mpei_tc_blk_avx2; fmak = mpei_tc_fma_avx2;
   }
   const int Kp = (K + L - 1) / L * L;
   const int mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
@@ -159,12 +182,13 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   panels pa = { malloc(sizeof(float) * (asz ? asz : 1)), NULL };
   panels pb = { malloc(sizeof(float) * (bsz ? bsz : 1)), NULL };
   unsigned char *bad = calloc((size_t)mp * mr + (size_t)np * vw, 1);
+  double *ra = malloc(sizeof(double) * ((size_t)K + 1) * 2);   /* for the portable fix-up */
   if (!fma) {
     pa.e = malloc(sizeof(int32_t) * (asz ? asz : 1));
     pb.e = malloc(sizeof(int32_t) * (bsz ? bsz : 1));
   }
   int r = MPE_OK;
-  if (!pa.v || !pb.v || !bad || (!fma && (!pa.e || !pb.e))) {
+  if (!pa.v || !pb.v || !bad || !ra || (!fma && (!pa.e || !pb.e))) {
     r = MPE_ENOMEM;
     goto out;
   }
@@ -196,42 +220,50 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
       for (int k0 = 0; k0 < Kp; k0 += kcb) {
         int kn = Kp - k0 < kcb ? Kp - k0 : kcb;
         mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                          o.mode, m->p.zero_c_counts };
+                          o.mode, m->p.zero_c_counts, m->p.late_c };
         for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
           for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
-            for (int rr = 0; rr < mr; rr++)
-              for (int jj = 0; jj < vw; jj++) {
-                int i = ip * mr + rr, j = jp * vw + jj;
-                cbuf[rr * vw + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0f;
-              }
             size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
+            int full = (ip + 1) * mr <= M && (jp + 1) * vw <= N;
+            float *cp = cbuf;
+            long ldc = vw;
+            if (full) {
+              cp = acc + (size_t)ip * mr * N + (size_t)jp * vw;   /* the kernel works in place */
+              ldc = N;
+            } else {
+              for (int rr = 0; rr < mr; rr++)
+                for (int jj = 0; jj < vw; jj++) {
+                  int i = ip * mr + rr, j = jp * vw + jj;
+                  cbuf[rr * vw + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0f;
+                }
+            }
             if (fma)
-              fmak(pa.v + ao, pb.v + bo, cbuf, kn);
+              fmak(pa.v + ao, pb.v + bo, cp, ldc, kn);
             else
-              blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cbuf, &kp);
-            for (int rr = 0; rr < mr; rr++)
-              for (int jj = 0; jj < vw; jj++) {
-                int i = ip * mr + rr, j = jp * vw + jj;
-                if (i < M && j < N)
-                  acc[(size_t)i * N + j] = cbuf[rr * vw + jj];
-              }
+              blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cp, ldc, &kp);
+            if (!full)
+              for (int rr = 0; rr < mr; rr++)
+                for (int jj = 0; jj < vw; jj++) {
+                  int i = ip * mr + rr, j = jp * vw + jj;
+                  if (i < M && j < N)
+                    acc[(size_t)i * N + j] = cbuf[rr * vw + jj];
+                }
           }
       }
     }
   /* fma-chain: binary16 output is one rounding of the binary32 chain */
-  if (fma && out16)
-    for (size_t t = 0; t < (size_t)M * N; t++)
-      acc[t] = mpe_fp16_to_fp32(mpe_fp32_to_fp16(acc[t], MPE_RNE));
+  if (fma && out16) {
+    const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
+    for (size_t t = 0; t < (size_t)M * N; t++) {
+      unsigned fl = 0;   /* the sticky flags are not touched */
+      acc[t] = (float)mpei_round_ref(acc[t], 0, f16, MPE_RNE, 0, 0, 0, &fl);
+    }
+  }
   for (size_t t = 0; t < (size_t)M * N; t++)
     if (isnan(acc[t]))
       acc[t] = mpei_u2f(0x7fffffffu);
   if (!fma) {
     /* outputs touched by inf/NaN: the portable engine */
-    double *ra = malloc(sizeof(double) * ((size_t)K + 1) * 2);
-    if (!ra) {
-      r = MPE_ENOMEM;
-      goto out;
-    }
     double *cb = ra + K + 1;
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++) {
@@ -248,10 +280,9 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
         }
         acc[(size_t)i * N + j] = mpei_tc_f_canon(mpei_tc_dot(m, ra, cb, 1, K, cv, out16));
       }
-    free(ra);
   }
 out:
-  free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad);
+  free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad); free(ra);
   return r;
 }
 

@@ -47,21 +47,26 @@ typedef struct {
   int p, emin, emax;     /* output format of a block */
   int mode;              /* its rounding (MPE_RNE, RNA, RZ, RU, RD) */
   int zero_c;            /* c = 0 takes part in E_max with exponent emin */
+  int late_c;            /* c is added after the block, rounded to nearest-even */
 } mpei_tc_kp;
 /* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
    k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),
-   c: MR rows of VW accumulators (row r at c + r*VW), updated in place.
+   c: MR rows of VW accumulators (row r at c + r*ldc), updated in place.
    Fma kernel: c[r][j] = fmaf(a[k][r], b[k][j], c[r][j]) for k < K. */
 typedef void (*mpei_tc_blk_fn)(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
-                               float *c, const mpei_tc_kp *kp);
-typedef void (*mpei_tc_fma_fn)(const float *av, const float *bv, float *c, int K);
+                               float *c, long ldc, const mpei_tc_kp *kp);
+typedef void (*mpei_tc_fma_fn)(const float *av, const float *bv, float *c, long ldc, int K);
 #ifdef HAVE_X86_SIMD
 MPEI_HIDDEN void mpei_tc_blk_avx2(const float *, const int32_t *, const float *, const int32_t *, float *,
-                                  const mpei_tc_kp *);
-MPEI_HIDDEN void mpei_tc_fma_avx2(const float *, const float *, float *, int);
+                                  long, const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_blkw_avx2(const float *, const int32_t *, const float *, const int32_t *, float *,
+                                   long, const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_blkw_avx512(const float *, const int32_t *, const float *, const int32_t *, float *,
+                                     long, const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_fma_avx2(const float *, const float *, float *, long, int);
 MPEI_HIDDEN void mpei_tc_blk_avx512(const float *, const int32_t *, const float *, const int32_t *, float *,
-                                    const mpei_tc_kp *);
-MPEI_HIDDEN void mpei_tc_fma_avx512(const float *, const float *, float *, int);
+                                    long, const mpei_tc_kp *);
+MPEI_HIDDEN void mpei_tc_fma_avx512(const float *, const float *, float *, long, int);
 #endif
 enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 8,
        MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12 };

@@ -75,22 +75,34 @@ static inline __attribute__((always_inline)) vd round_pd(vd x, int p, int emin, 
   return (vd)SELL(ovf, inf, (vl)z);
 }
 
-static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi emax, const mpei_tc_kp *kp)
+static inline __attribute__((always_inline)) hf block_end_halfd(vd accd, hf c, hi emax, const mpei_tc_kp *kp)
 {
-  vd accd = __builtin_convertvector(acc, vd);
   vd cd = __builtin_convertvector(c, vd);
   vl e = __builtin_convertvector(emax, vl);
   vl lo = SPLATL(-400);
   e = SELL((vl)(e < lo), lo, e);   /* only when every addend is zero */
-  vd tc = RND_PD(cd * pow2d(kp->F - e), 0x0B);
+  vd tc = kp->late_c ? (vd){} : RND_PD(cd * pow2d(kp->F - e), 0x0B);
   vd r = (accd + tc) * pow2d(e - kp->F);
   if (kp->p1)
     r = round_pd(r, kp->p1, kp->emin, kp->emax, MPE_RZ);
   r = round_pd(r, kp->p, kp->emin, kp->emax, kp->mode);
-  /* an accumulator that overflowed stays ±inf */
-  vl cinf = ((vl)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
-  r = (vd)SELL(cinf, (vl)cd, (vl)r);
+  if (kp->late_c) {
+    /* one binary64 addition, then nearest-even: correct since 53 >= 2p+2 */
+    vd t = r + cd;
+    vl nan = (vl)(t != t);
+    r = round_pd(t, kp->p, kp->emin, kp->emax, MPE_RNE);
+    r = (vd)SELL(nan, (vl)t, (vl)r);
+  } else {
+    /* an accumulator that overflowed stays ±inf */
+    vl cinf = ((vl)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
+    r = (vd)SELL(cinf, (vl)cd, (vl)r);
+  }
   return __builtin_convertvector(r, hf);
+}
+
+static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi emax, const mpei_tc_kp *kp)
+{
+  return block_end_halfd(__builtin_convertvector(acc, vd), c, emax, kp);
 }
 
 #ifdef AVX512_BLOCK_END
@@ -102,10 +114,10 @@ static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi 
    binary64 path: S past int32, E below the scale's range, a result at the
    largest finite (it may be an overflow to inf) or, with a cut, subnormal. */
 static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, vi em, vf s, int F, int p1,
-                                                              int chk_ovf)
+                                                              int chk_ovf, int late_c)
 {
   __m512 c = (__m512)*cv;
-  vi tc = (vi)_mm512_cvttps_epi32(_mm512_mul_ps(c, (__m512)s));
+  vi tc = late_c ? SPLATI(0) : (vi)_mm512_cvttps_epi32(_mm512_mul_ps(c, (__m512)s));
   vi sum = acc + tc;
   __mmask16 bad = _mm512_cmplt_epi32_mask((__m512i)em, _mm512_set1_epi32(F - 126));
   if (chk_ovf)
@@ -122,6 +134,15 @@ static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, v
                                    _mm512_set1_ps(0x1p-126f), _CMP_LT_OQ);
   if (bad)
     return 0;
+  if (late_c) {
+    /* c added in binary64 and rounded to nearest-even: correct since 53 >= 2*24+2 */
+    __m512d lo = _mm512_add_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(r)), _mm512_cvtps_pd(_mm512_castps512_ps256(c)));
+    __m512d hi = _mm512_add_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1))),
+                               _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(c), 1))));
+    __m256 l8 = _mm512_cvtpd_ps(lo), h8 = _mm512_cvtpd_ps(hi);
+    *cv = (vf)_mm512_insertf32x8(_mm512_castps256_ps512(l8), h8, 1);
+    return 1;
+  }
   /* an accumulator that overflowed stays ±inf */
   __mmask16 cinf = _mm512_cmp_ps_mask(_mm512_abs_ps(c), _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
   *cv = (vf)_mm512_mask_blend_ps(cinf, r, c);
@@ -130,7 +151,7 @@ static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, v
 #endif
 
 static void blk_kernel(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
-                       float *c, const mpei_tc_kp *kp)
+                       float *c, long ldc, const mpei_tc_kp *kp)
 {
   const int L = kp->L, F = kp->F;
   const vi emin = SPLATI(kp->emin);
@@ -139,16 +160,22 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
 #ifdef AVX512_BLOCK_END
   const int rz32 = kp->mode == MPE_RZ && kp->p == 24 && kp->emin == -126 && kp->p1 < 24;
   /* can acc + trunc(c*s) leave int32? L addends below 2^(F+2) and c below 2^(F+1) */
-  const int chk_ovf = (double)L * ldexp(1.0, F + 2) + ldexp(1.0, F + 1) > 2147483647.0;
+  const int chk_ovf = (double)L * ldexp(1.0, F + 2) + (kp->late_c ? 0.0 : ldexp(1.0, F + 1)) > 2147483647.0;
 #endif
   vf cv[MR];
+  #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    cv[r] = loadf(c + r * VW);
+    cv[r] = loadf(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     vi em[MR];
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
+      if (kp->late_c) {   /* the block's E_max comes from its products only */
+        em[r] = SPLATI(MPEI_TC_ZERO_EXP);
+        continue;
+      }
 #ifdef AVX512_BLOCK_END
       if (kp->zero_c) {
         /* getexp(0) = -inf converts to INT_MIN: the max gives emin, as wanted */
@@ -163,6 +190,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       vi z = (vi)((cb & 0x7fffffffu) == 0);
       em[r] = (z & zexp) | (~z & ce);
     }
+#pragma GCC unroll 4
     for (int k = 0; k < L; k++) {
       vi e = loadi(eb + k * VW);
 #pragma GCC unroll 16
@@ -171,11 +199,13 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
     }
     vf s[MR];
     vi acc[MR];
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
       vi es = MAXI(em[r], slo);
       s[r] = (vf)((127 + F - es) << 23);
       acc[r] = SPLATI(0);
     }
+#pragma GCC unroll 4
     for (int k = 0; k < L; k++) {
       vf bk = loadf(b + k * VW);
 #pragma GCC unroll 16
@@ -184,9 +214,10 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
         acc[r] += __builtin_convertvector(x, vi);
       }
     }
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
 #ifdef AVX512_BLOCK_END
-      if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf))
+      if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c))
         continue;
 #endif
       hf lo = block_end_half(LO(acc[r]), LO(cv[r]), LO(em[r]), kp);
@@ -194,15 +225,84 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       cv[r] = JOIN(lo, hi_);
     }
   }
+  #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    memcpy(c + r * VW, &cv[r], sizeof cv[r]);
+    memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
 }
 
-static void fma_kernel(const float *av, const float *bv, float *c, int K)
+/* The same block model with the cut addends summed in binary64 lanes, for
+   models whose exact block sum needs more than 31 bits (B200 FP8: F = 31):
+   L * 2^(F+2) + 2^(F+1) <= 2^53. */
+static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
+                            float *c, long ldc, const mpei_tc_kp *kp)
+{
+  const int L = kp->L, F = kp->F;
+  const vi emin = SPLATI(kp->emin);
+  const vi zexp = SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP);
+  vf cv[MR];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+    cv[r] = loadf(c + r * ldc);
+  for (int blk = 0; blk < kp->nblk; blk++) {
+    const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
+    const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    vi em[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      vu cb = (vu)cv[r];
+      vi ce = (vi)((cb >> 23) & 0xffu) - 127;
+      ce = MAXI(ce, emin);
+      vi z = (vi)((cb & 0x7fffffffu) == 0);
+      em[r] = (z & zexp) | (~z & ce);
+      if (kp->late_c)
+        em[r] = SPLATI(MPEI_TC_ZERO_EXP);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < L; k++) {
+      vi e = loadi(eb + k * VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++)
+        em[r] = MAXI(em[r], e + ea[k * MR + r]);
+    }
+    vd slo[MR], shi[MR], alo[MR], ahi[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      vl el = __builtin_convertvector(LO(em[r]), vl), eh = __builtin_convertvector(HI(em[r]), vl);
+      vl lo = SPLATL(-400);
+      el = SELL((vl)(el < lo), lo, el);
+      eh = SELL((vl)(eh < lo), lo, eh);
+      slo[r] = pow2d(F - el);
+      shi[r] = pow2d(F - eh);
+      alo[r] = (vd){} + 0.0;
+      ahi[r] = (vd){} + 0.0;
+    }
+#pragma GCC unroll 2
+    for (int k = 0; k < L; k++) {
+      vf bk = loadf(b + k * VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        vf pr = bk * a[k * MR + r];   /* exact in binary32 */
+        alo[r] += RND_PD(__builtin_convertvector(LO(pr), vd) * slo[r], 0x0B);
+        ahi[r] += RND_PD(__builtin_convertvector(HI(pr), vd) * shi[r], 0x0B);
+      }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      hf lo = block_end_halfd(alo[r], LO(cv[r]), LO(em[r]), kp);
+      hf hi_ = block_end_halfd(ahi[r], HI(cv[r]), HI(em[r]), kp);
+      cv[r] = JOIN(lo, hi_);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+    memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
+}
+
+static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int K)
 {
   vf acc[MRF];
   for (int r = 0; r < MRF; r++)
-    acc[r] = loadf(c + r * VW);
+    acc[r] = loadf(c + r * ldc);
   for (int k = 0; k < K; k++) {
     vf bk = loadf(bv + (size_t)k * VW);
 #pragma GCC unroll 16
@@ -210,5 +310,5 @@ static void fma_kernel(const float *av, const float *bv, float *c, int K)
       acc[r] = FMA_PS(bk, SPLATF(av[(size_t)k * MRF + r]), acc[r]);
   }
   for (int r = 0; r < MRF; r++)
-    memcpy(c + r * VW, &acc[r], sizeof acc[r]);
+    memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
 }

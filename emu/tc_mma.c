@@ -104,6 +104,23 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   return r;
 }
 
+static size_t elem_size(mpe_type t)
+{
+  return t == MPE_FP32 || t == MPE_TF32 ? 4 : t == MPE_E4M3 || t == MPE_E5M2 ? 1 : 2;
+}
+
+/* bytes spanned by a row-major operand of `rows` rows with leading dimension ld */
+static size_t extent(mpe_type t, int rows, int ld)
+{
+  return (size_t)(rows > 0 ? rows : 1) * (size_t)ld * elem_size(t);
+}
+
+static int overlaps(const void *p, size_t np, const void *q, size_t nq)
+{
+  uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+  return a < b + nq && b < a + np;
+}
+
 int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
              int m, int n, int k, float alpha,
              const void *A, mpe_type atype, int lda,
@@ -146,6 +163,14 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
     brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
     crs = 1; ccs = ldc;
   }
+  /* the plain case (row-major binary32 C, alpha = 1, beta = 0, no padding):
+     the accumulators are C itself */
+  if (use_ab && row && ctype == MPE_FP32 && alpha == 1.0f && beta == 0.0f && ldc == n &&
+      !overlaps(C, (size_t)m * n * 4, A, extent(atype, ta == MPE_NO_TRANS ? m : k, lda)) &&
+      !overlaps(C, (size_t)m * n * 4, B, extent(btype, tb == MPE_NO_TRANS ? k : n, ldb))) {
+    mpei_tc_opnd a = { A, atype, ars, acs }, b = { B, btype, brs, bcs };
+    return mpei_tc_run(model, m, n, k, &a, &b, NULL, 0, (float *)C);
+  }
   float *acc = malloc(sizeof(float) * (size_t)m * n);
   if (!acc)
     return MPE_ENOMEM;
@@ -160,6 +185,8 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
   if (r == MPE_OK) {
     /* C = alpha*acc + beta*C in binary32: fmaf(alpha, acc, beta*C); C is not
        read when beta == 0; binary16 C is rounded once at the end (RNE). */
+    const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
+#pragma omp parallel for schedule(static) if ((long)m * n > 65536)
     for (int i = 0; i < m; i++)
       for (int j = 0; j < n; j++) {
         size_t ci = (size_t)((long)i * crs + (long)j * ccs);
@@ -178,8 +205,7 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
           out = mpei_u2f(0x7fffffffu);
         if (ctype == MPE_FP16) {
           unsigned fl = 0;
-          double h = mpei_round_ref(out, 0, (const struct mpe_format *)mpe_format_of(MPE_FP16),
-                                    MPE_RNE, 0, 0, 0, &fl);
+          double h = mpei_round_ref(out, 0, f16, MPE_RNE, 0, 0, 0, &fl);
           ((uint16_t *)C)[ci] = mpei_tc_h_bits(h);
         } else {
           ((float *)C)[ci] = out;

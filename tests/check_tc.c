@@ -129,15 +129,6 @@ static const mpe_tc_model *model_for(int ci)
   return mpe_tc_model_get(name, configs[ci].t);
 }
 
-/* The one row of the required set that no block model we know reproduces:
-   B200 E5M2 row 3936 (1-based). Its exact sum lies 0.8125 ulp past the GPU's
-   value; every other B200 FP8 row fits "exact block, RNE". The test fails if
-   any other row mismatches or if this row starts to match (then drop it). */
-static int known_deviation(int ci, int row, int out16)
-{
-  return !out16 && !strcmp(configs[ci].gpu, "B200") && configs[ci].t == MPE_E5M2 && row == 3936;
-}
-
 static int same_bits(uint32_t got, uint32_t want)
 {
   if ((want & 0x7fffffffu) > 0x7f800000u)
@@ -166,10 +157,6 @@ static int check_conf(int ci, const confdata *cd, int out16, int c_zero)
       ck_assert_int_eq(mpe_mma(m, 1, 1, K, cd->a + (size_t)r * K, MPE_FP32, K, cd->b + (size_t)r * K,
                                MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1), 0);
       got = ts_f2u(d);
-    }
-    if (known_deviation(ci, r + 1, out16)) {
-      ck_assert_msg(!same_bits(got, cd->d[r]), "known deviation row %d now matches", r + 1);
-      continue;
     }
     if (!same_bits(got, cd->d[r])) {
       if (bad < 5)
@@ -202,8 +189,6 @@ static int check_conf(int ci, const confdata *cd, int out16, int c_zero)
                                cm, nb, dm, MPE_FP32, nb), 0);
     for (int i = 0; i < nb; i++) {
       uint32_t got = out16 ? ts_f2u(mpe_fp16_to_fp32(dh[i * nb + i])) : ts_f2u(dm[i * nb + i]);
-      if (known_deviation(ci, r0 + i + 1, out16))
-        continue;
       if (!same_bits(got, cd->d[r0 + i])) {
         if (bad < 10)
           fprintf(stderr, "%s/%s batch row %d: got %08x want %08x\n", configs[ci].gpu,
@@ -494,7 +479,8 @@ START_TEST(test_fma_chain)
 END_TEST
 
 /* GPU models stay within the bound of mpe_tc_model_get(3):
-   |d - sum| <= nblocks * ((L+1) 2^-F + 2^-23) * (sum |a_k b_k| + |c|) * 1.01 + 2^-140 */
+   |d - sum| <= N e (1+e)^N (sum |a_k b_k| + |c|) + N 2^-149, N blocks,
+   e = (L+1) 2^-F + u, u = 2^-23 (2^-13 with a 13-bit cut) + 2^-24 for a late c */
 START_TEST(test_error_bound)
 {
   static const struct { const char *nm; mpe_type t; } ms[] = {
@@ -512,7 +498,9 @@ START_TEST(test_error_bound)
   ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, A, MPE_FP32, K, B,
                             MPE_FP32, N, 0, D, MPE_FP32, N), 0);
   int nb = (K + p.block - 1) / p.block;
-  double u = nb * ((p.block + 1) * ldexp(1, -p.align_bits) + (p.result_bits ? ldexp(1, -p.result_bits) : 0x1p-23));
+  double e = (p.block + 1) * ldexp(1, -p.align_bits) + (p.result_bits ? ldexp(1, -p.result_bits) : 0x1p-23) +
+             (p.late_c ? 0x1p-24 : 0);
+  double u = nb * e * pow(1 + e, nb);
   double worst = 0;
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) {
@@ -521,7 +509,7 @@ START_TEST(test_error_bound)
         sum += (double)A[i * K + l] * B[l * N + j];
         abs += fabs((double)A[i * K + l] * B[l * N + j]);
       }
-      double err = fabs(D[i * N + j] - sum), bound = u * abs * 1.01 + 0x1p-140;
+      double err = fabs(D[i * N + j] - sum), bound = u * abs + nb * 0x1p-149;
       ck_assert_msg(err <= bound, "%s (%d,%d): error %g > bound %g", ms[_i].nm, i, j, err, bound);
       if (err / bound > worst)
         worst = err / bound;
@@ -626,6 +614,74 @@ START_TEST(test_gemm_alpha_beta_sizes)
   /* C = NULL: zero accumulator */
   ck_assert_int_eq(mpe_mma(m, 1, 1, 3, A, MPE_FP32, 3, B, MPE_FP32, 2, NULL, 0, D, MPE_FP32, 1), 0);
   ck_assert(D[0] == 1 + 0.5f + 12);
+}
+END_TEST
+
+/* C may overlap A or B (documented): C = A*B in place over A, with an inf
+   in A so that the portable fix-up rereads the operands. */
+START_TEST(test_gemm_alias)
+{
+  enum { n = 40 };
+  static float A[n * n], A0[n * n], B[n * n], R[n * n];
+  uint64_t s = ts_seed() + 4242;
+  for (int i = 0; i < n * n; i++) {
+    A[i] = A0[i] = (float)rand_in(&s, MPE_FP16);
+    B[i] = (float)rand_in(&s, MPE_FP16);
+  }
+  A[7 * n + 3] = A0[7 * n + 3] = INFINITY;
+  const char *names[] = { "h100", "fma-chain", "exact" };
+  for (int g = 0; g < 3; g++) {
+    const mpe_tc_model *m = mpe_tc_model_get(names[g], MPE_FP16);
+    memcpy(A, A0, sizeof A);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1, A0, MPE_FP32, n, B,
+                              MPE_FP32, n, 0, R, MPE_FP32, n), 0);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1, A, MPE_FP32, n, B,
+                              MPE_FP32, n, 0, A, MPE_FP32, n), 0);
+    ck_assert_int_eq(memcmp(A, R, sizeof R), 0);
+    /* mma: D == B */
+    float Bc[n * n];
+    memcpy(Bc, B, sizeof Bc);
+    ck_assert_int_eq(mpe_mma(m, n, n, n, A0, MPE_FP32, n, Bc, MPE_FP32, n, NULL, 0, Bc, MPE_FP32, n), 0);
+    ck_assert_int_eq(memcmp(Bc, R, sizeof R), 0);
+  }
+}
+END_TEST
+
+/* Packed operands (uint16_t FP16/BF16, uint8_t FP8, float TF32) give the
+   same result as binary32 operands holding the same values; the two operands
+   may have different types. */
+START_TEST(test_operand_types)
+{
+  mpe_type t = intypes[_i];
+  const char *gpu = t == MPE_FP16 ? "v100" : t == MPE_TF32 ? "a100" : t == MPE_BF16 ? "h100" : "ada";
+  const mpe_tc_model *m = mpe_tc_model_get(gpu, t);
+  ck_assert_ptr_nonnull(m);
+  enum { M = 21, N = 34, K = 77 };
+  static float A[M * K], B[K * N], R0[M * N], R1[M * N], R2[M * N];
+  static uint16_t A16[M * K], B16[K * N];
+  static uint8_t A8[M * K], B8[K * N];
+  uint64_t s = ts_seed() + 77 + (uint64_t)_i;
+  for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, t);
+  for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, t);
+  const void *pa = A, *pb = B;
+  for (int i = 0; i < M * K; i++) {
+    A16[i] = t == MPE_FP16 ? mpe_fp32_to_fp16(A[i], MPE_RNE) : mpe_fp32_to_bf16(A[i], MPE_RNE);
+    A8[i] = t == MPE_E4M3 ? mpe_fp32_to_e4m3(A[i], MPE_RNE, 0) : mpe_fp32_to_e5m2(A[i], MPE_RNE, 0);
+  }
+  for (int i = 0; i < K * N; i++) {
+    B16[i] = t == MPE_FP16 ? mpe_fp32_to_fp16(B[i], MPE_RNE) : mpe_fp32_to_bf16(B[i], MPE_RNE);
+    B8[i] = t == MPE_E4M3 ? mpe_fp32_to_e4m3(B[i], MPE_RNE, 0) : mpe_fp32_to_e5m2(B[i], MPE_RNE, 0);
+  }
+  if (t == MPE_FP16 || t == MPE_BF16) { pa = A16; pb = B16; }
+  if (t == MPE_E4M3 || t == MPE_E5M2) { pa = A8; pb = B8; }
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, A, MPE_FP32, K, B, MPE_FP32,
+                            N, 0, R0, MPE_FP32, N), 0);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, pa, t, K, pb, t, N, 0, R1,
+                            MPE_FP32, N), 0);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1, pa, t, K, B, MPE_FP32, N, 0,
+                            R2, MPE_FP32, N), 0);
+  ck_assert_int_eq(memcmp(R0, R1, sizeof R0), 0);
+  ck_assert_int_eq(memcmp(R0, R2, sizeof R0), 0);
 }
 END_TEST
 
@@ -768,8 +824,8 @@ START_TEST(test_levels_threads)
   const mpe_tc_model *m = mpe_tc_model_get(ms[_i].nm, ms[_i].t);
   uint64_t s = ts_seed() + 1000 + (uint64_t)_i;
   enum { M = 45, N = 70, K = 133 };
-  static float A[M * K], B[K * N], C[M * N], R[4][M * N];
-  static uint16_t Ch[M * N], Rh[4][M * N];
+  static float A[M * K], B[K * N], C[M * N], R[5][M * N];
+  static uint16_t Ch[M * N], Rh[5][M * N];
   for (int i = 0; i < M * K; i++) A[i] = (float)rand_in(&s, ms[_i].t);
   for (int i = 0; i < K * N; i++) B[i] = (float)rand_in(&s, ms[_i].t);
   for (int i = 0; i < M * N; i++) { C[i] = (float)rand_in(&s, MPE_FP16) * 4; Ch[i] = h(C[i]); }
@@ -798,6 +854,86 @@ START_TEST(test_levels_threads)
 }
 END_TEST
 
+/* Exploratory (not in the required set): the binary16 outputs of the FP8
+   folders. Ada's are reproduced (F = 13, no 13-bit cut, RNE, c rounded to
+   binary16) and asserted; for H100, H200 and B200 the counts are printed. */
+START_TEST(test_conformance_fp8_fp16)
+{
+  int ci = _i;
+  if (configs[ci].t != MPE_E4M3 && configs[ci].t != MPE_E5M2)
+    return;
+  if (!strcmp(configs[ci].gpu, "L40S"))
+    return;   /* no binary16 file */
+  char dfile[64];
+  snprintf(dfile, sizeof dfile, "d_%s_fp16.txt", configs[ci].gpu);
+  confdata cd;
+  ck_assert_int_gt(load_conf(ci, dfile, &cd), 0);
+  int bad = check_conf(ci, &cd, 1, 0);
+  printf("exploratory %s/%s fp16: K=%d rows=%d mismatches=%d (row by row and in batches)\n", configs[ci].gpu,
+         configs[ci].in, cd.k, cd.rows, bad);
+  free_conf(&cd);
+  if (!strcmp(configs[ci].gpu, "Ada"))
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* MPE_CHECK_EXPENSIVE=1: every named model, larger random cases with wide
+   exponent ranges, zeros and a sprinkle of inf/NaN, fast kernels against the
+   portable engine, FP32 and FP16 output. */
+START_TEST(test_expensive_fast_vs_portable)
+{
+  if (!ts_expensive())
+    return;
+  static const char *const names[] = { "v100", "t4", "a100", "ada", "h100", "b200", "exact", "fma-chain" };
+  uint64_t s = ts_seed() + 555;
+  enum { M = 67, N = 83, K = 301 };
+  static float A[M * K], B[K * N], C[M * N], R0[M * N], R1[M * N];
+  static uint16_t Ch[M * N], H0[M * N], H1[M * N];
+  long checked = 0;
+  for (size_t g = 0; g < sizeof names / sizeof names[0]; g++)
+    for (size_t ti = 0; ti < 5; ti++) {
+      const mpe_tc_model *m = mpe_tc_model_get(names[g], intypes[ti]);
+      if (!m)
+        continue;
+      for (int trial = 0; trial < 3; trial++) {
+        for (int i = 0; i < M * K; i++) {
+          A[i] = (float)(rand_in(&s, intypes[ti]) * ldexp(1, (int)(ts_rand64(&s) % (trial + 1) * 7) - 3 * trial));
+          if (ts_rand64(&s) % 17 == 0) A[i] = 0;
+        }
+        for (int i = 0; i < K * N; i++) {
+          B[i] = (float)rand_in(&s, intypes[ti]);
+          if (ts_rand64(&s) % 19 == 0) B[i] = -0.0f;
+        }
+        if (trial == 2) {
+          A[3 * K + 5] = INFINITY;
+          B[7 * N + 9] = NAN;
+        }
+        for (int i = 0; i < M * N; i++) {
+          C[i] = (float)rand_in(&s, MPE_FP16) * 8;
+          Ch[i] = mpe_fp32_to_fp16(C[i], MPE_RNE);
+        }
+        for (int out16 = 0; out16 < 2; out16++) {
+          if (out16 && intypes[ti] == MPE_TF32 && strcmp(names[g], "exact") && strcmp(names[g], "fma-chain"))
+            continue;
+          for (int lvl = 2; lvl >= 0; lvl -= 2) {
+            mpe_simd_level_set(lvl);
+            int rc = out16 ? mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, Ch, N, lvl ? H0 : H1, MPE_FP16, N)
+                           : mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, C, N, lvl ? R0 : R1, MPE_FP32, N);
+            ck_assert_int_eq(rc, 0);
+          }
+          mpe_simd_level_set(-1);
+          if (out16)
+            ck_assert_msg(!memcmp(H0, H1, sizeof H0), "%s/%s fp16 trial %d", names[g], mpe_type_name(intypes[ti]), trial);
+          else
+            ck_assert_msg(!memcmp(R0, R1, sizeof R0), "%s/%s fp32 trial %d", names[g], mpe_type_name(intypes[ti]), trial);
+          checked += M * N;
+        }
+      }
+    }
+  printf("expensive: %ld outputs, fast kernels == portable engine\n", checked);
+}
+END_TEST
+
 static Suite *tc_suite(void)
 {
   Suite *s = suite_create("tc");
@@ -805,6 +941,7 @@ static Suite *tc_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_conformance_fp32, 0, NCONFIG);
   tcase_add_loop_test(tc, test_conformance_fp16, 0, NCONFIG);
+  tcase_add_loop_test(tc, test_conformance_fp8_fp16, 0, NCONFIG);
   suite_add_tcase(s, tc);
   TCase *t2 = tcase_create("semantics");
   tcase_set_timeout(t2, 600);
@@ -817,8 +954,11 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(t2, test_gemm_layouts, 0, 2);
   tcase_add_test(t2, test_gemm_alpha_beta_sizes);
   tcase_add_test(t2, test_errors);
+  tcase_add_test(t2, test_gemm_alias);
+  tcase_add_loop_test(t2, test_operand_types, 0, 5);
   tcase_add_test(t2, test_custom_and_tf32_rule);
   tcase_add_loop_test(t2, test_levels_threads, 0, 11);
+  tcase_add_test(t2, test_expensive_fast_vs_portable);
   suite_add_tcase(s, t2);
   return s;
 }

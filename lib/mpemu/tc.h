@@ -30,6 +30,9 @@ typedef struct {
                            MPE_RNA; TF32 models default to MPE_RZ, the others to MPE_RNE */
   int zero_c_counts;    /* 1: c = 0 still takes part in E_max with the output format's emin
                            (default); 0: a zero c drops out like a zero product */
+  int late_c;           /* 0: c is an addend of the block (default); 1: the block sums its
+                           products only, is rounded, and c is then added with one IEEE
+                           addition rounded to nearest-even (B200 FP8) */
 } mpe_tc_params;
 
 /* name: "v100", "t4", "a100", "ada", "h100", "b200" (aliases: "a2","a30","l40s","h200",

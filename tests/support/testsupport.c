@@ -5,6 +5,8 @@
 #include <mpfr.h>
 #include "testsupport.h"
 
+/* $MPE_CONFORMANCE_DIR, else shared/conformance beside the project root or up to two
+   levels further up (a `make distcheck` tree sits one level below the checkout). */
 const char *ts_conformance_dir(void)
 {
   static char buf[4096];
@@ -12,19 +14,23 @@ const char *ts_conformance_dir(void)
   struct stat st;
   if (env && *env) {
     snprintf(buf, sizeof buf, "%s", env);
+    if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+      return buf;
   } else {
     const char *src = getenv("MPE_SRCDIR");
 #ifdef MPE_SRCDIR
     if (!src)
       src = MPE_SRCDIR;
 #endif
-    snprintf(buf, sizeof buf, "%s/../shared/conformance", src ? src : ".");
+    const char *ups[] = { "/..", "/../..", "/../../.." };
+    for (int i = 0; i < 3; i++) {
+      snprintf(buf, sizeof buf, "%s%s/shared/conformance", src ? src : ".", ups[i]);
+      if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+        return buf;
+    }
   }
-  if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "conformance folder %s not found\n", buf);
-    return NULL;
-  }
-  return buf;
+  fprintf(stderr, "conformance folder not found (set MPE_CONFORMANCE_DIR): %s\n", buf);
+  return NULL;
 }
 
 FILE *ts_open_conformance(const char *rel)
