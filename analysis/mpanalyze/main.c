@@ -8,6 +8,8 @@
 static const mpa_command commands[] = {
   { "range", mpa_cmd_range, "what overflows, underflows or turns subnormal per tensor and format; the loss scale to use" },
   { "scale", mpa_cmd_scale, "replay a dynamic loss scaler (or FP8 delayed scaling) over per-step gradient dumps" },
+  { "refine", mpa_cmd_refine, "LU-IR / GMRES-IR with a low-precision tensor-core LU: convergence, fallback, kappa sweeps" },
+  { "cg", mpa_cmd_cg, "mixed-precision CG with reliable updates on 16-bit sloppy storage" },
 };
 #define NCMD (sizeof commands / sizeof commands[0])
 

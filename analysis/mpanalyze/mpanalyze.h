@@ -24,6 +24,8 @@ typedef struct {
 
 int mpa_cmd_range(int argc, char **argv);
 int mpa_cmd_scale(int argc, char **argv);
+int mpa_cmd_refine(int argc, char **argv);   /* cmd_refine.c */
+int mpa_cmd_cg(int argc, char **argv);       /* cmd_refine.c */
 
 /* ---- helpers (common.c) */
 extern int mpa_quiet;

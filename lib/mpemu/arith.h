@@ -41,8 +41,13 @@ MPE_API uint16_t mpe_bf16_fma(uint16_t a, uint16_t b, uint16_t c, mpe_round r); 
    exp, log, tanh, sigmoid and softmax are evaluated in binary64 with SLEEF
    (1-ulp functions) and then rounded once, so they are correctly rounded
    except when the binary64 value lies within about 2^-52 relative of a
-   rounding boundary of f (measured rates in mpe_ew_exp(3)).
-   f needs precision <= 24 (else MPE_EINVAL). Outputs may alias any input
+   rounding boundary of f; near the points where binary64 itself would land
+   on a boundary (e^x for tiny x, tanh near +-1, ...) an odd stand-in on the
+   exact value's side keeps the directed modes right (measured rates in
+   mpe_ew_exp(3)).
+   f needs precision <= 24 and an exponent range inside binary32's (else
+   MPE_EINVAL). Stochastic modes round the binary64 value with the reference
+   rounding (slower). Outputs may alias any input
    exactly (y == x); partial overlap is not allowed.
    Errors: MPE_EINVAL (NULL array with n > 0, NULL f, precision > 24, mode
    out of range); nothing is written then. Results do not depend on the

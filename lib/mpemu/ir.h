@@ -1,10 +1,157 @@
-/* mpemu — mixed-precision LU, LU-IR, GMRES-IR and test matrices (issue 8). */
+/* mpemu — mixed-precision LU, LU-IR, GMRES-IR and test matrices (issue 8).
+   See mpe_ir_solve(3), mpe_ir_lu(3), mpe_mat_randsvd(3), mpe_mtx_read(3).
+
+   Dense matrices are column-major (LAPACK order) with a leading dimension
+   ld >= number of rows. */
 #ifndef MPEMU_IR_H
 #define MPEMU_IR_H
 #include "mpemu/core.h"
+#include "mpemu/tc.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ------------------------------------------------------------ test matrices */
+
+/* randsvd: A = U diag(sigma) V^T with Haar-random orthogonal U, V (QR of
+   Gaussian matrices, GSL generator seeded by `seed`) and singular values
+   1 = sigma_1 >= ... >= sigma_n = 1/kappa, so that the 2-norm condition
+   number is kappa (kappa >= 1). mode: 1 one large (sigma_2.. = 1/kappa),
+   2 one small (sigma_n = 1/kappa, the rest 1), 3 geometric, 4 arithmetic,
+   5 log-uniform random (the end points pinned to 1 and 1/kappa). */
+MPE_API int mpe_mat_randsvd(double *A, int n, int lda, double kappa, int mode, uint64_t seed);
+/* Hilbert matrix a_ij = 1/(i+j+1), i, j from 0. */
+MPE_API int mpe_mat_hilbert(double *A, int n, int lda);
+/* Dirichlet Laplacian of dimension dim (1, 2 or 3) on a grid of m points per
+   side, natural (lexicographic) order: order n = m^dim, 2*dim on the
+   diagonal, -1 for each grid neighbour (no 1/h^2 factor). */
+MPE_API int mpe_mat_laplace(double *A, int dim, int m, int lda);
+/* Diagonally dominant random: entries U(-1,1), then a_ii += sum_j |a_ij|
+   (cuSOLVER's IRS sample matrix). */
+MPE_API int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed);
+
+/* Compressed sparse row, 0-based, values in binary64. */
+typedef struct {
+  int nrows, ncols;
+  size_t nnz;
+  size_t *rowptr;   /* nrows + 1 entries */
+  int *col;         /* nnz */
+  double *val;      /* nnz */
+} mpe_csr;
+
+/* A zeroed matrix of the given shape with room for nnz entries (rowptr all 0). */
+MPE_API int mpe_csr_alloc(mpe_csr **A, int nrows, int ncols, size_t nnz);
+MPE_API void mpe_csr_free(mpe_csr *A);
+/* The Laplacian of mpe_mat_laplace in CSR form (columns ascending in each row). */
+MPE_API int mpe_csr_laplace(mpe_csr **A, int dim, int m);
+/* Dense column-major copy (D is nrows x ncols, ld >= nrows; zeros filled in). */
+MPE_API int mpe_csr_to_dense(double *D, int ld, const mpe_csr *A);
+
+/* Read a Matrix Market file ("matrix coordinate|array real|integer|pattern
+   general|symmetric|skew-symmetric") into CSR: symmetric parts are mirrored,
+   duplicate coordinate entries are summed, columns sorted within rows.
+   Returns MPE_EIO if the file cannot be read, MPE_EFORMAT for a malformed
+   or truncated file (*A untouched), MPE_EUNSUP for complex/hermitian data,
+   MPE_ERANGE for a NaN or infinite value, MPE_ENOMEM. */
+MPE_API int mpe_mtx_read(mpe_csr **A, const char *path);
+
+/* ------------------------------------------------------------ mixed-precision LU */
+
+/* Blocked right-looking LU with partial pivoting, in place, of the n x n
+   binary32 matrix A (P*A = L*U, unit lower L). Panels (nb columns) and the
+   block row U12 = L11^-1 A12 are computed in binary32 (OpenBLAS); each
+   trailing update A22 -= L21*U12 is a GEMM whose inputs are rounded to `in`
+   (MPE_FP16, MPE_BF16, MPE_TF32, or MPE_FP32 for none), accumulated and
+   output in binary32: through mpe_gemm with `model` when model is not NULL
+   (a model whose input format is `in`, else MPE_EINVAL; binary32 operands
+   converted by the model's input rule; alpha = -1, beta = 1), else by
+   rounding L21 and U12 to `in` (RNE) and calling OpenBLAS sgemm.
+   nb <= 0 picks the default (mpe_ir_default_block(n)). ipiv[k] (0-based)
+   is the row swapped with row k at step k, as in LAPACK (1-based there).
+   Returns MPE_EINVAL for bad arguments, MPE_ERANGE if a pivot is zero or a
+   value becomes NaN/inf (A then holds a partial factorization). */
+MPE_API int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in,
+                      const mpe_tc_model *model, int nb);
+/* Solve L*U*x = P*b in binary32 with the factors of mpe_ir_lu (x in place). */
+MPE_API int mpe_ir_lu_solve(const float *LU, int n, int lda, const int *ipiv, float *x);
+/* The block size used for nb <= 0: n/16 clamped to 1..64, so that small
+   matrices still see their trailing updates in the factor format. */
+MPE_API int mpe_ir_default_block(int n);
+
+/* ------------------------------------------------------------ iterative refinement */
+
+typedef enum {
+  MPE_IR_LU_IR = 0,      /* x += LU^-1 r */
+  MPE_IR_GMRES_IR = 1    /* x += d, d from FGMRES(A d = r) in binary64, LU as preconditioner */
+} mpe_ir_solver;
+
+typedef enum {
+  MPE_IR_CONVERGED = 0,  /* the stopping test held */
+  MPE_IR_FALLBACK = 1,   /* refinement gave up; x is the binary64 LAPACK solve */
+  MPE_IR_DIVERGED = 2    /* refinement gave up and fallback was disabled */
+} mpe_ir_status;
+
+/* Why refinement gave up: cuSOLVER IRS / LAPACK DSGESV `niters` codes. */
+enum {
+  MPE_IR_NITERS_OVERFLOW = -2,  /* converting A to the factor format overflowed */
+  MPE_IR_NITERS_FACTOR = -3     /* the low-precision LU failed (zero pivot, NaN/inf) */
+  /* -(max_iter + 1): no convergence within max_iter corrections, or NaN/inf */
+};
+
+typedef struct {
+  double residual;        /* ||b - A x||_inf */
+  double backward_error;  /* ||r||_inf / (||A||_inf ||x||_inf + ||b||_inf) */
+  double forward_error;   /* ||x - xtrue||_inf / ||xtrue||_inf; NaN without xtrue */
+  int inner;              /* GMRES steps spent on the correction that led here (0 for LU-IR) */
+} mpe_ir_step;
+
+typedef struct {
+  mpe_ir_solver solver;       /* default MPE_IR_LU_IR */
+  mpe_type factor;            /* MPE_FP16 (default), MPE_BF16, MPE_TF32 or MPE_FP32 */
+  const mpe_tc_model *model;  /* trailing-update model (see mpe_ir_lu); default NULL */
+  int block;                  /* LU block size; 0: mpe_ir_default_block(n) */
+  int scale;                  /* 1: two-sided scaling before the factorization
+                                 (Higham, Pranesh, Zounon): rows then columns to max 1,
+                                 times mu = 0.1 * max finite of the factor format */
+  int no_fallback;            /* 1: never solve in binary64; status MPE_IR_DIVERGED instead */
+  int max_iter;               /* corrections allowed; default 30 (DSGESV's ITERMAX) */
+  int gmres_m;                /* GMRES-IR: steps per correction; default 50 */
+  double gmres_tol;           /* GMRES-IR: relative residual for each correction; default 1e-6 */
+  const double *xtrue;        /* the exact solution, or NULL: enables forward errors */
+  mpe_ir_step *history;       /* NULL, or room for history_cap steps: step 0 is x0 */
+  int history_cap;
+} mpe_ir_opts;
+
+typedef struct {
+  mpe_ir_status status;
+  int niters;              /* >= 0: corrections to converge; < 0: why it gave up (see above) */
+  int iterations;          /* corrections applied (also when it gave up) */
+  int inner_iterations;    /* GMRES steps in all (0 for LU-IR) */
+  double backward_error;   /* of the returned x */
+  double forward_error;    /* of the returned x, NaN without xtrue */
+  int nhistory;            /* entries written to opts->history */
+} mpe_ir_result;
+
+/* The defaults above. */
+MPE_API void mpe_ir_opts_init(mpe_ir_opts *o);
+
+/* Solve A x = b (A n x n column-major binary64, lda >= n; A and b are not
+   changed) by refinement of a low-precision LU (DESIGN §7): x0 from the LU,
+   then while ||b - A x||_inf > sqrt(n) ||A||_inf ||x||_inf 2^-53, a
+   correction. Falls back to LAPACKE_dgesv when the conversion overflows,
+   the LU fails or max_iter corrections do not suffice (unless no_fallback).
+   opts NULL means the defaults. res may be NULL.
+   Returns 0 (converged or fell back; see res->status), MPE_ECONVERGE when
+   fallback was disabled and refinement gave up (x holds the last iterate),
+   MPE_ERANGE when A is singular in binary64 or A, b hold NaN/inf (x untouched),
+   MPE_EINVAL for bad arguments (nothing written), MPE_ENOMEM. */
+MPE_API int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
+                         const mpe_ir_opts *opts, mpe_ir_result *res);
+
+/* The same solve through cuSOLVER's IRS API (cusolverDnIRSXgesv). Not built in
+   this version: always MPE_EUNSUP. */
+MPE_API int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
+                                  const mpe_ir_opts *opts, mpe_ir_result *res);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,391 @@
+/* LU-IR and GMRES-IR around the mixed-precision LU (DESIGN §7): residuals,
+   corrections and the FGMRES inner solver in binary64, fallback to
+   LAPACKE_dgesv as cuSOLVER IRS and LAPACK DSGESV do. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cblas.h>
+#include <lapacke.h>
+#include "mpei.h"
+#include "mpemu/format.h"
+#include "mpemu/ir.h"
+
+void mpe_ir_opts_init(mpe_ir_opts *o)
+{
+  if (!o)
+    return;
+  memset(o, 0, sizeof *o);
+  o->solver = MPE_IR_LU_IR;
+  o->factor = MPE_FP16;
+  o->max_iter = 30;
+  o->gmres_m = 50;
+  o->gmres_tol = 1e-4;
+}
+
+/* The low-precision factorization used as solver / preconditioner:
+   M^-1 v = S * LU^-1 (mu * R * v), R = S = I and mu = 1 without scaling. */
+typedef struct {
+  int n;
+  float *lu;
+  int *ipiv;
+  double *rs, *cs;   /* row / column scaling (NULL without scaling) */
+  double mu;
+  float *w;          /* n floats of scratch */
+} precond;
+
+static void precond_apply(const precond *P, const double *v, double *z)
+{
+  int n = P->n;
+  double t = 0.0;
+  for (int i = 0; i < n; i++) {
+    double a = fabs(P->rs ? P->mu * P->rs[i] * v[i] : v[i]);
+    if (a > t)
+      t = a;
+  }
+  if (t == 0.0 || !isfinite(t)) {
+    for (int i = 0; i < n; i++)
+      z[i] = t == 0.0 ? 0.0 : NAN;
+    return;
+  }
+  /* a power-of-two scale keeps the binary32 right-hand side away from under/overflow */
+  int e;
+  frexp(t, &e);
+  double sc = ldexp(1.0, e);
+  for (int i = 0; i < n; i++)
+    P->w[i] = (float)((P->rs ? P->mu * P->rs[i] * v[i] : v[i]) / sc);
+  mpe_ir_lu_solve(P->lu, n, n, P->ipiv, P->w);
+  for (int i = 0; i < n; i++)
+    z[i] = (P->cs ? P->cs[i] : 1.0) * (double)P->w[i] * sc;
+}
+
+static double norm_inf(int n, const double *v)
+{
+  double m = 0.0;
+  for (int i = 0; i < n; i++) {
+    double a = fabs(v[i]);
+    if (!(a <= m))
+      m = a;   /* NaN propagates */
+  }
+  return m;
+}
+
+/* r = b - A x */
+static void residual(int n, const double *A, int lda, const double *b, const double *x, double *r)
+{
+  memcpy(r, b, (size_t)n * sizeof *r);
+  cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A, lda, x, 1, 1.0, r, 1);
+}
+
+static double forward_error(int n, const double *x, const double *xtrue)
+{
+  if (!xtrue)
+    return NAN;
+  double d = 0.0, m = 0.0;
+  for (int i = 0; i < n; i++) {
+    double e = fabs(x[i] - xtrue[i]);
+    if (!(e <= d))
+      d = e;
+    if (fabs(xtrue[i]) > m)
+      m = fabs(xtrue[i]);
+  }
+  return m > 0 ? d / m : d;
+}
+
+typedef struct {
+  int m;
+  double *V, *Z, *H, *cs, *sn, *g, *y, *w;
+} gmres_ws;
+
+static int gmres_alloc(gmres_ws *g, int n, int m)
+{
+  g->m = m;
+  g->V = malloc((size_t)n * (m + 1) * sizeof(double));
+  g->Z = malloc((size_t)n * m * sizeof(double));
+  g->H = calloc((size_t)(m + 1) * m, sizeof(double));
+  g->cs = malloc((size_t)m * sizeof(double));
+  g->sn = malloc((size_t)m * sizeof(double));
+  g->g = malloc((size_t)(m + 1) * sizeof(double));
+  g->y = malloc((size_t)m * sizeof(double));
+  g->w = malloc((size_t)n * sizeof(double));
+  return g->V && g->Z && g->H && g->cs && g->sn && g->g && g->y && g->w ? MPE_OK : MPE_ENOMEM;
+}
+
+static void gmres_free(gmres_ws *g)
+{
+  free(g->V);
+  free(g->Z);
+  free(g->H);
+  free(g->cs);
+  free(g->sn);
+  free(g->g);
+  free(g->y);
+  free(g->w);
+}
+
+/* Flexible GMRES (right preconditioning, modified Gram-Schmidt, Givens
+   rotations) in binary64 for A d = r from d = 0; at most g->m steps, stopping
+   when the residual estimate falls to tol * ||r||_2. Returns the steps taken. */
+static int fgmres(gmres_ws *g, const precond *P, int n, const double *A, int lda,
+                  const double *r, double tol, double *d)
+{
+  int m = g->m;
+  double *H = g->H;   /* column-major (m+1) x m */
+  double beta = cblas_dnrm2(n, r, 1);
+  memset(d, 0, (size_t)n * sizeof *d);
+  if (beta == 0.0 || !isfinite(beta))
+    return 0;
+  for (int i = 0; i < n; i++)
+    g->V[i] = r[i] / beta;
+  memset(g->g, 0, (size_t)(m + 1) * sizeof(double));
+  g->g[0] = beta;
+  int k = 0;
+  for (int j = 0; j < m; j++) {
+    double *vj = g->V + (size_t)j * n, *zj = g->Z + (size_t)j * n, *hj = H + (size_t)j * (m + 1);
+    precond_apply(P, vj, zj);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, A, lda, zj, 1, 0.0, g->w, 1);
+    for (int i = 0; i <= j; i++) {
+      double *vi = g->V + (size_t)i * n;
+      hj[i] = cblas_ddot(n, g->w, 1, vi, 1);
+      cblas_daxpy(n, -hj[i], vi, 1, g->w, 1);
+    }
+    double h = cblas_dnrm2(n, g->w, 1);
+    hj[j + 1] = h;
+    if (h > 0.0 && isfinite(h))
+      for (int i = 0; i < n; i++)
+        g->V[(size_t)(j + 1) * n + i] = g->w[i] / h;
+    for (int i = 0; i < j; i++) {
+      double a = hj[i], b = hj[i + 1];
+      hj[i] = g->cs[i] * a + g->sn[i] * b;
+      hj[i + 1] = -g->sn[i] * a + g->cs[i] * b;
+    }
+    double a = hj[j], b = hj[j + 1], rho = hypot(a, b);
+    if (rho == 0.0 || !isfinite(rho))
+      break;
+    g->cs[j] = a / rho;
+    g->sn[j] = b / rho;
+    hj[j] = rho;
+    hj[j + 1] = 0.0;
+    g->g[j + 1] = -g->sn[j] * g->g[j];
+    g->g[j] = g->cs[j] * g->g[j];
+    k = j + 1;
+    if (fabs(g->g[j + 1]) <= tol * beta || !(h > 0.0))
+      break;
+  }
+  /* y = H(0:k,0:k)^-1 g(0:k), d = Z y */
+  for (int i = k - 1; i >= 0; i--) {
+    double s = g->g[i];
+    for (int c = i + 1; c < k; c++)
+      s -= H[(size_t)c * (m + 1) + i] * g->y[c];
+    g->y[i] = s / H[(size_t)i * (m + 1) + i];
+  }
+  for (int c = 0; c < k; c++)
+    cblas_daxpy(n, g->y[c], g->Z + (size_t)c * n, 1, d, 1);
+  return k;
+}
+
+static int all_finite(int n, int cols, const double *A, int lda)
+{
+  for (int j = 0; j < cols; j++)
+    for (int i = 0; i < n; i++)
+      if (!isfinite(A[(size_t)j * lda + i]))
+        return 0;
+  return 1;
+}
+
+int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
+                          const mpe_ir_opts *opts, mpe_ir_result *res)
+{
+  return MPE_EUNSUP;
+}
+
+int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
+                 const mpe_ir_opts *opts, mpe_ir_result *res)
+{
+  mpe_ir_opts dflt;
+  if (!opts) {
+    mpe_ir_opts_init(&dflt);
+    opts = &dflt;
+  }
+  if (n < 1 || lda < n || !A || !b || !x)
+    return MPE_EINVAL;
+  if (opts->solver != MPE_IR_LU_IR && opts->solver != MPE_IR_GMRES_IR)
+    return MPE_EINVAL;
+  if (opts->factor != MPE_FP16 && opts->factor != MPE_BF16 && opts->factor != MPE_TF32 &&
+      opts->factor != MPE_FP32)
+    return MPE_EINVAL;
+  if (opts->model) {
+    mpe_tc_params tp;
+    if (mpe_tc_model_params(opts->model, &tp) != MPE_OK || tp.in != opts->factor)
+      return MPE_EINVAL;
+  }
+  if (opts->max_iter < 0 || opts->block < 0 || opts->history_cap < 0 ||
+      (opts->history_cap > 0 && !opts->history))
+    return MPE_EINVAL;
+  if (opts->solver == MPE_IR_GMRES_IR && (opts->gmres_m < 1 || !(opts->gmres_tol > 0 && opts->gmres_tol < 1)))
+    return MPE_EINVAL;
+  if (!all_finite(n, n, A, lda) || !all_finite(n, 1, b, n))
+    return MPE_ERANGE;
+
+  size_t nn = (size_t)n * n;
+  precond P = { n, malloc(nn * sizeof(float)), malloc((size_t)n * sizeof(int)), NULL, NULL, 1.0,
+                malloc((size_t)n * sizeof(float)) };
+  double *xk = malloc((size_t)n * sizeof(double)), *r = malloc((size_t)n * sizeof(double)),
+         *d = malloc((size_t)n * sizeof(double));
+  gmres_ws gw = { 0 };
+  int rc = MPE_ENOMEM;
+  if (!P.lu || !P.ipiv || !P.w || !xk || !r || !d)
+    goto out;
+  if (opts->solver == MPE_IR_GMRES_IR) {
+    int m = opts->gmres_m < n ? opts->gmres_m : n;
+    if (gmres_alloc(&gw, n, m) != MPE_OK)
+      goto out;
+  }
+  if (opts->scale) {
+    P.rs = malloc((size_t)n * sizeof(double));
+    P.cs = malloc((size_t)n * sizeof(double));
+    if (!P.rs || !P.cs)
+      goto out;
+  }
+
+  mpe_ir_result R = { 0 };
+  R.forward_error = NAN;
+  const double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, A, lda);
+  const double bnorm = norm_inf(n, b);
+  const double fmt_max = mpe_format_max(mpe_format_of(opts->factor));
+  int give_up = 0;
+
+  /* ---- conversion to binary32 storage (with optional two-sided scaling) */
+  if (opts->scale) {
+    /* Higham, Pranesh & Zounon: R = diag(1/max_j |a_ij|), S = diag(1/max_i |(RA)_ij|) */
+    for (int i = 0; i < n; i++) {
+      double m = 0.0;
+      for (int j = 0; j < n; j++)
+        m = fmax(m, fabs(A[(size_t)j * lda + i]));
+      P.rs[i] = m > 0 ? 1.0 / m : 1.0;
+    }
+    for (int j = 0; j < n; j++) {
+      double m = 0.0;
+      for (int i = 0; i < n; i++)
+        m = fmax(m, fabs(P.rs[i] * A[(size_t)j * lda + i]));
+      P.cs[j] = m > 0 ? 1.0 / m : 1.0;
+    }
+    P.mu = opts->factor == MPE_FP16 ? 0.1 * fmt_max : 1.0;
+  }
+  double amax = 0.0;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      double a = A[(size_t)j * lda + i];
+      if (opts->scale)
+        a = P.mu * P.rs[i] * a * P.cs[j];
+      amax = fmax(amax, fabs(a));
+      P.lu[(size_t)j * n + i] = (float)a;
+    }
+  if (amax > fmt_max || amax > FLT_MAX) {
+    R.niters = MPE_IR_NITERS_OVERFLOW;
+    give_up = 1;
+  }
+
+  /* ---- factorization */
+  if (!give_up) {
+    rc = mpe_ir_lu(P.lu, n, n, P.ipiv, opts->factor, opts->model, opts->block);
+    if (rc == MPE_ERANGE) {
+      R.niters = MPE_IR_NITERS_FACTOR;
+      give_up = 1;
+    } else if (rc != MPE_OK) {
+      goto out;
+    }
+  }
+
+  /* ---- refinement */
+  if (!give_up) {
+    const double stop = sqrt((double)n) * anorm * 0x1p-53;
+    int inner = 0;
+    precond_apply(&P, b, xk);
+    for (int it = 0;; it++) {
+      residual(n, A, lda, b, xk, r);
+      double rn = norm_inf(n, r), xn = norm_inf(n, xk);
+      if (R.nhistory < opts->history_cap) {
+        mpe_ir_step *h = &opts->history[R.nhistory++];
+        h->residual = rn;
+        h->backward_error = rn / (anorm * xn + bnorm);
+        h->forward_error = forward_error(n, xk, opts->xtrue);
+        h->inner = inner;
+      }
+      R.iterations = it;
+      if (!isfinite(rn) || !isfinite(xn)) {
+        R.niters = -(opts->max_iter + 1);
+        give_up = 1;
+        break;
+      }
+      if (rn <= stop * xn) {
+        R.niters = it;
+        break;
+      }
+      if (it == opts->max_iter) {
+        R.niters = -(opts->max_iter + 1);
+        give_up = 1;
+        break;
+      }
+      if (opts->solver == MPE_IR_LU_IR) {
+        precond_apply(&P, r, d);
+        inner = 0;
+      } else {
+        inner = fgmres(&gw, &P, n, A, lda, r, opts->gmres_tol, d);
+        R.inner_iterations += inner;
+      }
+      for (int i = 0; i < n; i++)
+        xk[i] += d[i];
+    }
+  }
+
+  /* ---- outcome */
+  if (!give_up) {
+    R.status = MPE_IR_CONVERGED;
+  } else if (opts->no_fallback) {
+    R.status = MPE_IR_DIVERGED;
+    if (R.niters == MPE_IR_NITERS_OVERFLOW || R.niters == MPE_IR_NITERS_FACTOR)
+      for (int i = 0; i < n; i++)
+        xk[i] = NAN;   /* no iterate exists */
+  } else {
+    /* binary64 LAPACK solve; A is copied into the (now unused) storage */
+    double *Ad = malloc(nn * sizeof(double));
+    lapack_int *ip = malloc((size_t)n * sizeof(lapack_int));
+    if (!Ad || !ip) {
+      free(Ad);
+      free(ip);
+      rc = MPE_ENOMEM;
+      goto out;
+    }
+    for (int j = 0; j < n; j++)
+      memcpy(Ad + (size_t)j * n, A + (size_t)j * lda, (size_t)n * sizeof(double));
+    memcpy(xk, b, (size_t)n * sizeof(double));
+    lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, Ad, n, ip, xk, n);
+    free(Ad);
+    free(ip);
+    if (info != 0) {
+      rc = info > 0 ? MPE_ERANGE : MPE_EINVAL;
+      goto out;
+    }
+    R.status = MPE_IR_FALLBACK;
+  }
+  residual(n, A, lda, b, xk, r);
+  R.backward_error = norm_inf(n, r) / (anorm * norm_inf(n, xk) + bnorm);
+  R.forward_error = forward_error(n, xk, opts->xtrue);
+  memcpy(x, xk, (size_t)n * sizeof(double));
+  if (res)
+    *res = R;
+  rc = R.status == MPE_IR_DIVERGED ? MPE_ECONVERGE : MPE_OK;
+out:
+  free(P.lu);
+  free(P.ipiv);
+  free(P.w);
+  free(P.rs);
+  free(P.cs);
+  free(xk);
+  free(r);
+  free(d);
+  if (opts->solver == MPE_IR_GMRES_IR)
+    gmres_free(&gw);
+  return rc;
+}

@@ -1,0 +1,657 @@
+/* mpanalyze refine / cg: the refinement experiments from the command line. */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#ifdef HAVE_PLPLOT
+#include <plplot.h>
+#endif
+#include <mpemu.h>
+
+int mpa_cmd_refine(int argc, char **argv);
+int mpa_cmd_cg(int argc, char **argv);
+
+static int fail(const char *cmd, const char *what, const char *why)
+{
+  fprintf(stderr, "mpanalyze %s: %s%s%s\n", cmd, what ? what : "", what ? ": " : "", why);
+  return 2;
+}
+
+static int parse_int(const char *s, int *v, int lo, int hi)
+{
+  char *e;
+  long x = s ? strtol(s, &e, 10) : 0;
+  if (!s || e == s || *e || x < lo || x > hi)
+    return 0;
+  *v = (int)x;
+  return 1;
+}
+
+static int parse_dbl(const char *s, double *v)
+{
+  char *e;
+  double x = s ? strtod(s, &e) : 0;
+  if (!s || e == s || *e || !isfinite(x))
+    return 0;
+  *v = x;
+  return 1;
+}
+
+static int laplace_dim(const char *name)
+{
+  if (!strcmp(name, "laplace1d")) return 1;
+  if (!strcmp(name, "laplace2d")) return 2;
+  if (!strcmp(name, "laplace3d")) return 3;
+  return 0;
+}
+
+static int is_mtx(const char *name)
+{
+  size_t l = strlen(name);
+  return l > 4 && !strcmp(name + l - 4, ".mtx");
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static double urand(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1p-52 - 1.0; }
+
+#ifdef HAVE_PLPLOT
+static int plot_open(const char *file)
+{
+  size_t l = strlen(file);
+  const char *dev = l > 4 && !strcmp(file + l - 4, ".png") ? "pngcairo" : "svgcairo";
+  plsdev(dev);
+  plsfnam(file);
+  plscolbg(255, 255, 255);
+  /* dark lines on white: 15 for the frame, 1..8 for the curves */
+  static const int pal[8][3] = { { 31, 119, 180 }, { 255, 127, 14 }, { 44, 160, 44 }, { 214, 39, 40 },
+                                 { 148, 103, 189 }, { 140, 86, 75 }, { 227, 119, 194 }, { 23, 190, 207 } };
+  for (int i = 0; i < 8; i++)
+    plscol0(1 + i, pal[i][0], pal[i][1], pal[i][2]);
+  plscol0(15, 0, 0, 0);
+  plinit();
+  return 1;
+}
+#endif
+
+/* ------------------------------------------------------------ refine */
+
+typedef struct {
+  const char *matrix;
+  int n, mode, scale, no_fallback, json, quiet, block, max_iter, gmres_m;
+  double cond;
+  uint64_t seed;
+  const char *factor, *solver, *model, *plot, *sweep;
+} refine_args;
+
+/* Build the dense test matrix; *order is its order. Returns 0 or an exit status. */
+static int build_matrix(const refine_args *a, double **Aout, int *order, double cond)
+{
+  int dim = laplace_dim(a->matrix), n = a->n;
+  mpe_csr *S = NULL;
+  if (is_mtx(a->matrix)) {
+    int rc = mpe_mtx_read(&S, a->matrix);
+    if (rc)
+      return fail("refine", a->matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
+    if (S->nrows != S->ncols) {
+      mpe_csr_free(S);
+      return fail("refine", a->matrix, "matrix is not square");
+    }
+    if (S->nrows > 20000) {
+      mpe_csr_free(S);
+      return fail("refine", a->matrix, "too large for a dense solve (order > 20000)");
+    }
+    n = S->nrows;
+  } else if (dim) {
+    long long o = 1;
+    for (int d = 0; d < dim; d++)
+      o *= n;
+    if (o > 20000)
+      return fail("refine", a->matrix, "grid too large for a dense solve (order > 20000)");
+    n = (int)o;
+  }
+  double *A = malloc((size_t)n * n * sizeof *A);
+  if (!A) {
+    mpe_csr_free(S);
+    return fail("refine", NULL, "out of memory");
+  }
+  int rc;
+  if (S)
+    rc = mpe_csr_to_dense(A, n, S);
+  else if (dim)
+    rc = mpe_mat_laplace(A, dim, a->n, n);
+  else if (!strcmp(a->matrix, "hilbert"))
+    rc = mpe_mat_hilbert(A, n, n);
+  else if (!strcmp(a->matrix, "dominant"))
+    rc = mpe_mat_dominant(A, n, n, a->seed);
+  else if (!strcmp(a->matrix, "randsvd"))
+    rc = mpe_mat_randsvd(A, n, n, cond, a->mode, a->seed);
+  else
+    rc = -1;
+  mpe_csr_free(S);
+  if (rc) {
+    free(A);
+    return fail("refine", a->matrix, rc < 0 ? "unknown matrix (hilbert, laplace1d|2d|3d, randsvd, dominant or FILE.mtx)"
+                                            : mpe_strerror(rc));
+  }
+  *Aout = A;
+  *order = n;
+  return 0;
+}
+
+static const char *status_name(mpe_ir_status s)
+{
+  return s == MPE_IR_CONVERGED ? "converged" : s == MPE_IR_FALLBACK ? "fallback" : "diverged";
+}
+
+static int lookup_factor(const char *s, mpe_type *t)
+{
+  if (!strcmp(s, "fp16")) *t = MPE_FP16;
+  else if (!strcmp(s, "bf16")) *t = MPE_BF16;
+  else if (!strcmp(s, "tf32")) *t = MPE_TF32;
+  else if (!strcmp(s, "fp32")) *t = MPE_FP32;
+  else return 0;
+  return 1;
+}
+
+static int lookup_solver(const char *s, mpe_ir_solver *v)
+{
+  if (!strcmp(s, "lu-ir")) *v = MPE_IR_LU_IR;
+  else if (!strcmp(s, "gmres-ir")) *v = MPE_IR_GMRES_IR;
+  else return 0;
+  return 1;
+}
+
+/* Options for one variant; returns 0 or an exit status. */
+static int variant_opts(const refine_args *a, const char *factor, const char *solver, mpe_ir_opts *o)
+{
+  mpe_ir_opts_init(o);
+  if (!lookup_factor(factor, &o->factor))
+    return fail("refine", factor, "unknown --factor (fp16, bf16, tf32, fp32)");
+  if (!lookup_solver(solver, &o->solver))
+    return fail("refine", solver, "unknown --solver (lu-ir, gmres-ir)");
+  if (a->model && strcmp(a->model, "none") != 0 && o->factor != MPE_FP32) {
+    o->model = mpe_tc_model_get(a->model, o->factor);
+    if (!o->model)
+      return fail("refine", a->model, "unknown tensor-core model for this factor format");
+  }
+  o->scale = a->scale;
+  o->no_fallback = a->no_fallback;
+  o->block = a->block;
+  if (a->max_iter >= 0)
+    o->max_iter = a->max_iter;
+  if (a->gmres_m > 0)
+    o->gmres_m = a->gmres_m;
+  return 0;
+}
+
+static void make_rhs(int n, const double *A, uint64_t seed, double *xt, double *b)
+{
+  uint64_t s = seed ^ 0x5eedULL;
+  for (int i = 0; i < n; i++)
+    xt[i] = urand(&s);
+  for (int i = 0; i < n; i++)
+    b[i] = 0.0;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++)
+      b[i] += A[(size_t)j * n + i] * xt[j];
+}
+
+static int refine_one(const refine_args *a)
+{
+  double *A;
+  int n, rc = build_matrix(a, &A, &n, a->cond);
+  if (rc)
+    return rc;
+  mpe_ir_opts o;
+  if ((rc = variant_opts(a, a->factor, a->solver, &o)) != 0) {
+    free(A);
+    return rc;
+  }
+  double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xt = malloc((size_t)n * sizeof *xt);
+  mpe_ir_step *h = calloc((size_t)o.max_iter + 2, sizeof *h);
+  if (!b || !x || !xt || !h) {
+    free(A); free(b); free(x); free(xt); free(h);
+    return fail("refine", NULL, "out of memory");
+  }
+  make_rhs(n, A, a->seed, xt, b);
+  o.xtrue = xt;
+  o.history = h;
+  o.history_cap = o.max_iter + 2;
+  mpe_ir_result r;
+  rc = mpe_ir_solve(n, A, n, b, x, &o, &r);
+  int status = 0;
+  if (rc && rc != MPE_ECONVERGE) {
+    status = fail("refine", a->matrix, mpe_strerror(rc));
+    goto out;
+  }
+  const char *model = o.model ? mpe_tc_model_name(o.model) : "none";
+  if (a->json) {
+    json_t *j = json_object(), *hist = json_array();
+    json_object_set_new(j, "matrix", json_string(a->matrix));
+    json_object_set_new(j, "n", json_integer(n));
+    if (!strcmp(a->matrix, "randsvd")) {
+      json_object_set_new(j, "cond", json_real(a->cond));
+      json_object_set_new(j, "mode", json_integer(a->mode));
+    }
+    json_object_set_new(j, "factor", json_string(a->factor));
+    json_object_set_new(j, "model", json_string(model));
+    json_object_set_new(j, "solver", json_string(a->solver));
+    json_object_set_new(j, "scale", json_boolean(a->scale));
+    json_object_set_new(j, "status", json_string(status_name(r.status)));
+    json_object_set_new(j, "niters", json_integer(r.niters));
+    json_object_set_new(j, "iterations", json_integer(r.iterations));
+    json_object_set_new(j, "inner_iterations", json_integer(r.inner_iterations));
+    json_object_set_new(j, "backward_error", json_real(r.backward_error));
+    json_object_set_new(j, "forward_error", json_real(r.forward_error));
+    for (int i = 0; i < r.nhistory; i++) {
+      json_t *e = json_object();
+      json_object_set_new(e, "iteration", json_integer(i));
+      json_object_set_new(e, "backward_error", json_real(h[i].backward_error));
+      json_object_set_new(e, "forward_error", json_real(h[i].forward_error));
+      json_object_set_new(e, "residual", json_real(h[i].residual));
+      json_object_set_new(e, "inner", json_integer(h[i].inner));
+      json_array_append_new(hist, e);
+    }
+    json_object_set_new(j, "history", hist);
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+    fputc('\n', stdout);
+    json_decref(j);
+  } else if (!a->quiet) {
+    printf("%s n=%d, %s LU (model %s%s), %s: %s after %d correction%s", a->matrix, n, a->factor, model,
+           a->scale ? ", scaled" : "", a->solver, status_name(r.status), r.iterations, r.iterations == 1 ? "" : "s");
+    if (r.inner_iterations)
+      printf(" (%d GMRES steps)", r.inner_iterations);
+    if (r.niters < 0)
+      printf(", niters %d (%s)", r.niters, r.niters == MPE_IR_NITERS_OVERFLOW ? "conversion overflow"
+                                          : r.niters == MPE_IR_NITERS_FACTOR ? "LU failed" : "no convergence");
+    printf("\n  backward error %.3e, forward error %.3e\n", r.backward_error, r.forward_error);
+    printf("  %4s %12s %12s %6s\n", "iter", "backward", "forward", "inner");
+    for (int i = 0; i < r.nhistory; i++)
+      printf("  %4d %12.3e %12.3e %6d\n", i, h[i].backward_error, h[i].forward_error, h[i].inner);
+  }
+  if (a->plot) {
+#ifdef HAVE_PLPLOT
+    PLFLT xs[64], ys[64];
+    int k = r.nhistory < 64 ? r.nhistory : 64;
+    double lo = -17;
+    for (int i = 0; i < k; i++) {
+      xs[i] = i;
+      ys[i] = log10(fmax(h[i].backward_error, 1e-20));
+      lo = fmin(lo, ys[i]);
+    }
+    plot_open(a->plot);
+    plcol0(15);
+    plenv(0, k > 1 ? k - 1 : 1, floor(lo), 0, 0, 20);
+    pllab("iteration", "normwise backward error", "iterative refinement");
+    plcol0(1);
+    plline(k, xs, ys);
+    plpoin(k, xs, ys, 17);
+    plend();
+#else
+    fprintf(stderr, "mpanalyze refine: --plot needs PLplot (not built in); no plot written\n");
+#endif
+  }
+  status = r.status == MPE_IR_DIVERGED ? 1 : 0;
+out:
+  free(A); free(b); free(x); free(xt); free(h);
+  return status;
+}
+
+static int split_list(char *s, char **items, int max)
+{
+  int k = 0;
+  for (char *t = strtok(s, ","); t && k < max; t = strtok(NULL, ","))
+    items[k++] = t;
+  return k;
+}
+
+static int refine_sweep(const refine_args *a)
+{
+  double k0, k1;
+  int steps;
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", a->sweep);
+  char *c1 = strchr(buf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+  if (!c1 || !c2)
+    return fail("refine", a->sweep, "--cond-sweep wants A:B:STEPS");
+  *c1 = *c2 = '\0';
+  if (!parse_dbl(buf, &k0) || !parse_dbl(c1 + 1, &k1) || !parse_int(c2 + 1, &steps, 1, 200) || k0 < 1 || k1 < k0)
+    return fail("refine", a->sweep, "--cond-sweep wants 1 <= A <= B and 1 <= STEPS <= 200");
+  if (strcmp(a->matrix, "randsvd") != 0)
+    return fail("refine", a->matrix, "--cond-sweep needs --matrix randsvd");
+  char fl[64], sl[64], *factors[4], *solvers[2];
+  snprintf(fl, sizeof fl, "%s", a->factor);
+  snprintf(sl, sizeof sl, "%s", a->solver);
+  int nf = split_list(fl, factors, 4), ns = split_list(sl, solvers, 2), nv = nf * ns;
+  mpe_ir_opts opts[8];
+  for (int f = 0; f < nf; f++)
+    for (int s = 0; s < ns; s++) {
+      int rc = variant_opts(a, factors[f], solvers[s], &opts[f * ns + s]);
+      if (rc)
+        return rc;
+    }
+  int n = a->n;
+  double *A = malloc((size_t)n * n * sizeof *A), *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x),
+         *xt = malloc((size_t)n * sizeof *xt), *kap = malloc((size_t)steps * sizeof *kap);
+  int *it = malloc((size_t)steps * nv * sizeof *it), *st = malloc((size_t)steps * nv * sizeof *st);
+  if (!A || !b || !x || !xt || !kap || !it || !st) {
+    free(A); free(b); free(x); free(xt); free(kap); free(it); free(st);
+    return fail("refine", NULL, "out of memory");
+  }
+  int status = 0;
+  for (int k = 0; k < steps; k++) {
+    kap[k] = steps == 1 ? k0 : k0 * pow(k1 / k0, (double)k / (steps - 1));
+    int rc = mpe_mat_randsvd(A, n, n, kap[k], a->mode, a->seed);
+    if (rc) {
+      status = fail("refine", "randsvd", mpe_strerror(rc));
+      goto out;
+    }
+    make_rhs(n, A, a->seed, xt, b);
+    for (int v = 0; v < nv; v++) {
+      mpe_ir_result r;
+      opts[v].xtrue = xt;
+      rc = mpe_ir_solve(n, A, n, b, x, &opts[v], &r);
+      if (rc && rc != MPE_ECONVERGE) {
+        status = fail("refine", "solve", mpe_strerror(rc));
+        goto out;
+      }
+      it[k * nv + v] = r.iterations;
+      st[k * nv + v] = r.status;
+    }
+    if (!a->quiet && !a->json)
+      fprintf(stderr, "\r  kappa %d/%d", k + 1, steps);
+  }
+  if (!a->quiet && !a->json)
+    fprintf(stderr, "\r%*s\r", 20, "");
+  if (a->json) {
+    json_t *j = json_object(), *ks = json_array(), *vs = json_array();
+    json_object_set_new(j, "matrix", json_string("randsvd"));
+    json_object_set_new(j, "mode", json_integer(a->mode));
+    json_object_set_new(j, "n", json_integer(n));
+    for (int k = 0; k < steps; k++)
+      json_array_append_new(ks, json_real(kap[k]));
+    json_object_set_new(j, "kappa", ks);
+    for (int f = 0; f < nf; f++)
+      for (int s = 0; s < ns; s++) {
+        int v = f * ns + s;
+        json_t *e = json_object(), *its = json_array(), *sts = json_array();
+        json_object_set_new(e, "factor", json_string(factors[f]));
+        json_object_set_new(e, "solver", json_string(solvers[s]));
+        json_object_set_new(e, "model", json_string(opts[v].model ? mpe_tc_model_name(opts[v].model) : "none"));
+        for (int k = 0; k < steps; k++) {
+          json_array_append_new(its, json_integer(it[k * nv + v]));
+          json_array_append_new(sts, json_string(status_name((mpe_ir_status)st[k * nv + v])));
+        }
+        json_object_set_new(e, "iterations", its);
+        json_object_set_new(e, "status", sts);
+        json_array_append_new(vs, e);
+      }
+    json_object_set_new(j, "variants", vs);
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+    fputc('\n', stdout);
+    json_decref(j);
+  } else {
+    printf("randsvd mode %d, n=%d: corrections to converge (F: fell back, D: diverged)\n%10s", a->mode, n, "kappa");
+    for (int f = 0; f < nf; f++)
+      for (int s = 0; s < ns; s++) {
+        char h[32];
+        snprintf(h, sizeof h, "%s/%s", factors[f], solvers[s]);
+        printf(" %14s", h);
+      }
+    printf("\n");
+    for (int k = 0; k < steps; k++) {
+      printf("%10.1e", kap[k]);
+      for (int v = 0; v < nv; v++) {
+        if (st[k * nv + v] == MPE_IR_CONVERGED)
+          printf(" %14d", it[k * nv + v]);
+        else
+          printf(" %14s", st[k * nv + v] == MPE_IR_FALLBACK ? "F" : "D");
+      }
+      printf("\n");
+    }
+  }
+  if (a->plot) {
+#ifdef HAVE_PLPLOT
+    PLFLT *xs = malloc((size_t)steps * sizeof *xs), *ys = malloc((size_t)steps * sizeof *ys);
+    int cap = opts[0].max_iter + 1;
+    plot_open(a->plot);
+    plcol0(15);
+    plenv(log10(kap[0]), log10(kap[steps - 1]) + (steps == 1), 0, cap + 1, 0, 10);
+    pllab("condition number (2-norm)", "corrections (fallback drawn at the cap + 1)", "iterations vs kappa");
+    for (int v = 0; v < nv; v++) {
+      for (int k = 0; k < steps; k++) {
+        xs[k] = log10(kap[k]);
+        ys[k] = st[k * nv + v] == MPE_IR_CONVERGED ? it[k * nv + v] : cap;
+      }
+      plcol0(1 + v % 8);
+      pllsty(1 + (v % ns));
+      plline(steps, xs, ys);
+      plpoin(steps, xs, ys, 2 + v);
+      char lab[32];
+      snprintf(lab, sizeof lab, "%s/%s", factors[v / ns], solvers[v % ns]);
+      plptex(log10(kap[0]) + 0.05 * (log10(kap[steps - 1]) - log10(kap[0]) + 1), (cap + 1) * (0.93 - 0.8 * v / nv),
+             1, 0, 0, lab);
+    }
+    plend();
+    free(xs);
+    free(ys);
+#else
+    fprintf(stderr, "mpanalyze refine: --plot needs PLplot (not built in); no plot written\n");
+#endif
+  }
+out:
+  free(A); free(b); free(x); free(xt); free(kap); free(it); free(st);
+  return status;
+}
+
+int mpa_cmd_refine(int argc, char **argv)
+{
+  refine_args a = { "dominant", 256, 2, 0, 0, 0, 0, 0, -1, 0, 1e4, 1, "fp16", "lu-ir", "none", NULL, NULL };
+  int sweep_lists = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int used = 1;
+    if (!strcmp(o, "--matrix") && v) a.matrix = v;
+    else if (!strcmp(o, "--n") && v) { if (!parse_int(v, &a.n, 1, 1 << 20)) return fail("refine", v, "--n wants a positive integer"); }
+    else if (!strcmp(o, "--cond") && v) { if (!parse_dbl(v, &a.cond) || a.cond < 1) return fail("refine", v, "--cond wants a number >= 1"); }
+    else if (!strcmp(o, "--mode") && v) { if (!parse_int(v, &a.mode, 1, 5)) return fail("refine", v, "--mode wants 1..5"); }
+    else if (!strcmp(o, "--factor") && v) { a.factor = v; sweep_lists = 1; }
+    else if (!strcmp(o, "--model") && v) a.model = v;
+    else if (!strcmp(o, "--solver") && v) { a.solver = v; sweep_lists |= 2; }
+    else if (!strcmp(o, "--plot") && v) a.plot = v;
+    else if (!strcmp(o, "--cond-sweep") && v) a.sweep = v;
+    else if (!strcmp(o, "--seed") && v) { int s; if (!parse_int(v, &s, 0, 1 << 30)) return fail("refine", v, "--seed wants an integer"); a.seed = (uint64_t)s; }
+    else if (!strcmp(o, "--block") && v) { if (!parse_int(v, &a.block, 1, 4096)) return fail("refine", v, "--block wants 1..4096"); }
+    else if (!strcmp(o, "--max-iter") && v) { if (!parse_int(v, &a.max_iter, 0, 10000)) return fail("refine", v, "--max-iter wants 0..10000"); }
+    else if (!strcmp(o, "--gmres-m") && v) { if (!parse_int(v, &a.gmres_m, 1, 100000)) return fail("refine", v, "--gmres-m wants a positive integer"); }
+    else {
+      used = 0;
+      if (!strcmp(o, "--scale")) a.scale = 1;
+      else if (!strcmp(o, "--no-fallback")) a.no_fallback = 1;
+      else if (!strcmp(o, "--json")) a.json = 1;
+      else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) a.quiet = 1;
+      else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+        printf("usage: mpanalyze refine [--matrix hilbert|laplace1d|laplace2d|laplace3d|randsvd|dominant|FILE.mtx]\n"
+               "         [--n N] [--cond K] [--mode 1..5] [--factor fp16|bf16|tf32|fp32] [--model none|h100|...]\n"
+               "         [--solver lu-ir|gmres-ir] [--scale] [--no-fallback] [--block NB] [--max-iter K]\n"
+               "         [--gmres-m M] [--seed S] [--json] [--plot FILE.svg|.png] [-q]\n"
+               "         [--cond-sweep A:B:STEPS]  (randsvd; --factor/--solver take comma lists)\n");
+        return 0;
+      } else
+        return fail("refine", o, "unknown option or missing value");
+    }
+    i += used;
+  }
+  if (a.sweep) {
+    refine_args b = a;
+    if (!(sweep_lists & 1))
+      b.factor = "fp16,bf16,tf32";
+    if (!(sweep_lists & 2))
+      b.solver = "lu-ir,gmres-ir";
+    return refine_sweep(&b);
+  }
+  return refine_one(&a);
+}
+
+/* ------------------------------------------------------------ cg */
+
+int mpa_cmd_cg(int argc, char **argv)
+{
+  const char *matrix = "laplace2d", *sloppy = "fp16", *plot = NULL;
+  int n = 64, json = 0, quiet = 0, use_csr = 0, max_iter = 0, seed = 1;
+  double delta = 0.1, tol = 1e-10;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int used = 1;
+    if (!strcmp(o, "--matrix") && v) matrix = v;
+    else if (!strcmp(o, "--n") && v) { if (!parse_int(v, &n, 1, 1 << 20)) return fail("cg", v, "--n wants a positive integer"); }
+    else if (!strcmp(o, "--sloppy") && v) sloppy = v;
+    else if (!strcmp(o, "--delta") && v) { if (!parse_dbl(v, &delta) || delta <= 0 || delta >= 1) return fail("cg", v, "--delta wants 0 < delta < 1"); }
+    else if (!strcmp(o, "--tol") && v) { if (!parse_dbl(v, &tol) || tol <= 0) return fail("cg", v, "--tol wants a positive number"); }
+    else if (!strcmp(o, "--max-iter") && v) { if (!parse_int(v, &max_iter, 1, 1 << 30)) return fail("cg", v, "--max-iter wants a positive integer"); }
+    else if (!strcmp(o, "--seed") && v) { if (!parse_int(v, &seed, 0, 1 << 30)) return fail("cg", v, "--seed wants an integer"); }
+    else if (!strcmp(o, "--plot") && v) plot = v;
+    else {
+      used = 0;
+      if (!strcmp(o, "--json")) json = 1;
+      else if (!strcmp(o, "--csr")) use_csr = 1;
+      else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) quiet = 1;
+      else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+        printf("usage: mpanalyze cg [--matrix laplace1d|laplace2d|laplace3d|FILE.mtx] [--n N] [--csr]\n"
+               "         [--sloppy fp16|bf16|fx16|fp32|fp64] [--delta 0.1] [--tol 1e-10] [--max-iter K]\n"
+               "         [--seed S] [--json] [--plot FILE.svg|.png] [-q]\n");
+        return 0;
+      } else
+        return fail("cg", o, "unknown option or missing value");
+    }
+    i += used;
+  }
+  mpe_cg_opts o;
+  mpe_cg_opts_init(&o);
+  static const char *names[] = { "fp64", "fp32", "fp16", "bf16", "fx16" };
+  int s = -1;
+  for (int k = 0; k < 5; k++)
+    if (!strcmp(sloppy, names[k]))
+      s = k;
+  if (s < 0)
+    return fail("cg", sloppy, "unknown --sloppy (fp16, bf16, fx16, fp32, fp64)");
+  o.sloppy = (mpe_cg_storage)s;
+  o.delta = delta;
+  o.tol = tol;
+  o.max_iter = max_iter;
+  mpe_csr *S = NULL;
+  mpe_cg_op op = { NULL, 0, 0 };
+  int dim = laplace_dim(matrix), rc;
+  if (is_mtx(matrix)) {
+    if ((rc = mpe_mtx_read(&S, matrix)) != 0)
+      return fail("cg", matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
+    if (S->nrows != S->ncols) {
+      mpe_csr_free(S);
+      return fail("cg", matrix, "matrix is not square");
+    }
+    op.csr = S;
+  } else if (dim) {
+    op.dim = dim;
+    op.m = n;
+    if (mpe_cg_op_order(&op) < 0)
+      return fail("cg", matrix, "grid too large");
+    if (use_csr) {
+      if ((rc = mpe_csr_laplace(&S, dim, n)) != 0)
+        return fail("cg", matrix, mpe_strerror(rc));
+      op.csr = S;
+    }
+  } else {
+    return fail("cg", matrix, "unknown matrix (laplace1d|2d|3d or FILE.mtx)");
+  }
+  int N = mpe_cg_op_order(&op);
+  double *b = malloc((size_t)N * sizeof *b), *x = calloc((size_t)N, sizeof *x);
+  int cap = max_iter ? max_iter : 10 * N;
+  if (cap > 1000000)
+    cap = 1000000;
+  double *hist = malloc((size_t)cap * sizeof *hist);
+  if (!b || !x || !hist) {
+    free(b); free(x); free(hist); mpe_csr_free(S);
+    return fail("cg", NULL, "out of memory");
+  }
+  uint64_t st = (uint64_t)seed;
+  for (int i = 0; i < N; i++)
+    b[i] = urand(&st);
+  /* the binary64 reference count */
+  mpe_cg_opts o64 = o;
+  o64.sloppy = MPE_CG_FP64;
+  mpe_cg_result r64, r;
+  rc = mpe_cg_solve(&op, b, x, &o64, &r64);
+  if (rc && rc != MPE_ECONVERGE) {
+    free(b); free(x); free(hist); mpe_csr_free(S);
+    return fail("cg", matrix, mpe_strerror(rc));
+  }
+  memset(x, 0, (size_t)N * sizeof *x);
+  o.history = hist;
+  o.history_cap = cap;
+  rc = mpe_cg_solve(&op, b, x, &o, &r);
+  int status = 0;
+  if (rc && rc != MPE_ECONVERGE) {
+    status = fail("cg", matrix, mpe_strerror(rc));
+    goto out;
+  }
+  static const char *sn[] = { "converged", "maxiter", "breakdown" };
+  if (json) {
+    json_t *j = json_object(), *h = json_array();
+    json_object_set_new(j, "matrix", json_string(matrix));
+    json_object_set_new(j, "n", json_integer(N));
+    json_object_set_new(j, "sloppy", json_string(sloppy));
+    json_object_set_new(j, "delta", json_real(delta));
+    json_object_set_new(j, "tol", json_real(tol));
+    json_object_set_new(j, "status", json_string(sn[r.status]));
+    json_object_set_new(j, "iterations", json_integer(r.iterations));
+    json_object_set_new(j, "reliable_updates", json_integer(r.reliable_updates));
+    json_object_set_new(j, "true_residual", json_real(r.true_residual));
+    json_object_set_new(j, "fp64_iterations", json_integer(r64.iterations));
+    for (int i = 0; i < r.nhistory; i++)
+      json_array_append_new(h, json_real(hist[i]));
+    json_object_set_new(j, "history", h);
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+    fputc('\n', stdout);
+    json_decref(j);
+  } else if (!quiet) {
+    printf("%s (order %d), %s sloppy storage, delta %g: %s in %d iterations (fp64 CG: %d), "
+           "%d reliable updates, true relative residual %.3e\n", matrix, N, sloppy, delta, sn[r.status],
+           r.iterations, r64.iterations, r.reliable_updates, r.true_residual);
+  }
+  if (plot) {
+#ifdef HAVE_PLPLOT
+    int k = r.nhistory;
+    PLFLT *xs = malloc((size_t)(k + 1) * sizeof *xs), *ys = malloc((size_t)(k + 1) * sizeof *ys);
+    double lo = 0;
+    for (int i = 0; i < k; i++) {
+      xs[i] = i + 1;
+      ys[i] = log10(fmax(hist[i], 1e-30));
+      lo = fmin(lo, ys[i]);
+    }
+    plot_open(plot);
+    plcol0(15);
+    plenv(0, k + 1, floor(lo), 1, 0, 20);
+    pllab("iteration", "iterated relative residual", "reliable-update CG");
+    plcol0(1);
+    plline(k, xs, ys);
+    plend();
+    free(xs);
+    free(ys);
+#else
+    fprintf(stderr, "mpanalyze cg: --plot needs PLplot (not built in); no plot written\n");
+#endif
+  }
+  status = r.status == MPE_CG_CONVERGED ? 0 : 1;
+out:
+  free(b); free(x); free(hist); mpe_csr_free(S);
+  return status;
+}
