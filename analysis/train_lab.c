@@ -49,6 +49,12 @@ int mpt_plot_check(const char *prog, const char *file)
     fprintf(stderr, "%s: %s: --plot needs a file name ending in .svg or .png\n", prog, file);
     return 2;
   }
+  FILE *t = fopen(file, "ab");   /* find out now, not after the training */
+  if (!t) {
+    fprintf(stderr, "%s: %s: cannot write the plot\n", prog, file);
+    return 2;
+  }
+  fclose(t);
   return 0;
 }
 
