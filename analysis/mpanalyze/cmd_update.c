@@ -1,0 +1,271 @@
+/* mpanalyze update: apply update dumps to weight dumps under the four
+   master-weight strategies (mpe_update_study(3)) and report the updates that
+   vanish (w + u == w with u != 0) and the drift from a binary64 reference.
+   The updates file holds one or more rows of as many values as the weights;
+   step t adds row t mod rows. Self-contained: it only needs libmpemu and
+   Jansson, so it can be tested before it joins the subcommand table. */
+#include <config.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <mpemu.h>
+
+int mpa_cmd_update(int argc, char **argv);
+
+enum { EXIT_OK_ = 0, EXIT_FAIL_ = 1, EXIT_INPUT_ = 2 };
+
+static int upd_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int upd_error(const char *where, const char *fmt, ...)
+{
+  va_list ap;
+  fputs("mpanalyze: ", stderr);
+  if (where)
+    fprintf(stderr, "%s: ", where);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return EXIT_INPUT_;
+}
+
+static void help(void)
+{
+  printf("usage: mpanalyze update --weights W --updates U [options]\n"
+         "  -w, --weights FILE   the weights (npy, npz, safetensors, raw, text)\n"
+         "  -u, --updates FILE   the updates w += u: as many values as the weights, or a multiple\n"
+         "                       of that (one row per step; step t uses row t mod rows)\n"
+         "  -f, --format F       the low format the weights are held in (default fp16)\n"
+         "      --master F       the master-weight format (default fp32)\n"
+         "  -n, --steps N        steps to apply (default: the number of rows)\n"
+         "  -t, --tensor NAME    the tensor to read from each file (default: the first)\n"
+         "      --seed S         stochastic-rounding seed (default 0)\n"
+         "      --dtype T        what raw files (and |V2 .npy arrays) hold\n"
+         "      --json           one JSON document on stdout\n"
+         "  -q, --quiet          no notes\n");
+}
+
+/* Read one tensor of `path` into a new binary64 array. */
+static int load(const char *path, const char *tensor, const mpe_io_opts *io, double **out, size_t *count)
+{
+  mpe_io *f = NULL;
+  char msg[256] = "";
+  int rc = mpe_io_open(&f, path, io, msg, sizeof msg);
+  if (rc)
+    return upd_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
+  size_t idx = 0;
+  if (tensor && mpe_io_find(f, tensor, &idx)) {
+    mpe_io_close(f);
+    return upd_error(path, "no tensor named '%s'", tensor);
+  }
+  if (mpe_io_count(f) == 0) {
+    mpe_io_close(f);
+    return upd_error(path, "no floating-point tensor");
+  }
+  mpe_io_tensor t;
+  if ((rc = mpe_io_info(f, idx, &t)) || (rc = mpe_io_select(f, idx))) {
+    mpe_io_close(f);
+    return upd_error(path, "%s", mpe_strerror(rc));
+  }
+  if (t.count > (uint64_t)(SIZE_MAX / sizeof(double))) {
+    mpe_io_close(f);
+    return upd_error(path, "tensor too large");
+  }
+  size_t n = (size_t)t.count;
+  double *v = malloc((n ? n : 1) * sizeof *v);
+  float *buf = malloc(4096 * sizeof *buf);
+  if (!v || !buf) {
+    free(v);
+    free(buf);
+    mpe_io_close(f);
+    upd_error(path, "out of memory");
+    return EXIT_FAIL_;
+  }
+  size_t got = 0;
+  for (;;) {
+    size_t k = 0;
+    if (t.value_type == MPE_FP64)
+      rc = mpe_io_read(f, v + got, n - got, &k);
+    else
+      rc = mpe_io_read(f, buf, n - got < 4096 ? n - got : 4096, &k);
+    if (rc) {
+      upd_error(path, "%s", mpe_io_message(f)[0] ? mpe_io_message(f) : mpe_strerror(rc));
+      free(v);
+      free(buf);
+      mpe_io_close(f);
+      return EXIT_INPUT_;
+    }
+    if (t.value_type != MPE_FP64)
+      for (size_t i = 0; i < k; i++)
+        v[got + i] = buf[i];
+    got += k;
+    if (k == 0 || got == n)
+      break;
+  }
+  free(buf);
+  mpe_io_close(f);
+  if (got != n) {
+    free(v);
+    return upd_error(path, "%zu values read, the header says %zu", got, n);
+  }
+  *out = v;
+  *count = n;
+  return EXIT_OK_;
+}
+
+static json_t *num(double v)
+{
+  return isfinite(v) ? json_real(v) : json_null();
+}
+
+int mpa_cmd_update(int argc, char **argv)
+{
+  static const struct option lo[] = {
+    { "weights", required_argument, 0, 'w' }, { "updates", required_argument, 0, 'u' },
+    { "format", required_argument, 0, 'f' }, { "master", required_argument, 0, 'M' },
+    { "steps", required_argument, 0, 'n' }, { "tensor", required_argument, 0, 't' },
+    { "seed", required_argument, 0, 'S' }, { "dtype", required_argument, 0, 'd' },
+    { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
+    { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+  const char *wpath = NULL, *upath = NULL, *fname = "fp16", *mname = "fp32", *tensor = NULL;
+  unsigned long long steps = 0, seed = 0;
+  int json = 0, quiet = 0, c;
+  mpe_io_opts io;
+  memset(&io, 0, sizeof io);
+  optind = 1;
+  opterr = 1;
+  while ((c = getopt_long(argc, argv, "w:u:f:n:t:qh", lo, NULL)) != -1) {
+    char *e;
+    switch (c) {
+    case 'w': wpath = optarg; break;
+    case 'u': upath = optarg; break;
+    case 'f': fname = optarg; break;
+    case 'M': mname = optarg; break;
+    case 't': tensor = optarg; break;
+    case 'n':
+      steps = strtoull(optarg, &e, 10);
+      if (e == optarg || *e || optarg[0] == '-' || steps == 0 || steps > (1ull << 40))
+        return upd_error(NULL, "bad --steps '%s'", optarg);
+      break;
+    case 'S':
+      seed = strtoull(optarg, &e, 0);
+      if (e == optarg || *e || optarg[0] == '-')
+        return upd_error(NULL, "bad --seed '%s'", optarg);
+      break;
+    case 'd':
+      if (mpe_io_dtype_lookup(optarg, &io.dtype))
+        return upd_error(NULL, "unknown --dtype '%s'", optarg);
+      io.has_dtype = 1;
+      break;
+    case 'j': json = 1; break;
+    case 'q': quiet = 1; break;
+    case 'h': help(); return EXIT_OK_;
+    default: return EXIT_INPUT_;
+    }
+  }
+  if (optind < argc)
+    return upd_error(NULL, "unexpected argument '%s' (mpanalyze update --help)", argv[optind]);
+  if (!wpath || !upath)
+    return upd_error(NULL, "update needs --weights and --updates (mpanalyze update --help)");
+  const mpe_format *f = mpe_format_lookup(fname), *m = mpe_format_lookup(mname);
+  if (!f)
+    return upd_error(NULL, "unknown format '%s'", fname);
+  if (mpe_format_precision(f) > 24)
+    return upd_error(NULL, "--format %s: the low format needs at most 24 bits of precision", fname);
+  if (!m)
+    return upd_error(NULL, "unknown master format '%s'", mname);
+  if (mpe_format_precision(m) < mpe_format_precision(f) || mpe_format_precision(m) > 51)
+    return upd_error(NULL, "--master %s: needs at least the precision of %s and at most 51 bits",
+                     mname, fname);
+
+  double *w = NULL, *u = NULL;
+  size_t nw = 0, nu = 0;
+  int rc = load(wpath, tensor, &io, &w, &nw);
+  if (rc)
+    return rc;
+  if ((rc = load(upath, tensor, &io, &u, &nu))) {
+    free(w);
+    return rc;
+  }
+  if (nw == 0 || nu == 0 || nu % nw) {
+    free(w);
+    free(u);
+    return upd_error(upath, "%zu values: not a positive multiple of the %zu weights in %s", nu, nw, wpath);
+  }
+  size_t rows = nu / nw;
+  if (!steps)
+    steps = rows;
+  for (size_t i = 0; i < nw; i++)
+    if (!isfinite(w[i])) {
+      free(w);
+      free(u);
+      return upd_error(wpath, "value %zu is not finite", i);
+    }
+
+  mpe_update_opts o = { m, (uint64_t)seed, 0, 0 };
+  mpe_update_stats st[MPE_UPDATE_NSTRATEGIES];
+  rc = mpe_update_study(st, w, nw, u, rows, steps, f, &o);
+  free(w);
+  free(u);
+  if (rc) {
+    upd_error(NULL, "update study failed: %s", mpe_strerror(rc));
+    return EXIT_FAIL_;
+  }
+
+  if (json) {
+    json_t *doc = json_object(), *strat = json_object();
+    json_object_set_new(doc, "command", json_string("update"));
+    json_object_set_new(doc, "weights_file", json_string(wpath));
+    json_object_set_new(doc, "updates_file", json_string(upath));
+    json_object_set_new(doc, "format", json_string(mpe_format_name(f)));
+    json_object_set_new(doc, "master", json_string(mpe_format_name(m)));
+    json_object_set_new(doc, "weights", json_integer((json_int_t)nw));
+    json_object_set_new(doc, "rows", json_integer((json_int_t)rows));
+    json_object_set_new(doc, "steps", json_integer((json_int_t)steps));
+    json_object_set_new(doc, "seed", json_integer((json_int_t)seed));
+    for (int k = 0; k < MPE_UPDATE_NSTRATEGIES; k++) {
+      const mpe_update_stats *s = &st[k];
+      json_t *o2 = json_object();
+      json_object_set_new(o2, "updates", json_integer((json_int_t)s->updates));
+      json_object_set_new(o2, "lost", json_integer((json_int_t)s->lost));
+      json_object_set_new(o2, "lost_fraction", num(s->lost_fraction));
+      json_object_set_new(o2, "stale", json_integer((json_int_t)s->stale));
+      json_object_set_new(o2, "stale_fraction", num(s->stale_fraction));
+      json_object_set_new(o2, "max_abs_drift", num(s->max_abs_drift));
+      json_object_set_new(o2, "rms_drift", num(s->rms_drift));
+      json_object_set_new(o2, "max_rel_drift", num(s->max_rel_drift));
+      json_object_set_new(o2, "nonfinite", json_integer((json_int_t)s->nonfinite));
+      json_object_set_new(strat, mpe_update_strategy_name((mpe_update_strategy)k), o2);
+    }
+    json_object_set_new(doc, "strategies", strat);
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    if (!text) {
+      upd_error(NULL, "out of memory");
+      return EXIT_FAIL_;
+    }
+    puts(text);
+    free(text);
+  } else {
+    printf("update study: %zu weights in %s (master %s), %zu update row%s, %llu step%s\n",
+           nw, mpe_format_name(f), mpe_format_name(m), rows, rows == 1 ? "" : "s",
+           steps, steps == 1 ? "" : "s");
+    printf("%-8s %12s %12s %9s %9s %13s %13s %9s\n", "strategy", "updates", "lost", "lost %",
+           "stale %", "max |drift|", "rms drift", "nonfinite");
+    for (int k = 0; k < MPE_UPDATE_NSTRATEGIES; k++) {
+      const mpe_update_stats *s = &st[k];
+      printf("%-8s %12llu %12llu %9.4f %9.4f %13.6g %13.6g %9llu\n",
+             mpe_update_strategy_name((mpe_update_strategy)k), (unsigned long long)s->updates,
+             (unsigned long long)s->lost, 100 * s->lost_fraction, 100 * s->stale_fraction,
+             s->max_abs_drift, s->rms_drift, (unsigned long long)s->nonfinite);
+    }
+    if (!quiet)
+      printf("lost: the strategy's state did not move (w + u == w, u != 0); stale: the %s weight\n"
+             "the model computes with did not move; drift: against a binary64 reference.\n",
+             mpe_format_name(f));
+  }
+  return EXIT_OK_;
+}

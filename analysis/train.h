@@ -1,0 +1,103 @@
+/* A small training engine for the mixed-precision labs (not installed; linked
+   by examples/amp_lab, examples/mlp_lab, tests/check_train and the benchmark).
+
+   A network is a stack of dense layers (y = x W^T + b, W stored out x in as in
+   PyTorch) with ReLU or GELU between them, trained with MSE or softmax
+   cross-entropy by SGD with momentum or Adam. Every GEMM goes through
+   mpe_gemm with a tensor-core model (O0: a binary32 multiply-add in ascending
+   k, no tensor cores), element-wise operations in a low format through the
+   mpe_ew_* functions. The precision policy says where values are rounded:
+
+   O0  everything binary32.
+   O1  GEMM inputs rounded to the low format (the "FP16 copies" a tensor core
+       reads), GEMM outputs binary32 (FP32 accumulation and output), everything
+       else binary32: activations, loss, reductions, weights and optimizer.
+       Dynamic loss scaling (a mpe_scaler preset).
+   O2  the model's weights, activations and gradients held in the low format
+       (GEMM outputs rounded to it, element-wise operations rounded once to
+       it), FP32 master weights updated by the optimizer and copied down after
+       each step; loss and its gradient computed in FP32; dynamic loss scaling.
+   O3  pure low format: weights, activations, gradients and optimizer state
+       all held in it, updates w = RNE(w + u) with u computed in FP32 opmath
+       (as GPU kernels do), no master weights, no loss scaling.
+
+   Results do not depend on the number of OpenMP threads: every GEMM output
+   and every element is computed by one thread in a fixed order, and the
+   reductions run in a fixed order. */
+#ifndef MPE_TRAIN_H
+#define MPE_TRAIN_H
+#include <stdint.h>
+#include <mpemu.h>
+
+typedef enum { MPT_O0 = 0, MPT_O1, MPT_O2, MPT_O3 } mpt_level;
+#define MPT_NLEVELS 4
+typedef enum { MPT_IDENTITY = 0, MPT_RELU, MPT_GELU } mpt_act;
+typedef enum { MPT_MSE = 0, MPT_XENT } mpt_loss;
+typedef enum { MPT_SGD = 0, MPT_ADAM } mpt_optim_kind;
+
+typedef struct {
+  mpt_level level;
+  mpe_type low;            /* MPE_FP16 or MPE_BF16 (O0 ignores it) */
+  const char *model;       /* tensor-core model: "v100", "a100", "h100", ... (O0 ignores it) */
+  const char *scaler;      /* loss-scaler preset for O1/O2 (NULL: "pytorch") */
+  double init_scale;       /* 0: the preset's initial scale */
+} mpt_policy;
+
+typedef struct {
+  mpt_optim_kind kind;
+  float lr;
+  float momentum;          /* SGD: buf = momentum*buf + g (buf = g at the first step) */
+  float beta1, beta2, eps; /* Adam (0: 0.9, 0.999, 1e-8) */
+} mpt_optim;
+
+typedef struct {
+  int nlayers;             /* dense layers, 1..MPT_MAXLAYERS */
+  int sizes[9];            /* sizes[0] inputs, sizes[l+1] outputs of layer l */
+  mpt_act act;             /* between layers (none after the last) */
+  mpt_loss loss;
+  int batch;               /* the largest batch mpt_step / mpt_forward will see */
+  uint64_t seed;           /* weights: uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)), biases likewise */
+} mpt_arch;
+#define MPT_MAXLAYERS 8
+
+typedef struct {
+  double loss;             /* the loss as the level computed it (O3: rounded to the low format) */
+  double scale;            /* the loss scale used in this step (1 without scaling) */
+  int skipped;             /* 1: inf/NaN in the scaled gradients, step skipped */
+  int nonfinite;           /* the loss or a weight is not finite (training diverged) */
+  uint64_t updates;        /* weight updates with u != 0 in this step */
+  uint64_t lost;           /* of those, updates after which the stored weight did not change
+                              (the master weight for O0-O2, the low-format weight for O3) */
+  uint64_t grad_values;    /* weight-gradient values (all layers, W and b) */
+  uint64_t grad_zeros;     /* of those, exact zeros as the level holds them (after unscaling):
+                              underflow shows up here */
+} mpt_step_info;
+
+typedef struct mpt_net mpt_net;
+
+/* Errors: MPE_EINVAL (bad sizes, level, low type, optimizer), MPE_ENOTFOUND (unknown
+   tensor-core model or scaler preset), MPE_EUNSUP (the model has no tensor core for
+   that input type, e.g. BF16 on the V100), MPE_ENOMEM. *net is set only on success. */
+int  mpt_net_alloc(mpt_net **net, const mpt_arch *arch, const mpt_policy *pol, const mpt_optim *opt);
+void mpt_net_free(mpt_net *net);
+/* One training step on a batch of n <= arch->batch rows: x is n x sizes[0]; target is
+   n x sizes[last] (MSE) or labels holds n class indices (cross-entropy). */
+int  mpt_step(mpt_net *net, const float *x, const float *target, const int *labels, int n,
+              mpt_step_info *info);
+/* The network's outputs (n x sizes[last], before softmax) under the policy. */
+int  mpt_forward(mpt_net *net, const float *x, int n, float *out);
+/* Copy of the weights (master for O0-O2) of layer l: W (out x in) and b (out). */
+int  mpt_weights(const mpt_net *net, int l, float *W, float *b);
+double mpt_loss_scale(const mpt_net *net);
+
+const char *mpt_level_name(mpt_level l);    /* "O0".."O3" */
+int mpt_level_lookup(const char *name);     /* "O0"/"o0"/"0" .. ; -1 if unknown */
+
+/* ---- deterministic data for the labs (splitmix64 + Box-Muller) */
+void mpt_randn(float *x, size_t n, uint64_t seed);
+/* A 4-class problem in d >= 2 dimensions: four interleaved spiral arms in a plane,
+   the other d-2 coordinates noise, all mixed by a fixed random rotation-like
+   matrix. x: n x d, labels: n. */
+int mpt_spirals(float *x, int *labels, int n, int d, uint64_t seed);
+
+#endif

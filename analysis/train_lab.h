@@ -1,0 +1,18 @@
+/* Helpers shared by the labs (examples/amp_lab, examples/mlp_lab) and the
+   training benchmark: loss-curve plots, timing, option parsing. Not installed. */
+#ifndef MPE_TRAIN_LAB_H
+#define MPE_TRAIN_LAB_H
+#include <stddef.h>
+
+/* seconds from a monotonic clock */
+double mpt_now(void);
+/* 1 when plots can be drawn (built with PLplot) */
+int mpt_plot_available(void);
+/* 0 when `file` ends in .svg or .png and PLplot is there; else a message on stderr and 2 */
+int mpt_plot_check(const char *prog, const char *file);
+/* One figure: series k is y[k][0..n[k]) against steps 1..n[k], named names[k];
+   logy: log10 scale (non-positive and non-finite points are left out).
+   Returns 0, or 2 with a message when the file cannot be written. */
+int mpt_plot_curves(const char *file, const char *title, const char *ylabel, size_t nseries,
+                    const char *const *names, const double *const *y, const size_t *n, int logy);
+#endif

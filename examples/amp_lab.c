@@ -1,0 +1,254 @@
+/* Lab (a): the classic AMP example under the opt levels O0-O3.
+   y = x W^T + b with x (N x D_in) and the targets (N x D_out) drawn from N(0, 1),
+   MSE loss, SGD with lr 1e-3, 500 steps, every GEMM on an emulated tensor core.
+   See examples/amp_lab.md for what to look for. */
+#include <config.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <mpemu.h>
+#include "train.h"
+#include "train_lab.h"
+
+#define TOLERANCE 1e-3   /* |L(O2) - L(O0)| / L(O0) at the last step */
+
+typedef struct {
+  int ran, err;
+  double *loss;
+  double seconds, final_scale;
+  uint64_t updates, lost, skipped, grad_values, grad_zeros;
+  int diverged;
+} run;
+
+static void usage(FILE *o)
+{
+  fprintf(o, "usage: amp_lab [options]\n"
+             "  --levels L       comma-separated opt levels (default O0,O1,O2,O3)\n"
+             "  --format F       fp16 or bf16 (default fp16)\n"
+             "  --model M        emulated GPU: v100, a100, h100 (default h100)\n"
+             "  --steps N        training steps (default 500)\n"
+             "  --n N --din D --dout D   sizes (default 64, 1024, 512)\n"
+             "  --lr LR          SGD learning rate (default 1e-3)\n"
+             "  --seed S         data and initial weights (default 1)\n"
+             "  --scaler P       loss-scaler preset for O1/O2 (default pytorch)\n"
+             "  --init-scale S   initial loss scale for O1/O2 (default: the preset's, 2^16)\n"
+             "  --json           one JSON document on stdout instead of the table\n"
+             "  --plot FILE      loss curves of every level (.svg or .png)\n"
+             "  --every K        print the losses every K steps (default 0: only the table)\n");
+}
+
+static int parse_long(const char *s, long lo, long hi, long *v)
+{
+  char *e;
+  long x = strtol(s, &e, 10);
+  if (e == s || *e || x < lo || x > hi)
+    return 1;
+  *v = x;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  static const struct option lo[] = {
+    { "levels", required_argument, 0, 'L' }, { "format", required_argument, 0, 'f' },
+    { "model", required_argument, 0, 'm' }, { "steps", required_argument, 0, 's' },
+    { "n", required_argument, 0, 'N' }, { "din", required_argument, 0, 'I' },
+    { "dout", required_argument, 0, 'O' }, { "lr", required_argument, 0, 'r' },
+    { "seed", required_argument, 0, 'S' }, { "scaler", required_argument, 0, 'c' },
+    { "json", no_argument, 0, 'j' }, { "plot", required_argument, 0, 'p' },
+    { "every", required_argument, 0, 'e' }, { "init-scale", required_argument, 0, 'i' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+  const char *levels = "O0,O1,O2,O3", *fname = "fp16", *model = "h100", *plot = NULL, *scaler = "pytorch";
+  long steps = 500, N = 64, Din = 1024, Dout = 512, every = 0, seed = 1;
+  double lr = 1e-3, init_scale = 0;
+  int json = 0, c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    int bad = 0;
+    switch (c) {
+    case 'L': levels = optarg; break;
+    case 'f': fname = optarg; break;
+    case 'm': model = optarg; break;
+    case 's': bad = parse_long(optarg, 1, 1000000, &steps); break;
+    case 'N': bad = parse_long(optarg, 1, 1 << 16, &N); break;
+    case 'I': bad = parse_long(optarg, 1, 1 << 16, &Din); break;
+    case 'O': bad = parse_long(optarg, 1, 1 << 16, &Dout); break;
+    case 'e': bad = parse_long(optarg, 0, 1000000, &every); break;
+    case 'S': bad = parse_long(optarg, 0, 1L << 40, &seed); break;
+    case 'r': { char *e; lr = strtod(optarg, &e); bad = e == optarg || *e || !(lr > 0); break; }
+    case 'c': scaler = optarg; break;
+    case 'i': { char *e; init_scale = strtod(optarg, &e); bad = e == optarg || *e || !(init_scale > 0) || !isfinite(init_scale); break; }
+    case 'j': json = 1; break;
+    case 'p': plot = optarg; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+    if (bad) {
+      fprintf(stderr, "amp_lab: bad option value '%s'\n", optarg);
+      return 2;
+    }
+  }
+  const mpe_format *f = mpe_format_lookup(fname);
+  if (!f || (mpe_format_of(MPE_FP16) != f && mpe_format_of(MPE_BF16) != f)) {
+    fprintf(stderr, "amp_lab: --format must be fp16 or bf16\n");
+    return 2;
+  }
+  mpe_type low = f == mpe_format_of(MPE_FP16) ? MPE_FP16 : MPE_BF16;
+  if (plot && mpt_plot_check("amp_lab", plot))
+    return 2;
+  int want[MPT_NLEVELS] = { 0 };
+  {
+    char *dup = strdup(levels), *save = NULL;
+    for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      int l = mpt_level_lookup(t);
+      if (l < 0) {
+        fprintf(stderr, "amp_lab: unknown level '%s' (O0, O1, O2, O3)\n", t);
+        free(dup);
+        return 2;
+      }
+      want[l] = 1;
+    }
+    free(dup);
+  }
+
+  float *x = malloc((size_t)N * Din * sizeof *x), *y = malloc((size_t)N * Dout * sizeof *y);
+  if (!x || !y)
+    return 1;
+  mpt_randn(x, (size_t)N * Din, (uint64_t)seed * 2 + 1);
+  mpt_randn(y, (size_t)N * Dout, (uint64_t)seed * 2 + 2);
+  mpt_arch arch = { 1, { (int)Din, (int)Dout }, MPT_IDENTITY, MPT_MSE, (int)N, (uint64_t)seed };
+  mpt_optim opt = { MPT_SGD, (float)lr, 0, 0, 0, 0 };
+  run R[MPT_NLEVELS];
+  memset(R, 0, sizeof R);
+  for (int l = 0; l < MPT_NLEVELS; l++) {
+    if (!want[l])
+      continue;
+    mpt_policy pol = { (mpt_level)l, low, model, scaler, init_scale };
+    mpt_net *net;
+    int rc = mpt_net_alloc(&net, &arch, &pol, &opt);
+    if (rc) {
+      if (rc == MPE_EUNSUP)
+        fprintf(stderr, "amp_lab: the %s has no %s tensor cores\n", model, fname);
+      else if (rc == MPE_ENOTFOUND)
+        fprintf(stderr, "amp_lab: unknown --model '%s' or --scaler '%s'\n", model, scaler);
+      else
+        fprintf(stderr, "amp_lab: %s\n", mpe_strerror(rc));
+      return 2;
+    }
+    run *r = &R[l];
+    r->ran = 1;
+    r->loss = malloc((size_t)steps * sizeof *r->loss);
+    double t0 = mpt_now();
+    for (long t = 0; t < steps; t++) {
+      mpt_step_info info;
+      if ((rc = mpt_step(net, x, y, NULL, (int)N, &info))) {
+        fprintf(stderr, "amp_lab: %s step %ld: %s\n", mpt_level_name((mpt_level)l), t, mpe_strerror(rc));
+        return 1;
+      }
+      r->loss[t] = info.loss;
+      r->updates += info.updates;
+      r->lost += info.lost;
+      r->skipped += (uint64_t)info.skipped;
+      r->grad_values += info.grad_values;
+      r->grad_zeros += info.grad_zeros;
+      r->diverged |= info.nonfinite;
+      if (every && !json && (t + 1) % every == 0)
+        printf("%s step %5ld  loss %.6g  scale %g%s\n", mpt_level_name((mpt_level)l), t + 1, info.loss,
+               info.scale, info.skipped ? "  (skipped)" : "");
+    }
+    r->seconds = mpt_now() - t0;
+    r->final_scale = mpt_loss_scale(net);
+    mpt_net_free(net);
+  }
+
+  double rel = NAN;
+  if (R[MPT_O0].ran && R[MPT_O2].ran)
+    rel = fabs(R[MPT_O2].loss[steps - 1] - R[MPT_O0].loss[steps - 1]) / fabs(R[MPT_O0].loss[steps - 1]);
+
+  if (json) {
+    json_t *doc = json_object(), *lv = json_object();
+    json_object_set_new(doc, "lab", json_string("amp"));
+    json_object_set_new(doc, "format", json_string(fname));
+    json_object_set_new(doc, "model", json_string(model));
+    json_object_set_new(doc, "n", json_integer(N));
+    json_object_set_new(doc, "d_in", json_integer(Din));
+    json_object_set_new(doc, "d_out", json_integer(Dout));
+    json_object_set_new(doc, "lr", json_real(lr));
+    json_object_set_new(doc, "steps", json_integer(steps));
+    json_object_set_new(doc, "seed", json_integer(seed));
+    for (int l = 0; l < MPT_NLEVELS; l++) {
+      if (!R[l].ran)
+        continue;
+      run *r = &R[l];
+      json_t *o = json_object(), *curve = json_array();
+      for (long t = 0; t < steps; t++)
+        json_array_append_new(curve, isfinite(r->loss[t]) ? json_real(r->loss[t]) : json_null());
+      json_object_set_new(o, "final_loss", isfinite(r->loss[steps - 1]) ? json_real(r->loss[steps - 1]) : json_null());
+      json_object_set_new(o, "updates", json_integer((json_int_t)r->updates));
+      json_object_set_new(o, "lost", json_integer((json_int_t)r->lost));
+      json_object_set_new(o, "lost_fraction", json_real(r->updates ? (double)r->lost / (double)r->updates : 0));
+      json_object_set_new(o, "skipped", json_integer((json_int_t)r->skipped));
+      json_object_set_new(o, "final_scale", json_real(r->final_scale));
+      json_object_set_new(o, "grad_zero_fraction",
+                          json_real(r->grad_values ? (double)r->grad_zeros / (double)r->grad_values : 0));
+      json_object_set_new(o, "diverged", json_boolean(r->diverged));
+      json_object_set_new(o, "seconds", json_real(r->seconds));
+      json_object_set_new(o, "loss", curve);
+      json_object_set_new(lv, mpt_level_name((mpt_level)l), o);
+    }
+    json_object_set_new(doc, "levels", lv);
+    if (isfinite(rel)) {
+      json_object_set_new(doc, "o2_o0_rel_diff", json_real(rel));
+      json_object_set_new(doc, "tolerance", json_real(TOLERANCE));
+      json_object_set_new(doc, "o2_matches_o0", json_boolean(rel <= TOLERANCE));
+    }
+    char *s = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    puts(s);
+    free(s);
+    json_decref(doc);
+  } else {
+    printf("AMP lab (a): Linear %ld->%ld, N=%ld, MSE, SGD lr %g, %ld steps; low format %s on %s tensor "
+           "cores (O0: binary32), seed %ld\n\n", Din, Dout, N, lr, steps, fname, model, seed);
+    printf("%-5s %13s %13s %16s %10s %8s %9s %11s %9s\n", "level", "first loss", "final loss", "lost updates",
+           "fraction", "skipped", "scale", "grad zeros", "time [s]");
+    for (int l = 0; l < MPT_NLEVELS; l++) {
+      run *r = &R[l];
+      if (!r->ran)
+        continue;
+      printf("%-5s %13.6g %13.6g %16llu %10.4f %8llu %9g %10.2f%% %9.2f%s\n", mpt_level_name((mpt_level)l),
+             r->loss[0], r->loss[steps - 1], (unsigned long long)r->lost,
+             r->updates ? (double)r->lost / (double)r->updates : 0.0, (unsigned long long)r->skipped,
+             r->final_scale, r->grad_values ? 100.0 * (double)r->grad_zeros / (double)r->grad_values : 0.0,
+             r->seconds, r->diverged ? "  diverged" : "");
+    }
+    printf("\nlost updates: weight updates u != 0 with w + u == w in the stored weights (FP32 master\n"
+           "for O0-O2, %s for O3); grad zeros: weight-gradient values that are exactly 0.\n", fname);
+    if (isfinite(rel))
+      printf("O2 vs O0: final losses differ by %.3g relative; tolerance %g: %s\n", rel, TOLERANCE,
+             rel <= TOLERANCE ? "they agree" : "they DO NOT agree");
+    if (R[MPT_O3].ran)
+      printf("O3: %.2f%% of the weight updates were lost.\n",
+             R[MPT_O3].updates ? 100.0 * (double)R[MPT_O3].lost / (double)R[MPT_O3].updates : 0.0);
+  }
+  int rc = 0;
+  if (plot) {
+    const char *names[MPT_NLEVELS];
+    const double *ys[MPT_NLEVELS];
+    size_t ns[MPT_NLEVELS], k = 0;
+    char title[160];
+    for (int l = 0; l < MPT_NLEVELS; l++)
+      if (R[l].ran) {
+        names[k] = mpt_level_name((mpt_level)l);
+        ys[k] = R[l].loss;
+        ns[k++] = (size_t)steps;
+      }
+    snprintf(title, sizeof title, "AMP lab: Linear %ld-%ld, MSE, SGD, %s on %s", Din, Dout, fname, model);
+    rc = mpt_plot_curves(plot, title, "loss", k, names, ys, ns, 1);
+  }
+  for (int l = 0; l < MPT_NLEVELS; l++)
+    free(R[l].loss);
+  free(x);
+  free(y);
+  return rc;
+}

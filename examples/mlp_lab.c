@@ -1,0 +1,333 @@
+/* Lab (b): a two-layer MLP classifier on a synthetic 4-class spiral problem
+   (generated here, mpt_spirals) trained under O0-O3, for FP16 and BF16, on
+   emulated V100 and H100 tensor cores. Prints the test accuracy of every run
+   and the time it took. See examples/mlp_lab.md for what to look for. */
+#include <config.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <mpemu.h>
+#include "train.h"
+#include "train_lab.h"
+
+#define MAXLIST 8
+
+typedef struct {
+  mpt_level level;
+  const char *fmt, *model;
+  int ran, unsupported, diverged;
+  double *loss;
+  size_t nloss;
+  double final_loss, accuracy, train_accuracy, seconds, final_scale;
+  uint64_t updates, lost, skipped;
+  char name[48];
+} run;
+
+static void usage(FILE *o)
+{
+  fprintf(o, "usage: mlp_lab [options]\n"
+             "  --levels L       comma-separated opt levels (default O0,O1,O2,O3)\n"
+             "  --formats F      comma-separated low formats (default fp16,bf16)\n"
+             "  --model M        emulated GPUs, comma-separated: v100, a100, h100 (default v100,h100)\n"
+             "  --epochs E       passes over the training set (default 20)\n"
+             "  --train N --test N   dataset sizes (default 4096, 1024)\n"
+             "  --dim D --hidden H   input dimension and hidden width (default 32, 128)\n"
+             "  --batch B        minibatch (default 128)\n"
+             "  --optim sgd|adam (default sgd, momentum 0.9)   --lr LR (default 0.05 sgd, 0.003 adam)\n"
+             "  --act relu|gelu  (default relu)\n"
+             "  --seed S         data and initial weights (default 1)\n"
+             "  --json           one JSON document on stdout instead of the table\n"
+             "  --plot FILE      training-loss curves of every run (.svg or .png)\n");
+}
+
+static int parse_long(const char *s, long lo, long hi, long *v)
+{
+  char *e;
+  long x = strtol(s, &e, 10);
+  if (e == s || *e || x < lo || x > hi)
+    return 1;
+  *v = x;
+  return 0;
+}
+
+static int split(char *s, const char **out, int max)
+{
+  int n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(s, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
+    out[n++] = t;
+  return n;
+}
+
+static double accuracy(mpt_net *net, const float *x, const int *lab, int n, int d, int batch, float *out)
+{
+  int good = 0;
+  for (int i0 = 0; i0 < n; i0 += batch) {
+    int m = n - i0 < batch ? n - i0 : batch;
+    if (mpt_forward(net, x + (size_t)i0 * d, m, out))
+      return NAN;
+    for (int i = 0; i < m; i++) {
+      int best = 0;
+      for (int j = 1; j < 4; j++)
+        if (out[i * 4 + j] > out[i * 4 + best])
+          best = j;
+      good += best == lab[i0 + i];
+    }
+  }
+  return (double)good / n;
+}
+
+int main(int argc, char **argv)
+{
+  static const struct option lo[] = {
+    { "levels", required_argument, 0, 'L' }, { "formats", required_argument, 0, 'f' },
+    { "format", required_argument, 0, 'f' }, { "model", required_argument, 0, 'm' },
+    { "models", required_argument, 0, 'm' }, { "epochs", required_argument, 0, 'E' },
+    { "train", required_argument, 0, 'T' }, { "test", required_argument, 0, 't' },
+    { "dim", required_argument, 0, 'D' }, { "hidden", required_argument, 0, 'H' },
+    { "batch", required_argument, 0, 'B' }, { "optim", required_argument, 0, 'o' },
+    { "lr", required_argument, 0, 'r' }, { "act", required_argument, 0, 'a' },
+    { "seed", required_argument, 0, 'S' }, { "json", no_argument, 0, 'j' },
+    { "plot", required_argument, 0, 'p' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+  char levels[64] = "O0,O1,O2,O3", formats[64] = "fp16,bf16", models[64] = "v100,h100";
+  const char *plot = NULL, *optim = "sgd", *actname = "relu";
+  long epochs = 20, ntrain = 4096, ntest = 1024, dim = 32, hidden = 128, batch = 128, seed = 1;
+  double lr = 0;
+  int json = 0, c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    int bad = 0;
+    switch (c) {
+    case 'L': snprintf(levels, sizeof levels, "%s", optarg); break;
+    case 'f': snprintf(formats, sizeof formats, "%s", optarg); break;
+    case 'm': snprintf(models, sizeof models, "%s", optarg); break;
+    case 'E': bad = parse_long(optarg, 1, 100000, &epochs); break;
+    case 'T': bad = parse_long(optarg, 1, 1 << 24, &ntrain); break;
+    case 't': bad = parse_long(optarg, 1, 1 << 24, &ntest); break;
+    case 'D': bad = parse_long(optarg, 2, 1 << 14, &dim); break;
+    case 'H': bad = parse_long(optarg, 1, 1 << 14, &hidden); break;
+    case 'B': bad = parse_long(optarg, 1, 1 << 16, &batch); break;
+    case 'S': bad = parse_long(optarg, 0, 1L << 40, &seed); break;
+    case 'o': optim = optarg; bad = strcmp(optarg, "sgd") && strcmp(optarg, "adam"); break;
+    case 'a': actname = optarg; bad = strcmp(optarg, "relu") && strcmp(optarg, "gelu"); break;
+    case 'r': { char *e; lr = strtod(optarg, &e); bad = e == optarg || *e || !(lr > 0); break; }
+    case 'j': json = 1; break;
+    case 'p': plot = optarg; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+    if (bad) {
+      fprintf(stderr, "mlp_lab: bad option value '%s'\n", optarg);
+      return 2;
+    }
+  }
+  if (plot && mpt_plot_check("mlp_lab", plot))
+    return 2;
+  const char *lv[MAXLIST], *fm[MAXLIST], *md[MAXLIST];
+  int nlv = split(levels, lv, MAXLIST), nfm = split(formats, fm, MAXLIST), nmd = split(models, md, MAXLIST);
+  int want[MPT_NLEVELS] = { 0 };
+  for (int i = 0; i < nlv; i++) {
+    int l = mpt_level_lookup(lv[i]);
+    if (l < 0) {
+      fprintf(stderr, "mlp_lab: unknown level '%s' (O0, O1, O2, O3)\n", lv[i]);
+      return 2;
+    }
+    want[l] = 1;
+  }
+  mpe_type lows[MAXLIST];
+  for (int i = 0; i < nfm; i++) {
+    const mpe_format *f = mpe_format_lookup(fm[i]);
+    if (f != mpe_format_of(MPE_FP16) && f != mpe_format_of(MPE_BF16)) {
+      fprintf(stderr, "mlp_lab: --formats takes fp16 and bf16, not '%s'\n", fm[i]);
+      return 2;
+    }
+    lows[i] = f == mpe_format_of(MPE_FP16) ? MPE_FP16 : MPE_BF16;
+    fm[i] = mpe_format_name(f);
+  }
+  for (int i = 0; i < nmd; i++)
+    if (!mpe_tc_model_get(md[i], MPE_FP16) && !mpe_tc_model_get(md[i], MPE_BF16)) {
+      fprintf(stderr, "mlp_lab: unknown --model '%s'\n", md[i]);
+      return 2;
+    }
+  if (!lr)
+    lr = strcmp(optim, "adam") ? 0.05 : 0.003;
+
+  float *xtr = malloc((size_t)ntrain * dim * sizeof *xtr), *xte = malloc((size_t)ntest * dim * sizeof *xte);
+  int *ytr = malloc((size_t)ntrain * sizeof *ytr), *yte = malloc((size_t)ntest * sizeof *yte);
+  float *out = malloc((size_t)batch * 4 * sizeof *out);
+  if (!xtr || !xte || !ytr || !yte || !out)
+    return 1;
+  /* one draw from the distribution, split into training and test sets */
+  {
+    float *all = malloc((size_t)(ntrain + ntest) * dim * sizeof *all);
+    int *lab = malloc((size_t)(ntrain + ntest) * sizeof *lab);
+    if (!all || !lab)
+      return 1;
+    mpt_spirals(all, lab, (int)(ntrain + ntest), (int)dim, (uint64_t)seed);
+    memcpy(xtr, all, (size_t)ntrain * dim * sizeof *xtr);
+    memcpy(ytr, lab, (size_t)ntrain * sizeof *ytr);
+    memcpy(xte, all + (size_t)ntrain * dim, (size_t)ntest * dim * sizeof *xte);
+    memcpy(yte, lab + ntrain, (size_t)ntest * sizeof *yte);
+    free(all);
+    free(lab);
+  }
+  mpt_arch arch = { 2, { (int)dim, (int)hidden, 4 }, strcmp(actname, "gelu") ? MPT_RELU : MPT_GELU,
+                    MPT_XENT, (int)batch, (uint64_t)seed };
+  mpt_optim opt = { strcmp(optim, "adam") ? MPT_SGD : MPT_ADAM, (float)lr,
+                    strcmp(optim, "adam") ? 0.9f : 0.0f, 0, 0, 0 };
+  const long steps_per_epoch = (ntrain + batch - 1) / batch, steps = steps_per_epoch * epochs;
+
+  run R[1 + 3 * MAXLIST * MAXLIST];
+  int nr = 0;
+  memset(R, 0, sizeof R);
+  if (want[MPT_O0]) {
+    R[nr].level = MPT_O0;
+    R[nr].fmt = "fp32";
+    R[nr].model = "-";
+    nr++;
+  }
+  for (int l = MPT_O1; l <= MPT_O3; l++)
+    if (want[l])
+      for (int i = 0; i < nfm; i++)
+        for (int k = 0; k < nmd; k++) {
+          R[nr].level = (mpt_level)l;
+          R[nr].fmt = fm[i];
+          R[nr].model = md[k];
+          nr++;
+        }
+  double total0 = mpt_now();
+  for (int q = 0; q < nr; q++) {
+    run *r = &R[q];
+    mpe_type low = MPE_FP16;
+    for (int i = 0; i < nfm; i++)
+      if (!strcmp(fm[i], r->fmt))
+        low = lows[i];
+    snprintf(r->name, sizeof r->name, r->level == MPT_O0 ? "%s" : "%s %s %s", mpt_level_name(r->level),
+             r->fmt, r->model);
+    mpt_policy pol = { r->level, low, r->level == MPT_O0 ? NULL : r->model, NULL, 0 };
+    mpt_net *net;
+    int rc = mpt_net_alloc(&net, &arch, &pol, &opt);
+    if (rc == MPE_EUNSUP) {
+      r->unsupported = 1;
+      continue;
+    }
+    if (rc) {
+      fprintf(stderr, "mlp_lab: %s: %s\n", r->name, mpe_strerror(rc));
+      return 1;
+    }
+    r->ran = 1;
+    r->loss = malloc((size_t)steps * sizeof *r->loss);
+    double t0 = mpt_now();
+    for (long t = 0; t < steps; t++) {
+      long i0 = (t % steps_per_epoch) * batch;
+      int m = (int)(ntrain - i0 < batch ? ntrain - i0 : batch);
+      mpt_step_info info;
+      if ((rc = mpt_step(net, xtr + (size_t)i0 * dim, NULL, ytr + i0, m, &info))) {
+        fprintf(stderr, "mlp_lab: %s step %ld: %s\n", r->name, t, mpe_strerror(rc));
+        return 1;
+      }
+      r->loss[r->nloss++] = info.loss;
+      r->updates += info.updates;
+      r->lost += info.lost;
+      r->skipped += (uint64_t)info.skipped;
+      r->diverged |= info.nonfinite;
+    }
+    r->final_loss = r->loss[r->nloss - 1];
+    r->accuracy = accuracy(net, xte, yte, (int)ntest, (int)dim, (int)batch, out);
+    r->train_accuracy = accuracy(net, xtr, ytr, (int)ntrain, (int)dim, (int)batch, out);
+    r->seconds = mpt_now() - t0;
+    r->final_scale = mpt_loss_scale(net);
+    mpt_net_free(net);
+    if (!json)
+      fprintf(stderr, "mlp_lab: %-16s test accuracy %6.2f%%  (%.1f s)\n", r->name, 100 * r->accuracy, r->seconds);
+  }
+  double total = mpt_now() - total0;
+
+  if (json) {
+    json_t *doc = json_object(), *runs = json_array();
+    json_object_set_new(doc, "lab", json_string("mlp"));
+    json_object_set_new(doc, "train", json_integer(ntrain));
+    json_object_set_new(doc, "test", json_integer(ntest));
+    json_object_set_new(doc, "dim", json_integer(dim));
+    json_object_set_new(doc, "hidden", json_integer(hidden));
+    json_object_set_new(doc, "batch", json_integer(batch));
+    json_object_set_new(doc, "epochs", json_integer(epochs));
+    json_object_set_new(doc, "steps", json_integer(steps));
+    json_object_set_new(doc, "optim", json_string(optim));
+    json_object_set_new(doc, "lr", json_real(lr));
+    json_object_set_new(doc, "act", json_string(actname));
+    json_object_set_new(doc, "seed", json_integer(seed));
+    for (int q = 0; q < nr; q++) {
+      run *r = &R[q];
+      json_t *o = json_object();
+      json_object_set_new(o, "level", json_string(mpt_level_name(r->level)));
+      json_object_set_new(o, "format", json_string(r->fmt));
+      json_object_set_new(o, "model", r->level == MPT_O0 ? json_null() : json_string(r->model));
+      json_object_set_new(o, "supported", json_boolean(!r->unsupported));
+      if (r->ran) {
+        json_t *curve = json_array();
+        for (size_t t = 0; t < r->nloss; t++)
+          json_array_append_new(curve, isfinite(r->loss[t]) ? json_real(r->loss[t]) : json_null());
+        json_object_set_new(o, "final_loss", isfinite(r->final_loss) ? json_real(r->final_loss) : json_null());
+        json_object_set_new(o, "test_accuracy", json_real(r->accuracy));
+        json_object_set_new(o, "train_accuracy", json_real(r->train_accuracy));
+        json_object_set_new(o, "lost_fraction", json_real(r->updates ? (double)r->lost / (double)r->updates : 0));
+        json_object_set_new(o, "skipped", json_integer((json_int_t)r->skipped));
+        json_object_set_new(o, "final_scale", json_real(r->final_scale));
+        json_object_set_new(o, "diverged", json_boolean(r->diverged));
+        json_object_set_new(o, "seconds", json_real(r->seconds));
+        json_object_set_new(o, "loss", curve);
+      }
+      json_array_append_new(runs, o);
+    }
+    json_object_set_new(doc, "runs", runs);
+    json_object_set_new(doc, "seconds", json_real(total));
+    char *s = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    puts(s);
+    free(s);
+    json_decref(doc);
+  } else {
+    printf("MLP lab (b): %ld-%ld-4 %s, softmax cross-entropy, %s lr %g, batch %ld, %ld epochs (%ld steps);\n"
+           "4-class spirals, %ld train / %ld test, seed %ld\n\n",
+           dim, hidden, actname, optim, lr, batch, epochs, steps, ntrain, ntest, seed);
+    printf("%-5s %-6s %-6s %11s %10s %10s %9s %8s %8s %9s\n", "level", "format", "model", "final loss",
+           "train acc", "test acc", "lost %", "skipped", "scale", "time [s]");
+    for (int q = 0; q < nr; q++) {
+      run *r = &R[q];
+      if (r->unsupported) {
+        printf("%-5s %-6s %-6s   n/a: the %s has no %s tensor cores\n", mpt_level_name(r->level), r->fmt,
+               r->model, r->model, r->fmt);
+        continue;
+      }
+      printf("%-5s %-6s %-6s %11.5g %9.2f%% %9.2f%% %9.4f %8llu %8g %9.2f%s\n", mpt_level_name(r->level), r->fmt,
+             r->model, r->final_loss, 100 * r->train_accuracy, 100 * r->accuracy,
+             r->updates ? 100.0 * (double)r->lost / (double)r->updates : 0.0, (unsigned long long)r->skipped,
+             r->final_scale, r->seconds, r->diverged ? "  diverged" : "");
+    }
+    printf("\nlost %%: weight updates u != 0 with w + u == w in the stored weights (FP32 master for\n"
+           "O0-O2, the low format for O3). Total %.1f s.\n", total);
+  }
+  int rc = 0;
+  if (plot) {
+    const char *names[64];
+    const double *ys[64];
+    size_t ns[64], k = 0;
+    for (int q = 0; q < nr && k < 16; q++)
+      if (R[q].ran) {
+        names[k] = R[q].name;
+        ys[k] = R[q].loss;
+        ns[k++] = R[q].nloss;
+      }
+    rc = mpt_plot_curves(plot, "MLP lab: training loss", "cross-entropy", k, names, ys, ns, 1);
+  }
+  for (int q = 0; q < nr; q++)
+    free(R[q].loss);
+  free(xtr);
+  free(xte);
+  free(ytr);
+  free(yte);
+  free(out);
+  return rc;
+}
