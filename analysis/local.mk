@@ -16,7 +16,7 @@ libmpemu_la_LIBADD += $(JANSSON_LIBS) $(LIBZIP_LIBS)
 bin_PROGRAMS += mpanalyze
 mpanalyze_SOURCES = analysis/mpanalyze/main.c analysis/mpanalyze/mpanalyze.h analysis/mpanalyze/common.c \
 	analysis/mpanalyze/cmd_range.c analysis/mpanalyze/cmd_scale.c analysis/mpanalyze/plot.c \
-	analysis/mpanalyze/cmd_refine.c
+	analysis/mpanalyze/cmd_refine.c analysis/mpanalyze/cmd_update.c
 mpanalyze_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(PLPLOT_CFLAGS)
 mpanalyze_LDADD = libmpemu.la $(JANSSON_LIBS) $(PLPLOT_LIBS) $(LIBM)
 

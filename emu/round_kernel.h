@@ -184,7 +184,8 @@ static inline __attribute__((always_inline)) void random_block(const mpei_plan32
     lane[j] = (uint32_t)j;
   uint64_t c = idx0 >> 2;
   vu lo = SPLAT((uint32_t)c) + lane;
-  vu hi = SPLAT((uint32_t)(c >> 32)) - (vu)(lo < SPLAT((uint32_t)c));
+  /* counters wrap mod 2^62 as the element index wraps mod 2^64 (mpei_sr_word) */
+  vu hi = (SPLAT((uint32_t)(c >> 32)) - (vu)(lo < SPLAT((uint32_t)c))) & SPLAT(0x3fffffffu);
   typedef uint64_t vq __attribute__((vector_size(VW * 4)));
   vu c0 = lo, c1 = hi, c2 = SPLAT(0), c3 = SPLAT(0);
   uint32_t k0 = (uint32_t)pl->seed, k1 = (uint32_t)(pl->seed >> 32);

@@ -134,4 +134,37 @@ if $bin -q "$d/boundary.npy" --plot "$tmp/h.svg" >/dev/null 2>"$tmp/err"; then
 else
   grep -q "without PLplot" "$tmp/err" && ok "--plot refused without PLplot" || bad "--plot: $(cat "$tmp/err")"
 fi
+# 6. update through the subcommand table: 1000 weights 1.0, updates 2^-12 = ulp(1)/4 in fp16,
+#    so every low-format update is lost and none under master or Kahan weights; 2^-11 is
+#    the tie, which RNE sends back to 1.0 (lost) too
+[ $have_py = 1 ] && {
+python3 -c "import sys
+open(sys.argv[1],'w').write(' '.join(['1.0']*1000))
+open(sys.argv[2],'w').write(' '.join(['0.000244140625']*1000))
+open(sys.argv[3],'w').write(' '.join(['0.00048828125']*1000))" "$tmp/w.txt" "$tmp/u.txt" "$tmp/t.txt"
+$bin update -q --json -w "$tmp/w.txt" -u "$tmp/u.txt" --format fp16 --steps 10 >"$tmp/u.json" \
+  && [ "$(jget "$tmp/u.json" strategies.low.lost)" = "10000" ] && [ "$(jget "$tmp/u.json" strategies.master.lost)" = "0" ] \
+  && [ "$(jget "$tmp/u.json" strategies.kahan.lost)" = "0" ] && [ "$(jget "$tmp/u.json" weights)" = "1000" ] \
+  && ok "update: ulp/4 lost in fp16, kept by master and kahan" || bad "update ulp/4"
+$bin update -q --json -w "$tmp/w.txt" -u "$tmp/t.txt" --format fp16 --steps 1 >"$tmp/u.json" \
+  && [ "$(jget "$tmp/u.json" strategies.low.lost)" = "1000" ] && ok "update: the tie rounds to even (lost)" || bad "update tie"
+$bin update -w "$tmp/w.txt" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "update without --updates: usage error" || bad "update usage: status $st"
+}
+# 7. refine and cg through the table: a diagonally dominant system converges in FP16 on the H100
+#    model; CG on 16-bit sloppy storage reaches its tolerance; bad values are usage errors
+[ $have_py = 1 ] && {
+$bin refine --matrix dominant --n 64 --factor fp16 --model h100 --json >"$tmp/r.json" \
+  && [ "$(jget "$tmp/r.json" status)" = '"converged"' ] && python3 -c "import json,sys
+r = json.load(open(sys.argv[1])); sys.exit(not (r['backward_error'] < 1e-15 and r['iterations'] >= 1))" "$tmp/r.json" \
+  && ok "refine: dominant n=64 fp16/h100 converges" || bad "refine dominant"
+$bin cg --matrix laplace2d --n 16 --sloppy fp16 --json >"$tmp/c.json" \
+  && [ "$(jget "$tmp/c.json" status)" = '"converged"' ] && python3 -c "import json,sys
+r = json.load(open(sys.argv[1])); sys.exit(not (r['true_residual'] <= 1e-10 and r['reliable_updates'] >= 1))" "$tmp/c.json" \
+  && ok "cg: laplace2d fp16 sloppy converges" || bad "cg laplace2d"
+}
+for args in "refine --n -3" "refine --factor fp12" "refine --matrix /nonexistent.mtx" "cg --sloppy fp8" "cg --delta 2"; do
+  $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "usage error: $args" || bad "usage '$args': status $st"
+done
 exit $fail

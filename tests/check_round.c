@@ -152,6 +152,31 @@ START_TEST(test_scalar_vs_array_stream)
 }
 END_TEST
 
+/* stochastic offsets near 2^64: element i uses word (offset + i) mod 2^64 on every path */
+START_TEST(test_sr_offset_wrap)
+{
+  enum { N = 1000 };
+  static float x[N], y[N];
+  fill_random(x, N, 4242);
+  const uint64_t offs[] = { UINT64_MAX - 37, UINT64_MAX - 500, (uint64_t)1 << 63, ((uint64_t)1 << 32) - 5 };
+  for (int lvl = 2; lvl >= 0; lvl--)
+  for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++)
+    for (int r = MPE_SR; r <= MPE_SR_EQ; r++) {
+      mpe_simd_level_set(lvl);
+      mpe_round_opts o = { (mpe_round)r, 0, 0, 0xabcdefULL + k, offs[k] };
+      ck_assert_int_eq(mpe_round_f32(y, x, N, mpe_format_of(MPE_BF16), &o), MPE_OK);
+      for (size_t i = 0; i < N; i++) {
+        mpe_round_opts oi = o;
+        oi.offset = offs[k] + i;
+        float v = mpe_round_scalar(x[i], mpe_format_of(MPE_BF16), &oi);
+        ck_assert_msg(ts_same_f64(v, y[i]), "level %d offset %llu + %zu mode %d: scalar %a array %a",
+                      lvl, (unsigned long long)offs[k], i, r, v, y[i]);
+      }
+    }
+  mpe_simd_level_set(-1);
+}
+END_TEST
+
 /* P(up) = distance for MPE_SR, 1/2 for MPE_SR_EQ; SR unbiased in the mean.
    Each count is checked against the binomial mean with a 5-sigma bound. */
 START_TEST(test_sr_statistics)
@@ -259,6 +284,7 @@ int main(void)
   tcase_add_test(tc, test_threads_and_aliasing);
   tcase_add_test(tc, test_scalar_vs_array_stream);
   tcase_add_test(tc, test_sr_statistics);
+  tcase_add_test(tc, test_sr_offset_wrap);
   tcase_add_test(tc, test_philox_kat);
   tcase_add_test(tc, test_bad_input);
   suite_add_tcase(s, tc);

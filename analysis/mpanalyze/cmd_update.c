@@ -2,8 +2,8 @@
    master-weight strategies (mpe_update_study(3)) and report the updates that
    vanish (w + u == w with u != 0) and the drift from a binary64 reference.
    The updates file holds one or more rows of as many values as the weights;
-   step t adds row t mod rows. Self-contained: it only needs libmpemu and
-   Jansson, so it can be tested before it joins the subcommand table. */
+   step t adds row t mod rows. Self-contained (libmpemu and Jansson only), so
+   tests/check_update links it directly. */
 #include <config.h>
 #include <getopt.h>
 #include <math.h>

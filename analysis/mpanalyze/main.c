@@ -10,6 +10,7 @@ static const mpa_command commands[] = {
   { "scale", mpa_cmd_scale, "replay a dynamic loss scaler (or FP8 delayed scaling) over per-step gradient dumps" },
   { "refine", mpa_cmd_refine, "LU-IR / GMRES-IR with a low-precision tensor-core LU: convergence, fallback, kappa sweeps" },
   { "cg", mpa_cmd_cg, "mixed-precision CG with reliable updates on 16-bit sloppy storage" },
+  { "update", mpa_cmd_update, "apply update dumps under low/master/kahan/sr strategies: lost updates and drift" },
 };
 #define NCMD (sizeof commands / sizeof commands[0])
 

@@ -26,6 +26,7 @@ int mpa_cmd_range(int argc, char **argv);
 int mpa_cmd_scale(int argc, char **argv);
 int mpa_cmd_refine(int argc, char **argv);   /* cmd_refine.c */
 int mpa_cmd_cg(int argc, char **argv);       /* cmd_refine.c */
+int mpa_cmd_update(int argc, char **argv);   /* cmd_update.c */
 
 /* ---- helpers (common.c) */
 extern int mpa_quiet;
