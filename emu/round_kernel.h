@@ -17,28 +17,46 @@ typedef int32_t vi __attribute__((vector_size(VW * 4)));
 #define SPLATI(v) ((vi){} + (int32_t)(v))
 #define SEL(m, a, b) ((((vu)(m)) & (a)) | (~((vu)(m)) & (b)))
 
-/* Philox4x32-10 on VW counters at once; returns word w of each block. */
-static inline __attribute__((always_inline)) vu philox_lanes(vu ctr_lo, vu ctr_hi, uint64_t key, vu word)
+typedef uint64_t vq __attribute__((vector_size(VW * 4)));
+
+/* From the 64-bit products pe (even lanes) and po (odd lanes): the low and
+   the high 32-bit halves back in their lanes. The arch file may give a
+   one-instruction version. */
+#ifndef LO_MERGE
+#define LO_MERGE(pe, po) ((vu)(((pe) & 0xffffffffu) | ((po) << 32)))
+#define HI_MERGE(pe, po) ((vu)(((pe) >> 32) | ((po) & 0xffffffff00000000u)))
+#endif
+
+/* The ten Philox4x32-10 rounds on VW blocks at once (c[w] holds word w of each
+   block). MULU32 is the 32x32->64 product of the low halves of 64-bit lanes
+   (vpmuludq): written as a plain 64-bit multiply, GCC emits the much slower
+   vpmullq. Even lanes multiply in place, odd lanes after a 32-bit shift. */
+static inline __attribute__((always_inline)) void philox_rounds(vu c[4], uint64_t key)
 {
-  typedef uint64_t vq __attribute__((vector_size(VW * 4)));
-  vu c0 = ctr_lo, c1 = ctr_hi, c2 = SPLAT(0), c3 = SPLAT(0);
+  vu c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
   uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+  const vq m0 = (vq){} + 0xD2511F53u, m2 = (vq){} + 0xCD9E8D57u;
+#pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
-    /* 32x32->64 products on the even and odd lanes */
-    vq e0 = (vq)c0 & 0xffffffffu, o0 = (vq)c0 >> 32;
-    vq e2 = (vq)c2 & 0xffffffffu, o2 = (vq)c2 >> 32;
-    vq pe0 = e0 * 0xD2511F53u, po0 = o0 * 0xD2511F53u;
-    vq pe2 = e2 * 0xCD9E8D57u, po2 = o2 * 0xCD9E8D57u;
-    vu lo0 = (vu)(pe0 & 0xffffffffu) | (vu)(po0 << 32);
-    vu hi0 = (vu)(pe0 >> 32) | (vu)(po0 & 0xffffffff00000000u);
-    vu lo2 = (vu)(pe2 & 0xffffffffu) | (vu)(po2 << 32);
-    vu hi2 = (vu)(pe2 >> 32) | (vu)(po2 & 0xffffffff00000000u);
+    vq pe0 = MULU32((vq)c0, m0), po0 = MULU32((vq)c0 >> 32, m0);
+    vq pe2 = MULU32((vq)c2, m2), po2 = MULU32((vq)c2 >> 32, m2);
+    vu lo0 = LO_MERGE(pe0, po0), hi0 = HI_MERGE(pe0, po0);
+    vu lo2 = LO_MERGE(pe2, po2), hi2 = HI_MERGE(pe2, po2);
     vu n0 = hi2 ^ c1 ^ k0;
     vu n2 = hi0 ^ c3 ^ k1;
     c0 = n0; c1 = lo2; c2 = n2; c3 = lo0;
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
+  c[0] = c0; c[1] = c1; c[2] = c2; c[3] = c3;
+}
+
+/* Philox4x32-10 on VW counters at once; returns word w of each block. */
+static inline __attribute__((always_inline)) vu philox_lanes(vu ctr_lo, vu ctr_hi, uint64_t key, vu word)
+{
+  vu c[4] = { ctr_lo, ctr_hi, SPLAT(0), SPLAT(0) };
+  philox_rounds(c, key);
+  vu c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
   vi w = (vi)word;
   return SEL(w == 0, c0, SEL(w == 1, c1, SEL(w == 2, c2, c3)));
 }
@@ -179,42 +197,41 @@ static inline __attribute__((always_inline)) vu random_lanes(const mpei_plan32 *
    one Philox block per counter idx/4, its 4 words spread to elements 4j+w. */
 static inline __attribute__((always_inline)) void random_block(const mpei_plan32 *pl, uint64_t idx0, vu out[4])
 {
-  vu lane;
-  for (int j = 0; j < VW; j++)
-    lane[j] = (uint32_t)j;
-  uint64_t c = idx0 >> 2;
-  vu lo = SPLAT((uint32_t)c) + lane;
+  /* Two interleaved sets of VW/2 blocks, one block per 64-bit lane: the
+     product p = c*M holds both halves Philox needs, so a round is two
+     multiplies, two shifts and two three-way xors (the upper half of a lane
+     carries junk that vpmuludq and the final truncation ignore). */
+  const vq m0 = (vq){} + 0xD2511F53u, m2 = (vq){} + 0xCD9E8D57u;
+  vq lane;
+  for (int j = 0; j < VW / 2; j++)
+    lane[j] = (uint64_t)j;
   /* counters wrap mod 2^62 as the element index wraps mod 2^64 (mpei_sr_word) */
-  vu hi = (SPLAT((uint32_t)(c >> 32)) - (vu)(lo < SPLAT((uint32_t)c))) & SPLAT(0x3fffffffu);
-  typedef uint64_t vq __attribute__((vector_size(VW * 4)));
-  vu c0 = lo, c1 = hi, c2 = SPLAT(0), c3 = SPLAT(0);
+  const vq mask62 = (vq){} + 0x3fffffffffffffffull;
+  const uint64_t c = idx0 >> 2;
+  vq ctrA = (((vq){} + c) + lane) & mask62, ctrB = (((vq){} + (c + VW / 2)) + lane) & mask62;
+  vq a0 = ctrA, a1 = ctrA >> 32, a2 = (vq){}, a3 = (vq){};
+  vq b0 = ctrB, b1 = ctrB >> 32, b2 = (vq){}, b3 = (vq){};
   uint32_t k0 = (uint32_t)pl->seed, k1 = (uint32_t)(pl->seed >> 32);
+#pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
-    vq e0 = (vq)c0 & 0xffffffffu, o0 = (vq)c0 >> 32;
-    vq e2 = (vq)c2 & 0xffffffffu, o2 = (vq)c2 >> 32;
-    vq pe0 = e0 * 0xD2511F53u, po0 = o0 * 0xD2511F53u;
-    vq pe2 = e2 * 0xCD9E8D57u, po2 = o2 * 0xCD9E8D57u;
-    vu lo0 = (vu)(pe0 & 0xffffffffu) | (vu)(po0 << 32);
-    vu hi0 = (vu)(pe0 >> 32) | (vu)(po0 & 0xffffffff00000000u);
-    vu lo2 = (vu)(pe2 & 0xffffffffu) | (vu)(po2 << 32);
-    vu hi2 = (vu)(pe2 >> 32) | (vu)(po2 & 0xffffffff00000000u);
-    vu n0 = hi2 ^ c1 ^ k0;
-    vu n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo2; c2 = n2; c3 = lo0;
+    const vq K0 = (vq){} + k0, K1 = (vq){} + k1;
+    vq pa0 = MULU32(a0, m0), pa2 = MULU32(a2, m2);
+    vq pb0 = MULU32(b0, m0), pb2 = MULU32(b2, m2);
+    a0 = (pa2 >> 32) ^ a1 ^ K0; a2 = (pa0 >> 32) ^ a3 ^ K1; a1 = pa2; a3 = pa0;
+    b0 = (pb2 >> 32) ^ b1 ^ K0; b2 = (pb0 >> 32) ^ b3 ^ K1; b1 = pb2; b3 = pb0;
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
-  /* transpose: element 4j+w is word w of lane j */
-  vi il_lo, il_hi, q_lo, q_hi;
+  /* element 4j+w is word w of block j: the low dwords of (w0,w1) and (w2,w3)
+     interleaved per block, then pairs of those per output vector */
+  vi il, q_lo, q_hi;
   for (int j = 0; j < VW; j++) {
-    il_lo[j] = (j & 1) ? VW + j / 2 : j / 2;              /* c0[j/2], c1[j/2] */
-    il_hi[j] = (j & 1) ? VW + VW / 2 + j / 2 : VW / 2 + j / 2;
-    int pair = j / 4, w = j % 4;                          /* 64-bit interleave of the pairs */
-    q_lo[j] = (w < 2 ? 0 : VW) + 2 * pair + (w & 1);
-    q_hi[j] = (w < 2 ? 0 : VW) + VW / 2 + 2 * pair + (w & 1);
+    il[j] = (j & 1 ? VW : 0) + 2 * (j / 2);
+    q_lo[j] = ((j % 4) < 2 ? 0 : VW) + 2 * (j / 4) + (j & 1);
+    q_hi[j] = q_lo[j] + VW / 2;
   }
-  vu a01 = __builtin_shuffle(c0, c1, (vu)il_lo), b01 = __builtin_shuffle(c0, c1, (vu)il_hi);
-  vu a23 = __builtin_shuffle(c2, c3, (vu)il_lo), b23 = __builtin_shuffle(c2, c3, (vu)il_hi);
+  vu a01 = __builtin_shuffle((vu)a0, (vu)a1, (vu)il), a23 = __builtin_shuffle((vu)a2, (vu)a3, (vu)il);
+  vu b01 = __builtin_shuffle((vu)b0, (vu)b1, (vu)il), b23 = __builtin_shuffle((vu)b2, (vu)b3, (vu)il);
   out[0] = __builtin_shuffle(a01, a23, (vu)q_lo);
   out[1] = __builtin_shuffle(a01, a23, (vu)q_hi);
   out[2] = __builtin_shuffle(b01, b23, (vu)q_lo);
