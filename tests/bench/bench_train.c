@@ -41,7 +41,7 @@ int main(void)
     { MPT_O1, MPE_FP16, "h100" }, { MPT_O1, MPE_FP16, "v100" }, { MPT_O1, MPE_BF16, "h100" },
     { MPT_O2, MPE_FP16, "h100" }, { MPT_O3, MPE_FP16, "h100" },
   };
-  printf("training step of lab (b): MLP %d-%d-4, batch %d, SGD momentum; ratio t(level)/t(O0), %s\n",
+  printf("training step of lab (b): MLP %d-%d-4, batch %d, SGD momentum; vs O0 = t(O0) / t(level), %s\n",
          D, H, B, mpe_cpu_features());
   double t0 = step_time(MPT_O0, MPE_FP16, NULL, x, lab);
   printf("%-5s %-5s %-5s %12s %9s\n", "level", "input", "model", "step [ms]", "vs O0");
@@ -51,7 +51,7 @@ int main(void)
     if (t < 0)
       return 1;
     printf("%-5s %-5s %-5s %12.3f %9.2f\n", mpt_level_name(rows[i].level), mpe_type_name(rows[i].low),
-           rows[i].model, 1e3 * t, t / t0);
+           rows[i].model, 1e3 * t, t0 / t);
   }
   free(x);
   free(lab);
