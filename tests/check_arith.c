@@ -7,21 +7,8 @@
 #include <mpfr.h>
 #include "testsupport.h"
 
-static const char *const tf_modes[6] = { "near_even", "near_maxMag", "minMag", "max", "min", "odd" };
-static const mpe_round tf_round[6] = { MPE_RNE, MPE_RNA, MPE_RZ, MPE_RU, MPE_RD, MPE_RO };
 static const unsigned flag_mask = MPE_FLAG_INVALID | MPE_FLAG_DIVBYZERO | MPE_FLAG_OVERFLOW |
                                   MPE_FLAG_UNDERFLOW | MPE_FLAG_INEXACT;
-
-static unsigned tf_flags(unsigned b)
-{
-  unsigned f = 0;
-  if (b & 0x10) f |= MPE_FLAG_INVALID;
-  if (b & 0x08) f |= MPE_FLAG_DIVBYZERO;
-  if (b & 0x04) f |= MPE_FLAG_OVERFLOW;
-  if (b & 0x02) f |= MPE_FLAG_UNDERFLOW;
-  if (b & 0x01) f |= MPE_FLAG_INEXACT;
-  return f;
-}
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_SQRT, OP_FMA, NOPS };
 static const char *const op_names[NOPS] = { "add", "sub", "mul", "div", "sqrt", "mulAdd" };
@@ -49,7 +36,7 @@ START_TEST(test_testfloat)
 {
   int op = _i / 6, m = _i % 6;
   char rel[128];
-  snprintf(rel, sizeof rel, "testfloat/f16_%s_r%s.txt.gz", op_names[op], tf_modes[m]);
+  snprintf(rel, sizeof rel, "testfloat/f16_%s_r%s.txt.gz", op_names[op], ts_tf_modes[m]);
   FILE *fp = ts_open_conformance(rel);
   ck_assert_msg(fp != NULL, "cannot open %s", rel);
   char line[256];
@@ -62,7 +49,7 @@ START_TEST(test_testfloat)
     unsigned want = v[k - 2], wantfl = v[k - 1];
     n++;
     mpe_flags_clear(~0u);
-    uint16_t got = do_op(0, op, (uint16_t)v[0], (uint16_t)v[1], (uint16_t)v[2], tf_round[m]);
+    uint16_t got = do_op(0, op, (uint16_t)v[0], (uint16_t)v[1], (uint16_t)v[2], ts_tf_round[m]);
     unsigned gotfl = mpe_flags_get() & flag_mask;
     int ok = nan16((uint16_t)want, 0) ? nan16(got, 0) : got == want;
     if (!ok) {
@@ -70,7 +57,7 @@ START_TEST(test_testfloat)
         fprintf(stderr, "%s: %s want %04x got %04x\n", rel, strtok(line, "\n"), want, got);
       bad++;
     }
-    if (gotfl != tf_flags(wantfl)) {
+    if (gotfl != ts_tf_flags(wantfl)) {
       if (badflags < 5)
         fprintf(stderr, "%s: %s flags want %02x got %x\n", rel, strtok(line, "\n"), wantfl, gotfl);
       badflags++;
@@ -222,7 +209,7 @@ static long check_case(const fmt16 *f, int op, uint16_t a, uint16_t b, uint16_t 
   exact_op(big, op, x, y, z);
   long bad = 0;
   for (int m = 0; m < 6; m++) {
-    mpe_round r = tf_round[m];
+    mpe_round r = ts_tf_round[m];
     int ix, tiny, ovf;
     double want = oracle_round(big, f, r, &ix, &tiny, &ovf);
     if (want == 0 && mpfr_zero_p(big)) {   /* exact zero: IEEE sign rules */

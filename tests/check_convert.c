@@ -7,20 +7,6 @@
 #include <immintrin.h>
 #include "testsupport.h"
 
-static const char *const tf_modes[6] = { "near_even", "near_maxMag", "minMag", "max", "min", "odd" };
-static const mpe_round tf_round[6] = { MPE_RNE, MPE_RNA, MPE_RZ, MPE_RU, MPE_RD, MPE_RO };
-
-/* TestFloat flag byte -> mpemu flags */
-static unsigned tf_flags(unsigned b)
-{
-  unsigned f = 0;
-  if (b & 0x10) f |= MPE_FLAG_INVALID;
-  if (b & 0x08) f |= MPE_FLAG_DIVBYZERO;
-  if (b & 0x04) f |= MPE_FLAG_OVERFLOW;
-  if (b & 0x02) f |= MPE_FLAG_UNDERFLOW;
-  if (b & 0x01) f |= MPE_FLAG_INEXACT;
-  return f;
-}
 
 enum { F32_TO_F16, F64_TO_F16, F32_TO_BF16 };
 static const char *const tf_funcs[3] = { "f32_to_f16", "f64_to_f16", "f32_to_bf16" };
@@ -29,7 +15,7 @@ START_TEST(test_testfloat)
 {
   int func = _i / 6, m = _i % 6;
   char rel[128];
-  snprintf(rel, sizeof rel, "testfloat/%s_r%s.txt.gz", tf_funcs[func], tf_modes[m]);
+  snprintf(rel, sizeof rel, "testfloat/%s_r%s.txt.gz", tf_funcs[func], ts_tf_modes[m]);
   FILE *fp = ts_open_conformance(rel);
   ck_assert_msg(fp != NULL, "cannot open %s", rel);
   char line[256];
@@ -45,11 +31,11 @@ START_TEST(test_testfloat)
     mpe_flags_clear(~0u);
     uint16_t got;
     if (func == F32_TO_F16)
-      got = mpe_fp32_to_fp16(ts_u2f((uint32_t)in), tf_round[m]);
+      got = mpe_fp32_to_fp16(ts_u2f((uint32_t)in), ts_tf_round[m]);
     else if (func == F64_TO_F16)
-      got = mpe_fp64_to_fp16(ts_u2d(in), tf_round[m]);
+      got = mpe_fp64_to_fp16(ts_u2d(in), ts_tf_round[m]);
     else
-      got = mpe_fp32_to_bf16(ts_u2f((uint32_t)in), tf_round[m]);
+      got = mpe_fp32_to_bf16(ts_u2f((uint32_t)in), ts_tf_round[m]);
     unsigned gotfl = mpe_flags_get() & mask;
     int expnan = func == F32_TO_BF16 ? ((out & 0x7f80) == 0x7f80 && (out & 0x7f))
                                      : ((out & 0x7c00) == 0x7c00 && (out & 0x3ff));
@@ -61,7 +47,7 @@ START_TEST(test_testfloat)
         fprintf(stderr, "%s: in %llx want %04x got %04x\n", rel, in, out, got);
       bad++;
     }
-    if (gotfl != tf_flags(fl)) {
+    if (gotfl != ts_tf_flags(fl)) {
       if (badflags < 5)
         fprintf(stderr, "%s: in %llx flags want %02x got %x\n", rel, in, fl, gotfl);
       badflags++;
@@ -93,14 +79,14 @@ START_TEST(test_exhaustive16)
     }
     for (int r = 0; r < 6; r++) {
       mpe_flags_clear(~0u);
-      uint16_t back = mpe_fp32_to_fp16(v, tf_round[r]);
+      uint16_t back = mpe_fp32_to_fp16(v, ts_tf_round[r]);
       if (isnan(want))
         ck_assert((back & 0x7c00) == 0x7c00 && (back & 0x3ff) && (back >> 15) == s);
       else {
         ck_assert_msg(back == h, "fp16 %04x re-encodes to %04x", h, back);
         ck_assert_uint_eq(mpe_flags_get(), 0);
       }
-      back = mpe_fp64_to_fp16(v, tf_round[r]);
+      back = mpe_fp64_to_fp16(v, ts_tf_round[r]);
       ck_assert(isnan(want) ? (back & 0x7fff) > 0x7c00 : back == h);
     }
     /* BF16 by the definition */
@@ -111,9 +97,9 @@ START_TEST(test_exhaustive16)
     v = mpe_bf16_to_fp32((uint16_t)h);
     ck_assert_msg(ts_same_f64(v, want), "bf16 %04x decodes to %a", h, v);
     for (int r = 0; r < 6; r++) {
-      uint16_t back = mpe_fp32_to_bf16(v, tf_round[r]);
+      uint16_t back = mpe_fp32_to_bf16(v, ts_tf_round[r]);
       ck_assert(isnan(want) ? ((back & 0x7fff) > 0x7f80 && (back >> 15) == s) : back == h);
-      back = mpe_fp64_to_bf16(v, tf_round[r]);
+      back = mpe_fp64_to_bf16(v, ts_tf_round[r]);
       ck_assert(isnan(want) ? (back & 0x7fff) > 0x7f80 : back == h);
     }
     checked++;
@@ -135,7 +121,7 @@ START_TEST(test_exhaustive8)
     ck_assert_msg(ts_same_f64(v, want), "e4m3 %02x decodes to %a", b, v);
     for (int r = 0; r < 6; r++)
       for (int sat = 0; sat < 2; sat++) {
-        uint8_t back = mpe_fp32_to_e4m3(v, tf_round[r], sat);
+        uint8_t back = mpe_fp32_to_e4m3(v, ts_tf_round[r], sat);
         ck_assert(isnan(want) ? (back & 0x7f) == 0x7f : back == b);
       }
     /* E5M2: bias 15, IEEE-like */
@@ -146,10 +132,10 @@ START_TEST(test_exhaustive8)
     v = mpe_e5m2_to_fp32((uint8_t)b);
     ck_assert_msg(ts_same_f64(v, want), "e5m2 %02x decodes to %a", b, v);
     for (int r = 0; r < 6; r++) {
-      uint8_t back = mpe_fp32_to_e5m2(v, tf_round[r], 0);
+      uint8_t back = mpe_fp32_to_e5m2(v, ts_tf_round[r], 0);
       ck_assert(isnan(want) ? (back & 0x7f) > 0x7c : back == b);
       if (!isinf(want)) {
-        back = mpe_fp32_to_e5m2(v, tf_round[r], 1);
+        back = mpe_fp32_to_e5m2(v, ts_tf_round[r], 1);
         ck_assert(isnan(want) ? (back & 0x7f) > 0x7c : back == b);
       }
     }
@@ -265,13 +251,13 @@ START_TEST(test_mpfr_f32)
     for (int r = 0; r < 6; r++)
       for (int sat = 0; sat < 2; sat++)
         for (int fl = 0; fl < 2; fl++) {
-          mpe_round_opts o = { tf_round[r], fl, sat, 0, 0 };
+          mpe_round_opts o = { ts_tf_round[r], fl, sat, 0, 0 };
           ck_assert_int_eq(mpe_round_f32(y, x, n, f, &o), MPE_OK);
           for (size_t i = 0; i < n; i++) {
-            double want = oracle(x[i], d, tf_round[r], sat, fl);
+            double want = oracle(x[i], d, ts_tf_round[r], sat, fl);
             if (!ts_same_f64(y[i], (float)want))
               ck_abort_msg("%s p=%d lvl %d mode %s sat %d flush %d: x=%a got %a want %a", d->name,
-                           d->p, lvl, mpe_round_name(tf_round[r]), sat, fl, x[i], y[i], want);
+                           d->p, lvl, mpe_round_name(ts_tf_round[r]), sat, fl, x[i], y[i], want);
           }
           total += (long)n;
         }
@@ -280,27 +266,27 @@ START_TEST(test_mpfr_f32)
   /* the scalar conversions of the named formats */
   for (int r = 0; r < 6; r++)
     for (size_t i = 0; i < n; i++) {
-      double want = oracle(x[i], d, tf_round[r], 0, 0), got;
+      double want = oracle(x[i], d, ts_tf_round[r], 0, 0), got;
       if (!strcmp(d->name, "tf32"))
-        got = mpe_fp32_to_tf32(x[i], tf_round[r]);
+        got = mpe_fp32_to_tf32(x[i], ts_tf_round[r]);
       else if (!strcmp(d->name, "fp16"))
-        got = mpe_fp16_to_fp32(mpe_fp32_to_fp16(x[i], tf_round[r]));
+        got = mpe_fp16_to_fp32(mpe_fp32_to_fp16(x[i], ts_tf_round[r]));
       else if (!strcmp(d->name, "bf16"))
-        got = mpe_bf16_to_fp32(mpe_fp32_to_bf16(x[i], tf_round[r]));
+        got = mpe_bf16_to_fp32(mpe_fp32_to_bf16(x[i], ts_tf_round[r]));
       else if (!strcmp(d->name, "e4m3")) {
-        got = mpe_e4m3_to_fp32(mpe_fp32_to_e4m3(x[i], tf_round[r], 0));
-        double ws = oracle(x[i], d, tf_round[r], 1, 0);
-        double gs = mpe_e4m3_to_fp32(mpe_fp32_to_e4m3(x[i], tf_round[r], 1));
+        got = mpe_e4m3_to_fp32(mpe_fp32_to_e4m3(x[i], ts_tf_round[r], 0));
+        double ws = oracle(x[i], d, ts_tf_round[r], 1, 0);
+        double gs = mpe_e4m3_to_fp32(mpe_fp32_to_e4m3(x[i], ts_tf_round[r], 1));
         ck_assert_msg(ts_same_f64(gs, ws), "e4m3 sat x=%a got %a want %a", x[i], gs, ws);
       } else if (!strcmp(d->name, "e5m2")) {
-        got = mpe_e5m2_to_fp32(mpe_fp32_to_e5m2(x[i], tf_round[r], 0));
-        double ws = oracle(x[i], d, tf_round[r], 1, 0);
-        double gs = mpe_e5m2_to_fp32(mpe_fp32_to_e5m2(x[i], tf_round[r], 1));
+        got = mpe_e5m2_to_fp32(mpe_fp32_to_e5m2(x[i], ts_tf_round[r], 0));
+        double ws = oracle(x[i], d, ts_tf_round[r], 1, 0);
+        double gs = mpe_e5m2_to_fp32(mpe_fp32_to_e5m2(x[i], ts_tf_round[r], 1));
         ck_assert_msg(ts_same_f64(gs, ws), "e5m2 sat x=%a got %a want %a", x[i], gs, ws);
       } else
         break;
       ck_assert_msg(ts_same_f64(got, want), "%s scalar mode %s x=%a got %a want %a", d->name,
-                    mpe_round_name(tf_round[r]), x[i], got, want);
+                    mpe_round_name(ts_tf_round[r]), x[i], got, want);
       total++;
     }
   fprintf(stderr, "mpfr f32 %s(p=%d,emin=%d,emax=%d): %ld results match\n", d->name, d->p, d->emin,
@@ -333,21 +319,21 @@ START_TEST(test_mpfr_f64)
   for (int r = 0; r < 6; r++)
     for (int sat = 0; sat < 2; sat++)
       for (int fl = 0; fl < 2; fl++) {
-        mpe_round_opts o = { tf_round[r], fl, sat, 0, 0 };
+        mpe_round_opts o = { ts_tf_round[r], fl, sat, 0, 0 };
         ck_assert_int_eq(mpe_round_f64(y, x, n, f, &o), MPE_OK);
         for (size_t i = 0; i < n; i++) {
-          double want = oracle(x[i], d, tf_round[r], sat, fl);
+          double want = oracle(x[i], d, ts_tf_round[r], sat, fl);
           ck_assert_msg(ts_same_f64(y[i], want), "%s f64 mode %s sat %d fl %d x=%a got %a want %a",
-                        d->name, mpe_round_name(tf_round[r]), sat, fl, x[i], y[i], want);
+                        d->name, mpe_round_name(ts_tf_round[r]), sat, fl, x[i], y[i], want);
         }
         total += (long)n;
       }
   if (!strcmp(d->name, "bf16") || !strcmp(d->name, "fp16"))
     for (int r = 0; r < 6; r++)
       for (size_t i = 0; i < n; i++) {
-        double want = oracle(x[i], d, tf_round[r], 0, 0);
-        double got = d->p == 8 ? mpe_bf16_to_fp32(mpe_fp64_to_bf16(x[i], tf_round[r]))
-                               : mpe_fp16_to_fp32(mpe_fp64_to_fp16(x[i], tf_round[r]));
+        double want = oracle(x[i], d, ts_tf_round[r], 0, 0);
+        double got = d->p == 8 ? mpe_bf16_to_fp32(mpe_fp64_to_bf16(x[i], ts_tf_round[r]))
+                               : mpe_fp16_to_fp32(mpe_fp64_to_fp16(x[i], ts_tf_round[r]));
         ck_assert_msg(ts_same_f64(got, want), "%s scalar f64 x=%a got %a want %a", d->name, x[i], got, want);
         total++;
       }

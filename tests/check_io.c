@@ -566,7 +566,7 @@ static void replay_file(const char *path)
 
 START_TEST(test_fuzz_replay)
 {
-  static const char *dirs[] = { "corpus/npy", "corpus/npz", "corpus/safetensors", "corpus/text", "crashes" };
+  static const char *dirs[] = { "corpus/npy", "corpus/npz", "corpus/safetensors", "corpus/text", "corpus/raw", "crashes" };
   const char *src = getenv("MPE_SRCDIR");
   size_t files = 0;
   for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {

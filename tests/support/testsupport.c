@@ -57,6 +57,20 @@ void ts_close(FILE *f)
   pclose(f);
 }
 
+const char *const ts_tf_modes[6] = { "near_even", "near_maxMag", "minMag", "max", "min", "odd" };
+const mpe_round ts_tf_round[6] = { MPE_RNE, MPE_RNA, MPE_RZ, MPE_RU, MPE_RD, MPE_RO };
+
+unsigned ts_tf_flags(unsigned b)
+{
+  unsigned f = 0;
+  if (b & 0x10) f |= MPE_FLAG_INVALID;
+  if (b & 0x08) f |= MPE_FLAG_DIVBYZERO;
+  if (b & 0x04) f |= MPE_FLAG_OVERFLOW;
+  if (b & 0x02) f |= MPE_FLAG_UNDERFLOW;
+  if (b & 0x01) f |= MPE_FLAG_INEXACT;
+  return f;
+}
+
 uint64_t ts_seed(void)
 {
   static int printed;

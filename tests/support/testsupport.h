@@ -16,6 +16,13 @@ const char *ts_conformance_dir(void);
 FILE *ts_open_conformance(const char *rel);
 void ts_close(FILE *f);
 
+/* TestFloat 3e files: the six rounding-mode suffixes of their names
+   (near_even near_maxMag minMag max min odd), the matching mpemu modes, and a
+   TestFloat flag byte (0x10 invalid ... 0x01 inexact) as MPE_FLAG_* bits. */
+extern const char *const ts_tf_modes[6];
+extern const mpe_round ts_tf_round[6];
+unsigned ts_tf_flags(unsigned byte);
+
 /* Seed for random tests: $MPE_CHECK_SEED, else a fixed default; printed once. */
 uint64_t ts_seed(void);
 /* splitmix64 stream */
