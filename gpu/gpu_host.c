@@ -18,6 +18,7 @@
 #include <cublas_v2.h>
 #include <cublasLt.h>
 #include "mpei.h"
+#include "cublas_lazy.h"
 #include "mpemu/convert.h"
 #include "mpemu/gpu.h"
 #include "../emu/tc_impl.h"
@@ -115,7 +116,8 @@ static int enter(gpu_ctx **out)
   if (cudaSetDevice(gpu_cur) != cudaSuccess)
     goto fail;
   if (!c->ready) {
-    if (cudaGetDeviceProperties(&c->prop, gpu_cur) != cudaSuccess ||
+    if (mpei_cublas_load(NULL) != MPE_OK ||
+        cudaGetDeviceProperties(&c->prop, gpu_cur) != cudaSuccess ||
         cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking) != cudaSuccess ||
         cublasCreate(&c->blas) != CUBLAS_STATUS_SUCCESS ||
         cublasSetStream(c->blas, c->stream) != CUBLAS_STATUS_SUCCESS ||
@@ -191,7 +193,7 @@ int mpe_gpu_info_get(int device, mpe_gpu_info *info)
   r.mma_kernel = p.major * 10 + p.minor >= 75 && r.model != NULL;
   r.runtime_version = rt;
   r.driver_version = drv;
-  r.cublas_version = (int)cublasLtGetVersion();
+  r.cublas_version = mpei_cublas_load(NULL) == MPE_OK ? (int)cublasLtGetVersion() : 0;
   *info = r;
   return MPE_OK;
 }

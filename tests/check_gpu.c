@@ -118,6 +118,42 @@ START_TEST(test_codes_without_device)
 }
 END_TEST
 
+#if MPE_HAVE_CUDA
+MPE_API int mpei_cublas_load(const char **why);   /* gpu/cublas_lazy.h */
+
+static int mapped(const char *lib)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[4096];
+  int found = 0;
+  while (f && fgets(line, sizeof line, f))
+    found |= strstr(line, lib) != NULL;
+  if (f)
+    fclose(f);
+  return found;
+}
+#endif
+
+/* cuBLAS and cuBLASLt are not mapped until a GPU call needs them (linking them
+   would cost every program ~210 MB of resident memory); then the loader finds
+   them in the toolkit configure found and resolves every function. */
+START_TEST(test_cublas_lazy)
+{
+#if MPE_HAVE_CUDA
+  const char *fork = getenv("CK_FORK");
+  if (!(fork && !strcmp(fork, "no")))   /* a fresh process: nothing has loaded them yet */
+    ck_assert_msg(!mapped("libcublasLt.so") && !mapped("libcublas.so"), "cuBLAS mapped at startup");
+  const char *why = NULL;
+  ck_assert_msg(mpei_cublas_load(&why) == MPE_OK, "cuBLAS not loadable: %s", why);
+  ck_assert_str_eq(why, "");
+  ck_assert(mapped("libcublasLt.so") && mapped("libcublas.so"));
+  ck_assert_int_eq(mpei_cublas_load(NULL), MPE_OK);   /* once */
+#else
+  printf("check_gpu: built without CUDA, no cuBLAS to load\n");
+#endif
+}
+END_TEST
+
 /* Bad arguments: MPE_EINVAL before any device check (with CUDA); without CUDA
    every call answers MPE_EUNSUP whatever its arguments. */
 START_TEST(test_argument_errors)
@@ -493,6 +529,7 @@ static Suite *gpu_suite(void)
   TCase *tc = tcase_create("host");
   tcase_add_test(tc, test_names);
   tcase_add_test(tc, test_codes_without_device);
+  tcase_add_test(tc, test_cublas_lazy);
   tcase_add_test(tc, test_argument_errors);
   tcase_add_test(tc, test_round_dev_host);
   tcase_add_test(tc, test_philox_word);
