@@ -1,6 +1,7 @@
 /* LU-IR and GMRES-IR around the mixed-precision LU (DESIGN §7): residuals,
    corrections and the FGMRES inner solver in binary64, fallback to
    LAPACKE_dgesv as cuSOLVER IRS and LAPACK DSGESV do. */
+#include "config.h"
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -193,20 +194,9 @@ static int all_finite(int n, int cols, const double *A, int lda)
   return 1;
 }
 
-int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
-                          const mpe_ir_opts *opts, mpe_ir_result *res)
+/* The argument rules of mpe_ir_solve, shared with mpe_ir_solve_cusolver (gpu/). */
+int mpei_ir_check(int n, const double *A, int lda, const double *b, const double *x, const mpe_ir_opts *opts)
 {
-  return MPE_EUNSUP;
-}
-
-int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
-                 const mpe_ir_opts *opts, mpe_ir_result *res)
-{
-  mpe_ir_opts dflt;
-  if (!opts) {
-    mpe_ir_opts_init(&dflt);
-    opts = &dflt;
-  }
   if (n < 1 || lda < n || !A || !b || !x)
     return MPE_EINVAL;
   if (opts->solver != MPE_IR_LU_IR && opts->solver != MPE_IR_GMRES_IR)
@@ -226,6 +216,44 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
     return MPE_EINVAL;
   if (!all_finite(n, n, A, lda) || !all_finite(n, 1, b, n))
     return MPE_ERANGE;
+  return MPE_OK;
+}
+
+/* The backward and forward errors of a solution x, as mpe_ir_solve reports them. */
+int mpei_ir_errors(int n, const double *A, int lda, const double *b, const double *x, const double *xtrue,
+                   double *backward, double *fwd)
+{
+  double *r = malloc((size_t)n * sizeof *r);
+  if (!r)
+    return MPE_ENOMEM;
+  residual(n, A, lda, b, x, r);
+  double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, A, lda);
+  *backward = norm_inf(n, r) / (anorm * norm_inf(n, x) + norm_inf(n, b));
+  *fwd = forward_error(n, x, xtrue);
+  free(r);
+  return MPE_OK;
+}
+
+#ifndef HAVE_CUDA
+int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
+                          const mpe_ir_opts *opts, mpe_ir_result *res)
+{
+  (void)n; (void)A; (void)lda; (void)b; (void)x; (void)opts; (void)res;
+  return MPE_EUNSUP;   /* built without CUDA */
+}
+#endif
+
+int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
+                 const mpe_ir_opts *opts, mpe_ir_result *res)
+{
+  mpe_ir_opts dflt;
+  if (!opts) {
+    mpe_ir_opts_init(&dflt);
+    opts = &dflt;
+  }
+  int chk = mpei_ir_check(n, A, lda, b, x, opts);
+  if (chk != MPE_OK)
+    return chk;
 
   size_t nn = (size_t)n * n;
   precond P = { n, malloc(nn * sizeof(float)), malloc((size_t)n * sizeof(int)), NULL, NULL, 1.0,

@@ -18,7 +18,7 @@
 #include <cublas_v2.h>
 #include <cublasLt.h>
 #include "mpei.h"
-#include "cublas_lazy.h"
+#include "cuda_lazy.h"
 #include "mpemu/convert.h"
 #include "mpemu/gpu.h"
 #include "../emu/tc_impl.h"

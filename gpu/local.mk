@@ -7,7 +7,7 @@ EXTRA_DIST += gpu/kernels.cu
 if HAVE_CUDA
 noinst_LTLIBRARIES += libmpemu_cuda.la
 libmpemu_cuda_la_SOURCES = gpu/gpu_host.c gpu/gpu_int.h gpu/round_dev.h gpu/epilogue.h \
-	gpu/cublas_lazy.c gpu/cublas_lazy.h
+	gpu/cuda_lazy.c gpu/cuda_lazy.h gpu/ir_cusolver.c
 libmpemu_cuda_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(CUDA_CFLAGS) -DMPE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"'
 libmpemu_cuda_la_LIBADD = gpu/kernels.lo
 libmpemu_la_LIBADD += libmpemu_cuda.la $(CUDA_LIBS) -lstdc++

@@ -119,7 +119,8 @@ START_TEST(test_codes_without_device)
 END_TEST
 
 #if MPE_HAVE_CUDA
-MPE_API int mpei_cublas_load(const char **why);   /* gpu/cublas_lazy.h */
+MPE_API int mpei_cublas_load(const char **why);   /* gpu/cuda_lazy.h */
+MPE_API int mpei_cusolver_load(const char **why);
 
 static int mapped(const char *lib)
 {
@@ -134,7 +135,7 @@ static int mapped(const char *lib)
 }
 #endif
 
-/* cuBLAS and cuBLASLt are not mapped until a GPU call needs them (linking them
+/* cuBLAS, cuBLASLt and cuSOLVER are not mapped until a GPU call needs them (linking them
    would cost every program ~210 MB of resident memory); then the loader finds
    them in the toolkit configure found and resolves every function. */
 START_TEST(test_cublas_lazy)
@@ -148,6 +149,9 @@ START_TEST(test_cublas_lazy)
   ck_assert_str_eq(why, "");
   ck_assert(mapped("libcublasLt.so") && mapped("libcublas.so"));
   ck_assert_int_eq(mpei_cublas_load(NULL), MPE_OK);   /* once */
+  ck_assert_msg(!mapped("libcusolver.so"), "cuSOLVER mapped before use");
+  ck_assert_msg(mpei_cusolver_load(&why) == MPE_OK, "cuSOLVER not loadable: %s", why);
+  ck_assert(mapped("libcusolver.so"));
 #else
   printf("check_gpu: built without CUDA, no cuBLAS to load\n");
 #endif

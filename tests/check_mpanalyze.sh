@@ -163,8 +163,17 @@ $bin cg --matrix laplace2d --n 16 --sloppy fp16 --json >"$tmp/c.json" \
 r = json.load(open(sys.argv[1])); sys.exit(not (r['true_residual'] <= 1e-10 and r['reliable_updates'] >= 1))" "$tmp/c.json" \
   && ok "cg: laplace2d fp16 sloppy converges" || bad "cg laplace2d"
 }
-for args in "refine --n -3" "refine --factor fp12" "refine --matrix /nonexistent.mtx" "cg --sloppy fp8" "cg --delta 2"; do
+for args in "refine --n -3" "refine --factor fp12" "refine --matrix /nonexistent.mtx" "cg --sloppy fp8" "cg --delta 2" \
+            "refine --n 32 --cusolver --model h100" "refine --n 32 --cusolver --cond-sweep 1:10:2"; do
   $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "usage error: $args" || bad "usage '$args': status $st"
 done
+# --cusolver: the GPU solve, or (no CUDA, no device) one line and exit status 2
+$bin refine --matrix dominant --n 32 --cusolver --json >"$tmp/out" 2>"$tmp/err"; st=$?
+if [ $st -eq 0 ]; then
+  [ "$(jget "$tmp/out" backend)" = '"cusolver"' ] && ok "refine --cusolver: solved on the GPU" || bad "refine --cusolver output"
+else
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] \
+    && ok "refine --cusolver without a GPU: $(cat "$tmp/err")" || bad "refine --cusolver: status $st"
+fi
 exit $fail

@@ -90,6 +90,7 @@ typedef struct {
   double cond;
   uint64_t seed;
   const char *factor, *solver, *model, *plot, *sweep;
+  int cusolver;   /* --cusolver: the same solve through cuSOLVER IRS (mpe_ir_solve_cusolver) */
 } refine_args;
 
 /* Build the dense test matrix; *order is its order. Returns 0 or an exit status. */
@@ -224,16 +225,25 @@ static int refine_one(const refine_args *a)
   }
   make_rhs(n, A, a->seed, xt, b);
   o.xtrue = xt;
-  o.history = h;
-  o.history_cap = o.max_iter + 2;
   mpe_ir_result r;
-  rc = mpe_ir_solve(n, A, n, b, x, &o, &r);
   int status = 0;
+  if (a->cusolver) {
+    /* cuSOLVER runs its own LU: no emulated model, no scaling, no history */
+    if (o.model || o.scale) {
+      status = fail("refine", "--cusolver", "cuSOLVER IRS takes neither --model nor --scale");
+      goto out;
+    }
+    rc = mpe_ir_solve_cusolver(n, A, n, b, x, &o, &r);
+  } else {
+    o.history = h;
+    o.history_cap = o.max_iter + 2;
+    rc = mpe_ir_solve(n, A, n, b, x, &o, &r);
+  }
   if (rc && rc != MPE_ECONVERGE) {
-    status = fail("refine", a->matrix, mpe_strerror(rc));
+    status = fail("refine", a->cusolver ? "--cusolver" : a->matrix, mpe_strerror(rc));
     goto out;
   }
-  const char *model = o.model ? mpe_tc_model_name(o.model) : "none";
+  const char *model = a->cusolver ? "cusolver" : o.model ? mpe_tc_model_name(o.model) : "none";
   if (a->json) {
     json_t *j = json_object(), *hist = json_array();
     json_object_set_new(j, "matrix", json_string(a->matrix));
@@ -244,6 +254,7 @@ static int refine_one(const refine_args *a)
     }
     json_object_set_new(j, "factor", json_string(a->factor));
     json_object_set_new(j, "model", json_string(model));
+    json_object_set_new(j, "backend", json_string(a->cusolver ? "cusolver" : "cpu"));
     json_object_set_new(j, "solver", json_string(a->solver));
     json_object_set_new(j, "scale", json_boolean(a->scale));
     json_object_set_new(j, "status", json_string(status_name(r.status)));
@@ -455,7 +466,7 @@ out:
 
 int mpa_cmd_refine(int argc, char **argv)
 {
-  refine_args a = { "dominant", 256, 2, 0, 0, 0, 0, 0, -1, 0, 1e4, 1, "fp16", "lu-ir", "none", NULL, NULL };
+  refine_args a = { "dominant", 256, 2, 0, 0, 0, 0, 0, -1, 0, 1e4, 1, "fp16", "lu-ir", "none", NULL, NULL, 0 };
   int sweep_lists = 0;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -477,13 +488,14 @@ int mpa_cmd_refine(int argc, char **argv)
       used = 0;
       if (!strcmp(o, "--scale")) a.scale = 1;
       else if (!strcmp(o, "--no-fallback")) a.no_fallback = 1;
+      else if (!strcmp(o, "--cusolver")) a.cusolver = 1;
       else if (!strcmp(o, "--json")) a.json = 1;
       else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) a.quiet = 1;
       else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
         printf("usage: mpanalyze refine [--matrix hilbert|laplace1d|laplace2d|laplace3d|randsvd|dominant|FILE.mtx]\n"
                "         [--n N] [--cond K] [--mode 1..5] [--factor fp16|bf16|tf32|fp32] [--model none|h100|...]\n"
                "         [--solver lu-ir|gmres-ir] [--scale] [--no-fallback] [--block NB] [--max-iter K]\n"
-               "         [--gmres-m M] [--seed S] [--json] [--plot FILE.svg|.png] [-q]\n"
+               "         [--gmres-m M] [--seed S] [--cusolver] [--json] [--plot FILE.svg|.png] [-q]\n"
                "         [--cond-sweep A:B:STEPS]  (randsvd; --factor/--solver take comma lists)\n");
         return 0;
       } else
@@ -491,6 +503,8 @@ int mpa_cmd_refine(int argc, char **argv)
     }
     i += used;
   }
+  if (a.sweep && a.cusolver)
+    return fail("refine", "--cusolver", "not available with --cond-sweep");
   if (a.sweep) {
     refine_args b = a;
     if (!(sweep_lists & 1))

@@ -148,8 +148,10 @@ MPE_API void mpe_ir_opts_init(mpe_ir_opts *o);
 MPE_API int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
                          const mpe_ir_opts *opts, mpe_ir_result *res);
 
-/* The same solve through cuSOLVER's IRS API (cusolverDnIRSXgesv). Not built in
-   this version: always MPE_EUNSUP. */
+/* The same solve through cuSOLVER's IRS API (cusolverDnIRSXgesv, binary64 main
+   precision, `factor` as the lowest) on the current CUDA device; see
+   mpe_ir_solve_cusolver(3). MPE_EUNSUP without CUDA or for options cuSOLVER
+   lacks (model, scale, history); MPE_EDEVICE without a usable device. */
 MPE_API int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
                                   const mpe_ir_opts *opts, mpe_ir_result *res);
 
