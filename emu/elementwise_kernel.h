@@ -293,16 +293,18 @@ static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
   for (int r = 0; r < 10; r++) {
     vq p0 = MULU32(c0, SPQ(0xD2511F53u));
     vq p1 = MULU32(c2, SPQ(0xCD9E8D57u));
+    /* the upper halves of c1, c3 (and so of c0, c2) carry junk that MULU32
+       ignores; the words are masked once at the end */
     vq n0 = (p1 >> 32) ^ c1 ^ k0;
     vq n2 = (p0 >> 32) ^ c3 ^ k1;
-    c1 = p1 & m32;
-    c3 = p0 & m32;
+    c1 = p1;
+    c3 = p0;
     c0 = n0;
     c2 = n2;
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+  out[0] = c0 & m32; out[1] = c1 & m32; out[2] = c2 & m32; out[3] = c3 & m32;
 }
 
 /* element indices wrap modulo 2^64, so their counters i/4 modulo 2^62 */
