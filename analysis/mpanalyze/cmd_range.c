@@ -306,10 +306,12 @@ static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
     memset(bar, '#', (size_t)w);
     bar[w] = 0;
     const char *mark = "";
+    char zmark[48];
     if (l.has) {
+      snprintf(zmark, sizeof zmark, "  <- |x| <= 2^%d rounds to 0", e);
       mark = e == l.max ? "  <- max finite binade" : e == l.minnorm && l.minsub != l.minnorm ? "  <- min normal" :
              e == l.minsub ? (l.minsub == l.minnorm ? "  <- smallest non-zero" : "  <- min subnormal") :
-             e == l.zero ? "  <- 2^e and below round to 0" : "";
+             e == l.zero ? zmark : "";
       if (e > l.max)
         mark = tg[0].t.kind == MPE_TARGET_Q16 ? "  saturates" : "  overflows";
     }
