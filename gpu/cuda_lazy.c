@@ -6,7 +6,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
 #define MPEI_CUDA_LAZY_IMPL
 #include "cuda_lazy.h"
 
@@ -41,21 +40,28 @@ static void *open_lib(const char *name, const char *sover, char *why, size_t why
   return h;
 }
 
+/* dlsym through h (and the libraries it depends on); on failure `why` says which */
+static int sym(void *h, const char *name, void **slot, char *why, size_t whylen)
+{
+  *slot = dlsym(h, name);
+  if (!*slot)
+    snprintf(why, whylen, "no symbol %s", name);
+  return *slot != NULL;
+}
+
 static void load(void)
 {
-  /* cuBLASLt first: libcublas needs it and then finds it already loaded */
+  /* cuBLASLt first: libcublas needs it and then finds it already loaded; its
+     symbols are then found through libcublas's dependencies */
   const char *v = SOVER(CUBLAS_VER_MAJOR);
   void *lt = open_lib("libcublasLt.so", v, load_why, sizeof load_why);
   void *blas = lt ? open_lib("libcublas.so", v, load_why, sizeof load_why) : NULL;
-  if (!lt || !blas)
+  if (!blas)
     return;
   mpei_cublas_api a;
-#define MPEI_CUBLAS_SYM(f)                                                        \
-  *(void **)&a.f = dlsym(strncmp(#f, "cublasLt", 8) == 0 ? lt : blas, #f);         \
-  if (!a.f) {                                                                     \
-    snprintf(load_why, sizeof load_why, "cuBLAS has no symbol %s", #f);           \
-    return;                                                                       \
-  }
+#define MPEI_CUBLAS_SYM(f) \
+  if (!sym(blas, #f, (void **)&a.f, load_why, sizeof load_why)) \
+    return;
   MPEI_CUBLAS_FUNCS(MPEI_CUBLAS_SYM)
 #undef MPEI_CUBLAS_SYM
   mpei_cublas = a;
@@ -77,12 +83,9 @@ static void load_solver(void)
   if (!h)
     return;
   mpei_cusolver_api a;
-#define MPEI_CUSOLVER_SYM(f)                                                      \
-  *(void **)&a.f = dlsym(h, #f);                                                  \
-  if (!a.f) {                                                                     \
-    snprintf(load_solver_why, sizeof load_solver_why, "cuSOLVER has no symbol %s", #f); \
-    return;                                                                       \
-  }
+#define MPEI_CUSOLVER_SYM(f) \
+  if (!sym(h, #f, (void **)&a.f, load_solver_why, sizeof load_solver_why)) \
+    return;
   MPEI_CUSOLVER_FUNCS(MPEI_CUSOLVER_SYM)
 #undef MPEI_CUSOLVER_SYM
   mpei_cusolver = a;

@@ -3,12 +3,10 @@
    (memfd) opened by path, exactly as a file on disk would be; every tensor
    is then read to the end. Any return code is fine; crashes, leaks and
    sanitizer reports are not. */
-#define _GNU_SOURCE
+#include "fuzz_memfd.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <mpemu.h>
 
 #ifndef FUZZ_KIND
@@ -17,15 +15,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  int fd = memfd_create("fuzz", 0);
+  char path[64];
+  int fd = fuzz_memfd(data, size, path);
   if (fd < 0)
     return 0;
-  if (size && write(fd, data, size) != (ssize_t)size) {
-    close(fd);
-    return 0;
-  }
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   for (int variant = 0; variant < 2; variant++) {
     mpe_io_opts o;
     memset(&o, 0, sizeof o);
