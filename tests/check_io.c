@@ -4,7 +4,6 @@
    equal counts derived by hand (see the tables below); hostile files give
    MPE_EFORMAT/MPE_EUNSUP and a one-line message; the fuzz corpus and crash
    inputs in tests/fuzz are replayed through every reader. */
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -564,27 +563,20 @@ static void replay_file(const char *path)
   }
 }
 
+static void replay_cb(const char *path, void *ctx)
+{
+  (void)ctx;
+  replay_file(path);
+}
+
 START_TEST(test_fuzz_replay)
 {
   static const char *dirs[] = { "corpus/npy", "corpus/npz", "corpus/safetensors", "corpus/text", "corpus/raw", "crashes" };
-  const char *src = getenv("MPE_SRCDIR");
   size_t files = 0;
   for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
-    char dp[4096];
-    snprintf(dp, sizeof dp, "%s/tests/fuzz/%s", src ? src : MPE_SRCDIR, dirs[d]);
-    DIR *dh = opendir(dp);
-    if (!dh)
-      continue;
-    struct dirent *e;
-    while ((e = readdir(dh))) {
-      if (e->d_name[0] == '.')
-        continue;
-      char fp[8192];
-      snprintf(fp, sizeof fp, "%s/%s", dp, e->d_name);
-      replay_file(fp);
-      files++;
-    }
-    closedir(dh);
+    char rel[64];
+    snprintf(rel, sizeof rel, "tests/fuzz/%s", dirs[d]);
+    files += ts_each_file(rel, "", replay_cb, NULL);
   }
   /* the hand-made files too */
   for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)

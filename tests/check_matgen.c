@@ -4,7 +4,6 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
-#include <dirent.h>
 #include <unistd.h>
 #include <lapacke.h>
 #include "testsupport.h"
@@ -263,38 +262,27 @@ END_TEST
 
 /* The libFuzzer corpus of tests/fuzz/run.sh mtx (and any crash it kept):
    every file is read without a crash, and a file that reads is a valid CSR. */
+static void read_corpus_file(const char *path, void *ctx)
+{
+  size_t *ok = ctx;
+  mpe_csr *A = NULL;
+  int rc = mpe_mtx_read(&A, path);
+  ck_assert_msg(rc == MPE_OK || rc == MPE_EFORMAT || rc == MPE_ERANGE || rc == MPE_EUNSUP || rc == MPE_ENOMEM,
+                "%s: rc %d", path, rc);
+  if (rc == MPE_OK) {
+    (*ok)++;
+    ck_assert(A->rowptr[0] == 0 && A->rowptr[A->nrows] == A->nnz);
+    for (size_t k = 0; k < A->nnz; k++)
+      ck_assert(A->col[k] >= 0 && A->col[k] < A->ncols);
+    mpe_csr_free(A);
+  }
+}
+
 START_TEST(test_mtx_corpus)
 {
-  static const char *dirs[] = { "tests/fuzz/corpus/mtx", "tests/fuzz/crashes" };
-  const char *src = getenv("MPE_SRCDIR");
-  size_t files = 0, ok = 0;
-  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
-    char dp[4096];
-    snprintf(dp, sizeof dp, "%s/%s", src ? src : MPE_SRCDIR, dirs[d]);
-    DIR *dh = opendir(dp);
-    if (!dh)
-      continue;
-    struct dirent *e;
-    while ((e = readdir(dh))) {
-      if (e->d_name[0] == '.' || (d == 1 && strncmp(e->d_name, "mtx-", 4) != 0))
-        continue;
-      char fp[8192];
-      snprintf(fp, sizeof fp, "%s/%s", dp, e->d_name);
-      mpe_csr *A = NULL;
-      int rc = mpe_mtx_read(&A, fp);
-      ck_assert_msg(rc == MPE_OK || rc == MPE_EFORMAT || rc == MPE_ERANGE || rc == MPE_EUNSUP || rc == MPE_ENOMEM,
-                    "%s: rc %d", e->d_name, rc);
-      if (rc == MPE_OK) {
-        ok++;
-        ck_assert(A->rowptr[0] == 0 && A->rowptr[A->nrows] == A->nnz);
-        for (size_t k = 0; k < A->nnz; k++)
-          ck_assert(A->col[k] >= 0 && A->col[k] < A->ncols);
-        mpe_csr_free(A);
-      }
-      files++;
-    }
-    closedir(dh);
-  }
+  size_t ok = 0;
+  size_t files = ts_each_file("tests/fuzz/corpus/mtx", "", read_corpus_file, &ok) +
+                 ts_each_file("tests/fuzz/crashes", "mtx-", read_corpus_file, &ok);
   ck_assert_msg(files > 0, "no Matrix Market fuzz corpus under tests/fuzz");
   printf("mtx fuzz corpus: %zu files read, %zu valid matrices\n", files, ok);
 }

@@ -1,7 +1,7 @@
 # tests/: Check suites, the test-support library, benchmarks
 check_LTLIBRARIES += tests/libtestsupport.la
 tests_libtestsupport_la_SOURCES = tests/support/testsupport.c tests/support/testsupport.h
-tests_libtestsupport_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_libtestsupport_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DMPE_SRCDIR='"$(abs_top_srcdir)"'
 tests_libtestsupport_la_LIBADD = libmpemu.la $(CHECK_LIBS) $(MPFR_LIBS) $(LIBM)
 TEST_LDADD = tests/libtestsupport.la libmpemu.la $(CHECK_LIBS) $(MPFR_LIBS) $(LIBM)
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests/support -DMPE_SRCDIR='"$(abs_top_srcdir)"'

@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,32 @@ void ts_close(FILE *f)
   if (!f)
     return;
   pclose(f);
+}
+
+size_t ts_each_file(const char *reldir, const char *prefix, void (*fn)(const char *path, void *ctx), void *ctx)
+{
+  const char *src = getenv("MPE_SRCDIR");
+#ifdef MPE_SRCDIR
+  if (!src)
+    src = MPE_SRCDIR;
+#endif
+  char dp[4096];
+  snprintf(dp, sizeof dp, "%s/%s", src ? src : ".", reldir);
+  DIR *dh = opendir(dp);
+  if (!dh)
+    return 0;
+  size_t files = 0;
+  struct dirent *e;
+  while ((e = readdir(dh))) {
+    if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+      continue;
+    char fp[8192];
+    snprintf(fp, sizeof fp, "%s/%s", dp, e->d_name);
+    fn(fp, ctx);
+    files++;
+  }
+  closedir(dh);
+  return files;
 }
 
 const char *const ts_tf_modes[6] = { "near_even", "near_maxMag", "minMag", "max", "min", "odd" };

@@ -23,6 +23,11 @@ extern const char *const ts_tf_modes[6];
 extern const mpe_round ts_tf_round[6];
 unsigned ts_tf_flags(unsigned byte);
 
+/* Call fn(path, ctx) for every file of the source-tree folder `reldir` (relative
+   to $MPE_SRCDIR) whose name starts with `prefix` ("" for all; dot files are
+   skipped). Returns the number of files; a missing folder gives 0. */
+size_t ts_each_file(const char *reldir, const char *prefix, void (*fn)(const char *path, void *ctx), void *ctx);
+
 /* Seed for random tests: $MPE_CHECK_SEED, else a fixed default; printed once. */
 uint64_t ts_seed(void);
 /* splitmix64 stream */
