@@ -8,8 +8,6 @@
 #define STREAM_STORE(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (__m256i)(v))
 #define STREAM_FENCE() _mm_sfence()
 #define MULU32(a, b) ((vq)_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
-#define LO_MERGE(pe, po) ((vu)_mm256_blend_epi32((__m256i)(pe), _mm256_shuffle_epi32((__m256i)(po), 0xb1), 0xaa))
-#define HI_MERGE(pe, po) ((vu)_mm256_blend_epi32((__m256i)(po), _mm256_shuffle_epi32((__m256i)(pe), 0xb1), 0x55))
 #include "round_kernel.h"
 
 unsigned mpei_round32_avx2(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base)

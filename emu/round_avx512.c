@@ -8,8 +8,6 @@
 #define STREAM_STORE(p, v) _mm512_stream_si512((void *)(p), (__m512i)(v))
 #define STREAM_FENCE() _mm_sfence()
 #define MULU32(a, b) ((vq)_mm512_mul_epu32((__m512i)(a), (__m512i)(b)))
-#define LO_MERGE(pe, po) ((vu)_mm512_mask_shuffle_epi32((__m512i)(pe), 0xaaaa, (__m512i)(po), _MM_PERM_CDAB))
-#define HI_MERGE(pe, po) ((vu)_mm512_mask_shuffle_epi32((__m512i)(po), 0x5555, (__m512i)(pe), _MM_PERM_CDAB))
 #include "round_kernel.h"
 
 unsigned mpei_round32_avx512(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base)

@@ -19,48 +19,6 @@ typedef int32_t vi __attribute__((vector_size(VW * 4)));
 
 typedef uint64_t vq __attribute__((vector_size(VW * 4)));
 
-/* From the 64-bit products pe (even lanes) and po (odd lanes): the low and
-   the high 32-bit halves back in their lanes. The arch file may give a
-   one-instruction version. */
-#ifndef LO_MERGE
-#define LO_MERGE(pe, po) ((vu)(((pe) & 0xffffffffu) | ((po) << 32)))
-#define HI_MERGE(pe, po) ((vu)(((pe) >> 32) | ((po) & 0xffffffff00000000u)))
-#endif
-
-/* The ten Philox4x32-10 rounds on VW blocks at once (c[w] holds word w of each
-   block). MULU32 is the 32x32->64 product of the low halves of 64-bit lanes
-   (vpmuludq): written as a plain 64-bit multiply, GCC emits the much slower
-   vpmullq. Even lanes multiply in place, odd lanes after a 32-bit shift. */
-static inline __attribute__((always_inline)) void philox_rounds(vu c[4], uint64_t key)
-{
-  vu c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
-  uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
-  const vq m0 = (vq){} + 0xD2511F53u, m2 = (vq){} + 0xCD9E8D57u;
-#pragma GCC unroll 10
-  for (int r = 0; r < 10; r++) {
-    vq pe0 = MULU32((vq)c0, m0), po0 = MULU32((vq)c0 >> 32, m0);
-    vq pe2 = MULU32((vq)c2, m2), po2 = MULU32((vq)c2 >> 32, m2);
-    vu lo0 = LO_MERGE(pe0, po0), hi0 = HI_MERGE(pe0, po0);
-    vu lo2 = LO_MERGE(pe2, po2), hi2 = HI_MERGE(pe2, po2);
-    vu n0 = hi2 ^ c1 ^ k0;
-    vu n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo2; c2 = n2; c3 = lo0;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  c[0] = c0; c[1] = c1; c[2] = c2; c[3] = c3;
-}
-
-/* Philox4x32-10 on VW counters at once; returns word w of each block. */
-static inline __attribute__((always_inline)) vu philox_lanes(vu ctr_lo, vu ctr_hi, uint64_t key, vu word)
-{
-  vu c[4] = { ctr_lo, ctr_hi, SPLAT(0), SPLAT(0) };
-  philox_rounds(c, key);
-  vu c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];
-  vi w = (vi)word;
-  return SEL(w == 0, c0, SEL(w == 1, c1, SEL(w == 2, c2, c3)));
-}
-
 typedef struct { vu inexact, underflow, overflow, invalid, saturated, flushed; } flagacc;
 
 /* Lanes that are all normal in the target and below its largest finite value
@@ -177,22 +135,6 @@ static inline unsigned flags_of(const flagacc *fa)
   return f;
 }
 
-static inline __attribute__((always_inline)) vu random_lanes(const mpei_plan32 *pl, uint64_t idx0, const int mode)
-{
-  if (mode != MPE_SR && mode != MPE_SR_EQ)
-    return SPLAT(0);
-  vu lane;
-  for (int j = 0; j < VW; j++)
-    lane[j] = (uint32_t)j;
-  /* element index i = idx0 + j; counter i/4, word i%4 (idx0 + j may carry past 2^32) */
-  uint64_t i0 = idx0;
-  vu lo = SPLAT((uint32_t)i0) + lane;
-  vu carry = (vu)(lo < SPLAT((uint32_t)i0));
-  vu hi = SPLAT((uint32_t)(i0 >> 32)) - carry;
-  vu ctr_lo = (lo >> 2) | (hi << 30), ctr_hi = hi >> 2;
-  return philox_lanes(ctr_lo, ctr_hi, pl->seed, lo & 3);
-}
-
 /* Random words for the 4*VW elements idx0 .. idx0 + 4*VW - 1 (idx0 % 4 == 0):
    one Philox block per counter idx/4, its 4 words spread to elements 4j+w. */
 static inline __attribute__((always_inline)) void random_block(const mpei_plan32 *pl, uint64_t idx0, vu out[4])
@@ -236,6 +178,22 @@ static inline __attribute__((always_inline)) void random_block(const mpei_plan32
   out[1] = __builtin_shuffle(a01, a23, (vu)q_hi);
   out[2] = __builtin_shuffle(b01, b23, (vu)q_lo);
   out[3] = __builtin_shuffle(b01, b23, (vu)q_hi);
+}
+
+/* Random words for the VW elements idx0 .. idx0 + VW - 1 (any alignment): the
+   Philox blocks from idx0 rounded down to a block start, then the words taken
+   from there. For the prologue and tail only; the main loop uses random_block. */
+static inline __attribute__((always_inline)) vu random_lanes(const mpei_plan32 *pl, uint64_t idx0, const int mode)
+{
+  if (mode != MPE_SR && mode != MPE_SR_EQ)
+    return SPLAT(0);
+  vu blk[4];
+  uint32_t w[4 * VW];
+  random_block(pl, idx0 & ~(uint64_t)3, blk);
+  memcpy(w, blk, sizeof w);
+  vu r;
+  memcpy(&r, w + (idx0 & 3), sizeof r);
+  return r;
 }
 
 /* a partial vector of len < VW elements (index base + i), per-lane randomness */
