@@ -533,14 +533,18 @@ START_TEST(test_gemm_layouts)
   for (int i = 0; i < K * N; i++) opB[i] = (float)rand_in(&s, MPE_FP16);
   for (int i = 0; i < (M + PAD) * (N + PAD); i++) C0[i] = (float)rand_in(&s, MPE_FP16);
   ck_assert_int_eq(mpe_mma(m, M, N, K, opA, MPE_FP32, K, opB, MPE_FP32, N, Z, N, acc, MPE_FP32, N), 0);
-  const float alpha = 0.75f, beta = -1.5f;
+  /* (1, 0) with no padding is the path that accumulates into C itself; (-1, 1) is LU's update */
+  static const float ab[3][2] = { { 0.75f, -1.5f }, { 1.0f, 0.0f }, { -1.0f, 1.0f } };
+  for (int v = 0; v < 6; v++) {
+  const float alpha = ab[v % 3][0], beta = ab[v % 3][1];
+  const int pad = v < 3 ? PAD : 0;
   for (int lay = 0; lay < 2; lay++)
     for (int ta = 0; ta < 2; ta++)
       for (int tb = 0; tb < 2; tb++) {
         int row = lay == 0;
         /* store op(A) as A (ta = 0) or A^T (ta = 1) in the layout, with padded ld */
         int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-        int lda = (row ? ac : ar) + PAD, ldb = (row ? bc : br) + PAD, ldc = (row ? N : M) + PAD;
+        int lda = (row ? ac : ar) + pad, ldb = (row ? bc : br) + pad, ldc = (row ? N : M) + pad;
         for (int r = 0; r < ar; r++)
           for (int c = 0; c < ac; c++) {
             float v = ta ? opA[c * K + r] : opA[r * K + c];
@@ -558,16 +562,18 @@ START_TEST(test_gemm_layouts)
         for (int i = 0; i < M; i++)
           for (int j = 0; j < N; j++) {
             int ci = row ? i * ldc + j : j * ldc + i;
-            float want = fmaf(alpha, acc[i * N + j], beta * C0[ci]);
-            ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "layout %d ta %d tb %d (%d,%d)", lay, ta, tb, i, j);
+            float want = beta == 0.0f ? alpha * acc[i * N + j] : fmaf(alpha, acc[i * N + j], beta * C0[ci]);
+            ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "alpha %g beta %g pad %d layout %d ta %d tb %d (%d,%d)",
+                          alpha, beta, pad, lay, ta, tb, i, j);
           }
         /* padding untouched */
-        for (int i = 0; i < (M + PAD) * (N + PAD); i++) {
+        for (int i = 0; i < ldc * (row ? M : N); i++) {
           int r = row ? i / ldc : i % ldc, c = row ? i % ldc : i / ldc;
           if ((row && (c >= N || r >= M)) || (!row && (r >= M || c >= N)))
             ck_assert_uint_eq(ts_f2u(C[i]), ts_f2u(C0[i]));
         }
       }
+  }
 }
 END_TEST
 
