@@ -394,6 +394,18 @@ static uint32_t want_bits(mpe_type out, double v)
   return out == MPE_FP16 ? h_bits(v) : f_bits(v);
 }
 
+/* the operands of one output, for a reproducer */
+static void dump_dot(const tc_case *cs, int i, int j, double c)
+{
+  fprintf(stderr, "  K=%d c=%a\n  a:", cs->K, c);
+  for (int k = 0; k < cs->K; k++)
+    fprintf(stderr, " %a", cs->A[(size_t)i * cs->K + k]);
+  fprintf(stderr, "\n  b:");
+  for (int k = 0; k < cs->K; k++)
+    fprintf(stderr, " %a", cs->B[(size_t)k * cs->n + j]);
+  fprintf(stderr, "\n");
+}
+
 /* the four stored forms of op(A), op(B), C: row-major NN, column-major NN,
    row-major TT, column-major TN; leading dimensions padded */
 static long run_gemm_forms(const mpe_tc_model *model, const tc_case *cs, mpe_type it, mpe_type out, int li,
@@ -429,7 +441,7 @@ static long run_gemm_forms(const mpe_tc_model *model, const tc_case *cs, mpe_typ
         if (got != want) {
           t->wrong[li]++;
           bad++;
-          char buf[160];
+          char buf[224];
           snprintf(buf, sizeof buf, "%s gemm form %d (layout %d ta %d tb %d)", ctx, form, lay, ta, tb);
           report(t, "tc", buf, i, j, got, want);
         }
@@ -467,7 +479,11 @@ static long run_mma(const mpe_tc_model *model, const tc_case *cs, mpe_type it, m
       if (got != want) {
         t->wrong[li]++;
         bad++;
-        report(t, "tc", in_place ? "mma in place" : "mma", i, j, got, want);
+        char buf[224];
+        snprintf(buf, sizeof buf, "%s mma%s", ctx, in_place ? " in place" : "");
+        report(t, "tc", buf, i, j, got, want);
+        if (t->reported <= 2)
+          dump_dot(cs, i, j, cs->C[i * n + j]);
       }
     }
   free(A); free(B); free(C);
@@ -519,66 +535,127 @@ static long run_fp32_operands(const mpe_tc_model *model, const mpe_tc_params *p,
   return bad;
 }
 
-START_TEST(test_tc_boundary)
+/* every case of one model: K below, at and well beyond L, both outputs, both value
+   regimes for BF16/TF32 (whole range, and exponents in [-48, 62] where the fast
+   kernels run), the four stored forms, mpe_mma, binary32 operands; at every level */
+static long tc_model_boundary(const mpe_tc_model *model, const char *label, uint64_t seed, tally *t)
 {
-  const char *name = tc_names[_i];
-  uint64_t seed = ts_seed() + 1000 * (uint64_t)_i;
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(model, &p), 0);
+  mpe_type it = p.in;
+  int L = p.kind == MPE_TC_BLOCK ? p.block : 16;
+  int Ks[] = { 1, L - 1, L, L + 1, 2 * L, 8 * L + 5 };
+  int tf32 = it == MPE_TF32;
   long total_bad = 0;
-  for (int ti = 0; ti < NTCTYPE; ti++) {
-    mpe_type it = tc_types[ti];
-    const mpe_tc_model *model = mpe_tc_model_get(name, it);
-    if (!model)
+  enum { M = 11, N = 9 };
+  for (int out = 0; out < 2; out++) {
+    mpe_type ot = out ? MPE_FP16 : MPE_FP32;
+    /* no binary16 output on the TF32 GPU models (MPE_EUNSUP); fma-chain has no binary16 rule */
+    if (out && (p.kind == MPE_TC_FMA_CHAIN || (tf32 && p.kind == MPE_TC_BLOCK)))
       continue;
-    mpe_tc_params p;
-    ck_assert_int_eq(mpe_tc_model_params(model, &p), 0);
-    int L = p.kind == MPE_TC_BLOCK ? p.block : 16;
-    int Ks[] = { 1, L - 1, L, L + 1, 2 * L, 8 * L + 5 };
-    tally t = { { 0 }, { 0 }, 0 };
-    int tf32 = it == MPE_TF32;
-    for (int out = 0; out < 2; out++) {
-      mpe_type ot = out ? MPE_FP16 : MPE_FP32;
-      /* no binary16 output on the TF32 GPU models (MPE_EUNSUP); fma-chain has no binary16 rule */
-      if (out && (p.kind == MPE_TC_FMA_CHAIN || (tf32 && p.kind == MPE_TC_BLOCK)))
-        continue;
-      for (int window = 0; window < ((it == MPE_BF16 || tf32) ? 2 : 1); window++)
-        for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++) {
-          int K = Ks[ki] > 0 ? Ks[ki] : 1;
-          tc_case cs = { 9, 7, K, NULL, NULL, NULL, NULL, NULL };
-          cs.A = malloc(sizeof(double) * 9 * (size_t)K);
-          cs.B = malloc(sizeof(double) * (size_t)K * 7);
-          cs.C = malloc(sizeof(double) * 63);
-          cs.want_gemm = malloc(sizeof(double) * 63);
-          cs.want_mma = malloc(sizeof(double) * 63);
-          fill_case(&cs, &p, ot, window, seed + 17 * ki + 101 * (uint64_t)ti + 1009 * (uint64_t)window + out);
-          for (int li = 0; li < NLEVEL; li++) {
-            if (set_level(levels[li]) < 0)
-              continue;
-            char ctx[96];
-            snprintf(ctx, sizeof ctx, "%s %s level%d K=%d out=%s window=%d", name, mpe_type_name(it), levels[li],
-                     K, mpe_type_name(ot), window);
-            long bad = run_gemm_forms(model, &cs, it, ot, li, &t, ctx);
-            bad += run_mma(model, &cs, it, ot, li, &t, ctx, (int)(ki % 2));
-            if (bad && t.reported <= 6)
-              fprintf(stderr, "  in %s\n", ctx);
-            total_bad += bad;
-          }
-          free(cs.A); free(cs.B); free(cs.C); free(cs.want_gemm); free(cs.want_mma);
+    for (int window = 0; window < ((it == MPE_BF16 || tf32) ? 2 : 1); window++)
+      for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++) {
+        int K = Ks[ki] > 0 ? Ks[ki] : 1;
+        tc_case cs = { M, N, K, NULL, NULL, NULL, NULL, NULL };
+        cs.A = malloc(sizeof(double) * M * (size_t)K);
+        cs.B = malloc(sizeof(double) * (size_t)K * N);
+        cs.C = malloc(sizeof(double) * M * N);
+        cs.want_gemm = malloc(sizeof(double) * M * N);
+        cs.want_mma = malloc(sizeof(double) * M * N);
+        fill_case(&cs, &p, ot, window, seed + 17 * ki + 1009 * (uint64_t)window + (uint64_t)out);
+        for (int li = 0; li < NLEVEL; li++) {
+          if (set_level(levels[li]) < 0)
+            continue;
+          char ctx[128];
+          snprintf(ctx, sizeof ctx, "%s %s level%d K=%d out=%s window=%d", label, mpe_type_name(it), levels[li], K,
+                   mpe_type_name(ot), window);
+          long bad = run_gemm_forms(model, &cs, it, ot, li, t, ctx);
+          bad += run_mma(model, &cs, it, ot, li, t, ctx, (int)(ki % 2));
+          if (bad && t->reported <= 6)
+            fprintf(stderr, "  in %s\n", ctx);
+          total_bad += bad;
         }
-      for (int li = 0; li < NLEVEL; li++)
-        if (set_level(levels[li]) >= 0)
-          total_bad += run_fp32_operands(model, &p, ot, li, &t, seed + 5 + (uint64_t)out);
-    }
-    for (int li = 0; li < NLEVEL; li++) {
-      if (set_level(levels[li]) < 0)
-        printf("tc boundary: %s %s level%d: not on this CPU\n", name, mpe_type_name(it), levels[li]);
-      else
-        printf("tc boundary: %s %s level%d: %ld outputs, %ld wrong\n", name, mpe_type_name(it), levels[li],
-               t.outputs[li], t.wrong[li]);
-    }
+        free(cs.A); free(cs.B); free(cs.C); free(cs.want_gemm); free(cs.want_mma);
+      }
+    for (int li = 0; li < NLEVEL; li++)
+      if (set_level(levels[li]) >= 0)
+        total_bad += run_fp32_operands(model, &p, ot, li, t, seed + 5 + (uint64_t)out);
+  }
+  for (int li = 0; li < NLEVEL; li++) {
+    if (set_level(levels[li]) < 0)
+      printf("tc boundary: %s %s level%d: not on this CPU\n", label, mpe_type_name(it), levels[li]);
+    else
+      printf("tc boundary: %s %s level%d: %ld outputs, %ld wrong\n", label, mpe_type_name(it), levels[li],
+             t->outputs[li], t->wrong[li]);
   }
   mpe_simd_level_set(-1);
   fflush(stdout);
+  return total_bad;
+}
+
+START_TEST(test_tc_boundary)
+{
+  const char *name = tc_names[_i];
+  long total_bad = 0;
+  for (int ti = 0; ti < NTCTYPE; ti++) {
+    const mpe_tc_model *model = mpe_tc_model_get(name, tc_types[ti]);
+    if (!model)
+      continue;
+    tally t = { { 0 }, { 0 }, 0 };
+    total_bad += tc_model_boundary(model, name, ts_seed() + 1000 * (uint64_t)_i + 101 * (uint64_t)ti, &t);
+  }
   ck_assert_msg(total_bad == 0, "%s: %ld wrong tensor-core outputs (see stderr)", name, total_bad);
+}
+END_TEST
+
+/* Custom models at the edges of every block-sum lane of mpe_tc_model_get(3)
+   ("How the fast kernels hold a block sum"): one int32 sum at its limit, two
+   int32 halves, binary64 lanes at their limit, the portable engine just past
+   it; and the other parameters (result_bits, late_c, zero_c_counts = 0, every
+   binary32 output rounding, input rules). */
+static const struct { int L, F, rb, late, zc; mpe_round r32, inr; const char *why; } custom_models[] = {
+  { 16, 25, 0, 0, 1, MPE_RZ, MPE_RNE, "int32 at its limit" },
+  { 1, 29, 0, 0, 1, MPE_RZ, MPE_RNE, "int32, F = 29" },
+  { 16, 26, 0, 0, 1, MPE_RZ, MPE_RNE, "two int32 halves" },
+  { 31, 25, 0, 0, 1, MPE_RZ, MPE_RNE, "two halves, odd L" },
+  { 16, 27, 0, 0, 1, MPE_RZ, MPE_RNE, "binary64 lanes" },
+  { 16, 46, 0, 0, 1, MPE_RZ, MPE_RNE, "binary64 at its limit" },
+  { 16, 47, 0, 0, 1, MPE_RZ, MPE_RNE, "portable, just past binary64" },
+  { 3, 58, 0, 0, 1, MPE_RZ, MPE_RNE, "portable, F = 58" },
+  { 8, 24, 0, 0, 0, MPE_RNE, MPE_RZ, "zero c drops out, RNE out" },
+  { 32, 13, 13, 0, 1, MPE_RU, MPE_RNA, "13-bit result, RU out" },
+  { 32, 25, 0, 1, 1, MPE_RD, MPE_RNE, "late c, RD out" },
+  { 5, 20, 7, 1, 0, MPE_RNA, MPE_RZ, "late c, 7-bit result, RNA out" },
+};
+#define NCUSTOM (int)(sizeof custom_models / sizeof custom_models[0])
+
+START_TEST(test_tc_custom_boundary)
+{
+  const struct { const char *name; mpe_type t; } bases[] = { { "h100", MPE_FP16 }, { "h100", MPE_BF16 },
+                                                             { "h100", MPE_TF32 }, { "h100", MPE_E4M3 },
+                                                             { "b200", MPE_E5M2 } };
+  long total_bad = 0;
+  for (int bi = 0; bi < 5; bi++) {
+    mpe_tc_params p;
+    ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get(bases[bi].name, bases[bi].t), &p), 0);
+    p.block = custom_models[_i].L;
+    p.align_bits = custom_models[_i].F;
+    p.result_bits = custom_models[_i].rb;
+    p.late_c = custom_models[_i].late;
+    p.zero_c_counts = custom_models[_i].zc;
+    p.round_fp32 = custom_models[_i].r32;
+    p.input_round = custom_models[_i].inr;
+    mpe_tc_model *m = NULL;
+    int rc = mpe_tc_model_custom(&m, &p);
+    ck_assert_msg(rc == 0, "custom L=%d F=%d (%s) %s: %d", p.block, p.align_bits, custom_models[_i].why,
+                  mpe_type_name(p.in), rc);
+    char label[96];
+    snprintf(label, sizeof label, "custom L=%d F=%d (%s)", p.block, p.align_bits, custom_models[_i].why);
+    tally t = { { 0 }, { 0 }, 0 };
+    total_bad += tc_model_boundary(m, label, ts_seed() + 7000 + 31 * (uint64_t)_i + (uint64_t)bi, &t);
+    mpe_tc_model_free(m);
+  }
+  ck_assert_msg(total_bad == 0, "%ld wrong tensor-core outputs (see stderr)", total_bad);
 }
 END_TEST
 
@@ -1031,6 +1108,7 @@ int main(void)
   tcase_add_test(tc, test_tc_params_documented);
   tcase_add_loop_test(tc, test_oracle_gpu_data, 0, NGPUSET);
   tcase_add_loop_test(tc, test_tc_boundary, 0, NTCNAME);
+  tcase_add_loop_test(tc, test_tc_custom_boundary, 0, NCUSTOM);
   tcase_add_test(tc, test_tc_b200_fp8_reproducer);
   suite_add_tcase(s, tc);
   tc = tcase_create("rounding");

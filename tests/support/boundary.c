@@ -576,14 +576,21 @@ static double tc_block(const mpe_tc_params *p, int k0, int k1, const double *a, 
       mpz_add(S, S, t);
     }
     mpe_round rm = out == MPE_FP16 ? p->round_fp16 : p->round_fp32;
+    int neg = mpz_sgn(S) < 0;
     if (out == MPE_FP32 && p->result_bits > 0 && mpz_sgn(S) != 0) {
-      long drop = (long)mpz_sizeinbase(S, 2) - 1 - p->result_bits;
+      /* fraction bits of the binary32 result: below 2^-126 those of a subnormal's
+         field (the man page leaves this implicit; it matters only when
+         result_bits < align_bits and the sum lies under 2^-126) */
+      long e = (long)mpz_sizeinbase(S, 2) - 1 + X;
+      long drop = (e > of.emin ? e : of.emin) - p->result_bits - X;
       if (drop > 0) {
         mpz_tdiv_q_2exp(S, S, (mp_bitcnt_t)drop);
         X += drop;
       }
     }
     r = ts_round_z(S, X, &of, rm, 1, NULL);
+    if (r == 0 && neg)
+      r = -0.0;                             /* a non-zero sum cut to zero keeps its sign */
     mpz_clears(S, t, NULL);
   }
   return late ? ieee_add_rne(r, c, &of) : r;
