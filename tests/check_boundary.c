@@ -323,6 +323,7 @@ START_TEST(test_oracle_gpu_data)
     }
   }
   printf("tc oracle vs GPU %s/%s: K=%d %d outputs, %d wrong\n", g, in, K, n, bad);
+  fflush(stdout);
   ck_assert_int_eq(bad, 0);
   free(a); free(b); free(c); free(d32); free(d16);
 }
