@@ -823,7 +823,7 @@ START_TEST(test_round_arrays)
   float *xf = malloc(sizeof(float) * CAP), *yf = malloc(sizeof(float) * CAP);
   double *want = malloc(sizeof(double) * CAP);
   int *nfn = malloc(sizeof(int) * CAP), *skip = malloc(sizeof(int) * CAP);
-  long all_bad = 0;
+  long all_bad = 0, oracle_checks = 0;
   for (int fi = 0; fi < nf; fi++) {
     const mpe_format *f = fs[fi].f;
     ts_fmt tf = ts_fmt_of(f);
@@ -860,6 +860,12 @@ START_TEST(test_round_arrays)
             mpe_round_opts od = o;
             od.round = mode >= MPE_SR ? MPE_RNE : (mpe_round)mode;   /* specials and zeros only */
             want[j] = expect_round(xd[j], &tf, &od, &nfn[j]);
+            /* the GMP reference and the suite's MPFR one (ts_mpfr_round) agree */
+            if (mode < MPE_SR && isfinite(xd[j]) && xd[j] != 0) {
+              double m = ts_mpfr_round(xd[j], tf.p, tf.emin, tf.emax, tf.maxv, tf.has_inf, (mpe_round)mode);
+              ck_assert_msg(ts_same_f64(m, ts_round_d(xd[j], &tf, (mpe_round)mode)), "references differ at %a", xd[j]);
+              oracle_checks++;
+            }
           }
         }
         long cnt[NLEVEL] = { 0 }, bad[NLEVEL] = { 0 }, skipped = 0;
@@ -899,6 +905,7 @@ START_TEST(test_round_arrays)
         printf("\n");
       }
   }
+  printf("round %s: the GMP and MPFR references agree on %ld values\n", f64 ? "f64" : "f32", oracle_checks);
   mpe_simd_level_set(-1);
   fflush(stdout);
   mpe_format_free(cust);
@@ -965,6 +972,47 @@ static int ew_exact(int op, float x, float y, float z, mpe_round mode, mpz_t S, 
   return ret;
 }
 
+/* The IEEE modes the textbook way: the operation rounded by MPFR to p bits, then
+   mpfr_check_range and mpfr_subnormalize in the format's exponent range; beyond
+   max finite as IEEE 754 (NaN where the format has no inf). */
+static double ew_mpfr_direct(int op, float x, float y, float z, const ts_fmt *f, mpe_round mode)
+{
+  mpfr_rnd_t rm = mode == MPE_RZ ? MPFR_RNDZ : mode == MPE_RU ? MPFR_RNDU : mode == MPE_RD ? MPFR_RNDD : MPFR_RNDN;
+  mpfr_t a, b, c, r;
+  mpfr_inits2(24, a, b, c, (mpfr_ptr)0);
+  mpfr_init2(r, f->p);
+  mpfr_set_flt(a, x, MPFR_RNDN);
+  mpfr_set_flt(b, y, MPFR_RNDN);
+  mpfr_set_flt(c, z, MPFR_RNDN);
+  int t;
+  switch (op) {
+  case EW_ADD: t = mpfr_add(r, a, b, rm); break;
+  case EW_SUB: t = mpfr_sub(r, a, b, rm); break;
+  case EW_MUL: case EW_SCALE: t = mpfr_mul(r, a, b, rm); break;
+  case EW_DIV: t = mpfr_div(r, a, b, rm); break;
+  case EW_FMA: t = mpfr_fma(r, a, b, c, rm); break;
+  case EW_SQRT: t = mpfr_sqrt(r, a, rm); break;
+  default: t = mpfr_ui_div(r, 1, a, rm); break;
+  }
+  mpfr_exp_t oemin = mpfr_get_emin(), oemax = mpfr_get_emax();
+  mpfr_set_emin(f->emin - f->p + 2);
+  mpfr_set_emax(f->emax + 1);
+  t = mpfr_check_range(r, t, rm);
+  mpfr_subnormalize(r, t, rm);
+  double v = mpfr_get_d(r, MPFR_RNDN);
+  mpfr_set_emin(oemin);
+  mpfr_set_emax(oemax);
+  mpfr_clears(a, b, c, r, (mpfr_ptr)0);
+  if (fabs(v) > f->maxv) {
+    int neg = v < 0, toward_zero = mode == MPE_RZ || (mode == MPE_RU && neg) || (mode == MPE_RD && !neg);
+    if (toward_zero)
+      v = neg ? -f->maxv : f->maxv;
+    else
+      v = f->has_inf ? (neg ? -INFINITY : INFINITY) : NAN;
+  }
+  return v;
+}
+
 static int ew_call(int op, float *out, const float *x, const float *y, const float *z, float alpha, size_t n,
                    const mpe_format *f, const mpe_round_opts *o)
 {
@@ -991,7 +1039,7 @@ START_TEST(test_elementwise)
   float *out = malloc(sizeof(float) * N);
   double *want = malloc(sizeof(double) * N);
   int *nanin = malloc(sizeof(int) * N), *skip = malloc(sizeof(int) * N);
-  long all_bad = 0;
+  long all_bad = 0, oracle_checks = 0;
   for (size_t fi = 0; fi < sizeof fts / sizeof fts[0]; fi++) {
     const mpe_format *f = mpe_format_of(fts[fi]);
     ts_fmt tf = ts_fmt_of(f);
@@ -1049,6 +1097,12 @@ START_TEST(test_elementwise)
             want[j] = expect_sr(S, X, &tf, (mpe_round)mode, sr_word(o.seed, o.offset + (uint64_t)j), &skip[j]);
           } else {
             double r = ts_round_z(S, X, &tf, (mpe_round)mode, 0, NULL);
+            if (mode == MPE_RNE || mode == MPE_RZ || mode == MPE_RU || mode == MPE_RD) {
+              double m = ew_mpfr_direct(op, xx, a1, z[j], &tf, (mpe_round)mode);
+              ck_assert_msg(ts_same_f64(m, r), "ew_%s references differ: %a %a %a: %a vs %a", ew_names[op], xx, a1,
+                            z[j], m, r);
+              oracle_checks++;
+            }
             int nfn = isnan(r);
             if (isnan(r) || isinf(r))
               r = o.saturate ? (mpz_sgn(S) < 0 ? -tf.maxv : tf.maxv) : r;
@@ -1095,6 +1149,7 @@ START_TEST(test_elementwise)
         printf("\n");
       }
   }
+  printf("ew_%s: the sticky-bit and direct MPFR references agree on %ld values\n", ew_names[op], oracle_checks);
   mpe_simd_level_set(-1);
   fflush(stdout);
   free(x); free(y); free(z); free(out); free(want); free(nanin); free(skip);
