@@ -91,7 +91,10 @@ void ts_philox4x32(uint32_t out[4], const uint32_t ctr[4], const uint32_t key[2]
    exact / fma-chain references). a and b are read with strides sa and sb and
    hold values of the model's input format (NaN and inf allowed); c is a value
    of the output format. out is MPE_FP32 or MPE_FP16. Returns the binary32 or
-   binary16 value as a double (NaN for NaN). */
+   binary16 value as a double (NaN for NaN). Where the pages are silent the
+   oracle reads them so: result_bits counts fraction bits at the result's binary32
+   exponent clamped at -126 (a subnormal's field), and a non-zero block sum cut
+   or rounded to zero keeps its sign. */
 double ts_tc_oracle(const mpe_tc_params *p, int K, const double *a, size_t sa, const double *b,
                     size_t sb, double c, mpe_type out);
 /* Input rule of a model for binary32 operands: x rounded to the input format
