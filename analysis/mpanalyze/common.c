@@ -105,12 +105,12 @@ int mpa_parse_shape(const char *s, mpe_io_opts *o)
 
 int mpa_parse_kind(const char *s, mpe_io_opts *o)
 {
-  for (int k = MPE_IO_NPY; k <= MPE_IO_TEXT; k++)
+  for (int k = MPE_IO_NPY; k <= MPE_IO_PT; k++)
     if (!strcmp(s, mpe_io_kind_name((mpe_io_kind)k))) {
       o->kind = (mpe_io_kind)k;
       return 0;
     }
-  mpa_error(NULL, "unknown --kind '%s' (npy, npz, safetensors, raw, text)", s);
+  mpa_error(NULL, "unknown --kind '%s' (npy, npz, safetensors, raw, text, pt)", s);
   return -1;
 }
 

@@ -1,4 +1,4 @@
-/* mpemu — tensor-file readers: npy, npz, safetensors, raw, text (issue 6).
+/* mpemu — tensor-file readers: npy, npz, safetensors, raw, text, PyTorch (issues 6, 15).
    A file holds one or more tensors; each is read in chunks, so a file larger
    than memory is analysed in memory bounded by the chunk size. Every reader
    validates what it is told (header lengths, shapes, offsets, sizes) against
@@ -18,7 +18,8 @@ typedef enum {
   MPE_IO_NPZ,
   MPE_IO_SAFETENSORS,
   MPE_IO_RAW,          /* little-endian values; needs a dtype */
-  MPE_IO_TEXT          /* numbers separated by white space, ',' or ';'; '#' starts a comment */
+  MPE_IO_TEXT,         /* numbers separated by white space, ',' or ';'; '#' starts a comment */
+  MPE_IO_PT            /* torch.save zip archive (.pt, .pth, .bin): an allow-listed pickle, never executed */
 } mpe_io_kind;
 
 typedef struct {
