@@ -919,6 +919,16 @@ void mpe_io_close(mpe_io *f)
 mpe_io_kind mpe_io_kind_of(const mpe_io *f) { return f ? f->kind : MPE_IO_AUTO; }
 size_t mpe_io_count(const mpe_io *f) { return f ? f->nt : 0; }
 size_t mpe_io_skipped(const mpe_io *f) { return f ? f->skipped : 0; }
+
+int mpe_io_skipped_info(const mpe_io *f, size_t i, const char **name, const char **dtype, const char **why)
+{
+  if (!f || !name || !dtype || !why || i >= f->skipped)
+    return MPE_EINVAL;
+  if (!f->pt)
+    return MPE_EUNSUP;
+  mpei_pt_skipped(f->pt, i, name, dtype, why);
+  return MPE_OK;
+}
 const char *mpe_io_message(const mpe_io *f) { return f ? f->msg : ""; }
 uint64_t mpe_io_bytes_done(const mpe_io *f) { return f ? f->done : 0; }
 uint64_t mpe_io_bytes_total(const mpe_io *f) { return f ? f->total : 0; }

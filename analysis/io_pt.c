@@ -643,8 +643,11 @@ static int key_text(const struct mpei_pt *p, uint32_t k, char *out, size_t outle
       return -1;
     memcpy(out, p->pk + v->u.s.off, v->u.s.len);
     out[v->u.s.len] = 0;
-    if (!mpei_utf8_valid(out, v->u.s.len) || memchr(out, 0, v->u.s.len))
+    if (!mpei_utf8_valid(out, v->u.s.len))
       return -1;
+    for (uint32_t i = 0; i < v->u.s.len; i++)   /* names reach terminals and plots: no control characters */
+      if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+        out[i] = '?';
     return 0;
   case V_INT: snprintf(out, outlen, "%lld", (long long)v->u.i); return 0;
   case V_BOOL: snprintf(out, outlen, "%s", v->u.i ? "True" : "False"); return 0;

@@ -59,6 +59,10 @@ MPE_API const char *mpe_io_kind_name(mpe_io_kind k);  /* "npy", "npz", ... */
    (I64, U8, BOOL, ...) are validated but not listed; mpe_io_skipped counts them. */
 MPE_API size_t mpe_io_count(const mpe_io *f);
 MPE_API size_t mpe_io_skipped(const mpe_io *f);
+/* Skipped tensor i (0 <= i < mpe_io_skipped): its name, its dtype as the file names it
+   ("int64", "bool", ...) and why it was skipped ("integer tensor", ...), valid until
+   mpe_io_close. PyTorch files keep these; other kinds give MPE_EUNSUP (counted only). */
+MPE_API int mpe_io_skipped_info(const mpe_io *f, size_t i, const char **name, const char **dtype, const char **why);
 /* The description of tensor i (the name stays valid until mpe_io_close). */
 MPE_API int mpe_io_info(const mpe_io *f, size_t i, mpe_io_tensor *t);
 /* Index of the tensor called `name`: MPE_ENOTFOUND if there is none. */

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Make the PyTorch fixtures of tests/data/pt/ with a real torch.save.
+
+Needs torch (a scratch virtual environment is enough; the test suite does not):
+    python3 -m venv /tmp/tv && /tmp/tv/bin/pip install torch
+    /tmp/tv/bin/python tests/data/pt/make_pt.py tests/data/pt
+Writes state.pt, nested.pt, bare.pt and expected.txt: for every floating-point
+tensor, its name, dtype, shape and values (decoded by torch, in C order, as
+Python float.hex), and for the integer/bool tensors the line "skip NAME DTYPE".
+The readers' tests compare every value bit for bit with this file.
+"""
+import sys
+from collections import OrderedDict
+
+import torch
+
+out = sys.argv[1] if len(sys.argv) > 1 else "."
+g = torch.Generator().manual_seed(15)
+
+
+def randn(*shape, scale=1.0):
+    return torch.randn(*shape, generator=g) * scale
+
+
+lines = []
+
+
+def expect(prefix, obj):
+    """the reader's view of obj: tensors under dotted names, other leaves ignored"""
+    if isinstance(obj, torch.Tensor):
+        if obj.dtype.is_floating_point:
+            vals = obj.detach().to(torch.float64).contiguous().view(-1).tolist()
+            shape = ",".join(str(s) for s in obj.shape)
+            lines.append(f"{prefix} {str(obj.dtype)[6:]} ({shape}) " + " ".join(float.hex(v) for v in vals))
+        else:
+            lines.append(f"skip {prefix} {str(obj.dtype)[6:]}")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            expect(f"{prefix}.{k}" if prefix else str(k), v)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            expect(f"{prefix}.{i}" if prefix else str(i), v)
+
+
+# 1. a state_dict (an OrderedDict with _metadata) with every float dtype, an int64
+#    step counter, a bool mask, non-contiguous views and shared storage
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.LayerNorm(4))
+sd = model.state_dict()
+base = randn(4, 5, scale=1e-3)                      # gradient-like: small values
+base[0, 0] = 1e-8                                   # underflows in FP16
+base[0, 1] = 7e4                                    # overflows FP16
+sd["grad.fp32"] = base
+sd["grad.fp16"] = randn(3, 4, scale=1e-4).to(torch.float16)
+sd["grad.bf16"] = randn(2, 3, scale=1e-30).to(torch.bfloat16)
+sd["grad.e4m3"] = randn(8, scale=100).to(torch.float8_e4m3fn)
+sd["grad.e5m2"] = randn(8, scale=1e-4).to(torch.float8_e5m2)
+sd["grad.fp64"] = randn(2, 2).to(torch.float64) * 1e-300
+sd["view.transpose"] = base.t()                     # strides (1, 5) over base's storage
+sd["view.slice"] = base[1:, 1:4]                    # offset 6, strides (5, 1)
+sd["view.row"] = base[2]                            # contiguous, offset 10, shared storage
+sd["step"] = torch.tensor(1234, dtype=torch.int64)
+sd["mask"] = torch.tensor([True, False, True])
+torch.save(sd, f"{out}/state.pt")
+expect("", sd)
+lines.append("end state.pt")
+
+# 2. a training checkpoint: nested dicts and lists, an Adam state with int keys,
+#    a Parameter, optimizer settings that are not tensors
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+x = randn(5, 3)
+model(x).square().sum().backward()
+opt.step()
+ck = {
+    "model": {"net": model.state_dict()},
+    "optim": opt.state_dict(),
+    "grads": [p.grad.clone() for p in model.parameters()],
+    "pair": (randn(2), torch.nn.Parameter(randn(2, 2))),
+    "epoch": 7,
+    "name": "run-15",
+}
+torch.save(ck, f"{out}/nested.pt")
+expect("", ck)
+lines.append("end nested.pt")
+
+# 3. a bare tensor: named after the file
+bare = randn(3, 2, scale=1e-6).to(torch.float16)
+torch.save(bare, f"{out}/bare.pt")
+expect("bare", bare)
+lines.append("end bare.pt")
+
+with open(f"{out}/expected.txt", "w") as f:
+    f.write(f"# made by make_pt.py with torch {torch.__version__}\n")
+    f.write("\n".join(lines) + "\n")
