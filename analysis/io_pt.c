@@ -758,8 +758,11 @@ static int read_member(zip_t *za, const char *name, unsigned char **buf, size_t 
   if (bad)
     mpei_io_msg(msg, msglen, "member %.64s is truncated or corrupt: %s", name, zip_file_strerror(zf));
   zip_fclose(zf);
-  if (bad)
+  if (bad) {
+    free(*buf);
+    *buf = NULL;
     return MPE_EFORMAT;
+  }
   *len = (size_t)st.size;
   return MPE_OK;
 }

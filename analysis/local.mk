@@ -41,8 +41,8 @@ TESTS += tests/check_scaler
 tests_check_scaler_SOURCES = tests/check_scaler.c
 tests_check_scaler_CFLAGS = $(TEST_CFLAGS)
 tests_check_scaler_LDADD = $(TEST_LDADD)
-TESTS += tests/check_mpanalyze.sh
-EXTRA_DIST += tests/check_mpanalyze.sh tests/data tests/fuzz
+TESTS += tests/check_mpanalyze.sh tests/check_python.sh
+EXTRA_DIST += tests/check_mpanalyze.sh tests/check_python.sh tests/data tests/fuzz python
 
 # the example that makes the demo's gradient dumps
 noinst_PROGRAMS += examples/amp_dump

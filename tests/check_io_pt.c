@@ -262,6 +262,7 @@ START_TEST(test_fuzz_replay)
 {
   size_t n = 0;
   ts_each_file("tests/fuzz/corpus/pt", "", replay, &n);
+  ts_each_file("tests/fuzz/crashes", "pt-", replay, &n);
   ck_assert_uint_gt(n, 0);
   printf("pt fuzz replay: %zu files\n", n);
 }
