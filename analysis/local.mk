@@ -42,7 +42,9 @@ tests_check_scaler_SOURCES = tests/check_scaler.c
 tests_check_scaler_CFLAGS = $(TEST_CFLAGS)
 tests_check_scaler_LDADD = $(TEST_LDADD)
 TESTS += tests/check_mpanalyze.sh tests/check_python.sh
-EXTRA_DIST += tests/check_mpanalyze.sh tests/check_python.sh tests/data tests/fuzz python
+EXTRA_DIST += tests/check_mpanalyze.sh tests/check_python.sh tests/data tests/fuzz \
+	python/pyproject.toml python/setup.py python/README.md python/mpemu/__init__.py python/mpemu/_lib.py \
+	python/mpemu/py.typed python/tests/test_mpemu.py
 
 # the example that makes the demo's gradient dumps
 noinst_PROGRAMS += examples/amp_dump
