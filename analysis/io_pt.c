@@ -374,6 +374,8 @@ static int global(struct mpei_pt *p, const unsigned char *mod, size_t ml, const 
     if (strlen(calls[i].mod) == ml && !memcmp(calls[i].mod, mod, ml) &&
         strlen(calls[i].name) == nl && !memcmp(calls[i].name, name, nl))
       g = (uint32_t)i;
+  if (ml == 12 && !memcmp(mod, "torch._utils", 12) && nl == 29 && !memcmp(name, "_rebuild_parameter_with_state", 29))
+    g = G_REBUILD_PARAM;   /* a Parameter with attributes: (data, requires_grad, hooks, state) */
   if (ml == 5 && !memcmp(mod, "torch", 5) && nl)
     for (size_t i = 0; i < NSTYPES; i++) {
       if (strlen(stypes[i].name) == nl && !memcmp(stypes[i].name, name, nl))
@@ -398,8 +400,6 @@ static int global(struct mpei_pt *p, const unsigned char *mod, size_t ml, const 
 static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
 {
   const unsigned char *c = p->pk, *e = p->pk + p->pklen;
-  /* no pickle can legitimately memoise more objects than it has bytes */
-  const uint64_t memo_max = p->pklen;
 #define NEED(k) do { if ((size_t)(e - c) < (size_t)(k)) ERR(MPE_EFORMAT, "pickle ends inside an opcode"); } while (0)
 #define EMPTY (p->sp == 0 || (p->nmarks && p->sp <= p->marks[p->nmarks - 1]))
 #define POP(x) do { if (EMPTY) { ERR(MPE_EFORMAT, "pickle pops an empty stack"); } (x) = p->stack[--p->sp]; } while (0)
@@ -564,8 +564,10 @@ static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
       } else {
         len = p->nmemo;   /* MEMOIZE: the next index */
       }
-      if (len >= memo_max)
-        ERR(MPE_EFORMAT, "pickle memo index %llu is absurd for a %zu-byte pickle", (unsigned long long)len, p->pklen);
+      /* Python's pickler numbers memo entries in order, one per object made: an index
+         beyond the objects made so far is absurd (and would size the memo) */
+      if (len >= p->nv + 1)
+        ERR(MPE_EFORMAT, "pickle memo index %llu is absurd after %zu values", (unsigned long long)len, p->nv);
       if (op == 'h' || op == 'j') {
         if (len >= p->capmemo || p->memo[len] == NONE_ID)
           ERR(MPE_EFORMAT, "pickle gets memo entry %llu, which was never set", (unsigned long long)len);
@@ -898,6 +900,12 @@ int mpei_pt_select(struct mpei_pt *p, size_t i, char *msg, size_t msglen)
   const struct view *w = &p->views[p->o[i].view];
   const struct storage *s = &p->s[w->storage];
   size_t es = stypes[w->st].size;
+  if (w->count == 0) {   /* nothing to read (its offset may even be the storage's end) */
+    p->cur = (long)i;
+    p->pos = 0;
+    p->contiguous = 1;
+    return MPE_OK;
+  }
   /* contiguous in C order: each stride (of a dimension longer than 1) is the product of the later sizes */
   uint64_t want = 1;
   p->contiguous = 1;

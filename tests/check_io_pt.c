@@ -174,6 +174,16 @@ START_TEST(test_views)
   /* the progress counters cover the four views */
   ck_assert_uint_gt(mpe_io_bytes_done(f), 0);
   mpe_io_close(f);
+  /* a big-endian archive (byteorder "big", as torch.save writes on such a machine) */
+  ck_assert_int_eq(mpe_io_open(&f, data("pt/big_endian.pt"), NULL, msg, sizeof msg), 0);
+  float be[6];
+  size_t nbe;
+  ck_assert_int_eq(mpe_io_select(f, 0), 0);
+  ck_assert_int_eq(mpe_io_read(f, be, 6, &nbe), 0);
+  ck_assert_uint_eq(nbe, 6);
+  for (int k = 0; k < 6; k++)
+    ck_assert(be[k] == (float)(k + 1));
+  mpe_io_close(f);
   /* a kind forced on a file of another kind */
   mpe_io_opts o;
   memset(&o, 0, sizeof o);

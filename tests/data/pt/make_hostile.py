@@ -18,8 +18,15 @@ out = sys.argv[1] if len(sys.argv) > 1 else "."
 MARKER = "mpemu-pwned-marker"   # what the commands below would create
 
 
+class Zip(zipfile.ZipFile):
+    """members with a fixed date, so that the files do not change when remade"""
+
+    def writestr(self, name, data, *args):
+        super().writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), data, *args)
+
+
 def archive(name, pkl, storages=None, top="archive", extra=None):
-    with zipfile.ZipFile(os.path.join(out, name), "w", zipfile.ZIP_STORED) as z:
+    with Zip(os.path.join(out, name), "w", zipfile.ZIP_STORED) as z:
         z.writestr(f"{top}/data.pkl", pkl)
         for key, data in (storages or {}).items():
             z.writestr(f"{top}/data/{key}", data)
@@ -121,6 +128,13 @@ with open(os.path.join(out, "pt_legacy.pt"), "wb") as f:
 # the same hostile pickle, but bare (no zip): refused as a bare pickle
 with open(os.path.join(out, "pt_bare_pickle.pt"), "wb") as f:
     f.write(pickle.dumps({"w": System()}, protocol=2))
+# a good big-endian archive (as torch.save writes on a big-endian machine): 1..6 in float32
+ptdir = os.path.dirname(os.path.abspath(__file__))
+with Zip(os.path.join(ptdir, "big_endian.pt"), "w", zipfile.ZIP_STORED) as z:
+    z.writestr("big_endian/data.pkl", state(s("w"), tensor()))
+    z.writestr("big_endian/byteorder", "big")
+    z.writestr("big_endian/data/0", struct.pack(">6f", 1, 2, 3, 4, 5, 6))
+    z.writestr("big_endian/version", "3\n")
 # and the good one, for the fuzz corpus
 if len(sys.argv) > 2:
     archive(os.path.join(os.path.abspath(sys.argv[2]), "assembled.pt"), ok, {"0": data0})

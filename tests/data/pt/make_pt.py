@@ -58,6 +58,9 @@ sd["grad.fp64"] = randn(2, 2).to(torch.float64) * 1e-300
 sd["view.transpose"] = base.t()                     # strides (1, 5) over base's storage
 sd["view.slice"] = base[1:, 1:4]                    # offset 6, strides (5, 1)
 sd["view.row"] = base[2]                            # contiguous, offset 10, shared storage
+sd["view.empty"] = base[4:]                         # shape (0, 5): offset at the storage's end
+sd["view.e4m3_step2"] = sd["grad.e4m3"][::2]        # FP8 (an untyped storage, _rebuild_tensor_v3), stride 2
+sd["view.e5m2_tail"] = sd["grad.e5m2"][3:]          # FP8, offset 3
 sd["step"] = torch.tensor(1234, dtype=torch.int64)
 sd["mask"] = torch.tensor([True, False, True])
 torch.save(sd, f"{out}/state.pt")
