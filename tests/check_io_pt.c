@@ -2,7 +2,8 @@
    (tests/data/pt/make_pt.py) give every value that torch itself decodes
    (tests/data/pt/expected.txt, hex floats), under the same dotted names, with
    views (transposes, slices with an offset, shared storage) gathered in C order,
-   integer/bool tensors skipped and named; hostile archives
+   integer/bool tensors skipped and named, and range counts equal to those of
+   torch's own conversions (tests/data/pt/counts.txt); hostile archives
    (tests/data/pt/make_hostile.py: pickles that would run a command, views
    outside their storage, absurd nesting and memo indices) are refused with one
    line, and nothing in them is run. */
@@ -200,6 +201,51 @@ START_TEST(test_views)
 }
 END_TEST
 
+/* range counts of every tensor (read through the reader, views included) equal the counts
+   torch's own conversions give (tests/data/pt/counts.txt, made by make_pt.py) */
+START_TEST(test_counts_equal_torch)
+{
+  FILE *in = fopen(data("pt/counts.txt"), "r");
+  ck_assert_ptr_nonnull(in);
+  char line[512];
+  size_t rows = 0, nonzero = 0;
+  while (fgets(line, sizeof line, in)) {
+    char file[64], name[256], fmt[16], rel[96], msg[256];
+    unsigned long long u, sn, o;
+    if (line[0] == '#')
+      continue;
+    ck_assert_int_eq(sscanf(line, "%63s %255s %15s %llu %llu %llu", file, name, fmt, &u, &sn, &o), 6);
+    snprintf(rel, sizeof rel, "pt/%s", file);
+    mpe_io *f;
+    ck_assert_int_eq(mpe_io_open(&f, data(rel), NULL, msg, sizeof msg), 0);
+    size_t i;
+    ck_assert_msg(mpe_io_find(f, name, &i) == 0, "%s: %s", file, name);
+    const mpe_format *fm = mpe_format_lookup(fmt);
+    ck_assert_ptr_nonnull(fm);
+    mpe_range *r = mpe_range_alloc(&fm, 1, NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(mpe_io_select(f, i), 0);
+    float v[7];
+    size_t n;
+    while (mpe_io_read(f, v, 7, &n) == 0 && n)
+      ck_assert_int_eq(mpe_range_add_f32(r, v, n), 0);
+    mpe_range_stats st;
+    ck_assert_int_eq(mpe_range_stats_get(r, 0, &st), 0);
+    ck_assert_msg(st.underflow == u && st.subnormal == sn && st.overflow == o,
+                  "%s %s %s: underflow %llu subnormal %llu overflow %llu, torch %llu %llu %llu", file, name, fmt,
+                  (unsigned long long)st.underflow, (unsigned long long)st.subnormal,
+                  (unsigned long long)st.overflow, u, sn, o);
+    rows++;
+    nonzero += u + sn + o > 0;
+    mpe_range_free(r);
+    mpe_io_close(f);
+  }
+  fclose(in);
+  ck_assert_uint_gt(nonzero, 20);
+  printf("range counts equal to torch's conversions: %zu tensor x format rows (%zu with events)\n", rows, nonzero);
+}
+END_TEST
+
 static const struct { const char *file; int rc; const char *says; } hostile[] = {
   { "pt_os_system.pt", MPE_EFORMAT, "'posix.system', which is not allowed" },
   { "pt_eval.pt", MPE_EFORMAT, "eval', which is not allowed" },
@@ -284,6 +330,7 @@ int main(void)
   TCase *tc = tcase_create("torch");
   tcase_add_test(tc, test_torch_files);
   tcase_add_test(tc, test_views);
+  tcase_add_test(tc, test_counts_equal_torch);
   suite_add_tcase(s, tc);
   tc = tcase_create("hostile");
   tcase_add_loop_test(tc, test_hostile, 0, (int)(sizeof hostile / sizeof hostile[0]));
