@@ -117,6 +117,8 @@ struct mpei_pt {
   struct out *o, *sk;     /* tensors listed, tensors skipped */
   size_t no, capo, nsk, capsk;
   zip_t *za;
+  uint32_t *by_member;    /* storage index of each zip entry, NONE_ID when none */
+  uint64_t nentries;
   char prefix[256];       /* "<top>/" of the archive */
   int big_endian;
   /* reading */
@@ -237,28 +239,30 @@ static int persistent(struct mpei_pt *p, uint32_t tup, uint32_t *res, char *msg,
   uint64_t nb;
   if (mpei_mul_u64(numel, st == UNTYPED ? 1 : stypes[st].size, &nb))
     ERR(MPE_EFORMAT, "a storage of %llu elements: too large", (unsigned long long)numel);
-  size_t si;
-  for (si = 0; si < p->ns; si++)
-    if (strlen(p->s[si].key) == key->u.s.len && !memcmp(p->s[si].key, k, key->u.s.len))
-      break;
-  if (si < p->ns) {   /* a storage shared by several tensors */
+  char member[sizeof p->prefix + 80], kz[64];
+  memcpy(kz, k, key->u.s.len);
+  kz[key->u.s.len] = 0;
+  snprintf(member, sizeof member, "%sdata/%s", p->prefix, kz);
+  zip_int64_t zi = zip_name_locate(p->za, member, ZIP_FL_ENC_RAW);
+  if (zi < 0 || (uint64_t)zi >= p->nentries)
+    ERR(MPE_EFORMAT, "storage '%s' has no member data/%s in the archive", kz, kz);
+  size_t si = p->by_member[zi];   /* storages are found by their member: no search */
+  if (si != NONE_ID) {   /* a storage shared by several tensors */
     if (p->s[si].st != st || p->s[si].nbytes != nb)
       ERR(MPE_EFORMAT, "storage '%s' is described twice, differently", p->s[si].key);
   } else {
+    si = p->ns;
     if (grow((void **)&p->s, &p->caps_, p->ns + 1, sizeof *p->s))
       ERR(MPE_ENOMEM, "out of memory");
     struct storage *s = &p->s[si];
     memset(s, 0, sizeof *s);
-    memcpy(s->key, k, key->u.s.len);
+    memcpy(s->key, kz, key->u.s.len + 1);
     s->st = st;
     s->nbytes = nb;
-    char member[sizeof p->prefix + 80];
-    snprintf(member, sizeof member, "%sdata/%s", p->prefix, s->key);
-    zip_int64_t zi = zip_name_locate(p->za, member, ZIP_FL_ENC_RAW);
     zip_stat_t zs;
     zip_stat_init(&zs);
-    if (zi < 0 || zip_stat_index(p->za, (zip_uint64_t)zi, ZIP_FL_ENC_RAW, &zs) || !(zs.valid & ZIP_STAT_SIZE))
-      ERR(MPE_EFORMAT, "storage '%s' has no member data/%s in the archive", s->key, s->key);
+    if (zip_stat_index(p->za, (zip_uint64_t)zi, ZIP_FL_ENC_RAW, &zs) || !(zs.valid & ZIP_STAT_SIZE))
+      ERR(MPE_EFORMAT, "storage '%s': unreadable zip entry", s->key);
     if (nb != zs.size)
       ERR(MPE_EFORMAT, "storage '%s' claims %llu bytes but its member holds %llu", s->key,
           (unsigned long long)nb, (unsigned long long)zs.size);
@@ -272,6 +276,7 @@ static int persistent(struct mpei_pt *p, uint32_t tup, uint32_t *res, char *msg,
           (unsigned long long)zs.size, (unsigned long long)zs.comp_size);
     s->zindex = (zip_uint64_t)zi;
     s->zsize = zs.size;
+    p->by_member[zi] = (uint32_t)si;
     p->ns++;
   }
   uint32_t id;
@@ -787,6 +792,7 @@ void mpei_pt_free(struct mpei_pt *p)
   free(p->marks);
   free(p->memo);
   free(p->s);
+  free(p->by_member);
   free(p->views);
   free(p->o);
   free(p->sk);
@@ -805,6 +811,12 @@ int mpei_pt_open(zip_t *za, const char *root_name, struct mpei_pt **out, char *m
   p->cur = -1;
   if (!mpei_pt_sniff(za, p->prefix, sizeof p->prefix))
     ERR(MPE_EFORMAT, "zip archive has no <name>/data.pkl: not a torch.save file");
+  zip_int64_t ne = zip_get_num_entries(za, 0);   /* bounded by the archive's central directory */
+  if (ne <= 0 || ne >= NONE_ID || !(p->by_member = malloc((size_t)ne * sizeof *p->by_member)))
+    ERR(ne <= 0 || ne >= NONE_ID ? MPE_EFORMAT : MPE_ENOMEM, "zip archive of %lld members", (long long)ne);
+  p->nentries = (uint64_t)ne;
+  for (zip_int64_t i = 0; i < ne; i++)
+    p->by_member[i] = NONE_ID;
   char name[sizeof p->prefix + 16];
   unsigned char *bo;
   size_t bl;
