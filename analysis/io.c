@@ -54,6 +54,7 @@ struct mpe_io {
   int tab8_type;        /* which FP8 table is in tab8, -1 none */
   /* text */
   struct mpei_text txt;
+  struct mpei_pt *pt;   /* PyTorch archives (io_pt.c) */
   char msg[256];
 };
 
@@ -102,7 +103,7 @@ int mpe_io_dtype_lookup(const char *name, mpe_type *t)
 
 const char *mpe_io_kind_name(mpe_io_kind k)
 {
-  static const char *n[] = { "auto", "npy", "npz", "safetensors", "raw", "text" };
+  static const char *n[] = { "auto", "npy", "npz", "safetensors", "raw", "text", "pt" };
   return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : NULL;
 }
 
@@ -659,6 +660,30 @@ static int zip_msg(mpe_io *f, int code, const char *what, zip_error_t *ze)
   return code;
 }
 
+/* torch.save archives: the pickle and the views are io_pt.c's */
+static int open_pt(mpe_io *f, const char *path)
+{
+  size_t bl;
+  const char *b = base_name(path, &bl);
+  char root[128];
+  snprintf(root, sizeof root, "%.*s", (int)(bl < 127 ? bl : 127), mpei_utf8_valid(b, bl) ? b : "tensor");
+  f->kind = MPE_IO_PT;
+  int rc = mpei_pt_open(f->za, root, &f->pt, f->msg, sizeof f->msg);
+  for (size_t i = 0; !rc && i < mpei_pt_count(f->pt); i++) {
+    mpe_io_tensor ti;
+    uint64_t nb;
+    mpei_pt_info(f->pt, i, &ti, &nb);
+    struct tens *t = add_tensor(f, ti.name, strlen(ti.name));
+    if (!t)
+      FAIL(MPE_ENOMEM, "out of memory");
+    t->info = ti;
+    t->info.name = t->name;
+    t->nbytes = nb;
+  }
+  f->skipped += rc ? 0 : mpei_pt_nskipped(f->pt);
+  return rc;
+}
+
 static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
 {
   int zerr = 0;
@@ -673,6 +698,9 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
   zip_int64_t ne = zip_get_num_entries(f->za, 0);
   if (ne < 0 || ne > NPZ_MAX_MEMBERS)
     FAIL(MPE_EFORMAT, "zip archive claims %lld members", (long long)ne);
+  char top[256];
+  if (f->kind == MPE_IO_PT || (!o->kind && mpei_pt_sniff(f->za, top, sizeof top)))
+    return open_pt(f, path);
   uint64_t cap = o->max_member_bytes ? o->max_member_bytes : DEFAULT_MAX_MEMBER;
   unsigned char *hb = malloc(NPY_MAX_HEADER + 12);
   if (!hb)
@@ -761,12 +789,15 @@ static mpe_io_kind guess_kind(const char *path, const unsigned char *mg, size_t 
     return MPE_IO_NPY;
   if (n >= 4 && (!memcmp(mg, "PK\3\4", 4) || !memcmp(mg, "PK\5\6", 4)))
     return MPE_IO_NPZ;
+  if (n >= 3 && mg[0] == 0x80 && mg[1] <= 5 && mg[2] == 0x8a)   /* legacy torch.save: a pickle of a magic number */
+    return MPE_IO_PT;
   const char *dot = strrchr(path, '.');
   const char *slash = strrchr(path, '/');
   if (dot && (!slash || dot > slash)) {
     if (!strcasecmp(dot, ".npy")) return MPE_IO_NPY;
     if (!strcasecmp(dot, ".npz")) return MPE_IO_NPZ;
     if (!strcasecmp(dot, ".safetensors")) return MPE_IO_SAFETENSORS;
+    if (!strcasecmp(dot, ".pt") || !strcasecmp(dot, ".pth")) return MPE_IO_PT;
     if (!strcasecmp(dot, ".csv") || !strcasecmp(dot, ".txt") || !strcasecmp(dot, ".tsv") || !strcasecmp(dot, ".dat"))
       return MPE_IO_TEXT;
     if (!strcasecmp(dot, ".bin") || !strcasecmp(dot, ".raw"))
@@ -789,7 +820,7 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   *out = NULL;
   if (!o)
     o = &defaults;
-  if ((unsigned)o->kind > MPE_IO_TEXT || o->ndim < 0 || o->ndim > MPE_IO_MAXDIM ||
+  if ((unsigned)o->kind > MPE_IO_PT || o->ndim < 0 || o->ndim > MPE_IO_MAXDIM ||
       (o->has_dtype && !mpe_io_dtype_size(o->dtype))) {
     mpei_io_msg(msg, msglen, "invalid reader options");
     return MPE_EINVAL;
@@ -825,7 +856,13 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   f->kind = o->kind ? o->kind : guess_kind(path, mg, nm, o);
   switch (f->kind) {
   case MPE_IO_NPY: rc = open_npy(f, path, o); break;
-  case MPE_IO_NPZ:
+  case MPE_IO_NPZ: case MPE_IO_PT:
+    if (nm >= 2 && mg[0] == 0x80) {
+      mpei_io_msg(f->msg, sizeof f->msg, "a bare pickle (torch.save before PyTorch 1.6, or pickle.dump) is not supported: "
+                  "re-save it with torch.save from PyTorch >= 1.6 (the zip format)");
+      rc = MPE_EUNSUP;
+      break;
+    }
     fclose(f->fp);
     f->fp = NULL;
     rc = open_npz(f, path, o);
@@ -866,6 +903,7 @@ void mpe_io_close(mpe_io *f)
     return;
   if (f->zf)
     zip_fclose(f->zf);
+  mpei_pt_free(f->pt);
   if (f->za)
     zip_discard(f->za);
   if (f->fp)
@@ -881,6 +919,16 @@ void mpe_io_close(mpe_io *f)
 mpe_io_kind mpe_io_kind_of(const mpe_io *f) { return f ? f->kind : MPE_IO_AUTO; }
 size_t mpe_io_count(const mpe_io *f) { return f ? f->nt : 0; }
 size_t mpe_io_skipped(const mpe_io *f) { return f ? f->skipped : 0; }
+
+int mpe_io_skipped_info(const mpe_io *f, size_t i, const char **name, const char **dtype, const char **why)
+{
+  if (!f || !name || !dtype || !why || i >= f->skipped)
+    return MPE_EINVAL;
+  if (!f->pt)
+    return MPE_EUNSUP;
+  mpei_pt_skipped(f->pt, i, name, dtype, why);
+  return MPE_OK;
+}
 const char *mpe_io_message(const mpe_io *f) { return f ? f->msg : ""; }
 uint64_t mpe_io_bytes_done(const mpe_io *f) { return f ? f->done : 0; }
 uint64_t mpe_io_bytes_total(const mpe_io *f) { return f ? f->total : 0; }
@@ -918,7 +966,11 @@ int mpe_io_select(mpe_io *f, size_t i)
     zip_fclose(f->zf);
     f->zf = NULL;
   }
-  if (f->kind == MPE_IO_NPZ) {
+  if (f->pt) {
+    int rc = mpei_pt_select(f->pt, i, f->msg, sizeof f->msg);
+    if (rc)
+      return rc;
+  } else if (f->kind == MPE_IO_NPZ) {
     if (!(f->zf = zip_fopen_index(f->za, t->zindex, 0)))
       return zip_msg(f, MPE_EFORMAT, "cannot open zip member", zip_get_error(f->za));
     uint64_t skip = t->offset;
@@ -947,7 +999,11 @@ static int read_bytes(mpe_io *f, void *dst, size_t n)
 {
   struct tens *t = &f->t[f->cur];
   size_t got = 0;
-  if (f->zf) {
+  if (f->pt) {
+    int rc = mpei_pt_read(f->pt, dst, n / mpe_io_dtype_size(t->info.dtype), f->msg, sizeof f->msg);
+    if (rc)
+      return rc;
+  } else if (f->zf) {
     while (got < n) {
       zip_int64_t r = zip_fread(f->zf, (char *)dst + got, n - got);
       if (r < 0)

@@ -3,6 +3,7 @@
 #define MPE_IO_INTERNAL_H
 #include <stdio.h>
 #include <stdint.h>
+#include <zip.h>
 #include "mpei.h"
 #include "mpemu/io.h"
 
@@ -29,4 +30,18 @@ MPEI_HIDDEN int mpei_text_scan(struct mpei_text *s, FILE *fp, mpe_io_tensor *t, 
 MPEI_HIDDEN int mpei_text_rewind(struct mpei_text *s, FILE *fp, char *msg, size_t msglen);
 MPEI_HIDDEN int mpei_text_read(struct mpei_text *s, FILE *fp, double *v, size_t max, size_t *n,
                                char *msg, size_t msglen);
+/* torch.save archives (io_pt.c). mpei_pt_sniff: 1 when the archive holds <top>/data.pkl
+   (prefix receives "<top>/"). mpei_pt_open runs the pickle and lists the tensors; *p must be
+   freed with mpei_pt_free even on failure. mpei_pt_read gives the storage bytes of the next
+   n elements of the selected tensor, in C order whatever its strides. */
+struct mpei_pt;
+MPEI_HIDDEN int mpei_pt_sniff(zip_t *za, char *prefix, size_t plen);
+MPEI_HIDDEN int mpei_pt_open(zip_t *za, const char *root_name, struct mpei_pt **p, char *msg, size_t msglen);
+MPEI_HIDDEN void mpei_pt_free(struct mpei_pt *p);
+MPEI_HIDDEN size_t mpei_pt_count(const struct mpei_pt *p);
+MPEI_HIDDEN void mpei_pt_info(const struct mpei_pt *p, size_t i, mpe_io_tensor *t, uint64_t *nbytes);
+MPEI_HIDDEN size_t mpei_pt_nskipped(const struct mpei_pt *p);
+MPEI_HIDDEN void mpei_pt_skipped(const struct mpei_pt *p, size_t i, const char **name, const char **dtype, const char **why);
+MPEI_HIDDEN int mpei_pt_select(struct mpei_pt *p, size_t i, char *msg, size_t msglen);
+MPEI_HIDDEN int mpei_pt_read(struct mpei_pt *p, unsigned char *dst, size_t n, char *msg, size_t msglen);
 #endif

@@ -1,5 +1,5 @@
 # analysis/local.mk: tensor-file readers, range analysis, loss scalers, mpanalyze (issue 6)
-libmpemu_la_SOURCES += analysis/io.c analysis/io_text.c analysis/io_write.c analysis/io_internal.h \
+libmpemu_la_SOURCES += analysis/io.c analysis/io_pt.c analysis/io_text.c analysis/io_write.c analysis/io_internal.h \
 	analysis/range.c analysis/range_internal.h analysis/scaler.c
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_range_avx2.la libmpemu_range_avx512.la
@@ -26,6 +26,11 @@ TESTS += tests/check_io
 tests_check_io_SOURCES = tests/check_io.c
 tests_check_io_CFLAGS = $(TEST_CFLAGS)
 tests_check_io_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/check_io_pt
+TESTS += tests/check_io_pt
+tests_check_io_pt_SOURCES = tests/check_io_pt.c
+tests_check_io_pt_CFLAGS = $(TEST_CFLAGS)
+tests_check_io_pt_LDADD = $(TEST_LDADD)
 check_PROGRAMS += tests/check_range
 TESTS += tests/check_range
 tests_check_range_SOURCES = tests/check_range.c
@@ -36,8 +41,10 @@ TESTS += tests/check_scaler
 tests_check_scaler_SOURCES = tests/check_scaler.c
 tests_check_scaler_CFLAGS = $(TEST_CFLAGS)
 tests_check_scaler_LDADD = $(TEST_LDADD)
-TESTS += tests/check_mpanalyze.sh
-EXTRA_DIST += tests/check_mpanalyze.sh tests/data tests/fuzz
+TESTS += tests/check_mpanalyze.sh tests/check_python.sh
+EXTRA_DIST += tests/check_mpanalyze.sh tests/check_python.sh tests/data tests/fuzz \
+	python/pyproject.toml python/setup.py python/README.md python/mpemu/__init__.py python/mpemu/_lib.py \
+	python/mpemu/py.typed python/tests/test_mpemu.py
 
 # the example that makes the demo's gradient dumps
 noinst_PROGRAMS += examples/amp_dump
@@ -49,6 +56,6 @@ bench_programs += tests/bench/bench_analysis
 tests_bench_bench_analysis_SOURCES = tests/bench/bench_analysis.c
 tests_bench_bench_analysis_LDADD = libmpemu.la $(LIBM)
 
-dist_man_MANS += man/man1/mpanalyze.1 man/man3/mpe_delayed_alloc.3 man/man3/mpe_delayed_update.3 man/man3/mpe_io_close.3 man/man3/mpe_io_info.3 man/man3/mpe_io_open.3 man/man3/mpe_io_read.3 man/man3/mpe_io_select.3 man/man3/mpe_io_write_npy.3 man/man3/mpe_io_write_safetensors.3 man/man3/mpe_range_add_f32.3 man/man3/mpe_range_alloc.3 man/man3/mpe_range_alloc_targets.3 man/man3/mpe_range_merge.3 man/man3/mpe_range_target_get.3 man/man3/mpe_range_at_scale.3 man/man3/mpe_range_free.3 man/man3/mpe_range_histogram.3 man/man3/mpe_range_stats_get.3 man/man3/mpe_scaler_alloc.3 man/man3/mpe_scaler_free.3 man/man3/mpe_scaler_params_preset.3 man/man3/mpe_scaler_update.3 
+dist_man_MANS += man/man1/mpanalyze.1 man/man3/mpe_delayed_alloc.3 man/man3/mpe_delayed_update.3 man/man3/mpe_io_close.3 man/man3/mpe_io_info.3 man/man3/mpe_io_open.3 man/man3/mpe_io_read.3 man/man3/mpe_io_select.3 man/man3/mpe_io_skipped_info.3 man/man3/mpe_io_write_npy.3 man/man3/mpe_io_write_safetensors.3 man/man3/mpe_range_add_f32.3 man/man3/mpe_range_alloc.3 man/man3/mpe_range_alloc_targets.3 man/man3/mpe_range_merge.3 man/man3/mpe_range_target_get.3 man/man3/mpe_range_at_scale.3 man/man3/mpe_range_free.3 man/man3/mpe_range_histogram.3 man/man3/mpe_range_stats_get.3 man/man3/mpe_scaler_alloc.3 man/man3/mpe_scaler_free.3 man/man3/mpe_scaler_params_preset.3 man/man3/mpe_scaler_update.3 
 TESTS += tests/check_doc_commands.sh
 EXTRA_DIST += tests/check_doc_commands.sh

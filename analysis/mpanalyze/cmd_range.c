@@ -331,7 +331,7 @@ static void help(void)
          "  -m, --margin BITS   head room for the recommended scale (default 0)\n"
          "      --dtype T       raw files, and .npy |V2/|V1 arrays: bf16, fp16, e4m3, e5m2, fp32, fp64\n"
          "      --shape D,D..   raw files: the shape (default: from the file size)\n"
-         "      --kind K        npy, npz, safetensors, raw, text (default: guessed)\n"
+         "      --kind K        npy, npz, safetensors, raw, text, pt (default: guessed)\n"
          "      --chunk BYTES   read size (default 4 MiB)\n"
          "      --json          one JSON document on stdout\n"
          "      --plot FILE     binade histogram as .svg or .png\n"

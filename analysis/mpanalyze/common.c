@@ -105,12 +105,12 @@ int mpa_parse_shape(const char *s, mpe_io_opts *o)
 
 int mpa_parse_kind(const char *s, mpe_io_opts *o)
 {
-  for (int k = MPE_IO_NPY; k <= MPE_IO_TEXT; k++)
+  for (int k = MPE_IO_NPY; k <= MPE_IO_PT; k++)
     if (!strcmp(s, mpe_io_kind_name((mpe_io_kind)k))) {
       o->kind = (mpe_io_kind)k;
       return 0;
     }
-  mpa_error(NULL, "unknown --kind '%s' (npy, npz, safetensors, raw, text)", s);
+  mpa_error(NULL, "unknown --kind '%s' (npy, npz, safetensors, raw, text, pt)", s);
   return -1;
 }
 
@@ -120,6 +120,9 @@ int mpa_open(const char *path, const mpe_io_opts *o, mpe_io **f)
   int rc = mpe_io_open(f, path, o, msg, sizeof msg);
   if (rc)
     return mpa_error(path, "%s", msg);
+  const char *name, *dtype, *why;   /* tensors the analysis cannot use, named */
+  for (size_t i = 0; !mpa_quiet && i < mpe_io_skipped(*f) && !mpe_io_skipped_info(*f, i, &name, &dtype, &why); i++)
+    fprintf(stderr, "mpanalyze: note: %s: skipped '%s' (%s: %s)\n", path, name, dtype, why);
   return 0;
 }
 

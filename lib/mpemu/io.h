@@ -1,4 +1,4 @@
-/* mpemu — tensor-file readers: npy, npz, safetensors, raw, text (issue 6).
+/* mpemu — tensor-file readers: npy, npz, safetensors, raw, text, PyTorch (issues 6, 15).
    A file holds one or more tensors; each is read in chunks, so a file larger
    than memory is analysed in memory bounded by the chunk size. Every reader
    validates what it is told (header lengths, shapes, offsets, sizes) against
@@ -18,7 +18,8 @@ typedef enum {
   MPE_IO_NPZ,
   MPE_IO_SAFETENSORS,
   MPE_IO_RAW,          /* little-endian values; needs a dtype */
-  MPE_IO_TEXT          /* numbers separated by white space, ',' or ';'; '#' starts a comment */
+  MPE_IO_TEXT,         /* numbers separated by white space, ',' or ';'; '#' starts a comment */
+  MPE_IO_PT            /* torch.save zip archive (.pt, .pth, .bin): an allow-listed pickle, never executed */
 } mpe_io_kind;
 
 typedef struct {
@@ -58,6 +59,10 @@ MPE_API const char *mpe_io_kind_name(mpe_io_kind k);  /* "npy", "npz", ... */
    (I64, U8, BOOL, ...) are validated but not listed; mpe_io_skipped counts them. */
 MPE_API size_t mpe_io_count(const mpe_io *f);
 MPE_API size_t mpe_io_skipped(const mpe_io *f);
+/* Skipped tensor i (0 <= i < mpe_io_skipped): its name, its dtype as the file names it
+   ("int64", "bool", ...) and why it was skipped ("integer tensor", ...), valid until
+   mpe_io_close. PyTorch files keep these; other kinds give MPE_EUNSUP (counted only). */
+MPE_API int mpe_io_skipped_info(const mpe_io *f, size_t i, const char **name, const char **dtype, const char **why);
 /* The description of tensor i (the name stays valid until mpe_io_close). */
 MPE_API int mpe_io_info(const mpe_io *f, size_t i, mpe_io_tensor *t);
 /* Index of the tensor called `name`: MPE_ENOTFOUND if there is none. */

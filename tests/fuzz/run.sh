@@ -4,25 +4,26 @@
 # for RUNS executions (default 200000) on its corpus in tests/fuzz/corpus/KIND.
 # New inputs found are added to the corpus; crashes are written to
 # tests/fuzz/crashes/ (commit them: make check replays them).
-#   tests/fuzz/run.sh [RUNS] [KIND...]       KIND: npy npz safetensors text raw mtx
+#   tests/fuzz/run.sh [RUNS] [KIND...]       KIND: npy npz safetensors text raw pt mtx
+# A dictionary tests/fuzz/KIND.dict is used when there is one.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 runs=${1:-200000}
 [ $# -gt 0 ] && shift
-kinds=${*:-npy npz safetensors text raw mtx}
+kinds=${*:-npy npz safetensors text raw pt mtx}
 out=${FUZZ_BUILD:-/tmp/mpemu-fuzz}
 mkdir -p "$out" "$here/crashes"
 CC=${CC_FUZZ:-clang}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$here -I$top -I$top/lib -I$top/analysis"
 [ -f "$top/lib/mpemu/version.h" ] || { echo "run configure first (lib/mpemu/version.h is generated)"; exit 1; }
 # the readers and the scalar decoders they use (no SIMD kernels: they are not reached)
-srcs="$top/analysis/io.c $top/analysis/io_text.c $top/analysis/io_write.c $top/lib/error.c $top/lib/flags.c
+srcs="$top/analysis/io.c $top/analysis/io_pt.c $top/analysis/io_text.c $top/analysis/io_write.c $top/lib/error.c $top/lib/flags.c
       $top/lib/version.c $top/emu/format.c $top/emu/philox.c $top/emu/round_ref.c $top/emu/convert.c"
 for k in $kinds; do
   case $k in
     npy) K=MPE_IO_NPY;; npz) K=MPE_IO_NPZ;; safetensors) K=MPE_IO_SAFETENSORS;; text) K=MPE_IO_TEXT;;
-    raw) K=MPE_IO_RAW;; mtx) K=mtx;;
+    raw) K=MPE_IO_RAW;; pt) K=MPE_IO_PT;; mtx) K=mtx;;
     *) echo "unknown kind $k"; exit 2;;
   esac
   if [ "$K" = mtx ]; then
@@ -34,7 +35,9 @@ for k in $kinds; do
   fi
   mkdir -p "$here/corpus/$k" "$out/new_$k"
   echo "== fuzz_$k: $runs runs"
-  "$out/fuzz_$k" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  dict=""
+  [ -f "$here/$k.dict" ] && dict="-dict=$here/$k.dict"
+  "$out/fuzz_$k" $dict -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$here/crashes/$k-" "$out/new_$k" "$here/corpus/$k" 2>&1 | tail -n 3
   # keep a minimal corpus: merge what was found into the committed one
   "$out/fuzz_$k" -merge=1 "$here/corpus/$k" "$out/new_$k" >/dev/null 2>&1 || true

@@ -1,0 +1,427 @@
+"""mpemu: bit-exact low-precision formats, tensor-core models and range analysis for NumPy.
+
+A thin ctypes layer over libmpemu (see mpemu/_lib.py for how the library is found). Arrays
+are passed to the library without a copy when they are C-contiguous and of the dtype the
+call needs (float32 or float64); anything with ``__array__`` (a CPU torch tensor, a list)
+is accepted. ctypes releases the GIL for the duration of every library call, so long
+calls (``round`` on 10^8 values, ``gemm``, ``analyze``) let other Python threads run.
+Library errors are raised as :class:`MpemuError` carrying the library's message.
+"""
+import ctypes
+import math
+import os
+import secrets
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _lib
+
+__all__ = ["MpemuError", "round", "encode", "decode", "gemm", "range_report", "analyze", "Scaler",
+           "formats", "models", "version"]
+
+_L = _lib.load()
+_lib.declare(_L)
+
+# mpe_type
+FP64, FP32, TF32, FP16, BF16, E4M3, E5M2 = range(7)
+_TYPE_OF = {"fp64": FP64, "fp32": FP32, "tf32": TF32, "fp16": FP16, "bf16": BF16, "e4m3": E4M3, "e5m2": E5M2}
+_MODEL_NAMES = ("v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200", "rtx-pro-6000",
+                "exact", "fma-chain")
+
+
+class MpemuError(RuntimeError):
+    """A libmpemu call failed: ``code`` is the MPE_E* code, the message is the library's."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _check(rc: int, what: str = "") -> None:
+    if rc:
+        msg = _L.mpe_strerror(rc).decode()
+        raise MpemuError(rc, f"{what}: {msg}" if what else msg)
+
+
+def version() -> str:
+    """The library's version string."""
+    return _L.mpe_version_string().decode()
+
+
+def _format(fmt: str) -> int:
+    f = _L.mpe_format_lookup(fmt.encode()) if isinstance(fmt, str) else None
+    if not f:
+        raise ValueError(f"unknown format {fmt!r} (valid: {', '.join(_TYPE_OF)})")
+    return f
+
+
+def _mode(mode: str) -> int:
+    r = _L.mpe_round_lookup(mode.encode()) if isinstance(mode, str) else -1
+    if r < 0:
+        raise ValueError(f"unknown rounding mode {mode!r} (valid: rne, rna, rz, ru, rd, ro, sr, sr_eq)")
+    return r
+
+
+def _ptr(a: np.ndarray) -> int:
+    return a.ctypes.data
+
+
+def _float_array(x: Any) -> np.ndarray:
+    """x as a C-contiguous float32 or float64 array (no copy when it already is one)"""
+    a = np.asarray(x)
+    if a.dtype == np.float64:
+        return np.ascontiguousarray(a)
+    if a.dtype.kind in "iub":
+        return np.ascontiguousarray(a, dtype=np.float64)
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def round(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, flush: bool = False,
+          seed: Optional[int] = None) -> np.ndarray:
+    """Round every value of ``x`` to format ``fmt`` (``"fp16"``, ``"bf16"``, ``"tf32"``, ``"e4m3"``,
+    ``"e5m2"``, ``"fp32"``, ``"fp64"``) with rounding ``mode`` (``rne``, ``rna``, ``rz``, ``ru``,
+    ``rd``, ``ro``, ``sr``, ``sr_eq``).
+
+    Returns a new array of x's shape holding the rounded values: float64 when x is float64 (or
+    integer), else float32 (float16 and bfloat16 inputs are widened exactly). ``saturate``: overflow
+    gives the largest finite value; ``flush``: subnormal results become signed zeros. ``seed``: the
+    stochastic modes' stream (element i uses the counter-based generator at (seed, i)); None
+    draws a fresh seed. Same bits as ``mpe_round_f32``/``mpe_round_f64`` on the same data.
+    """
+    a = _float_array(x)
+    f = _format(fmt)
+    o = _lib.RoundOpts(_mode(mode), int(bool(flush)), int(bool(saturate)),
+                       secrets.randbits(64) if seed is None else int(seed) & (2**64 - 1), 0)
+    y = np.empty_like(a)
+    fn = _L.mpe_round_f64 if a.dtype == np.float64 else _L.mpe_round_f32
+    _check(fn(_ptr(y), _ptr(a), a.size, f, ctypes.byref(o)), f"round to {fmt}")
+    return y
+
+
+def _fp8_table(fmt: str) -> np.ndarray:
+    dec = _L.mpe_e4m3_to_fp32 if fmt == "e4m3" else _L.mpe_e5m2_to_fp32
+    return np.array([dec(v) for v in range(256)], dtype=np.float32)
+
+
+_tables: Dict[str, np.ndarray] = {}
+
+
+def _table(fmt: str) -> np.ndarray:
+    if fmt not in _tables:
+        _tables[fmt] = _fp8_table(fmt)
+    return _tables[fmt]
+
+
+def _nan_code(fmt: str, negative: bool, saturate: bool) -> int:
+    nan = -float("nan") if negative else float("nan")
+    if fmt == "fp16":
+        return _L.mpe_fp32_to_fp16(nan, 0)
+    if fmt == "bf16":
+        return _L.mpe_fp32_to_bf16(nan, 0)
+    enc = _L.mpe_fp32_to_e4m3 if fmt == "e4m3" else _L.mpe_fp32_to_e5m2
+    return enc(nan, 0, int(saturate))
+
+
+def encode(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, seed: Optional[int] = None) -> np.ndarray:
+    """The bit patterns of ``x`` rounded to ``fmt``: uint16 for ``fp16``/``bf16``, uint8 for
+    ``e4m3``/``e5m2`` (x's shape). NaNs get the library's canonical NaN (sign kept)."""
+    if fmt not in ("fp16", "bf16", "e4m3", "e5m2"):
+        raise ValueError(f"encode: {fmt!r} has no packed encoding here (valid: fp16, bf16, e4m3, e5m2)")
+    r = round(x, fmt, mode, saturate=saturate, seed=seed).astype(np.float32)   # exact: values of fmt
+    nan = np.isnan(r)
+    neg = np.signbit(r)
+    if fmt == "fp16":
+        codes = r.astype(np.float16).view(np.uint16)
+    elif fmt == "bf16":
+        codes = (r.view(np.uint32) >> 16).astype(np.uint16)
+    else:
+        t = _table(fmt)
+        ok = ~np.isnan(t)
+        bits = t.view(np.uint32)[ok]
+        code_of = np.nonzero(ok)[0].astype(np.uint8)
+        order = np.argsort(bits)
+        rb = r.view(np.uint32)
+        pos = np.searchsorted(bits[order], rb)
+        pos = np.minimum(pos, len(order) - 1)
+        codes = code_of[order][pos]
+        if not np.array_equal(bits[order][pos][~nan], rb[~nan]):   # a value not of the format: cannot happen
+            raise MpemuError(6, "encode: a rounded value has no code")
+    codes = codes.copy()
+    if nan.any():
+        codes[nan & ~neg] = _nan_code(fmt, False, saturate)
+        codes[nan & neg] = _nan_code(fmt, True, saturate)
+    return codes.reshape(np.shape(r))
+
+
+def decode(codes: Any, fmt: str) -> np.ndarray:
+    """The values (float32) of bit patterns ``codes`` of ``fmt`` (uint16 for fp16/bf16, uint8 for FP8)."""
+    c = np.asarray(codes)
+    if fmt == "fp16":
+        return c.astype(np.uint16).view(np.float16).astype(np.float32)
+    if fmt == "bf16":
+        return (c.astype(np.uint32) << 16).view(np.float32)
+    if fmt in ("e4m3", "e5m2"):
+        return _table(fmt)[c.astype(np.uint8)]
+    raise ValueError(f"decode: {fmt!r} has no packed encoding here (valid: fp16, bf16, e4m3, e5m2)")
+
+
+def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str = "fp16", output: str = "fp32",
+         alpha: float = 1.0, beta: float = 0.0) -> np.ndarray:
+    """``alpha * A @ B + beta * C`` as ``model``'s tensor cores compute it (``mpe_gemm``: BLAS
+    semantics, accumulator from 0, blocks chained in ascending k).
+
+    A (m x k) and B (k x n) are binary32 values converted to ``input`` (fp16, bf16, tf32, e4m3,
+    e5m2) by the model's input rule; float16 arrays with ``input="fp16"`` are passed as they are.
+    ``output``: ``"fp32"`` (float32 result) or ``"fp16"`` (float16 result). C (m x n) is read only
+    when beta != 0 and is not modified: a new array is returned.
+    """
+    if input not in _TYPE_OF or _TYPE_OF[input] in (FP32, FP64):
+        raise ValueError(f"unknown input {input!r} (valid: fp16, bf16, tf32, e4m3, e5m2)")
+    if output not in ("fp32", "fp16"):
+        raise ValueError(f"unknown output {output!r} (valid: fp32, fp16)")
+    tin = _TYPE_OF[input]
+    m_ = _L.mpe_tc_model_get(model.encode(), tin)
+    if not m_:
+        valid = [n for n in _MODEL_NAMES if _L.mpe_tc_model_get(n.encode(), tin)]
+        raise ValueError(f"model {model!r} has no {input} tensor cores (valid: {', '.join(valid)})")
+
+    def operand(X: Any) -> Tuple[np.ndarray, int]:
+        a = np.asarray(X)
+        if a.dtype == np.float16 and tin == FP16:
+            return np.ascontiguousarray(a).view(np.uint16), FP16
+        return np.ascontiguousarray(a, dtype=np.float32), FP32
+
+    a, at = operand(A)
+    b, bt = operand(B)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"gemm: shapes {a.shape} and {b.shape} do not multiply")
+    m, k = a.shape
+    n = b.shape[1]
+    if max(m, n, k) > 2**31 - 1:
+        raise ValueError("gemm: a dimension over 2^31 - 1")
+    if output == "fp32":
+        c = np.zeros((m, n), np.float32) if C is None else np.array(C, dtype=np.float32, order="C", copy=True)
+        ct = FP32
+    else:
+        c = (np.zeros((m, n), np.uint16) if C is None else
+             np.array(np.asarray(C, dtype=np.float16), order="C", copy=True).view(np.uint16))
+        ct = FP16
+    if c.shape != (m, n):
+        raise ValueError(f"gemm: C has shape {c.shape}, expected {(m, n)}")
+    _check(_L.mpe_gemm(m_, 0, 0, 0, m, n, k, float(alpha), _ptr(a), at, max(k, 1), _ptr(b), bt, max(n, 1),
+                       float(beta), _ptr(c), ct, max(n, 1)), f"gemm on {model}")
+    return c if ct == FP32 else c.view(np.float16)
+
+
+# ---------------------------------------------------------------- range analysis
+
+class _Range:
+    """an mpe_range accumulator for a list of float formats"""
+
+    def __init__(self, names: Sequence[str], margin: int):
+        if isinstance(names, str):
+            names = [names]
+        self.names = list(names)
+        if not self.names:
+            raise ValueError("no formats")
+        if margin < 0:
+            raise ValueError("margin must be >= 0")
+        self.fmts = [_format(n) for n in self.names]
+        arr = (ctypes.c_void_p * len(self.fmts))(*self.fmts)
+        self.margin = int(margin)
+        self.r = _L.mpe_range_alloc(arr, len(self.fmts), ctypes.byref(_lib.RangeOpts(self.margin)))
+        if not self.r:
+            raise MpemuError(1, "mpe_range_alloc failed (up to 64 formats)")
+
+    def __del__(self):
+        if getattr(self, "r", None):
+            _L.mpe_range_free(self.r)
+            self.r = None
+
+    def add(self, a: np.ndarray) -> None:
+        fn = _L.mpe_range_add_f64 if a.dtype == np.float64 else _L.mpe_range_add_f32
+        _check(fn(self.r, _ptr(a), a.size), "range")
+
+    def _hist(self, k: int, tails: bool) -> Dict[str, Any]:
+        first, n = ctypes.c_int(), ctypes.c_size_t()
+        _L.mpe_range_histogram(self.r, k, ctypes.byref(first), None, 0, ctypes.byref(n), None, None)
+        counts = (ctypes.c_uint64 * max(n.value, 1))()
+        below, above = ctypes.c_uint64(), ctypes.c_uint64()
+        _check(_L.mpe_range_histogram(self.r, k, ctypes.byref(first), counts, n.value, ctypes.byref(n),
+                                      ctypes.byref(below), ctypes.byref(above)), "histogram")
+        h: Dict[str, Any] = {"first_binade": first.value, "counts": [int(counts[i]) for i in range(n.value)]}
+        if tails:
+            h["below"] = below.value
+            h["above"] = above.value
+        return h
+
+    def report(self) -> Dict[str, Any]:
+        s = _lib.RangeSummary()
+        _check(_L.mpe_range_summary_get(self.r, ctypes.byref(s)), "range")
+        out: Dict[str, Any] = {"count": s.count, "zeros": s.zeros, "nonfinite": s.nan + s.inf, "nan": s.nan,
+                               "inf": s.inf, "max_abs": s.max_abs, "min_abs_nonzero": s.min_abs_nonzero,
+                               "histogram": self._hist(-1, False)}
+        fo: Dict[str, Any] = {}
+        for k, (name, f) in enumerate(zip(self.names, self.fmts)):
+            st = _lib.RangeStats()
+            _check(_L.mpe_range_stats_get(self.r, k, ctypes.byref(st)), "range")
+            x: Dict[str, Any] = {"kind": "float", "underflow": st.underflow, "underflow_flush": st.underflow_flush,
+                                 "subnormal": st.subnormal, "overflow": st.overflow, "rel_error": st.rel_error,
+                                 "max_rel_error": st.max_rel_error, "margin": self.margin}
+            if st.has_scale:
+                try:   # as mpanalyze: null where 2^k is not a finite double
+                    x["recommended_scale"] = math.ldexp(1.0, st.scale_log2)
+                except OverflowError:
+                    x["recommended_scale"] = None
+                x["recommended_scale_log2"] = st.scale_log2
+            else:
+                x["recommended_scale"] = None
+                x["recommended_scale_log2"] = None
+            x["underflow_at_scale"] = st.underflow_at_scale
+            x["underflow_at_scale_flush"] = st.underflow_at_scale_flush
+            x["max_finite"] = _L.mpe_format_max(f)
+            x["min_normal"] = _L.mpe_format_min_normal(f)
+            x["min_subnormal"] = _L.mpe_format_min_subnormal(f)
+            x["histogram"] = self._hist(k, True)
+            fo[name] = x
+        out["formats"] = fo
+        return out
+
+
+_DEFAULT_FORMATS = ("fp16", "bf16", "e4m3", "e5m2")
+
+
+def range_report(x: Any, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 0) -> Dict[str, Any]:
+    """What rounding ``x`` (any array-like) to each of ``formats`` with RNE would do: the dict
+    ``mpanalyze range --json`` gives for one tensor (count, zeros, nan, inf, max_abs, histogram,
+    and per format underflow, subnormal, overflow, rel_error, recommended_scale, ...), without
+    the file keys (file, name, dtype, shape)."""
+    r = _Range(formats, margin)
+    r.add(_float_array(x).reshape(-1))
+    return r.report()
+
+
+def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 0, *,
+            tensors: Optional[Iterable[str]] = None, dtype: Optional[str] = None,
+            chunk_values: int = 1 << 20) -> Dict[str, Any]:
+    """``mpanalyze range --json PATH`` as a dict: every tensor of the file (.npy, .npz,
+    .safetensors, .pt/.pth/.bin from torch.save, .csv/.txt; raw files need ``dtype``), or those
+    named in ``tensors``, read in chunks of ``chunk_values``; keys "mpanalyze", "command",
+    "rounding", "margin", "formats", "tensors" (each with file, name, dtype, shape and the
+    range_report keys) and "total"."""
+    o = _lib.IoOpts()
+    if dtype is not None:
+        t = ctypes.c_int()
+        if _L.mpe_io_dtype_lookup(dtype.encode(), ctypes.byref(t)):
+            raise ValueError(f"unknown dtype {dtype!r}")
+        o.has_dtype, o.dtype = 1, t.value
+    f = ctypes.c_void_p()
+    msg = ctypes.create_string_buffer(512)
+    rc = _L.mpe_io_open(ctypes.byref(f), os.fsencode(path), ctypes.byref(o), msg, len(msg))
+    if rc:
+        raise MpemuError(rc, f"{path}: {msg.value.decode(errors='replace')}")
+    want = None if tensors is None else list(tensors)
+    try:
+        total = _Range(formats, margin)
+        out: List[Dict[str, Any]] = []
+        found = set()
+        for i in range(_L.mpe_io_count(f)):
+            info = _lib.IoTensor()
+            _check(_L.mpe_io_info(f, i, ctypes.byref(info)))
+            name = info.name.decode()
+            if want is not None and name not in want:
+                continue
+            found.add(name)
+            r = _Range(formats, margin)
+            _check(_L.mpe_io_select(f, i))
+            buf = np.empty(chunk_values, np.float64 if info.value_type == FP64 else np.float32)
+            n = ctypes.c_size_t()
+            while True:
+                rc = _L.mpe_io_read(f, _ptr(buf), buf.size, ctypes.byref(n))
+                if rc:
+                    raise MpemuError(rc, f"{path}: {_L.mpe_io_message(f).decode(errors='replace')}")
+                if n.value == 0:
+                    break
+                r.add(buf[:n.value])
+                total.add(buf[:n.value])
+            d = {"file": path, "name": name, "dtype": _L.mpe_type_name(info.dtype).decode(),
+                 "shape": [int(info.shape[k]) for k in range(info.ndim)]}
+            d.update(r.report())
+            out.append(d)
+        if want is not None:
+            missing = [w for w in want if w not in found]
+            if missing:
+                raise MpemuError(8, f"{path}: no tensor named {missing[0]!r}")
+    finally:
+        _L.mpe_io_close(f)
+    fl = [formats] if isinstance(formats, str) else list(formats)
+    return {"mpanalyze": version(), "command": "range", "rounding": "rne", "margin": int(margin),
+            "formats": fl, "tensors": out, "total": {"name": f"all {len(out)} tensors", **total.report()}}
+
+
+# ---------------------------------------------------------------- loss scaling
+
+class Scaler:
+    """A dynamic loss scaler with a preset's rules (``"pytorch"``, ``"apex"``, ``"megatron"``,
+    ``"deepspeed"``, ``"deepspeed-zero"``, ``"keras"``): ``.scale`` is the scale for the coming
+    step; ``.update(found_inf)`` reports whether that step's scaled gradients held an inf/NaN and
+    returns True when the optimizer step is to be applied."""
+
+    def __init__(self, preset: str = "pytorch"):
+        p = _lib.ScalerParams()
+        rc = _L.mpe_scaler_params_preset(ctypes.byref(p), preset.encode())
+        if rc:
+            raise ValueError(f"unknown scaler preset {preset!r} (valid: pytorch, apex, megatron, deepspeed, "
+                             "deepspeed-zero, keras)")
+        self.preset = preset
+        self._s = _L.mpe_scaler_alloc(ctypes.byref(p))
+        if not self._s:
+            raise MpemuError(2, "mpe_scaler_alloc failed")
+
+    def __del__(self):
+        if getattr(self, "_s", None):
+            _L.mpe_scaler_free(self._s)
+            self._s = None
+
+    @property
+    def scale(self) -> float:
+        """the loss scale for the coming step"""
+        return _L.mpe_scaler_scale(self._s)
+
+    def update(self, found_inf: bool) -> bool:
+        """one step: True when its optimizer step is applied, False when it is skipped"""
+        return bool(_L.mpe_scaler_update(self._s, int(bool(found_inf))))
+
+    @property
+    def steps(self) -> int:
+        return int(_L.mpe_scaler_steps(self._s))
+
+    @property
+    def skipped(self) -> int:
+        return int(_L.mpe_scaler_skipped(self._s))
+
+
+# ---------------------------------------------------------------- what there is
+
+def formats() -> List[Dict[str, Any]]:
+    """The built-in formats: name, precision (bits, with the implicit one), emin, emax, max
+    (largest finite), min_normal, min_subnormal, has_inf, unit_roundoff."""
+    out = []
+    for name, t in _TYPE_OF.items():
+        f = _L.mpe_format_of(t)
+        out.append({"name": name, "precision": _L.mpe_format_precision(f), "emin": _L.mpe_format_emin(f),
+                    "emax": _L.mpe_format_emax(f), "max": _L.mpe_format_max(f),
+                    "min_normal": _L.mpe_format_min_normal(f), "min_subnormal": _L.mpe_format_min_subnormal(f),
+                    "has_inf": bool(_L.mpe_format_has_inf(f)), "unit_roundoff": _L.mpe_format_unit_roundoff(f)})
+    return out
+
+
+def models() -> Dict[str, List[str]]:
+    """The tensor-core models by name, each with the input formats it has instructions for."""
+    out = {}
+    for n in _MODEL_NAMES:
+        ins = [i for i in ("fp16", "bf16", "tf32", "e4m3", "e5m2") if _L.mpe_tc_model_get(n.encode(), _TYPE_OF[i])]
+        if ins:
+            out[n] = ins
+    return out

@@ -1,0 +1,155 @@
+"""Finding and describing libmpemu for ctypes.
+
+The library is looked for, in order:
+  1. the file named by the environment variable MPEMU_LIB;
+  2. the libtool build tree: <repository>/.libs/libmpemu.so, for a package used from the
+     source tree (python/mpemu) or installed with `pip install ./python` (the path is
+     recorded at install time in mpemu/_where.py);
+  3. the system's dynamic linker paths (ldconfig): libmpemu.so.0, then ctypes.util.find_library.
+"""
+import ctypes
+import ctypes.util
+import os
+
+_here = os.path.dirname(os.path.abspath(__file__))
+
+
+def _candidates():
+    env = os.environ.get("MPEMU_LIB")
+    if env:
+        yield env
+        return
+    trees = [os.path.join(os.path.dirname(os.path.dirname(_here)), ".libs")]
+    try:
+        from ._where import BUILD_LIBDIR  # type: ignore
+        trees.append(BUILD_LIBDIR)
+    except ImportError:
+        pass
+    for t in trees:
+        p = os.path.join(t, "libmpemu.so")
+        if os.path.exists(p):
+            yield p
+    yield "libmpemu.so.0"
+    found = ctypes.util.find_library("mpemu")
+    if found:
+        yield found
+
+
+def load() -> ctypes.CDLL:
+    tried = []
+    for c in _candidates():
+        try:
+            return ctypes.CDLL(c)
+        except OSError as e:
+            tried.append(f"{c} ({e})")
+    raise ImportError("mpemu: libmpemu not found; build the repository (make) or set MPEMU_LIB "
+                      "to the path of libmpemu.so. Tried: " + "; ".join(tried))
+
+
+c_float_p = ctypes.POINTER(ctypes.c_float)
+c_double_p = ctypes.POINTER(ctypes.c_double)
+c_u64_p = ctypes.POINTER(ctypes.c_uint64)
+
+
+class RoundOpts(ctypes.Structure):
+    _fields_ = [("round", ctypes.c_int), ("flush_subnormals", ctypes.c_int), ("saturate", ctypes.c_int),
+                ("seed", ctypes.c_uint64), ("offset", ctypes.c_uint64)]
+
+
+class RangeOpts(ctypes.Structure):
+    _fields_ = [("margin", ctypes.c_int)]
+
+
+class RangeSummary(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint64), ("zeros", ctypes.c_uint64), ("nan", ctypes.c_uint64),
+                ("inf", ctypes.c_uint64), ("max_abs", ctypes.c_double), ("min_abs_nonzero", ctypes.c_double)]
+
+
+class RangeStats(ctypes.Structure):
+    _fields_ = [("underflow", ctypes.c_uint64), ("subnormal", ctypes.c_uint64), ("overflow", ctypes.c_uint64),
+                ("underflow_flush", ctypes.c_uint64), ("rel_error", ctypes.c_double),
+                ("max_rel_error", ctypes.c_double), ("has_scale", ctypes.c_int), ("scale_log2", ctypes.c_int),
+                ("underflow_at_scale", ctypes.c_uint64), ("underflow_at_scale_flush", ctypes.c_uint64)]
+
+
+class ScalerParams(ctypes.Structure):
+    _fields_ = [("init_scale", ctypes.c_double), ("growth_factor", ctypes.c_double),
+                ("backoff_factor", ctypes.c_double), ("min_scale", ctypes.c_double), ("max_scale", ctypes.c_double),
+                ("growth_interval", ctypes.c_int), ("hysteresis", ctypes.c_int), ("growth_delay", ctypes.c_int)]
+
+
+MAXDIM = 32
+
+
+class IoTensor(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int), ("value_type", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("shape", ctypes.c_uint64 * MAXDIM), ("count", ctypes.c_uint64),
+                ("fortran_order", ctypes.c_int), ("big_endian", ctypes.c_int)]
+
+
+class IoOpts(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("has_dtype", ctypes.c_int), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int),
+                ("shape", ctypes.c_uint64 * MAXDIM), ("chunk_bytes", ctypes.c_size_t),
+                ("max_member_bytes", ctypes.c_uint64)]
+
+
+def declare(lib: ctypes.CDLL) -> None:
+    """argument and result types of every function the package calls"""
+    P, I, D, S, U64 = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_size_t, ctypes.c_uint64
+    sig = {
+        "mpe_strerror": (ctypes.c_char_p, [I]),
+        "mpe_version_string": (ctypes.c_char_p, []),
+        "mpe_round_lookup": (I, [ctypes.c_char_p]),
+        "mpe_type_name": (ctypes.c_char_p, [I]),
+        "mpe_format_lookup": (P, [ctypes.c_char_p]),
+        "mpe_format_of": (P, [I]),
+        "mpe_format_name": (ctypes.c_char_p, [P]),
+        "mpe_format_precision": (I, [P]),
+        "mpe_format_emin": (I, [P]),
+        "mpe_format_emax": (I, [P]),
+        "mpe_format_max": (D, [P]),
+        "mpe_format_min_normal": (D, [P]),
+        "mpe_format_min_subnormal": (D, [P]),
+        "mpe_format_has_inf": (I, [P]),
+        "mpe_format_unit_roundoff": (D, [P]),
+        "mpe_round_f32": (I, [P, P, S, P, ctypes.POINTER(RoundOpts)]),
+        "mpe_round_f64": (I, [P, P, S, P, ctypes.POINTER(RoundOpts)]),
+        "mpe_fp32_to_fp16": (ctypes.c_uint16, [ctypes.c_float, I]),
+        "mpe_fp32_to_bf16": (ctypes.c_uint16, [ctypes.c_float, I]),
+        "mpe_fp32_to_e4m3": (ctypes.c_uint8, [ctypes.c_float, I, I]),
+        "mpe_fp32_to_e5m2": (ctypes.c_uint8, [ctypes.c_float, I, I]),
+        "mpe_fp16_to_fp32": (ctypes.c_float, [ctypes.c_uint16]),
+        "mpe_bf16_to_fp32": (ctypes.c_float, [ctypes.c_uint16]),
+        "mpe_e4m3_to_fp32": (ctypes.c_float, [ctypes.c_uint8]),
+        "mpe_e5m2_to_fp32": (ctypes.c_float, [ctypes.c_uint8]),
+        "mpe_tc_model_get": (P, [ctypes.c_char_p, I]),
+        "mpe_gemm": (I, [P, I, I, I, I, I, I, ctypes.c_float, P, I, I, P, I, I, ctypes.c_float, P, I, I]),
+        "mpe_range_alloc": (P, [ctypes.POINTER(P), S, ctypes.POINTER(RangeOpts)]),
+        "mpe_range_free": (None, [P]),
+        "mpe_range_merge": (I, [P, P]),
+        "mpe_range_add_f32": (I, [P, P, S]),
+        "mpe_range_add_f64": (I, [P, P, S]),
+        "mpe_range_summary_get": (I, [P, ctypes.POINTER(RangeSummary)]),
+        "mpe_range_stats_get": (I, [P, S, ctypes.POINTER(RangeStats)]),
+        "mpe_range_histogram": (I, [P, I, ctypes.POINTER(I), c_u64_p, S, ctypes.POINTER(S), c_u64_p, c_u64_p]),
+        "mpe_scaler_params_preset": (I, [ctypes.POINTER(ScalerParams), ctypes.c_char_p]),
+        "mpe_scaler_alloc": (P, [ctypes.POINTER(ScalerParams)]),
+        "mpe_scaler_free": (None, [P]),
+        "mpe_scaler_scale": (D, [P]),
+        "mpe_scaler_update": (I, [P, I]),
+        "mpe_scaler_steps": (U64, [P]),
+        "mpe_scaler_skipped": (U64, [P]),
+        "mpe_io_open": (I, [ctypes.POINTER(P), ctypes.c_char_p, ctypes.POINTER(IoOpts), ctypes.c_char_p, S]),
+        "mpe_io_close": (None, [P]),
+        "mpe_io_count": (S, [P]),
+        "mpe_io_info": (I, [P, S, ctypes.POINTER(IoTensor)]),
+        "mpe_io_select": (I, [P, S]),
+        "mpe_io_read": (I, [P, P, S, ctypes.POINTER(S)]),
+        "mpe_io_message": (ctypes.c_char_p, [P]),
+        "mpe_io_dtype_lookup": (I, [ctypes.c_char_p, ctypes.POINTER(I)]),
+        "mpe_io_kind_name": (ctypes.c_char_p, [I]),
+    }
+    for name, (res, args) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args

@@ -1,0 +1,23 @@
+#!/bin/sh
+# The Python package (python/mpemu) against the library just built: its pytest suite,
+# with the package taken from the source tree and libmpemu from the libtool build tree.
+# Skipped (exit 77) when no python3 with NumPy and pytest is found (Debian: python3-numpy
+# python3-pytest). PYTHON names the interpreter to use.
+set -u
+top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+lib=$(pwd)/.libs/libmpemu.so
+[ -f "$lib" ] || { echo "check_python: $lib not built"; exit 1; }
+py=""
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null 2>&1 && "$p" -c "import numpy, pytest" >/dev/null 2>&1; then py=$p; break; fi
+done
+[ -n "$py" ] || { echo "check_python: no python3 with numpy and pytest: skipped"; exit 77; }
+# a sanitizer build: the ASan runtime must be loaded before python3 starts
+if ldd "$lib" 2>/dev/null | grep -q libasan; then
+  asan=$(${CC:-cc} -print-file-name=libasan.so)
+  export LD_PRELOAD="$asan${LD_PRELOAD:+:$LD_PRELOAD}"
+  export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+fi
+export MPEMU_LIB="$lib" PYTHONPATH="$top/python${PYTHONPATH:+:$PYTHONPATH}" MPE_SRCDIR="$top"
+export MPANALYZE="$(pwd)/mpanalyze"
+exec "$py" -m pytest -q -p no:cacheprovider "$top/python/tests"
