@@ -102,3 +102,30 @@ def test_int64_beyond_2_53_not_double_rounded():
     except (TypeError, ValueError):
         return
     assert y[0] == 2.0**60 + 2.0**53
+
+
+def test_zero_d_keeps_its_shape():
+    """round/encode return an array of x's shape: a 0-d input gave shape (1,)"""
+    assert mpemu.round(np.float32(1.1), "bf16").shape == ()
+    assert mpemu.round(1.1, "fp16").shape == ()
+    assert mpemu.encode(np.float32(1.0), "e4m3").shape == ()
+    assert mpemu.round(np.zeros((0, 3), np.float32), "bf16").shape == (0, 3)
+
+
+def test_names_with_nul_or_not_str(tmp_path):
+    """a NUL cut the name short in C: 'fp16\\0x' was fp16, 'h100\\0x' h100 and 'x.npy\\0junk'
+    x.npy; a name that is not a string gave AttributeError"""
+    p = tmp_path / "x.npy"
+    np.save(p, np.ones(3, np.float32))
+    with pytest.raises(ValueError):
+        mpemu.analyze(str(p) + "\0junk")
+    with pytest.raises(ValueError):
+        mpemu.round([1.0], "fp16\0x")
+    with pytest.raises(ValueError):
+        mpemu.gemm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), model="h100\0x")
+    with pytest.raises(ValueError):
+        mpemu.Scaler("pytorch\0x")
+    with pytest.raises((TypeError, ValueError)):
+        mpemu.gemm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), model=5)
+    with pytest.raises((TypeError, ValueError)):
+        mpemu.Scaler(None)
