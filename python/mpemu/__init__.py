@@ -49,15 +49,24 @@ def version() -> str:
     return _L.mpe_version_string().decode()
 
 
+def _name(x: Any, what: str) -> bytes:
+    """a name for the C library: a str without NUL (C would stop reading at the NUL)"""
+    if not isinstance(x, str):
+        raise TypeError(f"{what} must be a str, not {type(x).__name__}")
+    if "\0" in x:
+        raise ValueError(f"{what} {x!r} holds a NUL character")
+    return x.encode()
+
+
 def _format(fmt: str) -> int:
-    f = _L.mpe_format_lookup(fmt.encode()) if isinstance(fmt, str) else None
+    f = _L.mpe_format_lookup(_name(fmt, "format")) if isinstance(fmt, str) else None
     if not f:
         raise ValueError(f"unknown format {fmt!r} (valid: {', '.join(_TYPE_OF)})")
     return f
 
 
 def _mode(mode: str) -> int:
-    r = _L.mpe_round_lookup(mode.encode()) if isinstance(mode, str) else -1
+    r = _L.mpe_round_lookup(_name(mode, "rounding mode")) if isinstance(mode, str) else -1
     if r < 0:
         raise ValueError(f"unknown rounding mode {mode!r} (valid: rne, rna, rz, ru, rd, ro, sr, sr_eq)")
     return r
@@ -71,6 +80,11 @@ def _float_array(x: Any) -> np.ndarray:
     """x as a C-contiguous float32 or float64 array (no copy when it already is one); binary64
     inputs of either byte order stay binary64; what cannot be converted exactly is refused"""
     a = np.asarray(x)
+    b = _float_array_nd(a)
+    return b if b.shape == a.shape else b.reshape(a.shape)   # ascontiguousarray makes a 0-d array 1-d
+
+
+def _float_array_nd(a: np.ndarray) -> np.ndarray:
     k = a.dtype.kind
     if k not in "fiub":
         raise TypeError(f"expected real numbers, got an array of dtype {a.dtype}")
@@ -202,7 +216,7 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str = "fp
     if output not in ("fp32", "fp16"):
         raise ValueError(f"unknown output {output!r} (valid: fp32, fp16)")
     tin = _TYPE_OF[input]
-    m_ = _L.mpe_tc_model_get(model.encode(), tin)
+    m_ = _L.mpe_tc_model_get(_name(model, "model"), tin)
     if not m_:
         valid = [n for n in _MODEL_NAMES if _L.mpe_tc_model_get(n.encode(), tin)]
         raise ValueError(f"model {model!r} has no {input} tensor cores (valid: {', '.join(valid)})")
@@ -336,12 +350,15 @@ def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 
         raise ValueError("chunk_values must be at least 1")
     if dtype is not None:
         t = ctypes.c_int()
-        if _L.mpe_io_dtype_lookup(dtype.encode(), ctypes.byref(t)):
+        if _L.mpe_io_dtype_lookup(_name(dtype, "dtype"), ctypes.byref(t)):
             raise ValueError(f"unknown dtype {dtype!r}")
         o.has_dtype, o.dtype = 1, t.value
     f = ctypes.c_void_p()
     msg = ctypes.create_string_buffer(512)
-    rc = _L.mpe_io_open(ctypes.byref(f), os.fsencode(path), ctypes.byref(o), msg, len(msg))
+    bpath = os.fsencode(path)
+    if b"\0" in bpath:
+        raise ValueError(f"path {path!r} holds a NUL character")
+    rc = _L.mpe_io_open(ctypes.byref(f), bpath, ctypes.byref(o), msg, len(msg))
     if rc:
         raise MpemuError(rc, f"{path}: {msg.value.decode(errors='replace')}")
     want = None if tensors is None else [tensors] if isinstance(tensors, str) else list(tensors)
@@ -393,7 +410,7 @@ class Scaler:
 
     def __init__(self, preset: str = "pytorch"):
         p = _lib.ScalerParams()
-        rc = _L.mpe_scaler_params_preset(ctypes.byref(p), preset.encode())
+        rc = _L.mpe_scaler_params_preset(ctypes.byref(p), _name(preset, "scaler preset"))
         if rc:
             raise ValueError(f"unknown scaler preset {preset!r} (valid: pytorch, apex, megatron, deepspeed, "
                              "deepspeed-zero, keras)")
