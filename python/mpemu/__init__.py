@@ -158,6 +158,8 @@ def encode(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, seed:
     if fmt not in ("fp16", "bf16", "e4m3", "e5m2"):
         raise ValueError(f"encode: {fmt!r} has no packed encoding here (valid: fp16, bf16, e4m3, e5m2)")
     r = round(x, fmt, mode, saturate=saturate, seed=seed).astype(np.float32)   # exact: values of fmt
+    shape = r.shape
+    r = r.reshape(-1)   # 0-d arrays index as scalars
     nan = np.isnan(r)
     neg = np.signbit(r)
     if fmt == "fp16":
@@ -180,7 +182,7 @@ def encode(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, seed:
     if nan.any():
         codes[nan & ~neg] = _nan_code(fmt, False, saturate)
         codes[nan & neg] = _nan_code(fmt, True, saturate)
-    return codes.reshape(np.shape(r))
+    return codes.reshape(shape)
 
 
 def decode(codes: Any, fmt: str) -> np.ndarray:

@@ -129,3 +129,9 @@ def test_names_with_nul_or_not_str(tmp_path):
         mpemu.gemm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), model=5)
     with pytest.raises((TypeError, ValueError)):
         mpemu.Scaler(None)
+
+
+def test_encode_zero_d_nan():
+    for f in ("fp16", "bf16", "e4m3", "e5m2"):
+        c = mpemu.encode(np.float32(-np.nan), f)
+        assert c.shape == () and c == mpemu.encode(np.array([-np.nan], np.float32), f)[0]
