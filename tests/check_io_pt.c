@@ -244,6 +244,8 @@ static const struct { const char *file; int rc; const char *says; } attack[] = {
   { "broadcast_huge.pt", MPE_EUNSUP, "broadcast" },
   /* one tensor under 100000 names of 1000 bytes from a 1 kB file */
   { "name_bomb.pt", MPE_EFORMAT, "names" },
+  /* 50000 integers in a list referred to 200000 times: 10^10 leaves walked from a 1 kB file */
+  { "leaf_walk.pt", MPE_EFORMAT, "too many times" },
 };
 
 START_TEST(test_attack)

@@ -72,3 +72,7 @@ archive("name_clash.pt", state(s("a.b"), tensor(), s("a"), b"}" + s("b") + tenso
 key = "k" * 1000
 archive("name_bomb.pt", b"\x80\x02}" + s(key) + b"]" + tensor() + b"q\x00a" + b"h\x00\x85a" * 100000 + b"s.",
         {"0": data0}, comp=zipfile.ZIP_DEFLATED)
+# a list of 50000 integers referred to 200000 times: walking it looks at 10^10 leaves, each
+# reference counted as one visit (the leaves not at all)
+archive("leaf_walk.pt", b"\x80\x02]" + b"(" + b"K\x07" * 50000 + b"eq\x00" + b"]" + b"h\x00a" * 200000 + b"\x86.",
+        comp=zipfile.ZIP_DEFLATED)
