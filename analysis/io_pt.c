@@ -685,7 +685,10 @@ static int emit(struct mpei_pt *p, uint32_t view, const char *name, char *msg, s
 static int walk(struct mpei_pt *p, uint32_t id, char *name, size_t len, int depth, char *msg, size_t msglen)
 {
   const struct val *v = &p->v[id];
-  if (++p->visits > 4 * p->nv + 1024)
+  /* every value and every kid looked at counts: a tree holds at most nv values and, each kid
+     costing an opcode, fewer kids than the pickle has bytes */
+  p->visits += 1 + (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_DICT ? v->n : 0);
+  if (p->visits > 4 * (p->nv + p->pklen) + 1024)
     ERR(MPE_EFORMAT, "pickle refers to the same containers too many times (a recursive or exploding structure)");
   if (v->kind == V_TENSOR)
     return emit(p, v->u.id, name, msg, msglen);
