@@ -20,6 +20,7 @@
 #define PT_MAX_NAME 1024             /* bytes of a joined tensor name */
 #define PT_MAX_CACHE (2ull << 30)    /* a non-contiguous view's storage is held in memory up to this */
 #define PT_MAX_NAMES (64u << 20)     /* bytes of all tensor names together */
+#define PT_MAX_VALUES (1u << 22)     /* values a pickle makes (24 bytes each); a checkpoint makes ~20 per tensor */
 #define PT_MAX_REPEAT (1ull << 30)   /* elements of a view that holds more than its storage (stride 0) */
 #define NONE_ID UINT32_MAX
 
@@ -415,6 +416,8 @@ static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
 #define PUSH(x) do { if (push(p, (x))) ERR(MPE_ENOMEM, "out of memory"); } while (0)
 #define NEW(kind, id) do { if (new_val(p, (kind), &(id))) ERR(MPE_ENOMEM, "out of memory"); } while (0)
   while (c < e) {
+    if (p->nv > PT_MAX_VALUES)   /* no opcode makes more than one */
+      ERR(MPE_EFORMAT, "pickle makes more than %u values (the limit)", PT_MAX_VALUES);
     unsigned op = *c++;
     uint32_t id, x, y;
     uint64_t len = 0;

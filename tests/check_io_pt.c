@@ -246,7 +246,7 @@ static const struct { const char *file; int rc; const char *says; } attack[] = {
   { "name_bomb.pt", MPE_EFORMAT, "names" },
   /* 50000 integers in a list referred to 200000 times: 10^10 leaves walked from a 1 kB file */
   { "leaf_walk.pt", MPE_EFORMAT, "too many times" },
-  /* 20 million values made and dropped: 500 MB held for a 40 kB file */
+  /* 5 million values made and dropped: 120 MB held for a 10 kB file */
   { "value_flood.pt", MPE_EFORMAT, "values" },
 };
 
