@@ -262,8 +262,8 @@ class _Range:
         self.names = list(names)
         if not self.names:
             raise ValueError("no formats")
-        if not 0 <= margin <= 2**31 - 1:
-            raise ValueError("margin must be between 0 and 2^31 - 1")
+        if not 0 <= margin <= 1000:   # as mpanalyze --margin; larger ones overflow the library's int arithmetic
+            raise ValueError("margin must be between 0 and 1000 (bits)")
         self.fmts = [_format(n) for n in self.names]
         arr = (ctypes.c_void_p * len(self.fmts))(*self.fmts)
         self.margin = int(margin)

@@ -88,9 +88,13 @@ def test_analyze_tensors_as_one_string(tmp_path):
 
 
 def test_range_margin_out_of_int_range():
-    """a margin that does not fit a C int is refused, not wrapped (2^32 would become 0)"""
+    """a margin that does not fit a C int is refused, not wrapped (2^32 would become 0); nor one
+    past mpanalyze's 1000, where the library's scale arithmetic (et - margin - ea) overflows int"""
     with pytest.raises((ValueError, OverflowError)):
         mpemu.range_report(np.ones(3, np.float32), margin=2**32)
+    with pytest.raises(ValueError):
+        mpemu.range_report(np.full(3, 1e300), margin=2**31 - 1)
+    assert mpemu.range_report(np.ones(3, np.float32), margin=1000)["formats"]["fp16"]["margin"] == 1000
 
 
 def test_int64_beyond_2_53_not_double_rounded():
