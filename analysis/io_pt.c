@@ -19,6 +19,9 @@
 #define PT_MAX_DEPTH 64              /* containers inside containers */
 #define PT_MAX_NAME 1024             /* bytes of a joined tensor name */
 #define PT_MAX_CACHE (2ull << 30)    /* a non-contiguous view's storage is held in memory up to this */
+#define PT_MAX_NAMES (64u << 20)     /* bytes of all tensor names together */
+#define PT_MAX_VALUES (1u << 22)     /* values a pickle makes (24 bytes each); a checkpoint makes ~20 per tensor */
+#define PT_MAX_REPEAT (1ull << 30)   /* elements of a view that holds more than its storage (stride 0) */
 #define NONE_ID UINT32_MAX
 
 enum vkind { V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_BYTES, V_TUPLE, V_LIST, V_DICT,
@@ -116,6 +119,7 @@ struct mpei_pt {
   size_t nviews, capviews;
   struct out *o, *sk;     /* tensors listed, tensors skipped */
   size_t no, capo, nsk, capsk;
+  size_t namebytes;
   zip_t *za;
   uint32_t *by_member;    /* storage index of each zip entry, NONE_ID when none */
   uint64_t nentries;
@@ -332,6 +336,11 @@ static int rebuild(struct mpei_pt *p, uint32_t args, int version, uint32_t *res,
     if (last >= s->nbytes / stypes[w.st].size)
       ERR(MPE_EFORMAT, "tensor of storage '%s' reaches element %llu but the storage holds %llu", s->key,
           (unsigned long long)last, (unsigned long long)(s->nbytes / stypes[w.st].size));
+    /* stride 0 (expand) or overlapping strides: more values than stored, all of them streamed */
+    if (count > s->nbytes / stypes[w.st].size && count > PT_MAX_REPEAT)
+      ERR(MPE_EUNSUP, "tensor of storage '%s' is a broadcast or overlapping view of %llu elements over %llu stored "
+          "(the limit is %llu)", s->key, (unsigned long long)count,
+          (unsigned long long)(s->nbytes / stypes[w.st].size), (unsigned long long)PT_MAX_REPEAT);
   }
   w.count = count;
   if (grow((void **)&p->views, &p->capviews, p->nviews + 1, sizeof *p->views))
@@ -412,6 +421,8 @@ static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
 #define PUSH(x) do { if (push(p, (x))) ERR(MPE_ENOMEM, "out of memory"); } while (0)
 #define NEW(kind, id) do { if (new_val(p, (kind), &(id))) ERR(MPE_ENOMEM, "out of memory"); } while (0)
   while (c < e) {
+    if (p->nv > PT_MAX_VALUES)   /* no opcode makes more than one */
+      ERR(MPE_EFORMAT, "pickle makes more than %u values (the limit)", PT_MAX_VALUES);
     unsigned op = *c++;
     uint32_t id, x, y;
     uint64_t len = 0;
@@ -669,6 +680,10 @@ static int emit(struct mpei_pt *p, uint32_t view, const char *name, char *msg, s
   int skip = stypes[p->views[view].st].type < 0;
   struct out **o = skip ? &p->sk : &p->o;
   size_t *n = skip ? &p->nsk : &p->no, *cap = skip ? &p->capsk : &p->capo;
+  p->namebytes += strlen(name) + 1;
+  if (p->namebytes > PT_MAX_NAMES)
+    ERR(MPE_EFORMAT, "tensor names take more than %u MiB (one tensor listed under very many names?)",
+        PT_MAX_NAMES >> 20);
   if (grow((void **)o, cap, *n + 1, sizeof **o) || !((*o)[*n].name = strdup(name)))
     ERR(MPE_ENOMEM, "out of memory");
   (*o)[*n].view = view;
@@ -680,7 +695,10 @@ static int emit(struct mpei_pt *p, uint32_t view, const char *name, char *msg, s
 static int walk(struct mpei_pt *p, uint32_t id, char *name, size_t len, int depth, char *msg, size_t msglen)
 {
   const struct val *v = &p->v[id];
-  if (++p->visits > 4 * p->nv + 1024)
+  /* every value and every kid looked at counts: a tree holds at most nv values and, each kid
+     costing an opcode, fewer kids than the pickle has bytes */
+  p->visits += 1 + (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_DICT ? v->n : 0);
+  if (p->visits > 4 * (p->nv + p->pklen) + 1024)
     ERR(MPE_EFORMAT, "pickle refers to the same containers too many times (a recursive or exploding structure)");
   if (v->kind == V_TENSOR)
     return emit(p, v->u.id, name, msg, msglen);
@@ -713,6 +731,34 @@ static int walk(struct mpei_pt *p, uint32_t id, char *name, size_t len, int dept
       return rc;
   }
   return MPE_OK;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* one name, one tensor: a key set twice in a dict (torch.load keeps the last) or a key "a.b"
+   beside a container a holding b would make --tensor pick one of them silently */
+static int unique_names(struct mpei_pt *p, char *msg, size_t msglen)
+{
+  if (p->no < 2)
+    return MPE_OK;
+  char **nm = malloc(p->no * sizeof *nm);
+  if (!nm)
+    ERR(MPE_ENOMEM, "out of memory");
+  for (size_t i = 0; i < p->no; i++)
+    nm[i] = p->o[i].name;
+  qsort(nm, p->no, sizeof *nm, cmp_name);
+  int rc = MPE_OK;
+  for (size_t i = 1; i < p->no && !rc; i++)
+    if (!strcmp(nm[i - 1], nm[i])) {
+      mpei_io_msg(msg, msglen, "two tensors named '%.64s' (a key given twice, or a dotted key beside a container)",
+                  nm[i]);
+      rc = MPE_EFORMAT;
+    }
+  free(nm);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ open */
@@ -847,7 +893,9 @@ int mpei_pt_open(zip_t *za, const char *root_name, struct mpei_pt **out, char *m
     snprintf(path, sizeof path, "%s", root_name);
     return emit(p, p->v[root].u.id, path, msg, msglen);
   }
-  return walk(p, root, path, 0, 0, msg, msglen);
+  if ((rc = walk(p, root, path, 0, 0, msg, msglen)))
+    return rc;
+  return unique_names(p, msg, msglen);
 }
 
 size_t mpei_pt_count(const struct mpei_pt *p) { return p->no; }
@@ -929,8 +977,8 @@ int mpei_pt_select(struct mpei_pt *p, size_t i, char *msg, size_t msglen)
   if (!(p->zf = zip_fopen_index(p->za, s->zindex, 0)))
     ERR(MPE_EFORMAT, "cannot open storage '%s': %s", s->key, zip_strerror(p->za));
   unsigned char tmp[4096];
-  if (p->contiguous) {
-    if (skip_bytes(p->zf, w->offset * es, tmp, sizeof tmp))
+  if (p->contiguous) {   /* an empty view's offset may lie anywhere */
+    if (w->count && skip_bytes(p->zf, w->offset * es, tmp, sizeof tmp))
       ERR(MPE_EFORMAT, "storage '%s' is truncated or corrupt: %s", s->key, zip_file_strerror(p->zf));
   } else {
     if (s->zsize > PT_MAX_CACHE)

@@ -360,7 +360,7 @@ static void make_categories(mpe_range *r)
 
 mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntargets, const mpe_range_opts *o)
 {
-  if (!targets || ntargets == 0 || ntargets > MAXFMT || (o && o->margin < 0))
+  if (!targets || ntargets == 0 || ntargets > MAXFMT || (o && (o->margin < 0 || o->margin > 4096)))
     return NULL;
   for (size_t k = 0; k < ntargets; k++)
     if (!target_ok(&targets[k]))

@@ -291,6 +291,52 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/* files legal for torch.load that the reader first mishandled (tests/data/pt/attack/make_attack.py) */
+static const struct { const char *file; int rc; const char *says; } attack[] = {
+  /* the same key twice in one dict; a key "a.b" beside a dict a holding b: one name, two tensors */
+  { "dup_key.pt", MPE_EFORMAT, "two tensors named 'w'" },
+  { "name_clash.pt", MPE_EFORMAT, "two tensors named 'a.b'" },
+  /* 2^62 elements broadcast (stride 0) from one: would be streamed for ever */
+  { "broadcast_huge.pt", MPE_EUNSUP, "broadcast" },
+  /* one tensor under 100000 names of 1000 bytes from a 1 kB file */
+  { "name_bomb.pt", MPE_EFORMAT, "names" },
+  /* 50000 integers in a list referred to 200000 times: 10^10 leaves walked from a 1 kB file */
+  { "leaf_walk.pt", MPE_EFORMAT, "too many times" },
+  /* 5 million values made and dropped: 120 MB held for a 10 kB file */
+  { "value_flood.pt", MPE_EFORMAT, "values" },
+};
+
+START_TEST(test_attack)
+{
+  char rel[128], msg[256];
+  snprintf(rel, sizeof rel, "pt/attack/%s", attack[_i].file);
+  mpe_io *f = (mpe_io *)1;
+  int rc = mpe_io_open(&f, data(rel), NULL, msg, sizeof msg);
+  if (rc == 0)
+    mpe_io_close(f);
+  ck_assert_msg(rc == attack[_i].rc, "%s: rc %d (%s)", attack[_i].file, rc, rc ? msg : "opened");
+  ck_assert_ptr_null(f);
+  ck_assert_msg(strstr(msg, attack[_i].says) != NULL, "%s: message '%s'", attack[_i].file, msg);
+  ck_assert_ptr_null(strchr(msg, '\n'));
+}
+END_TEST
+
+/* an empty tensor may have any storage offset (torch.load accepts it): it reads as 0 values */
+START_TEST(test_empty_far_offset)
+{
+  mpe_io *f;
+  char msg[256];
+  ck_assert_msg(mpe_io_open(&f, data("pt/attack/empty_far_offset.pt"), NULL, msg, sizeof msg) == 0, "%s", msg);
+  size_t i, n = 1;
+  float v[4];
+  ck_assert_int_eq(mpe_io_find(f, "w", &i), 0);
+  ck_assert_msg(mpe_io_select(f, i) == 0, "select: %s", mpe_io_message(f));
+  ck_assert_msg(mpe_io_read(f, v, 4, &n) == 0, "read: %s", mpe_io_message(f));
+  ck_assert_uint_eq(n, 0);
+  mpe_io_close(f);
+}
+END_TEST
+
 /* the fuzz corpus of the PyTorch target, replayed (crashes found later go in tests/fuzz/crashes) */
 static void replay(const char *path, void *ctx)
 {
@@ -335,6 +381,8 @@ int main(void)
   tc = tcase_create("hostile");
   tcase_add_loop_test(tc, test_hostile, 0, (int)(sizeof hostile / sizeof hostile[0]));
   tcase_add_test(tc, test_fuzz_replay);
+  tcase_add_loop_test(tc, test_attack, 0, (int)(sizeof attack / sizeof attack[0]));
+  tcase_add_test(tc, test_empty_far_offset);
   suite_add_tcase(s, tc);
   return ts_run(s);
 }

@@ -6,7 +6,11 @@
 set -u
 top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 lib=$(pwd)/.libs/libmpemu.so
-[ -f "$lib" ] || { echo "check_python: $lib not built"; exit 1; }
+# a --disable-shared build (the CI's sanitizer run) has no shared library for ctypes to load
+if [ ! -f "$lib" ]; then
+  if [ -f "$(pwd)/.libs/libmpemu.a" ]; then echo "check_python: static-only build (no libmpemu.so): skipped"; exit 77; fi
+  echo "check_python: $lib not built"; exit 1
+fi
 py=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
   if command -v "$p" >/dev/null 2>&1 && "$p" -c "import numpy, pytest" >/dev/null 2>&1; then py=$p; break; fi

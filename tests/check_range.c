@@ -3,6 +3,7 @@
    one-pass counts at any power-of-two scale against rounding the scaled
    values, hand cases for values only binary64 holds, the error measure, the
    histograms and the error paths. */
+#include <limits.h>
 #include <fenv.h>
 #include <float.h>
 #include <math.h>
@@ -254,6 +255,18 @@ START_TEST(test_errors)
   ck_assert_ptr_null(mpe_range_alloc(&f, 0, NULL));
   ck_assert_ptr_null(mpe_range_alloc(&none, 1, NULL));
   ck_assert_ptr_null(mpe_range_alloc(&f, 1, &bad));
+  /* a margin past 4096 bits: the scale arithmetic (exponent - margin) would overflow an int */
+  mpe_range_opts huge = { INT_MAX }, big = { 4097 }, most = { 4096 };
+  ck_assert_ptr_null(mpe_range_alloc(&f, 1, &huge));
+  ck_assert_ptr_null(mpe_range_alloc(&f, 1, &big));
+  mpe_range *rm = mpe_range_alloc(&f, 1, &most);
+  ck_assert_ptr_nonnull(rm);
+  double xm = 1e300;
+  mpe_range_stats sm;
+  ck_assert_int_eq(mpe_range_add_f64(rm, &xm, 1), 0);
+  ck_assert_int_eq(mpe_range_stats_get(rm, 0, &sm), 0);
+  ck_assert_int_eq(sm.scale_log2, 16 - 4096 - 997);   /* 2^k * 1e300 <= 65504 * 2^-4096, 1e300 = 0.75 * 2^997 */
+  mpe_range_free(rm);
   mpe_range *r = mpe_range_alloc(&f, 1, NULL);
   ck_assert_uint_eq(mpe_range_nformats(r), 1);
   ck_assert_int_eq(mpe_range_add_f32(r, NULL, 3), MPE_EINVAL);

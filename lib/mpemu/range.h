@@ -15,7 +15,7 @@ extern "C" {
 typedef struct mpe_range mpe_range;
 
 typedef struct {
-  int margin;          /* bits of head room for the recommended scale: S*max|x| <= max_finite*2^-margin (>= 0) */
+  int margin;          /* bits of head room for the recommended scale: S*max|x| <= max_finite*2^-margin (0..4096) */
 } mpe_range_opts;      /* zeroed or NULL: margin 0 */
 
 /* An accumulator for nformats (1..64) target formats (built-in or custom).

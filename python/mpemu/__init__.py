@@ -49,15 +49,24 @@ def version() -> str:
     return _L.mpe_version_string().decode()
 
 
+def _name(x: Any, what: str) -> bytes:
+    """a name for the C library: a str without NUL (C would stop reading at the NUL)"""
+    if not isinstance(x, str):
+        raise TypeError(f"{what} must be a str, not {type(x).__name__}")
+    if "\0" in x:
+        raise ValueError(f"{what} {x!r} holds a NUL character")
+    return x.encode()
+
+
 def _format(fmt: str) -> int:
-    f = _L.mpe_format_lookup(fmt.encode()) if isinstance(fmt, str) else None
+    f = _L.mpe_format_lookup(_name(fmt, "format")) if isinstance(fmt, str) else None
     if not f:
         raise ValueError(f"unknown format {fmt!r} (valid: {', '.join(_TYPE_OF)})")
     return f
 
 
 def _mode(mode: str) -> int:
-    r = _L.mpe_round_lookup(mode.encode()) if isinstance(mode, str) else -1
+    r = _L.mpe_round_lookup(_name(mode, "rounding mode")) if isinstance(mode, str) else -1
     if r < 0:
         raise ValueError(f"unknown rounding mode {mode!r} (valid: rne, rna, rz, ru, rd, ro, sr, sr_eq)")
     return r
@@ -68,11 +77,29 @@ def _ptr(a: np.ndarray) -> int:
 
 
 def _float_array(x: Any) -> np.ndarray:
-    """x as a C-contiguous float32 or float64 array (no copy when it already is one)"""
+    """x as a C-contiguous float32 or float64 array (no copy when it already is one); binary64
+    inputs of either byte order stay binary64; what cannot be converted exactly is refused"""
     a = np.asarray(x)
-    if a.dtype == np.float64:
-        return np.ascontiguousarray(a)
-    if a.dtype.kind in "iub":
+    b = _float_array_nd(a)
+    return b if b.shape == a.shape else b.reshape(a.shape)   # ascontiguousarray makes a 0-d array 1-d
+
+
+def _float_array_nd(a: np.ndarray) -> np.ndarray:
+    k = a.dtype.kind
+    if k not in "fiub":
+        raise TypeError(f"expected real numbers, got an array of dtype {a.dtype}")
+    if k == "f" and a.dtype.itemsize > 8:
+        raise TypeError(f"dtype {a.dtype} is wider than binary64: convert it to float64 first")
+    if k == "f" and a.dtype.itemsize == 8:
+        return np.ascontiguousarray(a, dtype=np.float64)
+    if k in "iu":
+        b = np.ascontiguousarray(a, dtype=np.float64)
+        if a.dtype.itemsize > 4 and a.size:   # 64-bit integers: binary64 holds 53 bits
+            fits = np.abs(b) < 2.0**63
+            if not fits.all() or not np.array_equal(np.where(fits, b, 0).astype(a.dtype), a):
+                raise ValueError("integers that binary64 cannot hold exactly (over 2^53): convert them first")
+        return b
+    if k == "b":
         return np.ascontiguousarray(a, dtype=np.float64)
     return np.ascontiguousarray(a, dtype=np.float32)
 
@@ -84,7 +111,9 @@ def round(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, flush:
     ``rd``, ``ro``, ``sr``, ``sr_eq``).
 
     Returns a new array of x's shape holding the rounded values: float64 when x is float64 (or
-    integer), else float32 (float16 and bfloat16 inputs are widened exactly). ``saturate``: overflow
+    integer), else float32 (float16 and bfloat16 inputs are widened exactly). Complex and
+    long-double arrays, and 64-bit integers that binary64 cannot hold exactly, raise TypeError /
+    ValueError rather than being narrowed before rounding. ``saturate``: overflow
     gives the largest finite value; ``flush``: subnormal results become signed zeros. ``seed``: the
     stochastic modes' stream (element i uses the counter-based generator at (seed, i)); None
     draws a fresh seed. Same bits as ``mpe_round_f32``/``mpe_round_f64`` on the same data.
@@ -129,6 +158,8 @@ def encode(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, seed:
     if fmt not in ("fp16", "bf16", "e4m3", "e5m2"):
         raise ValueError(f"encode: {fmt!r} has no packed encoding here (valid: fp16, bf16, e4m3, e5m2)")
     r = round(x, fmt, mode, saturate=saturate, seed=seed).astype(np.float32)   # exact: values of fmt
+    shape = r.shape
+    r = r.reshape(-1)   # 0-d arrays index as scalars
     nan = np.isnan(r)
     neg = np.signbit(r)
     if fmt == "fp16":
@@ -151,12 +182,18 @@ def encode(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, seed:
     if nan.any():
         codes[nan & ~neg] = _nan_code(fmt, False, saturate)
         codes[nan & neg] = _nan_code(fmt, True, saturate)
-    return codes.reshape(np.shape(r))
+    return codes.reshape(shape)
 
 
 def decode(codes: Any, fmt: str) -> np.ndarray:
     """The values (float32) of bit patterns ``codes`` of ``fmt`` (uint16 for fp16/bf16, uint8 for FP8)."""
     c = np.asarray(codes)
+    if fmt in ("fp16", "bf16", "e4m3", "e5m2"):
+        if c.dtype.kind not in "iu":
+            raise TypeError(f"decode: codes must be integers, not {c.dtype}")
+        top = 0xffff if fmt in ("fp16", "bf16") else 0xff
+        if c.size and (c.min() < 0 or c.max() > top):
+            raise ValueError(f"decode: {fmt} codes lie in 0..{top:#x}")
     if fmt == "fp16":
         return c.astype(np.uint16).view(np.float16).astype(np.float32)
     if fmt == "bf16":
@@ -181,7 +218,7 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str = "fp
     if output not in ("fp32", "fp16"):
         raise ValueError(f"unknown output {output!r} (valid: fp32, fp16)")
     tin = _TYPE_OF[input]
-    m_ = _L.mpe_tc_model_get(model.encode(), tin)
+    m_ = _L.mpe_tc_model_get(_name(model, "model"), tin)
     if not m_:
         valid = [n for n in _MODEL_NAMES if _L.mpe_tc_model_get(n.encode(), tin)]
         raise ValueError(f"model {model!r} has no {input} tensor cores (valid: {', '.join(valid)})")
@@ -225,8 +262,8 @@ class _Range:
         self.names = list(names)
         if not self.names:
             raise ValueError("no formats")
-        if margin < 0:
-            raise ValueError("margin must be >= 0")
+        if not 0 <= margin <= 1000:   # as mpanalyze --margin; larger ones overflow the library's int arithmetic
+            raise ValueError("margin must be between 0 and 1000 (bits)")
         self.fmts = [_format(n) for n in self.names]
         arr = (ctypes.c_void_p * len(self.fmts))(*self.fmts)
         self.margin = int(margin)
@@ -311,17 +348,22 @@ def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 
     "rounding", "margin", "formats", "tensors" (each with file, name, dtype, shape and the
     range_report keys) and "total"."""
     o = _lib.IoOpts()
+    if int(chunk_values) < 1:
+        raise ValueError("chunk_values must be at least 1")
     if dtype is not None:
         t = ctypes.c_int()
-        if _L.mpe_io_dtype_lookup(dtype.encode(), ctypes.byref(t)):
+        if _L.mpe_io_dtype_lookup(_name(dtype, "dtype"), ctypes.byref(t)):
             raise ValueError(f"unknown dtype {dtype!r}")
         o.has_dtype, o.dtype = 1, t.value
     f = ctypes.c_void_p()
     msg = ctypes.create_string_buffer(512)
-    rc = _L.mpe_io_open(ctypes.byref(f), os.fsencode(path), ctypes.byref(o), msg, len(msg))
+    bpath = os.fsencode(path)
+    if b"\0" in bpath:
+        raise ValueError(f"path {path!r} holds a NUL character")
+    rc = _L.mpe_io_open(ctypes.byref(f), bpath, ctypes.byref(o), msg, len(msg))
     if rc:
         raise MpemuError(rc, f"{path}: {msg.value.decode(errors='replace')}")
-    want = None if tensors is None else list(tensors)
+    want = None if tensors is None else [tensors] if isinstance(tensors, str) else list(tensors)
     try:
         total = _Range(formats, margin)
         out: List[Dict[str, Any]] = []
@@ -370,7 +412,7 @@ class Scaler:
 
     def __init__(self, preset: str = "pytorch"):
         p = _lib.ScalerParams()
-        rc = _L.mpe_scaler_params_preset(ctypes.byref(p), preset.encode())
+        rc = _L.mpe_scaler_params_preset(ctypes.byref(p), _name(preset, "scaler preset"))
         if rc:
             raise ValueError(f"unknown scaler preset {preset!r} (valid: pytorch, apex, megatron, deepspeed, "
                              "deepspeed-zero, keras)")
@@ -378,6 +420,10 @@ class Scaler:
         self._s = _L.mpe_scaler_alloc(ctypes.byref(p))
         if not self._s:
             raise MpemuError(2, "mpe_scaler_alloc failed")
+
+    def __reduce__(self):
+        # copies would share (and free twice) one C scaler, pickles would carry a pointer
+        raise TypeError("a Scaler cannot be copied or pickled: make a new one with the same preset")
 
     def __del__(self):
         if getattr(self, "_s", None):

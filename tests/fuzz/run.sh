@@ -4,7 +4,9 @@
 # for RUNS executions (default 200000) on its corpus in tests/fuzz/corpus/KIND.
 # New inputs found are added to the corpus; crashes are written to
 # tests/fuzz/crashes/ (commit them: make check replays them).
-#   tests/fuzz/run.sh [RUNS] [KIND...]       KIND: npy npz safetensors text raw pt mtx
+#   tests/fuzz/run.sh [RUNS] [KIND...]       KIND: npy npz safetensors text raw pt pkl mtx
+# (pkl: the pickle of a torch.save file alone; the target wraps it in a valid archive, so that
+# mutations reach the interpreter instead of failing the zip's CRC as most pt inputs do)
 # A dictionary tests/fuzz/KIND.dict is used when there is one.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,10 +25,12 @@ srcs="$top/analysis/io.c $top/analysis/io_pt.c $top/analysis/io_text.c $top/anal
 for k in $kinds; do
   case $k in
     npy) K=MPE_IO_NPY;; npz) K=MPE_IO_NPZ;; safetensors) K=MPE_IO_SAFETENSORS;; text) K=MPE_IO_TEXT;;
-    raw) K=MPE_IO_RAW;; pt) K=MPE_IO_PT;; mtx) K=mtx;;
+    raw) K=MPE_IO_RAW;; pt) K=MPE_IO_PT;; mtx) K=mtx;; pkl) K=pkl;;
     *) echo "unknown kind $k"; exit 2;;
   esac
-  if [ "$K" = mtx ]; then
+  if [ "$K" = pkl ]; then   # the PyTorch pickle alone, wrapped in a valid archive by the target
+    $CC $flags -o "$out/fuzz_pkl" "$here/fuzz_pt_pickle.c" $srcs $(pkg-config --cflags --libs jansson libzip) -lm
+  elif [ "$K" = mtx ]; then
     $CC $flags -o "$out/fuzz_mtx" "$here/fuzz_mtx.c" "$top/analysis/mmio.c" "$top/analysis/matgen.c" \
       "$top/lib/error.c" $(pkg-config --cflags --libs gsl) -lm
   else
@@ -37,6 +41,7 @@ for k in $kinds; do
   echo "== fuzz_$k: $runs runs"
   dict=""
   [ -f "$here/$k.dict" ] && dict="-dict=$here/$k.dict"
+  [ "$k" = pkl ] && dict="-dict=$here/pt.dict"
   "$out/fuzz_$k" $dict -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$here/crashes/$k-" "$out/new_$k" "$here/corpus/$k" 2>&1 | tail -n 3
   # keep a minimal corpus: merge what was found into the committed one
