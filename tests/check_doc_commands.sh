@@ -48,6 +48,10 @@ put('w.npy', npy('<f4', [1024], f32([rnd.uniform(-1, 1) for _ in range(1024)])))
 put('u.npy', npy('<f4', [1024], f32(vals(1024, 1e-5))))
 PY
 
+# commands may name the repository's own test files (tests/data/...)
+ln -s "$top/tests" "$tmp/tests"
+cp "$top/tests/data/pt/nested.pt" "$tmp/checkpoint.pt"   # a torch.save checkpoint (model + optimizer)
+
 # the commands: README's ```sh blocks, then mpanalyze(1)'s EXAMPLES
 awk '/^```sh/{f=1; next} /^```/{f=0} f && /^mpanalyze /' "$top/README.md" | sed 's/[[:space:]]*#.*$//' >"$tmp/cmds"
 awk '/^\.SH EXAMPLES/{f=1; next} /^\.SH/{f=0} f && /^mpanalyze /' "$top/man/man1/mpanalyze.1" | sed 's/\\-/-/g' >>"$tmp/cmds"
