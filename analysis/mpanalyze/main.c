@@ -11,6 +11,8 @@ static const mpa_command commands[] = {
   { "refine", mpa_cmd_refine, "LU-IR / GMRES-IR with a low-precision tensor-core LU: convergence, fallback, kappa sweeps" },
   { "cg", mpa_cmd_cg, "mixed-precision CG with reliable updates on 16-bit sloppy storage" },
   { "update", mpa_cmd_update, "apply update dumps under low/master/kahan/sr strategies: lost updates and drift" },
+  { "memory", mpa_cmd_memory, "per-GPU bytes of weights, gradients, optimizer state and activations under ZeRO" },
+  { "order", mpa_cmd_order, "spread of sums when the order of additions is not fixed (atomicAdd, split-K)" },
 };
 #define NCMD (sizeof commands / sizeof commands[0])
 

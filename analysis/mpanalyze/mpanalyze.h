@@ -27,6 +27,8 @@ int mpa_cmd_scale(int argc, char **argv);
 int mpa_cmd_refine(int argc, char **argv);   /* cmd_refine.c */
 int mpa_cmd_cg(int argc, char **argv);       /* cmd_refine.c */
 int mpa_cmd_update(int argc, char **argv);   /* cmd_update.c */
+int mpa_cmd_memory(int argc, char **argv);   /* cmd_memory.c */
+int mpa_cmd_order(int argc, char **argv);    /* cmd_order.c */
 
 /* ---- helpers (common.c) */
 extern int mpa_quiet;

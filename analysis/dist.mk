@@ -1,0 +1,15 @@
+# analysis/dist.mk: beyond one machine (issue 18): memory arithmetic, low-precision
+# all-reduce, reduction-order studies
+libmpemu_la_SOURCES += analysis/memory.c analysis/allreduce.c analysis/order.c analysis/exactsum.h
+mpanalyze_SOURCES += analysis/mpanalyze/cmd_memory.c analysis/mpanalyze/cmd_order.c
+
+check_PROGRAMS += tests/check_dist
+TESTS += tests/check_dist tests/check_dist.sh
+tests_check_dist_SOURCES = tests/check_dist.c
+tests_check_dist_CFLAGS = $(TEST_CFLAGS)
+tests_check_dist_LDADD = $(TEST_LDADD)
+EXTRA_DIST += tests/check_dist.sh
+
+dist_man_MANS += man/man3/mpe_memory_estimate.3 man/man3/mpe_memory_activations.3 \
+	man/man3/mpe_allreduce.3 man/man3/mpe_allreduce_f32.3 man/man3/mpe_allreduce_error.3 \
+	man/man3/mpe_allreduce_chunk.3 man/man3/mpe_order_study.3
