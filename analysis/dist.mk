@@ -13,3 +13,13 @@ EXTRA_DIST += tests/check_dist.sh
 dist_man_MANS += man/man3/mpe_memory_estimate.3 man/man3/mpe_memory_activations.3 \
 	man/man3/mpe_allreduce.3 man/man3/mpe_allreduce_f32.3 man/man3/mpe_allreduce_error.3 \
 	man/man3/mpe_allreduce_chunk.3 man/man3/mpe_order_study.3
+
+if HAVE_MPI
+# the ring all-reduce over MPI messages, checked against the emulation (tests/check_mpi.sh)
+noinst_PROGRAMS += examples/allreduce_mpi
+examples_allreduce_mpi_SOURCES = examples/allreduce_mpi.c
+examples_allreduce_mpi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(GSL_CFLAGS)
+examples_allreduce_mpi_LDADD = libmpemu.la $(MPI_LIBS) $(GSL_LIBS) $(LIBM)
+TESTS += tests/check_mpi.sh
+endif
+EXTRA_DIST += tests/check_mpi.sh
