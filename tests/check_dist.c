@@ -560,6 +560,71 @@ START_TEST(test_order_errors)
 }
 END_TEST
 
+/* ------------------------------------------- range accumulators as bytes */
+
+/* what mpanalyze sends between MPI ranks: a packed accumulator merged into
+   an empty one gives the same statistics and histograms, bit for bit, as the
+   accumulator itself; a mismatched target list is refused */
+START_TEST(test_range_pack)
+{
+  static const mpe_type ft[] = { MPE_FP16, MPE_BF16, MPE_E4M3 };
+  mpe_range_target t[4];
+  memset(t, 0, sizeof t);
+  for (int k = 0; k < 3; k++) {
+    t[k].kind = MPE_TARGET_FLOAT;
+    t[k].format = mpe_format_of(ft[k]);
+  }
+  t[3].kind = MPE_TARGET_FX16;
+  t[3].block = 100;
+  mpe_range_opts ro = { .margin = 1 };
+  mpe_range *a = mpe_range_alloc_targets(t, 4, &ro), *b = mpe_range_alloc_targets(t, 4, &ro);
+  mpe_range *c = mpe_range_alloc_targets(t, 3, &ro);
+  ck_assert(a && b && c);
+  float x[1037];
+  uint64_t st = ts_seed();
+  for (size_t i = 0; i < 1037; i++)
+    x[i] = (float)(ldexp((double)(ts_rand64(&st) >> 40), -(int)(ts_rand64(&st) % 40)) * ((i & 1) ? 1 : -1));
+  x[5] = 0;
+  x[6] = INFINITY;
+  ck_assert_int_eq(mpe_range_add_f32(a, x, 1037), MPE_OK);   /* leaves an fx16 block open */
+  size_t len = 0;
+  ck_assert_int_eq(mpe_range_pack(a, NULL, 0, &len), MPE_OK);
+  unsigned char *buf = malloc(len);
+  ck_assert_int_eq(mpe_range_pack(a, buf, len - 1, &len), MPE_ERANGE);
+  ck_assert_int_eq(mpe_range_pack(a, buf, len, &len), MPE_OK);
+  ck_assert_int_eq(mpe_range_merge_packed(c, buf, len), MPE_EINVAL);   /* other targets */
+  ck_assert_int_eq(mpe_range_merge_packed(b, buf, len - 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_range_merge_packed(b, buf, len), MPE_OK);
+  mpe_range_summary sa, sb;
+  memset(&sa, 0, sizeof sa);
+  memset(&sb, 0, sizeof sb);
+  mpe_range_summary_get(a, &sa);
+  mpe_range_summary_get(b, &sb);
+  ck_assert_mem_eq(&sa, &sb, sizeof sa);
+  for (int k = -1; k < 4; k++) {
+    if (k >= 0) {
+      mpe_range_stats qa, qb;
+      memset(&qa, 0, sizeof qa);
+      memset(&qb, 0, sizeof qb);
+      mpe_range_stats_get(a, (size_t)k, &qa);
+      mpe_range_stats_get(b, (size_t)k, &qb);
+      ck_assert_mem_eq(&qa, &qb, sizeof qa);
+    }
+    uint64_t ha[4096], hb[4096], ba, bb, aa, ab;
+    int fa, fb;
+    size_t na, nb;
+    ck_assert_int_eq(mpe_range_histogram(a, k, &fa, ha, 4096, &na, &ba, &aa), MPE_OK);
+    ck_assert_int_eq(mpe_range_histogram(b, k, &fb, hb, 4096, &nb, &bb, &ab), MPE_OK);
+    ck_assert(fa == fb && na == nb && ba == bb && aa == ab);
+    ck_assert_mem_eq(ha, hb, na * sizeof *ha);
+  }
+  free(buf);
+  mpe_range_free(a);
+  mpe_range_free(b);
+  mpe_range_free(c);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("dist");
@@ -583,6 +648,9 @@ int main(void)
   tcase_add_test(tc, test_order_known);
   tcase_add_test(tc, test_order_oracle);
   tcase_add_test(tc, test_order_errors);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("range-pack");
+  tcase_add_test(tc, test_range_pack);
   suite_add_tcase(s, tc);
   return ts_run(s);
 }

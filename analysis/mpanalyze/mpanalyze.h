@@ -54,6 +54,18 @@ int mpa_json_print(json_t *doc);
 /* a binary64 as JSON: null when not finite */
 json_t *mpa_json_num(double v);
 
+/* ---- under mpirun (mpi.c): stand-ins returning rank 0 of 1 without MPI */
+void mpa_mpi_init(int *argc, char ***argv);
+void mpa_mpi_finalize(void);
+int mpa_mpi_rank(void);
+int mpa_mpi_size(void);
+int mpa_mpi_max(int v);          /* the largest v over the ranks */
+int mpa_mpi_send(const void *buf, size_t len, int to, int tag);
+int mpa_mpi_recv(void **buf, size_t *len, int from, int tag);   /* *buf is malloc'ed */
+/* ranks other than 0 print errors only while this is set (the errors only
+   they can see: the data of the tensors they analyse) */
+extern int mpa_err_local;
+
 /* ---- plots (plot.c); MPA_EXIT_INPUT with a message when built without PLplot */
 int mpa_plot_available(void);
 int mpa_plot_check_name(const char *file);   /* .svg or .png */
