@@ -1,6 +1,7 @@
 #!/bin/sh
 # mpirun -np 1|2|3 mpanalyze FILES: the range report (JSON and text) is byte
-# for byte the single-process one; bad input: exit 2, one message, no report.
+# for byte the single-process one, and so is refine --cond-sweep; bad input:
+# exit 2, one message, no report.
 # The ring all-reduce over real MPI messages (examples/allreduce_mpi) gives the
 # bits of the emulation (mpe_allreduce_f32, ring order) on 1, 2 and 3 ranks, in
 # fp32, fp16, bf16 (toward zero), e4m3 with a scale, and bf16 with stochastic
@@ -78,6 +79,15 @@ rc=$?
 n=$(grep -c '^mpanalyze: ' "$tmp/e")
 [ $rc -ne 0 ] && [ "$n" = 1 ] && [ ! -s "$tmp/o" ] && ok "np 3, a bad file: exit $rc, one message, no report" ||
   bad "np 3 bad file: rc $rc, $n messages"
+# refine --cond-sweep: points shared out, the same table
+sweep="refine --matrix randsvd --cond-sweep 1e1:1e8:7 --n 48 --json"
+# shellcheck disable=SC2086
+"$bin" $sweep >"$tmp/s1.json" 2>/dev/null || bad "refine sweep alone"
+for np in 2 3; do
+  # shellcheck disable=SC2086
+  $run -np $np "$bin" $sweep >"$tmp/s.json" 2>"$tmp/err"
+  cmp -s "$tmp/s1.json" "$tmp/s.json" && ok "np $np refine --cond-sweep: JSON byte-identical" || bad "np $np refine sweep differs"
+done
 # other commands run once, on rank 0
 $run -np 2 "$bin" memory --params 1e9 >"$tmp/o" 2>&1
 [ "$(grep -c '^total' "$tmp/o")" = 1 ] && ok "np 2 memory: printed once" || bad "np 2 memory"

@@ -47,8 +47,8 @@ static int run(int argc, char **argv)
   return commands[0].run(argc, argv);
 }
 
-/* under mpirun only the range report is shared out among the ranks; any
-   other command (and help) runs on rank 0 alone */
+/* under mpirun the range report and refine --cond-sweep are shared out among
+   the ranks; any other command (and help) runs on rank 0 alone */
 static int rank0_only(int argc, char **argv)
 {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help") ||
@@ -56,7 +56,7 @@ static int rank0_only(int argc, char **argv)
     return 1;
   for (size_t i = 1; i < NCMD; i++)
     if (!strcmp(argv[1], commands[i].name))
-      return 1;
+      return strcmp(argv[1], "refine") != 0;   /* refine --cond-sweep shares its points out */
   return 0;
 }
 

@@ -43,6 +43,14 @@ int mpa_mpi_max(int v)
   return out;
 }
 
+int mpa_mpi_sum_int(int *v, size_t n)
+{
+  if (started && size > 1 && n > 0 &&
+      (n > INT32_MAX || MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS))
+    return -1;
+  return 0;
+}
+
 int mpa_mpi_send(const void *buf, size_t len, int to, int tag)
 {
   uint64_t n = len;
@@ -83,6 +91,7 @@ void mpa_mpi_finalize(void) {}
 int mpa_mpi_rank(void) { return 0; }
 int mpa_mpi_size(void) { return 1; }
 int mpa_mpi_max(int v) { return v; }
+int mpa_mpi_sum_int(int *v, size_t n) { (void)v; (void)n; return 0; }
 int mpa_mpi_send(const void *buf, size_t len, int to, int tag) { (void)buf; (void)len; (void)to; (void)tag; return -1; }
 int mpa_mpi_recv(void **buf, size_t *len, int from, int tag) { (void)buf; (void)len; (void)from; (void)tag; return -1; }
 #endif
