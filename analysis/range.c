@@ -1060,6 +1060,122 @@ int mpe_range_merge(mpe_range *dst, const mpe_range *src)
   return MPE_OK;
 }
 
+/* ---------------------------------------------------------------- transport */
+
+/* The accumulated state as bytes, for another process (MPI) to merge in:
+   the same machine type at both ends (native byte order and long double). */
+#define PACK_MAGIC 0x4d50455250414b31ull   /* "MPERPAK1" */
+
+static size_t pack_size(const mpe_range *r)
+{
+  size_t n = sizeof(uint64_t) + 5 * sizeof(int) + 4 * sizeof(uint64_t) + 4 * sizeof(double) +
+             NB * sizeof(double) + NB * sizeof(uint64_t);
+  for (size_t k = 0; k < r->nf; k++)
+    n += sizeof(struct acc) + sizeof(int) + (r->a[k].low ? NB * sizeof(uint64_t) : 0);
+  return n;
+}
+
+#define PUT(p, v) (memcpy((p), &(v), sizeof(v)), (p) += sizeof(v))
+#define GET(p, v) (memcpy(&(v), (p), sizeof(v)), (p) += sizeof(v))
+
+int mpe_range_pack(const mpe_range *r, void *buf, size_t cap, size_t *len)
+{
+  if (!r || !len || (cap && !buf))
+    return MPE_EINVAL;
+  *len = pack_size(r);
+  if (!buf)
+    return MPE_OK;
+  if (cap < *len)
+    return MPE_ERANGE;
+  unsigned char *p = buf;
+  uint64_t magic = PACK_MAGIC;
+  int nf = (int)r->nf, nb = NB;
+  PUT(p, magic);
+  PUT(p, nf);
+  PUT(p, r->margin);
+  PUT(p, nb);
+  PUT(p, r->bmin);
+  PUT(p, r->bmax);
+  PUT(p, r->count);
+  PUT(p, r->zeros);
+  PUT(p, r->nan);
+  PUT(p, r->inf);
+  PUT(p, r->max_abs);
+  PUT(p, r->min_abs);
+  PUT(p, r->max_pos);
+  PUT(p, r->max_neg);
+  memcpy(p, r->hist->bin, NB * sizeof(double));
+  p += NB * sizeof(double);
+  memcpy(p, r->pow2, NB * sizeof(uint64_t));
+  p += NB * sizeof(uint64_t);
+  for (size_t k = 0; k < r->nf; k++) {
+    struct acc v;
+    if (acc_view(r, k, &v))
+      return MPE_ENOMEM;
+    PUT(p, v);
+    int has_low = r->a[k].low != NULL;
+    PUT(p, has_low);
+    if (has_low) {
+      memcpy(p, r->a[k].low, NB * sizeof(uint64_t));
+      p += NB * sizeof(uint64_t);
+    }
+  }
+  return MPE_OK;
+}
+
+int mpe_range_merge_packed(mpe_range *dst, const void *buf, size_t len)
+{
+  if (!dst || !buf || len != pack_size(dst))
+    return MPE_EINVAL;
+  const unsigned char *p = buf;
+  uint64_t magic;
+  int nf, margin, nb;
+  GET(p, magic);
+  GET(p, nf);
+  GET(p, margin);
+  GET(p, nb);
+  if (magic != PACK_MAGIC || nf != (int)dst->nf || margin != dst->margin || nb != NB)
+    return MPE_EINVAL;
+  /* a twin of dst holding the packed state, merged like any other accumulator */
+  mpe_range_target t[MAXFMT];
+  for (size_t k = 0; k < dst->nf; k++)
+    t[k] = dst->a[k].t;
+  mpe_range_opts o = { .margin = dst->margin };
+  mpe_range *src = mpe_range_alloc_targets(t, dst->nf, &o);
+  if (!src)
+    return MPE_ENOMEM;
+  GET(p, src->bmin);
+  GET(p, src->bmax);
+  GET(p, src->count);
+  GET(p, src->zeros);
+  GET(p, src->nan);
+  GET(p, src->inf);
+  GET(p, src->max_abs);
+  GET(p, src->min_abs);
+  GET(p, src->max_pos);
+  GET(p, src->max_neg);
+  memcpy(src->hist->bin, p, NB * sizeof(double));
+  p += NB * sizeof(double);
+  memcpy(src->pow2, p, NB * sizeof(uint64_t));
+  p += NB * sizeof(uint64_t);
+  int rc = MPE_OK;
+  for (size_t k = 0; k < dst->nf && !rc; k++) {
+    int has_low;
+    GET(p, src->a[k].a);
+    GET(p, has_low);
+    if (has_low != (src->a[k].low != NULL))
+      rc = MPE_EINVAL;
+    else if (has_low) {
+      memcpy(src->a[k].low, p, NB * sizeof(uint64_t));
+      p += NB * sizeof(uint64_t);
+    }
+  }
+  if (!rc)
+    rc = mpe_range_merge(dst, src);
+  mpe_range_free(src);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- statistics */
 
 int mpe_range_summary_get(const mpe_range *r, mpe_range_summary *s)

@@ -16,4 +16,5 @@
 #include "mpemu/update.h"
 #include "mpemu/ir.h"
 #include "mpemu/cg.h"
+#include "mpemu/dist.h"
 #endif

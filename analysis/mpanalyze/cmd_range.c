@@ -384,7 +384,7 @@ int mpa_cmd_range(int argc, char **argv)
     case 'j': json = 1; break;
     case 'p': plot = optarg; break;
     case 'q': mpa_quiet = 1; break;
-    case 'h': help(); rc = MPA_EXIT_OK; goto out;
+    case 'h': if (mpa_mpi_rank() == 0) help(); rc = MPA_EXIT_OK; goto out;
     default: goto out;
     }
   }
@@ -403,6 +403,13 @@ int mpa_cmd_range(int argc, char **argv)
   struct tres *res = NULL;
   size_t nres = 0, cap = 0;
   char *found = calloc(nwant + 1, 1);
+  /* under mpirun (np > 1): tensor g is analysed by rank g mod np; rank 0 keeps an
+     accumulator for every tensor (pend[g].r), the others send theirs packed
+     (pend[g].pk), and rank 0 merges them into the total in file order, so the
+     report is the single-process one bit for bit */
+  int np = mpa_mpi_size(), me = mpa_mpi_rank(), failed = 0;
+  size_t ng = 0, npend = 0, cpend = 0;
+  struct pend { size_t g; mpe_range *r; void *pk; size_t len; } *pend = NULL;
   if (!total || !found) {
     mpa_error(NULL, "out of memory");
     rc = MPA_EXIT_FAIL;
@@ -411,8 +418,10 @@ int mpa_cmd_range(int argc, char **argv)
   for (int a = optind; a < argc; a++) {
     const char *path = argv[a];
     mpe_io *f;
-    if (mpa_open(path, &io, &f))
-      goto done;
+    if (mpa_open(path, &io, &f)) {
+      failed = 1;
+      goto walked;
+    }
     for (size_t i = 0; i < mpe_io_count(f); i++) {
       mpe_io_tensor ti;
       mpe_io_info(f, i, &ti);
@@ -422,6 +431,42 @@ int mpa_cmd_range(int argc, char **argv)
           keep = 1, found[w] = 1;
       if (!keep)
         continue;
+      size_t g = ng++;
+      int mine = (int)(g % (size_t)np) == me;
+      if (np > 1 && (me == 0 || mine) && npend == cpend) {
+        cpend = cpend ? 2 * cpend : 16;
+        struct pend *np2 = realloc(pend, cpend * sizeof *np2);
+        if (!np2) {
+          mpe_io_close(f);
+          rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+          failed = 1;
+          goto walked;
+        }
+        pend = np2;
+      }
+      if (np > 1 && me > 0) {
+        if (!mine)
+          continue;
+        /* analyse, pack, keep the bytes for rank 0 */
+        set_blocks(tg, nf, &ti);
+        mpe_range *r = alloc_for(tg, nf, &ro);
+        struct pend *pd = &pend[npend++];
+        memset(pd, 0, sizeof *pd);
+        pd->g = g;
+        mpa_err_local = 1;
+        int e = r ? mpa_feed(f, i, path, &r, 1, 1.0, NULL) : (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+        if (!e && (mpe_range_pack(r, NULL, 0, &pd->len) || !(pd->pk = malloc(pd->len)) ||
+                   mpe_range_pack(r, pd->pk, pd->len, &pd->len)))
+          e = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+        mpa_err_local = 0;
+        mpe_range_free(r);
+        if (e) {
+          mpe_io_close(f);
+          failed = 1;
+          goto walked;
+        }
+        continue;
+      }
       set_blocks(tg, nf, &ti);
       mpe_range *r = alloc_for(tg, nf, &ro);
       if (nres == cap) {
@@ -432,7 +477,8 @@ int mpa_cmd_range(int argc, char **argv)
       if (!r) {
         mpe_io_close(f);
         rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
-        goto done;
+        failed = 1;
+        goto walked;
       }
       struct tres *t = &res[nres++];
       memset(t, 0, sizeof *t);
@@ -446,6 +492,23 @@ int mpa_cmd_range(int argc, char **argv)
           t->fxblock = tg[k].t.block;
           fxused = nres == 1 || fxused == t->fxblock ? t->fxblock : 0;
         }
+      if (np > 1) {
+        /* rank 0: analyse its own share now; merge every tensor in order later */
+        struct pend *pd = &pend[npend++];
+        memset(pd, 0, sizeof *pd);
+        pd->g = g;
+        pd->r = r;
+        if (!mine)
+          continue;
+        int e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
+        pd->r = r;   /* mpa_feed may have replaced it */
+        if (e) {
+          mpe_io_close(f);
+          failed = 1;
+          goto walked;
+        }
+        continue;
+      }
       int e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
       if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
         e = mpa_error(NULL, "out of memory");
@@ -457,15 +520,58 @@ int mpa_cmd_range(int argc, char **argv)
     }
     mpe_io_close(f);
   }
+walked:
+  /* every rank has walked the files: one verdict for all */
+  if (np > 1) {
+    int st = mpa_mpi_max(failed ? (rc ? rc : MPA_EXIT_INPUT) : 0);
+    if (st) {
+      rc = st;
+      goto done;
+    }
+  } else if (failed) {
+    goto done;
+  }
   mpa_progress_end();
   for (size_t w = 0; w < nwant; w++)
     if (!found[w]) {
       mpa_error(NULL, "no tensor named '%s' in the input", want[w]);
       goto done;
     }
-  if (nres == 0) {
+  if (ng == 0) {
     mpa_error(argv[optind], "no floating-point tensor to analyse");
     goto done;
+  }
+  if (np > 1 && me > 0) {
+    for (size_t k = 0; k < npend; k++)
+      if (mpa_mpi_send(pend[k].pk, pend[k].len, 0, 7)) {
+        rc = MPA_EXIT_FAIL;
+        goto done;
+      }
+    rc = MPA_EXIT_OK;
+    goto done;
+  }
+  if (np > 1) {
+    /* rank 0: the others' accumulators, then the total in file order */
+    for (size_t k = 0; k < npend; k++) {
+      struct pend *pd = &pend[k];
+      int owner = (int)(pd->g % (size_t)np);
+      if (owner != 0) {
+        void *b = NULL;
+        size_t len = 0;
+        int e = mpa_mpi_recv(&b, &len, owner, 7) ? MPE_EIO : mpe_range_merge_packed(pd->r, b, len);
+        free(b);
+        if (e) {
+          mpa_error(NULL, "tensor %zu from rank %d: %s", pd->g, owner, mpe_strerror(e));
+          rc = MPA_EXIT_FAIL;
+          goto done;
+        }
+      }
+      if (extract(pd->r, nf, &res[k]) || mpe_range_merge(total, pd->r)) {
+        mpa_error(NULL, "out of memory");
+        rc = MPA_EXIT_FAIL;
+        goto done;
+      }
+    }
   }
   struct tres all;
   memset(&all, 0, sizeof all);
@@ -532,6 +638,11 @@ done:
   free(res);
   free(found);
   mpe_range_free(total);
+  for (size_t k = 0; k < npend; k++) {
+    mpe_range_free(pend[k].r);
+    free(pend[k].pk);
+  }
+  free(pend);
 out:
   free(want);
   return rc;

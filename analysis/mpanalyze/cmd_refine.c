@@ -9,12 +9,15 @@
 #include <plplot.h>
 #endif
 #include <mpemu.h>
+#include "mpanalyze.h"
 
 int mpa_cmd_refine(int argc, char **argv);
 int mpa_cmd_cg(int argc, char **argv);
 
 static int fail(const char *cmd, const char *what, const char *why)
 {
+  if (mpa_mpi_rank() > 0 && !mpa_err_local)
+    return 2;   /* under mpirun rank 0 says it */
   fprintf(stderr, "mpanalyze %s: %s%s%s\n", cmd, what ? what : "", what ? ": " : "", why);
   return 2;
 }
@@ -208,8 +211,8 @@ static void make_rhs(int n, const double *A, uint64_t seed, double *xt, double *
 
 static int refine_one(const refine_args *a)
 {
-  double *A;
-  int n, rc = build_matrix(a, &A, &n, a->cond);
+  double *A = NULL;
+  int n = 0, rc = build_matrix(a, &A, &n, a->cond);
   if (rc)
     return rc;
   mpe_ir_opts o;
@@ -358,13 +361,21 @@ static int refine_sweep(const refine_args *a)
     free(A); free(b); free(x); free(xt); free(kap); free(it); free(st);
     return fail("refine", NULL, "out of memory");
   }
-  int status = 0;
-  for (int k = 0; k < steps; k++) {
+  int status = 0, np = mpa_mpi_size(), me = mpa_mpi_rank();
+  /* under mpirun point k is solved by rank k mod np; the counts are summed on
+     every rank (the others hold zeros there), so rank 0 prints the same table */
+  mpa_err_local = 1;
+  for (int k = 0; k < steps && !status; k++) {
     kap[k] = steps == 1 ? k0 : k0 * pow(k1 / k0, (double)k / (steps - 1));
+    if (k % np != me) {
+      for (int v = 0; v < nv; v++)
+        it[k * nv + v] = st[k * nv + v] = 0;
+      continue;
+    }
     int rc = mpe_mat_randsvd(A, n, n, kap[k], a->mode, a->seed);
     if (rc) {
       status = fail("refine", "randsvd", mpe_strerror(rc));
-      goto out;
+      break;
     }
     make_rhs(n, A, a->seed, xt, b);
     for (int v = 0; v < nv; v++) {
@@ -373,13 +384,21 @@ static int refine_sweep(const refine_args *a)
       rc = mpe_ir_solve(n, A, n, b, x, &opts[v], &r);
       if (rc && rc != MPE_ECONVERGE) {
         status = fail("refine", "solve", mpe_strerror(rc));
-        goto out;
+        break;
       }
       it[k * nv + v] = r.iterations;
       st[k * nv + v] = r.status;
     }
-    if (!a->quiet && !a->json)
+    if (!a->quiet && !a->json && np == 1)
       fprintf(stderr, "\r  kappa %d/%d", k + 1, steps);
+  }
+  mpa_err_local = 0;
+  if (np > 1) {
+    if ((status = mpa_mpi_max(status)) || mpa_mpi_sum_int(it, (size_t)steps * nv) ||
+        mpa_mpi_sum_int(st, (size_t)steps * nv) || me > 0)
+      goto out;
+  } else if (status) {
+    goto out;
   }
   if (!a->quiet && !a->json)
     fprintf(stderr, "\r%*s\r", 20, "");
@@ -492,6 +511,8 @@ int mpa_cmd_refine(int argc, char **argv)
       else if (!strcmp(o, "--json")) a.json = 1;
       else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) a.quiet = 1;
       else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+        if (mpa_mpi_rank() > 0)
+          return 0;
         printf("usage: mpanalyze refine [--matrix hilbert|laplace1d|laplace2d|laplace3d|randsvd|dominant|FILE.mtx]\n"
                "         [--n N] [--cond K] [--mode 1..5] [--factor fp16|bf16|tf32|fp32] [--model none|h100|...]\n"
                "         [--solver lu-ir|gmres-ir] [--scale] [--no-fallback] [--block NB] [--max-iter K]\n"
@@ -516,6 +537,8 @@ int mpa_cmd_refine(int argc, char **argv)
       b.matrix = "randsvd";   /* the sweep is over randsvd's condition number */
     return refine_sweep(&b);
   }
+  if (mpa_mpi_rank() > 0)
+    return 0;   /* under mpirun only the sweep is shared out */
   return refine_one(&a);
 }
 

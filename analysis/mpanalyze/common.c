@@ -30,6 +30,8 @@ int mpa_error(const char *where, const char *fmt, ...)
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   mpa_progress_end();
+  if (mpa_mpi_rank() > 0 && !mpa_err_local)
+    return MPA_EXIT_INPUT;   /* rank 0 says it (every rank sees the same headers) */
   fputs("mpanalyze: ", stderr);
   if (where) {
     put_clean(stderr, where);

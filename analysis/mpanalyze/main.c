@@ -11,6 +11,8 @@ static const mpa_command commands[] = {
   { "refine", mpa_cmd_refine, "LU-IR / GMRES-IR with a low-precision tensor-core LU: convergence, fallback, kappa sweeps" },
   { "cg", mpa_cmd_cg, "mixed-precision CG with reliable updates on 16-bit sloppy storage" },
   { "update", mpa_cmd_update, "apply update dumps under low/master/kahan/sr strategies: lost updates and drift" },
+  { "memory", mpa_cmd_memory, "per-GPU bytes of weights, gradients, optimizer state and activations under ZeRO" },
+  { "order", mpa_cmd_order, "spread of sums when the order of additions is not fixed (atomicAdd, split-K)" },
 };
 #define NCMD (sizeof commands / sizeof commands[0])
 
@@ -23,7 +25,7 @@ static void usage(FILE *out)
   fprintf(out, "\nWithout a command, FILE... gets the range report. See mpanalyze(1).\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
     usage(stdout);
@@ -43,4 +45,27 @@ int main(int argc, char **argv)
   /* no command: the default one sees the whole command line */
   argv[0] = (char *)commands[0].name;
   return commands[0].run(argc, argv);
+}
+
+/* under mpirun the range report and refine --cond-sweep are shared out among
+   the ranks; any other command (and help) runs on rank 0 alone */
+static int rank0_only(int argc, char **argv)
+{
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help") ||
+      !strcmp(argv[1], "--version"))
+    return 1;
+  for (size_t i = 1; i < NCMD; i++)
+    if (!strcmp(argv[1], commands[i].name))
+      return strcmp(argv[1], "refine") != 0;   /* refine --cond-sweep shares its points out */
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  mpa_mpi_init(&argc, &argv);
+  int rc = MPA_EXIT_OK;
+  if (mpa_mpi_rank() == 0 || !rank0_only(argc, argv))
+    rc = run(argc, argv);
+  mpa_mpi_finalize();
+  return rc;
 }

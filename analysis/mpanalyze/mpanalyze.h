@@ -27,6 +27,8 @@ int mpa_cmd_scale(int argc, char **argv);
 int mpa_cmd_refine(int argc, char **argv);   /* cmd_refine.c */
 int mpa_cmd_cg(int argc, char **argv);       /* cmd_refine.c */
 int mpa_cmd_update(int argc, char **argv);   /* cmd_update.c */
+int mpa_cmd_memory(int argc, char **argv);   /* cmd_memory.c */
+int mpa_cmd_order(int argc, char **argv);    /* cmd_order.c */
 
 /* ---- helpers (common.c) */
 extern int mpa_quiet;
@@ -51,6 +53,19 @@ void mpa_progress_end(void);
 int mpa_json_print(json_t *doc);
 /* a binary64 as JSON: null when not finite */
 json_t *mpa_json_num(double v);
+
+/* ---- under mpirun (mpi.c): stand-ins returning rank 0 of 1 without MPI */
+void mpa_mpi_init(int *argc, char ***argv);
+void mpa_mpi_finalize(void);
+int mpa_mpi_rank(void);
+int mpa_mpi_size(void);
+int mpa_mpi_max(int v);          /* the largest v over the ranks */
+int mpa_mpi_sum_int(int *v, size_t n);   /* v = the sum over the ranks, on every rank */
+int mpa_mpi_send(const void *buf, size_t len, int to, int tag);
+int mpa_mpi_recv(void **buf, size_t *len, int from, int tag);   /* *buf is malloc'ed */
+/* ranks other than 0 print errors only while this is set (the errors only
+   they can see: the data of the tensors they analyse) */
+extern int mpa_err_local;
 
 /* ---- plots (plot.c); MPA_EXIT_INPUT with a message when built without PLplot */
 int mpa_plot_available(void);

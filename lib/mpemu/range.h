@@ -60,6 +60,13 @@ MPE_API int mpe_range_target_get(const mpe_range *r, size_t k, mpe_range_target 
    differ) and the margins equal, else MPE_EINVAL and dst is unchanged. dst != src. */
 MPE_API int mpe_range_merge(mpe_range *dst, const mpe_range *src);
 MPE_API void mpe_range_free(mpe_range *r);       /* NULL is ignored */
+/* The accumulated state of r as bytes (for another process to merge, e.g. over
+   MPI; same machine type at both ends). buf NULL: *len gets the size needed;
+   MPE_ERANGE when cap is smaller. mpe_range_merge_packed(dst, ...) is
+   mpe_range_merge(dst, the packed accumulator): same targets and margin, else
+   MPE_EINVAL and dst unchanged. */
+MPE_API int mpe_range_pack(const mpe_range *r, void *buf, size_t cap, size_t *len);
+MPE_API int mpe_range_merge_packed(mpe_range *dst, const void *buf, size_t len);
 MPE_API size_t mpe_range_nformats(const mpe_range *r);
 
 /* Add n values (binary32 or binary64). MPE_EINVAL for NULL with n > 0. */

@@ -1,0 +1,212 @@
+/* mpanalyze memory: per-GPU bytes of model states (and activations) for
+   data-parallel training with ZeRO stages 0-3 (mpe_memory_estimate(3)). */
+#include <config.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "mpanalyze.h"
+
+static void help(void)
+{
+  printf("usage: mpanalyze memory --params N [options]\n"
+         "  -p, --params N        number of parameters: 1.3e9, 7.5B, 350M, 125k\n"
+         "  -o, --optimizer O     adam (default), sgd (with momentum), adafactor\n"
+         "  -P, --precision P     amp-fp16 (default), amp-bf16, fp32, fp8\n"
+         "  -z, --zero S          ZeRO-DP stage 0 (plain data parallel, default), 1, 2, 3\n"
+         "  -g, --gpus N          data-parallel GPUs (default 1)\n"
+         "  -a, --activations A   activation bytes per GPU (12e9, 12GB, 3.5GiB), or a GPT-style\n"
+         "                        model: seq=S,batch=B,hidden=H,layers=L,heads=A (16-bit, no\n"
+         "                        recomputation; Korthikanti et al. 2022)\n"
+         "      --json            one JSON document on stdout\n"
+         "  -q, --quiet           no notes\n"
+         "Bytes are counted per GPU; GB = 10^9 bytes, as in the ZeRO paper.\n");
+}
+
+/* a positive number with an optional k/M/B/T (counts) suffix */
+static int parse_count(const char *s, double *v)
+{
+  char *e;
+  errno = 0;
+  double x = strtod(s, &e);
+  if (e == s || errno || !isfinite(x))
+    return -1;
+  if (*e) {
+    double m = 0;
+    if (!strcasecmp(e, "k"))
+      m = 1e3;
+    else if (!strcasecmp(e, "m"))
+      m = 1e6;
+    else if (!strcasecmp(e, "b") || !strcasecmp(e, "g"))
+      m = 1e9;
+    else if (!strcasecmp(e, "t"))
+      m = 1e12;
+    else
+      return -1;
+    x *= m;
+  }
+  *v = x;
+  return 0;
+}
+
+/* bytes: a number with an optional B, kB, MB, GB, TB, KiB, MiB, GiB, TiB suffix */
+static int parse_bytes(const char *s, double *v)
+{
+  static const struct { const char *u; double m; } units[] = {
+    { "b", 1 }, { "kb", 1e3 }, { "mb", 1e6 }, { "gb", 1e9 }, { "tb", 1e12 },
+    { "kib", 1024.0 }, { "mib", 1048576.0 }, { "gib", 1073741824.0 }, { "tib", 1099511627776.0 } };
+  char *e;
+  errno = 0;
+  double x = strtod(s, &e);
+  if (e == s || errno || !isfinite(x) || x < 0)
+    return -1;
+  if (*e) {
+    size_t i;
+    for (i = 0; i < sizeof units / sizeof units[0]; i++)
+      if (!strcasecmp(e, units[i].u))
+        break;
+    if (i == sizeof units / sizeof units[0])
+      return -1;
+    x *= units[i].m;
+  }
+  *v = x;
+  return 0;
+}
+
+/* seq=S,batch=B,hidden=H,layers=L,heads=A */
+static int parse_model(const char *s, double *bytes)
+{
+  double val[5] = { 0, 0, 0, 0, 0 };
+  static const char *const keys[5] = { "seq", "batch", "hidden", "layers", "heads" };
+  char buf[256];
+  if (strlen(s) >= sizeof buf)
+    return -1;
+  strcpy(buf, s);
+  for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(t, '=');
+    if (!eq)
+      return -1;
+    *eq = 0;
+    int k;
+    for (k = 0; k < 5; k++)
+      if (!strcmp(t, keys[k]))
+        break;
+    if (k == 5 || parse_count(eq + 1, &val[k]) || !(val[k] > 0))
+      return -1;
+  }
+  return mpe_memory_activations(bytes, val[0], val[1], val[2], val[3], val[4]) ? -1 : 0;
+}
+
+int mpa_cmd_memory(int argc, char **argv)
+{
+  static const struct option lo[] = {
+    { "params", required_argument, 0, 'p' }, { "optimizer", required_argument, 0, 'o' },
+    { "precision", required_argument, 0, 'P' }, { "zero", required_argument, 0, 'z' },
+    { "gpus", required_argument, 0, 'g' }, { "activations", required_argument, 0, 'a' },
+    { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
+    { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+  mpe_memory_config c = { 0, MPE_OPT_ADAM, MPE_PREC_AMP_FP16, 0, 1, 0 };
+  const char *act_text = NULL;
+  int json = 0, quiet = 0, ch, have_params = 0;
+  long v;
+  optind = 1;
+  opterr = 1;
+  while ((ch = getopt_long(argc, argv, "p:o:P:z:g:a:qh", lo, NULL)) != -1) {
+    switch (ch) {
+    case 'p':
+      if (parse_count(optarg, &c.params) || !(c.params > 0))
+        return mpa_error(NULL, "bad --params '%s' (a positive count: 1.3e9, 7.5B, 350M)", optarg);
+      have_params = 1;
+      break;
+    case 'o': {
+      int k = mpe_memory_optimizer_lookup(optarg);
+      if (k < 0)
+        return mpa_error(NULL, "unknown --optimizer '%s' (adam, sgd, adafactor)", optarg);
+      c.optimizer = (mpe_memory_optimizer)k;
+      break;
+    }
+    case 'P': {
+      int k = mpe_memory_precision_lookup(optarg);
+      if (k < 0)
+        return mpa_error(NULL, "unknown --precision '%s' (fp32, amp-fp16, amp-bf16, fp8)", optarg);
+      c.precision = (mpe_memory_precision)k;
+      break;
+    }
+    case 'z':
+      if (mpa_parse_int(optarg, 0, 3, &v))
+        return mpa_error(NULL, "bad --zero '%s' (0, 1, 2 or 3)", optarg);
+      c.zero = (int)v;
+      break;
+    case 'g':
+      if (mpa_parse_int(optarg, 1, 1L << 30, &v))
+        return mpa_error(NULL, "bad --gpus '%s' (a positive integer)", optarg);
+      c.gpus = (int)v;
+      break;
+    case 'a':
+      act_text = optarg;
+      if (strchr(optarg, '=') ? parse_model(optarg, &c.activations) : parse_bytes(optarg, &c.activations))
+        return mpa_error(NULL, "bad --activations '%s' (bytes such as 12GB, or "
+                               "seq=S,batch=B,hidden=H,layers=L,heads=A)", optarg);
+      break;
+    case 'j': json = 1; break;
+    case 'q': quiet = 1; break;
+    case 'h': help(); return MPA_EXIT_OK;
+    default: return MPA_EXIT_INPUT;
+    }
+  }
+  if (optind < argc)
+    return mpa_error(NULL, "unexpected argument '%s' (mpanalyze memory --help)", argv[optind]);
+  if (!have_params)
+    return mpa_error(NULL, "memory needs --params (mpanalyze memory --help)");
+  mpe_memory_report r;
+  int rc = mpe_memory_estimate(&r, &c);
+  if (rc)
+    return mpa_error(NULL, "%s", mpe_strerror(rc));
+
+  struct { const char *name; double per_param, bytes; int part; } rows[] = {
+    { "weights", r.weight_bytes, r.weights, c.zero >= 3 },
+    { "gradients", r.gradient_bytes, r.gradients, c.zero >= 2 },
+    { "master weights", r.master_bytes, r.master, c.zero >= 1 },
+    { "optimizer state", r.optimizer_bytes, r.optimizer, c.zero >= 1 },
+  };
+  if (json) {
+    json_t *doc = json_object(), *per = json_object(), *gpu = json_object();
+    json_object_set_new(doc, "command", json_string("memory"));
+    json_object_set_new(doc, "params", json_real(c.params));
+    json_object_set_new(doc, "optimizer", json_string(mpe_memory_optimizer_name(c.optimizer)));
+    json_object_set_new(doc, "precision", json_string(mpe_memory_precision_name(c.precision)));
+    json_object_set_new(doc, "zero", json_integer(c.zero));
+    json_object_set_new(doc, "gpus", json_integer(c.gpus));
+    json_object_set_new(per, "weights", json_real(r.weight_bytes));
+    json_object_set_new(per, "gradients", json_real(r.gradient_bytes));
+    json_object_set_new(per, "master_weights", json_real(r.master_bytes));
+    json_object_set_new(per, "optimizer_state", json_real(r.optimizer_bytes));
+    json_object_set_new(per, "k", json_real(r.k));
+    json_object_set_new(doc, "bytes_per_param", per);
+    json_object_set_new(gpu, "weights", json_real(r.weights));
+    json_object_set_new(gpu, "gradients", json_real(r.gradients));
+    json_object_set_new(gpu, "master_weights", json_real(r.master));
+    json_object_set_new(gpu, "optimizer_state", json_real(r.optimizer));
+    json_object_set_new(gpu, "activations", json_real(r.activations));
+    json_object_set_new(gpu, "total", json_real(r.total));
+    json_object_set_new(doc, "bytes_per_gpu", gpu);
+    rc = mpa_json_print(doc);
+    json_decref(doc);
+    return rc;
+  }
+  printf("memory per GPU: %.4g parameters, %s, %s, ZeRO stage %d, %d GPU%s\n", c.params,
+         mpe_memory_precision_name(c.precision), mpe_memory_optimizer_name(c.optimizer), c.zero,
+         c.gpus, c.gpus == 1 ? "" : "s");
+  printf("%-16s %10s %14s %12s\n", "", "bytes/param", "per GPU (GB)", "partitioned");
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    printf("%-16s %10g %14.4f %12s\n", rows[i].name, rows[i].per_param, rows[i].bytes / 1e9,
+           rows[i].part ? "yes" : "no");
+  printf("%-16s %10s %14.4f %12s\n", "activations", act_text ? "" : "-", r.activations / 1e9, "no");
+  printf("%-16s %10g %14.4f\n", "total", r.weight_bytes + r.gradient_bytes + r.k, r.total / 1e9);
+  if (!quiet)
+    printf("K = %g bytes of master weights and optimizer state per parameter (ZeRO, Rajbhandari et al.\n"
+           "2020); GB = 10^9 bytes. Not counted: buffers, fragmentation, the framework. mpanalyze(1).\n", r.k);
+  return MPA_EXIT_OK;
+}

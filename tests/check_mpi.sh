@@ -1,0 +1,93 @@
+#!/bin/sh
+# mpirun -np 1|2|3 mpanalyze FILES: the range report (JSON and text) is byte
+# for byte the single-process one, and so is refine --cond-sweep; bad input:
+# exit 2, one message, no report.
+# The ring all-reduce over real MPI messages (examples/allreduce_mpi) gives the
+# bits of the emulation (mpe_allreduce_f32, ring order) on 1, 2 and 3 ranks, in
+# fp32, fp16, bf16 (toward zero), e4m3 with a scale, and bf16 with stochastic
+# rounding; compared with the tree order's emulation instead, it differs.
+set -u
+prog=${ALLREDUCE_MPI:-./examples/allreduce_mpi}
+run="${MPIRUN:-mpirun} --oversubscribe"
+[ "$(id -u)" = 0 ] && run="$run --allow-run-as-root"
+# no network probing in a sandbox: shared memory and self only
+export OMPI_MCA_btl=self,vader OMPI_MCA_plm_rsh_agent=false
+# under --enable-sanitizers: Open MPI keeps allocations to exit in components it
+# has unloaded by then (no symbols to suppress them by); leak checking of our
+# code is done by the single-process suites (check_dist, check_mpanalyze.sh),
+# AddressSanitizer's other checks stay on here
+export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+check() {   # np, then the program's options
+  np=$1; shift
+  out=$($run -np "$np" "$prog" --n 3001 "$@" 2>&1)
+  rc=$?
+  case $out in
+    *'"bits_differ_from_emulation": 0, "ranks_disagreeing": 0'*) [ $rc -eq 0 ] && ok "np $np $*: $out" || bad "np $np $*: rc $rc: $out" ;;
+    *) bad "np $np $*: rc $rc: $out" ;;
+  esac
+}
+check 1 --format bf16
+check 2 --format fp16 --sigma 1
+check 2 --format e4m3 --scale 1024
+check 3 --format fp32
+check 3 --format bf16 --round rz
+check 3 --format e4m3 --scale 1024
+check 3 --format bf16 --round sr --seed 7
+# the control: the real ring against the tree's order must not match (3 ranks, bf16)
+out=$($run -np 3 "$prog" --n 3001 --format bf16 --compare tree 2>&1)
+rc=$?
+case $out in
+  *'"bits_differ_from_emulation": 0,'*) bad "control: ring matched the tree order: $out" ;;
+  *'"bits_differ_from_emulation": '[1-9]*) [ $rc -eq 1 ] && ok "control: ring vs tree order differ: $out" || bad "control rc $rc" ;;
+  *) bad "control: $out" ;;
+esac
+
+# the range report shared out among ranks
+bin=${MPANALYZE:-./mpanalyze}
+top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+d=$top/tests/data
+tmp=$(mktemp -d /tmp/mpe_check_mpi.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+files="$d/grads.npz $d/boundary.npy $d/half.npy $d/model.safetensors $d/stored.npz"
+if [ -x ./examples/amp_dump ]; then
+  ./examples/amp_dump "$tmp/demo" 2 >/dev/null 2>&1 && files="$files $(ls "$tmp"/demo/*)"
+fi
+for fmt in fp16,bf16,e4m3,e5m2 tf32,q16.12,fx16; do
+  nps="1 2 3"
+  [ $fmt = fp16,bf16,e4m3,e5m2 ] || nps=2
+  # shellcheck disable=SC2086
+  "$bin" -q --json --format $fmt $files >"$tmp/one.json" || bad "mpanalyze --format $fmt alone"
+  # shellcheck disable=SC2086
+  "$bin" -q --format $fmt $files >"$tmp/one.txt" || bad "mpanalyze text alone"
+  for np in $nps; do
+    # shellcheck disable=SC2086
+    $run -np $np "$bin" -q --json --format $fmt $files >"$tmp/n.json" 2>"$tmp/err" || bad "np $np: exit $?"
+    cmp -s "$tmp/one.json" "$tmp/n.json" && ok "np $np --format $fmt: JSON byte-identical ($(grep -c '"name"' "$tmp/n.json") tensors)" ||
+      bad "np $np --format $fmt: JSON differs"
+  done
+  # shellcheck disable=SC2086
+  $run -np 3 "$bin" -q --format $fmt $files >"$tmp/n.txt" 2>"$tmp/err"
+  cmp -s "$tmp/one.txt" "$tmp/n.txt" && ok "np 3 --format $fmt: text byte-identical" || bad "np 3 text differs"
+done
+# bad input: exit 2, one line from mpanalyze, nothing on stdout
+$run -np 3 "$bin" --json $files "$d/bf16.npy" >"$tmp/o" 2>"$tmp/e"
+rc=$?
+n=$(grep -c '^mpanalyze: ' "$tmp/e")
+[ $rc -ne 0 ] && [ "$n" = 1 ] && [ ! -s "$tmp/o" ] && ok "np 3, a bad file: exit $rc, one message, no report" ||
+  bad "np 3 bad file: rc $rc, $n messages"
+# refine --cond-sweep: points shared out, the same table
+sweep="refine --matrix randsvd --cond-sweep 1e1:1e8:7 --n 48 --json"
+# shellcheck disable=SC2086
+"$bin" $sweep >"$tmp/s1.json" 2>/dev/null || bad "refine sweep alone"
+for np in 2 3; do
+  # shellcheck disable=SC2086
+  $run -np $np "$bin" $sweep >"$tmp/s.json" 2>"$tmp/err"
+  cmp -s "$tmp/s1.json" "$tmp/s.json" && ok "np $np refine --cond-sweep: JSON byte-identical" || bad "np $np refine sweep differs"
+done
+# other commands run once, on rank 0
+$run -np 2 "$bin" memory --params 1e9 >"$tmp/o" 2>&1
+[ "$(grep -c '^total' "$tmp/o")" = 1 ] && ok "np 2 memory: printed once" || bad "np 2 memory"
+exit $fail
