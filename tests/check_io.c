@@ -409,6 +409,26 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/* safetensors files without a float tensor open with nothing to read: the
+   empty tensor list was once handed to qsort as NULL (UB, fatal under UBSan) */
+START_TEST(test_st_no_float)
+{
+  static const struct { const char *file; size_t skipped; } cases[] = {
+    { "hostile/st_empty.safetensors", 0 },
+    { "hostile/st_metadata_only.safetensors", 0 },
+    { "hostile/st_i32_only.safetensors", 1 },
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    mpe_io *f = open_ok(cases[k].file, NULL);
+    ck_assert_uint_eq(mpe_io_count(f), 0);
+    ck_assert_uint_eq(mpe_io_skipped(f), cases[k].skipped);
+    size_t i;
+    ck_assert_int_eq(mpe_io_find(f, "ids", &i), MPE_ENOTFOUND);
+    mpe_io_close(f);
+  }
+}
+END_TEST
+
 /* a member whose data inflate past the size it declares: found while reading */
 START_TEST(test_zip_longer)
 {
@@ -598,6 +618,7 @@ int main(void)
   tc = tcase_create("hostile");
   tcase_add_loop_test(tc, test_hostile, 0, (int)(sizeof hostile / sizeof hostile[0]));
   tcase_add_test(tc, test_zip_longer);
+  tcase_add_test(tc, test_st_no_float);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_fuzz_replay);
   suite_add_tcase(s, tc);
