@@ -176,4 +176,62 @@ else
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] \
     && ok "refine --cusolver without a GPU: $(cat "$tmp/err")" || bad "refine --cusolver: status $st"
 fi
+
+# 8. outputs are safe (issue 14): an input is never overwritten, "-" and
+#    unwritable folders are refused before any work, a failed write exits 2 and
+#    leaves the old file as it was, a report cut short on stdout exits 2
+cp "$d/boundary.npy" "$tmp/in.svg"
+$bin -q --kind npy "$tmp/in.svg" --plot "$tmp/in.svg" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && cmp -s "$d/boundary.npy" "$tmp/in.svg" && [ ! -s "$tmp/out" ] && grep -q "is also an input" "$tmp/err" \
+  && ok "--plot onto an input refused: $(cat "$tmp/err")" || bad "--plot onto an input: status $st"
+ln -s "$tmp/in.svg" "$tmp/link.svg"
+$bin -q --kind npy "$tmp/in.svg" --plot "$tmp/link.svg" >/dev/null 2>&1; st=$?
+[ $st -eq 2 ] && cmp -s "$d/boundary.npy" "$tmp/in.svg" && ok "--plot onto an input through a link refused" || bad "--plot link: status $st"
+cp "$d/symmetric.mtx" "$tmp/m.mtx"
+ln -s "$tmp/m.mtx" "$tmp/m.svg"
+mkdir "$tmp/dir.svg"
+for args in "refine --matrix $tmp/m.mtx --plot $tmp/m.svg" "cg --matrix $tmp/m.mtx --plot $tmp/m.svg" \
+            "refine --matrix $tmp/m.mtx --plot -" "cg --plot /nonexistent/dir/c.svg" \
+            "refine --matrix $tmp/m.mtx --plot /nonexistent/dir/r.svg" "scale --preset pytorch $d/half.npy --plot $tmp/dir.svg" \
+            "$d/boundary.npy --plot /nonexistent/dir/h.svg"; do
+  $bin $args -q >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && cmp -s "$d/symmetric.mtx" "$tmp/m.mtx" \
+    && grep -Eq "refusing|cannot write here|\.svg or \.png|not a regular file" "$tmp/err" \
+    && ok "output refused: $args: $(cat "$tmp/err")" || bad "output '$args': status $st, $(wc -l <"$tmp/err") lines"
+done
+# stdout on a full device: every report kind
+if [ -w /dev/full ]; then
+  for args in "$d/boundary.npy" "--json $d/boundary.npy" "scale --preset pytorch $d/half.npy" \
+              "refine --matrix dominant --n 16" "refine --matrix dominant --n 16 --json" "cg --n 8 --json" "cg --n 8"; do
+    $bin $args >/dev/full 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && grep -q "standard output: write failed" "$tmp/err" && ok "stdout full: $args" || bad "stdout full '$args': status $st"
+  done
+fi
+# a plot that cannot be written whole (RLIMIT_FSIZE stands in for a full disk):
+# exit 2, no temporary file left, the old plot untouched
+if mpa_has_plot=$($bin -q "$d/boundary.npy" --plot "$tmp/p.svg" 2>&1 >/dev/null) && [ -s "$tmp/p.svg" ]; then
+  tail -c 8 "$tmp/p.svg" | grep -q "</svg>" && ok "--plot svg written whole" || bad "--plot svg not whole"
+  mkdir "$tmp/full" && echo old >"$tmp/full/keep.svg"
+  for args in "$d/boundary.npy --plot $tmp/full/keep.svg" "refine --matrix dominant --n 16 --plot $tmp/full/keep.svg" \
+              "cg --n 8 --plot $tmp/full/keep.svg" "scale --preset pytorch $d/half.npy --plot $tmp/full/keep.svg"; do
+    (trap '' XFSZ; ulimit -f 1; exec $bin $args -q) >/dev/null 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ "$(cat "$tmp/full/keep.svg")" = old ] && [ "$(ls -A "$tmp/full")" = keep.svg ] \
+      && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "not drawn completely|write failed" "$tmp/err" && ok "plot write failure: $args: $(cat "$tmp/err")" \
+      || bad "plot write failure '$args': status $st, files $(ls -A "$tmp/full" | tr '\n' ' ')"
+  done
+  $bin refine -q --matrix dominant --n 16 --plot "$tmp/full/keep.svg" >/dev/null 2>&1 \
+    && tail -c 8 "$tmp/full/keep.svg" | grep -q "</svg>" && [ "$(ls -A "$tmp/full")" = keep.svg ] \
+    && ok "plot replaces the old file atomically" || bad "plot replace"
+  # a tensor name full of PLplot escapes: no PLplot warnings
+  $bin -q "$d/escape_names.safetensors" --tensor 'hash#d2#u#bad#[0x41]' --plot "$tmp/n.svg" >/dev/null 2>"$tmp/err"; st=$?
+  [ $st -eq 0 ] && [ ! -s "$tmp/err" ] && ok "PLplot escapes in a name drawn as text" || bad "PLplot escapes: status $st, $(wc -l <"$tmp/err") lines on stderr"
+fi
+# terminal escapes in names from files never reach the terminal raw
+$bin -q "$d/escape_names.safetensors" >"$tmp/out" 2>"$tmp/err"; st=$?
+if [ $st -eq 0 ] && ! LC_ALL=C grep -q "$(printf '\033')" "$tmp/out" && ! LC_ALL=C grep -q "$(printf '\302\233')" "$tmp/out" \
+   && grep -qF 'two\x0alines' "$tmp/out" && grep -qF '\x1b]0;owned\x07title' "$tmp/out"; then
+  ok "names escaped in the text report"
+else
+  bad "names in the text report: status $st"
+fi
 exit $fail

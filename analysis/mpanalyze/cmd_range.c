@@ -240,8 +240,9 @@ static void print_tensor(const struct tres *t, const struct target *tg, size_t n
   if (t->file) {
     char sh[160];
     shape_text(t, sh, sizeof sh);
-    printf("%s: %s  %s %s  %llu values\n", t->file, t->name, mpe_type_name(t->dtype), sh,
-           (unsigned long long)t->sum.count);
+    char ef[512], en[512];   /* names come from files: no terminal escapes */
+    printf("%s: %s  %s %s  %llu values\n", mpa_esc(ef, sizeof ef, t->file), mpa_esc(en, sizeof en, t->name),
+           mpe_type_name(t->dtype), sh, (unsigned long long)t->sum.count);
   } else {
     printf("%s  %llu values\n", t->name, (unsigned long long)t->sum.count);
   }
@@ -394,7 +395,7 @@ int mpa_cmd_range(int argc, char **argv)
   }
   if (parse_targets(flist, tg, &nf, fxblock))
     goto out;
-  if (plot && (rc = mpa_plot_check_name(plot)))
+  if (plot && ((rc = mpa_plot_check_name(plot)) || (rc = mpa_output_check(plot, argc, argv))))
     goto out;
   rc = MPA_EXIT_INPUT;
   mpe_range_opts ro = { .margin = (int)margin };

@@ -9,6 +9,7 @@
 #include <plplot.h>
 #endif
 #include <mpemu.h>
+#include "mpanalyze.h"
 
 int mpa_cmd_refine(int argc, char **argv);
 int mpa_cmd_cg(int argc, char **argv);
@@ -66,10 +67,8 @@ static double urand(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1p-52 
 #ifdef HAVE_PLPLOT
 static int plot_open(const char *file)
 {
-  size_t l = strlen(file);
-  const char *dev = l > 4 && !strcmp(file + l - 4, ".png") ? "pngcairo" : "svgcairo";
-  plsdev(dev);
-  plsfnam(file);
+  if (mpa_plot_begin(file))
+    return 0;
   plscolbg(255, 255, 255);
   /* dark lines on white: 15 for the frame, 1..8 for the curves */
   static const int pal[8][3] = { { 31, 119, 180 }, { 255, 127, 14 }, { 44, 160, 44 }, { 214, 39, 40 },
@@ -299,14 +298,18 @@ static int refine_one(const refine_args *a)
       ys[i] = log10(fmax(h[i].backward_error, 1e-20));
       lo = fmin(lo, ys[i]);
     }
-    plot_open(a->plot);
+    if (!plot_open(a->plot)) {
+      status = MPA_EXIT_INPUT;
+      goto out;
+    }
     plcol0(15);
     plenv(0, k > 1 ? k - 1 : 1, floor(lo), 0, 0, 20);
     pllab("iteration", "normwise backward error", "iterative refinement");
     plcol0(1);
     plline(k, xs, ys);
     plpoin(k, xs, ys, 17);
-    plend();
+    if ((status = mpa_plot_end(a->plot)) != 0)
+      goto out;
 #else
     fprintf(stderr, "mpanalyze refine: --plot needs PLplot (not built in); no plot written\n");
 #endif
@@ -434,7 +437,12 @@ static int refine_sweep(const refine_args *a)
 #ifdef HAVE_PLPLOT
     PLFLT *xs = malloc((size_t)steps * sizeof *xs), *ys = malloc((size_t)steps * sizeof *ys);
     int cap = opts[0].max_iter + 1;
-    plot_open(a->plot);
+    if (!xs || !ys || !plot_open(a->plot)) {
+      free(xs);
+      free(ys);
+      status = xs && ys ? MPA_EXIT_INPUT : fail("refine", NULL, "out of memory");
+      goto out;
+    }
     plcol0(15);
     plenv(log10(kap[0]), log10(kap[steps - 1]) + (steps == 1), 0, cap + 1, 0, 10);
     pllab("condition number (2-norm)", "corrections (fallback drawn at the cap + 1)", "iterations vs kappa");
@@ -452,9 +460,10 @@ static int refine_sweep(const refine_args *a)
       plptex(log10(kap[0]) + 0.05 * (log10(kap[steps - 1]) - log10(kap[0]) + 1), (cap + 1) * (0.93 - 0.8 * v / nv),
              1, 0, 0, lab);
     }
-    plend();
     free(xs);
     free(ys);
+    if ((status = mpa_plot_end(a->plot)) != 0)
+      goto out;
 #else
     fprintf(stderr, "mpanalyze refine: --plot needs PLplot (not built in); no plot written\n");
 #endif
@@ -503,6 +512,8 @@ int mpa_cmd_refine(int argc, char **argv)
     }
     i += used;
   }
+  if (a.plot && (mpa_plot_check_name(a.plot) || mpa_output_check(a.plot, argc, argv)))
+    return MPA_EXIT_INPUT;
   if (a.sweep && a.cusolver)
     return fail("refine", "--cusolver", "not available with --cond-sweep");
   if (a.sweep) {
@@ -549,6 +560,8 @@ int mpa_cmd_cg(int argc, char **argv)
     }
     i += used;
   }
+  if (plot && (mpa_plot_check_name(plot) || mpa_output_check(plot, argc, argv)))
+    return MPA_EXIT_INPUT;
   mpe_cg_opts o;
   mpe_cg_opts_init(&o);
   static const char *names[] = { "fp64", "fp32", "fp16", "bf16", "fx16" };
@@ -645,21 +658,27 @@ int mpa_cmd_cg(int argc, char **argv)
 #ifdef HAVE_PLPLOT
     int k = r.nhistory;
     PLFLT *xs = malloc((size_t)(k + 1) * sizeof *xs), *ys = malloc((size_t)(k + 1) * sizeof *ys);
+    if (!xs || !ys || !plot_open(plot)) {
+      free(xs);
+      free(ys);
+      status = xs && ys ? MPA_EXIT_INPUT : fail("cg", NULL, "out of memory");
+      goto out;
+    }
     double lo = 0;
     for (int i = 0; i < k; i++) {
       xs[i] = i + 1;
       ys[i] = log10(fmax(hist[i], 1e-30));
       lo = fmin(lo, ys[i]);
     }
-    plot_open(plot);
     plcol0(15);
     plenv(0, k + 1, floor(lo), 1, 0, 20);
     pllab("iteration", "iterated relative residual", "reliable-update CG");
     plcol0(1);
     plline(k, xs, ys);
-    plend();
     free(xs);
     free(ys);
+    if ((status = mpa_plot_end(plot)) != 0)
+      goto out;
 #else
     fprintf(stderr, "mpanalyze cg: --plot needs PLplot (not built in); no plot written\n");
 #endif

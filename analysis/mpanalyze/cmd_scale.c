@@ -93,7 +93,7 @@ int mpa_cmd_scale(int argc, char **argv)
     mpa_error(NULL, "unknown format '%s'", fname);
     goto out;
   }
-  if (plot && mpa_plot_check_name(plot))
+  if (plot && (mpa_plot_check_name(plot) || mpa_output_check(plot, argc, argv)))
     goto out;
   mpe_scaler *sc = NULL;
   mpe_delayed *dl = NULL;

@@ -39,8 +39,8 @@ int main(int argc, char **argv)
   }
   for (size_t i = 0; i < NCMD; i++)
     if (!strcmp(argv[1], commands[i].name))
-      return commands[i].run(argc - 1, argv + 1);
+      return mpa_close_stdout(commands[i].run(argc - 1, argv + 1));
   /* no command: the default one sees the whole command line */
   argv[0] = (char *)commands[0].name;
-  return commands[0].run(argc, argv);
+  return mpa_close_stdout(commands[0].run(argc, argv));
 }

@@ -32,6 +32,9 @@ int mpa_cmd_update(int argc, char **argv);   /* cmd_update.c */
 extern int mpa_quiet;
 /* "mpanalyze: WHERE: message" on stderr (WHERE may be NULL); returns MPA_EXIT_INPUT */
 int mpa_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* str made safe for a terminal in buf (n bytes): C0/C1 control characters,
+   DEL and bytes that are not UTF-8 become \xNN; cut to fit. Returns buf. */
+const char *mpa_esc(char *buf, size_t n, const char *str);
 /* "fp16,bf16" -> formats (at most max); prints the error itself */
 int mpa_parse_formats(const char *list, const mpe_format **out, size_t max, size_t *n);
 /* "512,1024" or "512x1024" */
@@ -52,9 +55,27 @@ int mpa_json_print(json_t *doc);
 /* a binary64 as JSON: null when not finite */
 json_t *mpa_json_num(double v);
 
+/* Before the work starts: an output path is refused when it is "-", not a
+   regular file, or the same file as any argument naming an existing file
+   (argv[0..argc)); its folder must take a new file. 0 or prints and returns 2. */
+int mpa_output_check(const char *out, int argc, char **argv);
+/* Write data to a temporary file beside path, every write, fsync and close
+   checked, then rename it over path: 0, or prints and returns 2 leaving no
+   partial file and any old file as it was. */
+int mpa_write_file(const char *path, const void *data, size_t n);
+/* Flush and close stdout; a write error gives one line and exit status 2,
+   otherwise status is returned. */
+int mpa_close_stdout(int status);
+
 /* ---- plots (plot.c); MPA_EXIT_INPUT with a message when built without PLplot */
 int mpa_plot_available(void);
 int mpa_plot_check_name(const char *file);   /* .svg or .png */
+/* Draw with PLplot between these (refine, cg): begin selects the driver and
+   output; the caller sets the page and calls plinit. end runs plend, checks
+   the picture is whole and writes it with mpa_write_file (file NULL: drop it).
+   Both return 0 or print and return 2. */
+int mpa_plot_begin(const char *file);
+int mpa_plot_end(const char *file);
 typedef struct {           /* a target's limits, drawn as vertical lines at these binades */
   const char *name;
   double min_sub, min_normal, max_end;   /* max_end: one past the max finite binade */
