@@ -234,4 +234,63 @@ if [ $st -eq 0 ] && ! LC_ALL=C grep -q "$(printf '\033')" "$tmp/out" && ! LC_ALL
 else
   bad "names in the text report: status $st"
 fi
+
+# 9. resource budget and outcomes (issue 14): hostile Matrix Market files are refused
+#    before allocating (exit 2, one line, < 100 MB), --max-memory names itself, a
+#    singular matrix, no convergence and CG breakdown/iteration limit exit 3 with
+#    their own message, and the text report never shows cuSOLVER's negative niters
+peak_kb() { /usr/bin/time -f %M -o "$tmp/peak" "$@"; st=$?; pk=$(tail -1 "$tmp/peak"); return $st; }
+[ -x /usr/bin/time ] || peak_kb() { pk=0; "$@"; }
+for c in refine cg; do
+  for f in mtx_rows_2g mtx_rows_1e8; do
+    peak_kb $bin $c -q --matrix "$d/hostile/$f.mtx" >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "empty rows or columns" "$tmp/err" \
+      && [ "$pk" -lt 102400 ] && ok "$c $f: ${pk} KB: $(cat "$tmp/err")" || bad "$c $f: status $st, ${pk} KB"
+  done
+  $bin $c -q --matrix "$d/hostile/mtx_dup_overflow.mtx" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && grep -q "NaN or infinity" "$tmp/err" && ok "$c: duplicates summing to inf refused" || bad "$c dup overflow: status $st"
+  for f in mtx_order20000 mtx_empty_row; do
+    peak_kb $bin $c -q --matrix "$d/hostile/$f.mtx" >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 3 ] && grep -q "structurally singular: row 2 has no entry" "$tmp/err" && [ "$pk" -lt 102400 ] \
+      && ok "$c $f: ${pk} KB: $(cat "$tmp/err")" || bad "$c $f: status $st, ${pk} KB"
+  done
+done
+for args in "refine --matrix randsvd --n 1000000" "refine --matrix randsvd --n 3000 --max-memory 64M" \
+            "refine --matrix randsvd --cond-sweep 1:10:2 --n 3000 --max-memory 64M" "cg --matrix laplace3d --n 1000 --max-memory 1G"; do
+  peak_kb $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "raise it with --max-memory" "$tmp/err" \
+    && [ "$pk" -lt 102400 ] && ok "budget: $args: $(cat "$tmp/err")" || bad "budget '$args': status $st, ${pk} KB"
+done
+for v in "0" "12Q" "200%" "-1G"; do
+  $bin --max-memory "$v" "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "--max-memory $v refused" || bad "--max-memory $v: status $st"
+done
+$bin -q --json --max-memory 50% "$d/boundary.npy" >/dev/null && $bin range --max-memory=64M -q "$d/boundary.npy" >/dev/null \
+  && ok "--max-memory SIZE and =SIZE accepted anywhere" || bad "--max-memory good values"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 1\n1 2 1\n2 1 1\n2 2 1\n' >"$tmp/sing.mtx"
+$bin refine --matrix "$tmp/sing.mtx" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 3 ] && grep -q "singular matrix" "$tmp/err" && ! grep -q "NaN or infinity" "$tmp/err" \
+  && ok "refine: singular matrix says so, exit 3" || bad "refine singular: status $st: $(cat "$tmp/err")"
+$bin refine --matrix randsvd --n 50 --cond 1e12 >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 0 ] && grep -q "binary64 solve instead: no convergence" "$tmp/out" && ! grep -q "niters -" "$tmp/out" \
+  && ok "refine: fallback reported in words" || bad "refine fallback text: status $st"
+$bin refine --matrix randsvd --n 50 --cond 1e12 --no-fallback --json >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 3 ] && grep -q "no convergence within the iteration limit" "$tmp/err" && grep -q '"stop_reason": "iteration_limit"' "$tmp/out" \
+  && ok "refine: no convergence exits 3" || bad "refine no convergence: status $st"
+$bin cg --matrix "$tmp/sing.mtx" --json >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 3 ] && grep -q "breakdown" "$tmp/err" && grep -q '"true_residual"' "$tmp/out" \
+  && ok "cg: breakdown exits 3, true_residual kept" || bad "cg breakdown: status $st"
+$bin cg --n 16 --max-iter 3 -q >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 3 ] && grep -q "iteration limit" "$tmp/err" && ok "cg: iteration limit exits 3" || bad "cg maxiter: status $st"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1.7e308\n1 1 1.7e308\n2 2 1\n' >"$tmp/dupinf.mtx"
+$bin cg --matrix "$tmp/dupinf.mtx" --json >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "cg: symmetric duplicates summing to inf refused" || bad "cg dupinf: status $st"
+# update says what it needs before reading: 10^6 weights need ~180 MB
+[ $have_py = 1 ] && {
+python3 -c "import sys
+open(sys.argv[1],'w').write(' '.join(['1.0']*300000))" "$tmp/w3.txt"
+$bin update -w "$tmp/w3.txt" -u "$tmp/w3.txt" --max-memory 16M >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "holds them all at once" "$tmp/err" && ok "update: budget up front" || bad "update budget: status $st"
+$bin update -q -w "$tmp/w3.txt" -u "$tmp/w3.txt" --max-memory 128M >/dev/null && ok "update: within the budget" || bad "update within budget"
+}
 exit $fail

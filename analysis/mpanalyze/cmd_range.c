@@ -90,16 +90,21 @@ struct tres {
   int ndim;
   uint64_t shape[MPE_IO_MAXDIM];
   mpe_range_summary sum;
-  mpe_range_stats st[MAXF];
   struct fhist h;             /* over the data's binades */
-  struct fhist fh[MAXF];      /* over each format's binades */
+  /* per format, nf of each in one block (a tensor costs about 250 bytes
+     plus its histograms: 200,000 small tensors stay far below 100 MB) */
+  mpe_range_stats *st;
+  struct fhist *fh;           /* over each format's binades */
 };
 
 static int get_hist(const mpe_range *r, int k, struct fhist *h)
 {
   size_t n;
   mpe_range_histogram(r, k, &h->first, NULL, 0, &n, NULL, NULL);
-  h->c = calloc(n ? n : 1, sizeof *h->c);
+  h->c = NULL;
+  if (n == 0)   /* an empty tensor: nothing to keep */
+    return mpe_range_histogram(r, k, &h->first, NULL, 0, &h->n, &h->below, &h->above);
+  h->c = calloc(n, sizeof *h->c);
   if (!h->c)
     return -1;
   return mpe_range_histogram(r, k, &h->first, h->c, n, &h->n, &h->below, &h->above);
@@ -107,6 +112,11 @@ static int get_hist(const mpe_range *r, int k, struct fhist *h)
 
 static int extract(const mpe_range *r, size_t nf, struct tres *t)
 {
+  void *blk = calloc(nf, sizeof *t->st + sizeof *t->fh);
+  if (!blk)
+    return -1;
+  t->st = blk;
+  t->fh = (struct fhist *)(t->st + nf);
   mpe_range_summary_get(r, &t->sum);
   if (get_hist(r, -1, &t->h))
     return -1;
@@ -122,8 +132,9 @@ static void free_tres(struct tres *t, size_t nf)
 {
   free(t->name);
   free(t->h.c);
-  for (size_t k = 0; k < nf; k++)
+  for (size_t k = 0; t->fh && k < nf; k++)
     free(t->fh[k].c);
+  free(t->st);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -496,20 +507,36 @@ int mpa_cmd_range(int argc, char **argv)
     }
   }
   if (json) {
-    json_t *doc = json_object(), *arr = json_array(), *fl = json_array();
-    json_object_set_new(doc, "mpanalyze", json_string(mpe_version_string()));
-    json_object_set_new(doc, "command", json_string("range"));
-    json_object_set_new(doc, "rounding", json_string("rne"));
-    json_object_set_new(doc, "margin", json_integer(margin));
+    /* one document, written a tensor at a time: 200,000 tensors as one
+       jansson tree took gigabytes */
+    json_t *fl = json_array();
     for (size_t k = 0; k < nf; k++)
       json_array_append_new(fl, json_string(tg[k].name));
-    json_object_set_new(doc, "formats", fl);
-    for (size_t i = 0; i < nres; i++)
-      json_array_append_new(arr, tensor_json(&res[i], tg, nf, (int)margin));
-    json_object_set_new(doc, "tensors", arr);
-    json_object_set_new(doc, "total", tensor_json(&all, tg, nf, (int)margin));
-    rc = mpa_json_print(doc);
-    json_decref(doc);
+    json_t *head = json_pack("{s:s, s:s, s:s, s:i, s:o}", "mpanalyze", mpe_version_string(), "command", "range",
+                             "rounding", "rne", "margin", (int)margin, "formats", fl);
+    rc = head ? MPA_EXIT_OK : MPA_EXIT_FAIL;
+    const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
+    char *text = head ? json_dumps(head, flags) : NULL;
+    json_decref(head);
+    if (!text) {
+      rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+    } else {
+      text[strlen(text) - 2] = '\0';   /* drop the closing "\n}" */
+      fputs(text, stdout);
+      free(text);
+      fputs(",\n  \"tensors\": [", stdout);
+      for (size_t i = 0; i <= nres && rc == MPA_EXIT_OK; i++) {
+        json_t *o = tensor_json(i < nres ? &res[i] : &all, tg, nf, (int)margin);
+        if (i == nres)
+          fputs("\n  ],\n  \"total\": ", stdout);
+        else
+          fputs(i ? ",\n    " : "\n    ", stdout);
+        if (!o || json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_COMPACT))
+          rc = MPA_EXIT_FAIL;
+        json_decref(o);
+      }
+      fputs("\n}\n", stdout);
+    }
   } else {
     for (size_t i = 0; i < nres; i++) {
       print_tensor(&res[i], tg, nf);

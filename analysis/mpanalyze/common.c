@@ -334,3 +334,89 @@ int mpa_close_stdout(int status)
   }
   return status;
 }
+
+uint64_t mpa_max_memory;
+
+static uint64_t physical_memory(void)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : (uint64_t)8 << 30;
+}
+
+/* "512M", "16G", "1.5T", "1048576" (bytes), "25%" (of physical memory) */
+static int parse_size(const char *s, uint64_t *out)
+{
+  char *e;
+  errno = 0;
+  double v = strtod(s, &e);
+  if (e == s || errno || !(v > 0) || !isfinite(v))
+    return -1;
+  double mul = 1;
+  if (*e == '%') {
+    if (v > 100)
+      return -1;
+    mul = (double)physical_memory() / 100;
+    e++;
+  } else if (*e) {
+    const char *units = "KMGT";
+    const char *u = strchr(units, *e == 'k' ? 'K' : *e == 'm' ? 'M' : *e == 'g' ? 'G' : *e == 't' ? 'T' : *e);
+    if (!u || !*e)
+      return -1;
+    mul = ldexp(1.0, 10 * (int)(u - units + 1));
+    e++;
+    if (*e == 'i')
+      e++;
+    if (*e == 'B' || *e == 'b')
+      e++;
+  }
+  if (*e || v * mul >= 0x1p63)
+    return -1;
+  *out = (uint64_t)(v * mul);
+  return 0;
+}
+
+int mpa_take_max_memory(int *argc, char **argv)
+{
+  mpa_max_memory = physical_memory() / 2;
+  int o = 1;
+  for (int i = 1; i < *argc; i++) {
+    const char *v = NULL;
+    if (!strcmp(argv[i], "--max-memory")) {
+      if (i + 1 >= *argc)
+        return mpa_error(NULL, "--max-memory needs a size (e.g. 4G, 512M, 50%%)");
+      v = argv[++i];
+    } else if (!strncmp(argv[i], "--max-memory=", 13)) {
+      v = argv[i] + 13;
+    } else {
+      argv[o++] = argv[i];
+      continue;
+    }
+    if (parse_size(v, &mpa_max_memory))
+      return mpa_error(v, "--max-memory wants a size such as 4G, 512M, 1048576 or 50%% (of physical memory)");
+  }
+  argv[o] = NULL;
+  *argc = o;
+  return 0;
+}
+
+static const char *human(uint64_t b, char *buf, size_t n)
+{
+  static const char *u[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  double v = (double)b;
+  int k = 0;
+  while (v >= 1024 && k < 6)
+    v /= 1024, k++;
+  snprintf(buf, n, k ? "%.1f %s" : "%.0f %s", v, u[k]);
+  return buf;
+}
+
+int mpa_budget(const char *where, const char *what, uint64_t bytes)
+{
+  if (bytes <= mpa_max_memory)
+    return 0;
+  char need[32], lim[32];
+  return mpa_error(where, "%s needs about %s, over the memory limit of %s (--max-memory, default half of "
+                   "physical memory; raise it with --max-memory SIZE, e.g. --max-memory %lluG)",
+                   what, human(bytes, need, sizeof need), human(mpa_max_memory, lim, sizeof lim),
+                   (unsigned long long)((bytes >> 30) + 1));
+}

@@ -37,6 +37,12 @@ int main(int argc, char **argv)
     usage(stderr);
     return MPA_EXIT_INPUT;
   }
+  if (mpa_take_max_memory(&argc, argv))
+    return MPA_EXIT_INPUT;
+  if (argc < 2) {
+    usage(stderr);
+    return MPA_EXIT_INPUT;
+  }
   for (size_t i = 0; i < NCMD; i++)
     if (!strcmp(argv[1], commands[i].name))
       return mpa_close_stdout(commands[i].run(argc - 1, argv + 1));

@@ -14,7 +14,9 @@
 #include <jansson.h>
 #include <mpemu.h>
 
-enum { MPA_EXIT_OK = 0, MPA_EXIT_FAIL = 1, MPA_EXIT_INPUT = 2 };
+/* 3: the experiment ran and its report is whole, but it did not reach its
+   goal (singular matrix, no convergence, CG breakdown or iteration limit) */
+enum { MPA_EXIT_OK = 0, MPA_EXIT_FAIL = 1, MPA_EXIT_INPUT = 2, MPA_EXIT_NUMERIC = 3 };
 
 typedef struct {
   const char *name;
@@ -54,6 +56,16 @@ void mpa_progress_end(void);
 int mpa_json_print(json_t *doc);
 /* a binary64 as JSON: null when not finite */
 json_t *mpa_json_num(double v);
+
+/* The memory budget: --max-memory SIZE (anywhere after the command; K, M,
+   G, T binary units or a percentage of physical memory; default half of
+   physical memory). mpa_take_max_memory removes the option from argv and
+   sets mpa_max_memory; 0 or prints and returns 2. mpa_budget is called with
+   what a step will allocate, computed from what the input holds, before it
+   allocates: 0, or one line naming the limit and how to raise it and 2. */
+extern uint64_t mpa_max_memory;
+int mpa_take_max_memory(int *argc, char **argv);
+int mpa_budget(const char *where, const char *what, uint64_t bytes);
 
 /* Before the work starts: an output path is refused when it is "-", not a
    regular file, or the same file as any argument naming an existing file
