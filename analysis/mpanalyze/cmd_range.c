@@ -88,13 +88,14 @@ struct tres {
   char *name;
   mpe_type dtype;
   int ndim;
-  uint64_t shape[MPE_IO_MAXDIM];
+  uint64_t *shape;            /* ndim of them, after the name in one block */
   mpe_range_summary sum;
   struct fhist h;             /* over the data's binades */
   /* per format, nf of each in one block (a tensor costs about 250 bytes
      plus its histograms: 200,000 small tensors stay far below 100 MB) */
   mpe_range_stats *st;
   struct fhist *fh;           /* over each format's binades */
+  int shared;                 /* the histograms belong to another tres */
 };
 
 static int get_hist(const mpe_range *r, int k, struct fhist *h)
@@ -130,11 +131,40 @@ static int extract(const mpe_range *r, size_t nf, struct tres *t)
 
 static void free_tres(struct tres *t, size_t nf)
 {
-  free(t->name);
-  free(t->h.c);
-  for (size_t k = 0; t->fh && k < nf; k++)
+  if (t->shape)
+    free(t->shape);   /* the name lives in the same block */
+  else
+    free(t->name);
+  for (size_t k = 0; !t->shared && t->fh && k < nf; k++)
     free(t->fh[k].c);
+  if (!t->shared)
+    free(t->h.c);
   free(t->st);
+}
+
+/* the results of an empty tensor into dst (name, file, shape kept): the
+   stats copied, the histograms (all zero) shared with src, which outlives dst */
+static int share_results(struct tres *dst, const struct tres *src, size_t nf)
+{
+  void *blk = calloc(nf, sizeof *dst->st + sizeof *dst->fh);
+  if (!blk)
+    return -1;
+  dst->st = blk;
+  dst->fh = (struct fhist *)(dst->st + nf);
+  dst->sum = src->sum;
+  dst->h = src->h;
+  memcpy(dst->st, src->st, nf * sizeof *dst->st);
+  memcpy(dst->fh, src->fh, nf * sizeof *dst->fh);
+  dst->shared = 1;
+  return 0;
+}
+
+static int same_blocks(const struct target *tg, size_t nf, const size_t *blocks)
+{
+  for (size_t k = 0; k < nf; k++)
+    if (tg[k].t.block != blocks[k])
+      return 0;
+  return 1;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -414,6 +444,10 @@ int mpa_cmd_range(int argc, char **argv)
   size_t fxused = 0;   /* the fx16 block of every tensor, 0 when they differ */
   struct tres *res = NULL;
   size_t nres = 0, cap = 0;
+  struct tres empty;          /* the results of the last empty tensor */
+  memset(&empty, 0, sizeof empty);
+  int empty_ok = 0;
+  size_t empty_blocks[MAXF];
   char *found = calloc(nwant + 1, 1);
   if (!total || !found) {
     mpa_error(NULL, "out of memory");
@@ -435,13 +469,14 @@ int mpa_cmd_range(int argc, char **argv)
       if (!keep)
         continue;
       set_blocks(tg, nf, &ti);
-      mpe_range *r = alloc_for(tg, nf, &ro);
+      mpe_range *r = ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks) ? NULL : alloc_for(tg, nf, &ro);
+      int need_r = !(ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks));
       if (nres == cap) {
         cap = cap ? 2 * cap : 16;
         struct tres *nr = realloc(res, cap * sizeof *nr);
         if (!nr) { mpe_range_free(r); r = NULL; } else res = nr;
       }
-      if (!r) {
+      if (!r && need_r) {
         mpe_io_close(f);
         rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
         goto done;
@@ -449,18 +484,45 @@ int mpa_cmd_range(int argc, char **argv)
       struct tres *t = &res[nres++];
       memset(t, 0, sizeof *t);
       t->file = path;
-      t->name = strdup(ti.name);
+      /* shape and name in one block, the shape first (aligned) */
+      size_t nl = strlen(ti.name) + 1, sb = (size_t)ti.ndim * sizeof *t->shape;
+      if ((t->shape = malloc(sb + nl))) {
+        memcpy(t->shape, ti.shape, sb);
+        t->name = memcpy((char *)t->shape + sb, ti.name, nl);
+      }
       t->dtype = ti.dtype;
       t->ndim = ti.ndim;
-      memcpy(t->shape, ti.shape, sizeof t->shape);
+      if (!t->shape) {
+        mpe_range_free(r);
+        mpe_io_close(f);
+        rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+        goto done;
+      }
       for (size_t k = 0; k < nf; k++)
         if (tg[k].t.kind == MPE_TARGET_FX16) {
           t->fxblock = tg[k].t.block;
           fxused = nres == 1 || fxused == t->fxblock ? t->fxblock : 0;
         }
-      int e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
-      if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
-        e = mpa_error(NULL, "out of memory");
+      int e = 0;
+      if (ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks)) {
+        /* an empty tensor's results depend only on the targets: copy the
+           last empty one's instead of building an accumulator (thousands of
+           empty tensors took a millisecond and kilobytes each) */
+        if (share_results(t, &empty, nf))
+          e = mpa_error(NULL, "out of memory");
+      } else {
+        e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
+        if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
+          e = mpa_error(NULL, "out of memory");
+        if (!e && ti.count == 0) {
+          /* this tensor lends its (all-zero) histograms to the empty ones
+             after it; they never free them, it frees them with res[] */
+          empty = *t;
+          empty_ok = 1;
+          for (size_t k = 0; k < nf; k++)
+            empty_blocks[k] = tg[k].t.block;
+        }
+      }
       mpe_range_free(r);
       if (e) {
         mpe_io_close(f);
