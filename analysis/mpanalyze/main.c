@@ -20,7 +20,8 @@ static void usage(FILE *out)
                "       mpanalyze COMMAND --help\n\ncommands:\n");
   for (size_t i = 0; i < NCMD; i++)
     fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
-  fprintf(out, "\nWithout a command, FILE... gets the range report. See mpanalyze(1).\n");
+  fprintf(out, "\nWithout a command, FILE... gets the range report. Every command takes\n"
+               "--max-memory SIZE (e.g. 4G, 25%%; default half of physical memory). See mpanalyze(1).\n");
 }
 
 int main(int argc, char **argv)
