@@ -386,6 +386,7 @@ static const struct { const char *file; int rc; const char *says; } hostile[] = 
   { "hostile/zip_not_npy.npz", MPE_EFORMAT, "not a .npy" },
   { "hostile/zip_truncated.npz", MPE_EFORMAT, "zip" },
   { "hostile/bad_token.csv", MPE_EFORMAT, "line 2" },
+  { "hostile/msvc_inf.csv", MPE_EFORMAT, "'1.#INF' is not a number" },   /* was read as 1.0 */
   { "hostile/binary.csv", MPE_EFORMAT, "control" },
   { "hostile/odd_size.bin", MPE_EFORMAT, "multiple of 4" },
   { "no/such/file.npy", MPE_EIO, "cannot open" },
