@@ -2,7 +2,7 @@
 # Build the libFuzzer targets for the tensor-file and Matrix Market readers (clang,
 # -fsanitize=fuzzer,address,undefined) outside the normal build, then run each
 # for RUNS executions (default 200000) on its corpus in tests/fuzz/corpus/KIND.
-# New inputs found are added to the corpus; crashes are written to
+# with its dictionary tests/fuzz/dict/KIND.dict. New inputs found are added to the corpus; crashes are written to
 # tests/fuzz/crashes/ (commit them: make check replays them).
 #   tests/fuzz/run.sh [RUNS] [KIND...]       KIND: npy npz safetensors text raw mtx
 set -eu
@@ -34,7 +34,7 @@ for k in $kinds; do
   fi
   mkdir -p "$here/corpus/$k" "$out/new_$k"
   echo "== fuzz_$k: $runs runs"
-  "$out/fuzz_$k" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  "$out/fuzz_$k" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict="$here/dict/$k.dict" \
     -artifact_prefix="$here/crashes/$k-" "$out/new_$k" "$here/corpus/$k" 2>&1 | tail -n 3
   # keep a minimal corpus: merge what was found into the committed one
   "$out/fuzz_$k" -merge=1 "$here/corpus/$k" "$out/new_$k" >/dev/null 2>&1 || true
