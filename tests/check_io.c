@@ -550,6 +550,16 @@ START_TEST(test_writers_roundtrip)
   ck_assert_int_eq(mpe_io_write_npy(NULL, &out[0]), MPE_EINVAL);
   ck_assert_int_eq(mpe_io_write_safetensors(p[1], NULL, 1), MPE_EINVAL);
   ck_assert_int_eq(mpe_io_write_npy("/nonexistent/dir/x.npy", &out[0]), MPE_EIO);
+  /* two tensors of one name: the readers refuse such a file, so the writers
+     do not make one (nothing is written) */
+  mpe_io_out twice[3] = { out[0], out[1], out[0] };
+  ck_assert_int_eq(mpe_io_write_safetensors(p[1], twice, 3), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_write_npz(p[2], twice, 3, 0), MPE_EINVAL);
+  ck_assert_int_eq(access(p[1], F_OK), -1);
+  ck_assert_int_eq(access(p[2], F_OK), -1);
+  mpe_io_out meta = out[0];
+  meta.name = "__metadata__";
+  ck_assert_int_eq(mpe_io_write_safetensors(p[1], &meta, 1), MPE_EINVAL);
   free(x);
   free(h);
   free(y);
