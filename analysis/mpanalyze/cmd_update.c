@@ -67,7 +67,7 @@ static int count_of(const char *path, const char *tensor, const mpe_io_opts *io,
    binary64 and five (six for master and Kahan) binary64 arrays per weight in
    each of the four strategies, 8 * (1 + 22) bytes per weight; past
    --max-memory it stops before reading. */
-static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint64_t nu)
+static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint64_t nu, int quiet)
 {
   uint64_t limit = &mpa_max_memory ? mpa_max_memory : 0;
   if (!limit)
@@ -75,8 +75,13 @@ static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint6
   const uint64_t per_weight = 8 * (1 + 22);
   uint64_t need = nw > UINT64_MAX / per_weight ? UINT64_MAX : nw * per_weight;
   need = nu > (UINT64_MAX - need) / 8 ? UINT64_MAX : need + nu * 8;
-  if (need <= limit)
+  if (need <= limit) {
+    if (!quiet && need >= (1ull << 30))   /* say it before a long, large run */
+      fprintf(stderr, "mpanalyze update: holding %llu weights and %llu update values needs about %.1f GiB "
+              "(limit %.1f GiB, --max-memory)\n", (unsigned long long)nw, (unsigned long long)nu,
+              (double)need / 0x1p30, (double)limit / 0x1p30);
     return EXIT_OK_;
+  }
   return upd_error(wpath, "the update study of %llu weights and %llu update values (%s) holds them all at once: "
                    "about %.1f GiB, over the memory limit of %.1f GiB (--max-memory, default half of physical "
                    "memory; raise it with --max-memory SIZE, e.g. --max-memory %lluG)",
@@ -237,7 +242,7 @@ int mpa_cmd_update(int argc, char **argv)
   size_t nw = 0, nu = 0;
   uint64_t cw = 0, cu = 0;
   int rc = count_of(wpath, tensor, &io, &cw);
-  if (rc || (rc = count_of(upath, tensor, &io, &cu)) || (rc = check_budget(wpath, upath, cw, cu)))
+  if (rc || (rc = count_of(upath, tensor, &io, &cu)) || (rc = check_budget(wpath, upath, cw, cu, quiet)))
     return rc;
   rc = load(wpath, tensor, &io, &w, &nw);
   if (rc)
