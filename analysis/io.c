@@ -636,14 +636,16 @@ static int open_safetensors(mpe_io *f)
     t->offset = 8 + n + (uint64_t)b;
     t->nbytes = nb;
   }
-  qsort(sp, nsp, sizeof *sp, cmp_span);
+  if (nsp > 1)     /* qsort wants a non-NULL array even for 0 elements */
+    qsort(sp, nsp, sizeof *sp, cmp_span);
   for (size_t i = 1; i < nsp; i++)
     if (sp[i].b < sp[i - 1].e) {
       mpei_io_msg(f->msg, sizeof f->msg, "safetensors entries '%.64s' and '%.64s' overlap", sp[i - 1].name, sp[i].name);
       rc = MPE_EFORMAT;
       goto done;
     }
-  qsort(f->t, f->nt, sizeof *f->t, cmp_tens);
+  if (f->nt > 1)   /* f->t is NULL when no entry is a float tensor */
+    qsort(f->t, f->nt, sizeof *f->t, cmp_tens);
   for (size_t i = 0; i < f->nt; i++)
     f->t[i].info.name = f->t[i].name;
 done:

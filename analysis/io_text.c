@@ -1,5 +1,5 @@
 /* Text tensors: numbers separated by white space, commas or semicolons, one
-   row per line, '#' to the end of a line is a comment. The file is scanned
+   row per line, '#' at the start of a token to the end of a line is a comment. The file is scanned
    once when opened (so a bad token is found before any report), then read
    again in chunks; memory stays at one buffer whatever the file size. */
 #define _FILE_OFFSET_BITS 64
@@ -48,10 +48,9 @@ static int next_token(struct mpei_text *s, FILE *fp, char *tok, uint64_t *nl)
       s->line++;
     } else if (comment) {
       ;
-    } else if (c == '#') {
-      if (n)
-        break;
-      comment = 1;
+    } else if (c == '#' && n == 0) {
+      comment = 1;   /* a comment starts a token; inside one (MSVC's 1.#INF) '#' is
+                        part of it, so the token is refused rather than read as 1 */
     } else if (c == ' ' || c == '\t' || c == '\r' || c == ',' || c == ';') {
       if (n) {
         s->at++;

@@ -109,10 +109,41 @@ static size_t json_str(char *o, size_t cap, const char *s)
   return n;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The readers refuse a file with two tensors of one name (and safetensors
+   keeps __metadata__ for itself): the writers refuse to make one. */
+static int names_ok(const mpe_io_out *t, size_t n, int safetensors)
+{
+  const char **v = malloc((n ? n : 1) * sizeof *v);
+  if (!v)
+    return MPE_ENOMEM;
+  int rc = MPE_OK;
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (!t[i].name || (safetensors && !strcmp(t[i].name, "__metadata__")))
+      rc = MPE_EINVAL;
+    v[i] = t[i].name;
+  }
+  if (!rc && n > 1) {
+    qsort(v, n, sizeof *v, cmp_name);
+    for (size_t i = 1; i < n && !rc; i++)
+      if (!strcmp(v[i - 1], v[i]))
+        rc = MPE_EINVAL;
+  }
+  free(v);
+  return rc;
+}
+
 int mpe_io_write_safetensors(const char *path, const mpe_io_out *t, size_t n)
 {
   if (!path || (!t && n))
     return MPE_EINVAL;
+  int nrc = names_ok(t, n, 1);
+  if (nrc)
+    return nrc;
   uint64_t *nb = calloc(n ? n : 1, sizeof *nb);
   if (!nb)
     return MPE_ENOMEM;
@@ -165,6 +196,9 @@ int mpe_io_write_npz(const char *path, const mpe_io_out *t, size_t n, int deflat
 {
   if (!path || (!t && n))
     return MPE_EINVAL;
+  int nrc = names_ok(t, n, 0);
+  if (nrc)
+    return nrc;
   for (size_t i = 0; i < n; i++) {
     uint64_t nb;
     if (check_out(&t[i], &nb))

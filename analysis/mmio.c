@@ -161,88 +161,144 @@ static int coo_to_csr(mpe_csr **out, const coo *c, int m, int n)
   free(fill);
   free(tcol);
   free(tv);
+  /* each value was finite; a sum of duplicates may not be (1.7e308 twice) */
+  for (size_t k = 0; k < w; k++)
+    if (!isfinite(A->val[k])) {
+      mpe_csr_free(A);
+      return MPE_ERANGE;
+    }
   *out = A;
   return MPE_OK;
+}
+
+/* What the banner and size line say. */
+typedef struct {
+  int coordinate, fld, symm;
+  long long m, n, nz;
+  unsigned long long want;   /* stored entries the file must hold */
+} header;
+
+/* Read and check the banner and size line; MPE_EUNSUP past the limit on rows
+   and columns with no entry (h->m, h->n are then filled in). */
+static int read_header(reader *rd, size_t fsize, header *h)
+{
+  memset(h, 0, sizeof *h);
+  if (getline(&rd->line, &rd->cap, rd->f) < 0)
+    return MPE_EFORMAT;
+  char obj[32], fmt[32], field[32], sym[32], extra[2];
+  int got = sscanf(rd->line, "%%%%MatrixMarket %31s %31s %31s %31s %1s", obj, fmt, field, sym, extra);
+  if (got != 4)
+    return MPE_EFORMAT;
+  if (strcasecmp(obj, "matrix") != 0)
+    return strcasecmp(obj, "vector") == 0 ? MPE_EUNSUP : MPE_EFORMAT;
+  if (strcasecmp(fmt, "coordinate") == 0)
+    h->coordinate = 1;
+  else if (strcasecmp(fmt, "array") == 0)
+    h->coordinate = 0;
+  else
+    return MPE_EFORMAT;
+  if (strcasecmp(field, "real") == 0 || strcasecmp(field, "double") == 0 ||
+      strcasecmp(field, "integer") == 0)
+    h->fld = F_REAL;
+  else if (strcasecmp(field, "pattern") == 0 && h->coordinate)
+    h->fld = F_PATTERN;
+  else
+    return strcasecmp(field, "complex") == 0 ? MPE_EUNSUP : MPE_EFORMAT;
+  if (strcasecmp(sym, "general") == 0)
+    h->symm = S_GENERAL;
+  else if (strcasecmp(sym, "symmetric") == 0)
+    h->symm = S_SYMMETRIC;
+  else if (strcasecmp(sym, "skew-symmetric") == 0)
+    h->symm = S_SKEW;
+  else
+    return strcasecmp(sym, "hermitian") == 0 ? MPE_EUNSUP : MPE_EFORMAT;
+
+  const char *s = next_data_line(rd);
+  if (!s || s == (char *)-1)
+    return MPE_EFORMAT;
+  long long m, n, nz = 0;
+  if (!parse_long(&s, &m) || !parse_long(&s, &n) || (h->coordinate && !parse_long(&s, &nz)) || !at_end(s))
+    return MPE_EFORMAT;
+  if (m < 1 || n < 1 || m > INT_MAX - 1 || n > INT_MAX - 1 || nz < 0)
+    return MPE_EFORMAT;
+  if (h->symm != S_GENERAL && m != n)
+    return MPE_EFORMAT;
+  /* every entry needs a few bytes: a count beyond the file size is a lie */
+  unsigned long long want = h->coordinate ? (unsigned long long)nz
+                                          : (unsigned long long)m * (unsigned long long)n;
+  if (!h->coordinate && h->symm != S_GENERAL)
+    want = h->symm == S_SYMMETRIC ? (unsigned long long)m * (m + 1) / 2 : (unsigned long long)m * (m - 1) / 2;
+  if (h->coordinate && (unsigned long long)nz > (unsigned long long)m * (unsigned long long)n)
+    return MPE_EFORMAT;
+  if (want > fsize / 2 + 1)
+    return MPE_EFORMAT;
+  h->m = m;
+  h->n = n;
+  h->nz = nz;
+  h->want = want;
+  /* rows and columns cost memory whether or not they hold an entry: at most
+     MPE_MTX_MAX_EMPTY of them beyond what the entries (mirrored: twice) fill */
+  unsigned long long fillable = 2 * want + MPE_MTX_MAX_EMPTY;
+  if ((unsigned long long)m > fillable || (unsigned long long)n > fillable)
+    return MPE_EUNSUP;
+  return MPE_OK;
+}
+
+static int open_regular(reader *rd, const char *path, size_t *fsize)
+{
+  rd->f = fopen(path, "r");
+  rd->line = NULL;
+  rd->cap = 0;
+  if (!rd->f)
+    return MPE_EIO;
+  struct stat st;
+  if (fstat(fileno(rd->f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    fclose(rd->f);
+    return MPE_EIO;
+  }
+  *fsize = (size_t)st.st_size;
+  return MPE_OK;
+}
+
+int mpe_mtx_size(const char *path, int *nrows, int *ncols, size_t *entries)
+{
+  if (!path || !nrows || !ncols || !entries)
+    return MPE_EINVAL;
+  reader rd;
+  size_t fsize;
+  int rc = open_regular(&rd, path, &fsize);
+  if (rc)
+    return rc;
+  header h;
+  rc = read_header(&rd, fsize, &h);
+  if (rc == MPE_OK || (rc == MPE_EUNSUP && h.m > 0)) {
+    *nrows = (int)h.m;
+    *ncols = (int)h.n;
+    *entries = (size_t)h.want;
+  }
+  free(rd.line);
+  fclose(rd.f);
+  return rc;
 }
 
 int mpe_mtx_read(mpe_csr **out, const char *path)
 {
   if (!out || !path)
     return MPE_EINVAL;
-  reader rd = { fopen(path, "r"), NULL, 0 };
-  if (!rd.f)
-    return MPE_EIO;
-  struct stat st;
-  if (fstat(fileno(rd.f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(rd.f);
-    return MPE_EIO;
-  }
-  size_t fsize = (size_t)st.st_size;
+  reader rd;
+  size_t fsize;
+  int rc = open_regular(&rd, path, &fsize);
+  if (rc)
+    return rc;
   coo c = { 0 };
-  int rc = MPE_EFORMAT;
-
-  /* banner */
-  if (getline(&rd.line, &rd.cap, rd.f) < 0)
+  header h;
+  const char *s;
+  if ((rc = read_header(&rd, fsize, &h)) != MPE_OK)
     goto out;
-  char obj[32], fmt[32], field[32], sym[32], extra[2];
-  int got = sscanf(rd.line, "%%%%MatrixMarket %31s %31s %31s %31s %1s", obj, fmt, field, sym, extra);
-  if (got != 4)
-    goto out;
-  if (strcasecmp(obj, "matrix") != 0) {
-    rc = strcasecmp(obj, "vector") == 0 ? MPE_EUNSUP : MPE_EFORMAT;
-    goto out;
-  }
-  int coordinate;
-  if (strcasecmp(fmt, "coordinate") == 0)
-    coordinate = 1;
-  else if (strcasecmp(fmt, "array") == 0)
-    coordinate = 0;
-  else
-    goto out;
-  int fld;
-  if (strcasecmp(field, "real") == 0 || strcasecmp(field, "double") == 0 ||
-      strcasecmp(field, "integer") == 0)
-    fld = F_REAL;
-  else if (strcasecmp(field, "pattern") == 0 && coordinate)
-    fld = F_PATTERN;
-  else if (strcasecmp(field, "complex") == 0) {
-    rc = MPE_EUNSUP;
-    goto out;
-  } else
-    goto out;
-  int symm;
-  if (strcasecmp(sym, "general") == 0)
-    symm = S_GENERAL;
-  else if (strcasecmp(sym, "symmetric") == 0)
-    symm = S_SYMMETRIC;
-  else if (strcasecmp(sym, "skew-symmetric") == 0)
-    symm = S_SKEW;
-  else if (strcasecmp(sym, "hermitian") == 0) {
-    rc = MPE_EUNSUP;
-    goto out;
-  } else
-    goto out;
-
-  /* size line */
-  const char *s = next_data_line(&rd);
-  if (!s || s == (char *)-1)
-    goto out;
-  long long m, n, nz = 0;
-  if (!parse_long(&s, &m) || !parse_long(&s, &n) || (coordinate && !parse_long(&s, &nz)) || !at_end(s))
-    goto out;
-  if (m < 1 || n < 1 || m > INT_MAX - 1 || n > INT_MAX - 1 || nz < 0)
-    goto out;
-  if (symm != S_GENERAL && m != n)
-    goto out;
-  /* every entry needs a few bytes: a count beyond the file size is a lie */
-  unsigned long long want = coordinate ? (unsigned long long)nz
-                                       : (unsigned long long)m * (unsigned long long)n;
-  if (!coordinate && symm != S_GENERAL)
-    want = symm == S_SYMMETRIC ? (unsigned long long)m * (m + 1) / 2 : (unsigned long long)m * (m - 1) / 2;
-  if (coordinate && (unsigned long long)nz > (unsigned long long)m * (unsigned long long)n)
-    goto out;
-  if (want > fsize / 2 + 1)
-    goto out;
+  rc = MPE_EFORMAT;
+  int coordinate = h.coordinate, fld = h.fld, symm = h.symm;
+  long long m = h.m, n = h.n, nz = h.nz;
+  unsigned long long want = h.want;
 
   if (coordinate) {
     for (long long k = 0; k < nz; k++) {

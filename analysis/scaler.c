@@ -10,7 +10,13 @@
    DeepSpeed: hysteresis 2, refilled only on growth. DeepSpeed's FP16_Optimizer
    counts `stable_interval = iter - last_overflow_iter - 1`, so its growths come
    after W+1 clean steps, then every W (growth_delay 1); its ZeRO scaler counts
-   `iter - last_overflow_iter` (growth_delay 0: preset "deepspeed-zero"). */
+   `iter - last_overflow_iter` (growth_delay 0: preset "deepspeed-zero").
+   Where the scale lives matters at the ends of the range: PyTorch keeps it in
+   a float32 tensor and its _amp_update_scale_ kernel computes
+   (float)(scale * factor) with double factors, growing only when that is
+   finite and backing off without a floor, so 166 overflows in a row from 2^16
+   leave exactly 0. Megatron's DynamicGradScaler and tf.keras's
+   LossScaleOptimizer keep float32 too; Apex and DeepSpeed keep Python floats. */
 #include <config.h>
 #include <float.h>
 #include <math.h>
@@ -31,13 +37,13 @@ struct mpe_scaler {
 int mpe_scaler_params_preset(mpe_scaler_params *p, const char *name)
 {
   static const struct { const char *name; mpe_scaler_params p; } presets[] = {
-    /* init, growth, backoff, min, max, interval, hysteresis, delay */
-    { "pytorch",        { 65536.0, 2.0, 0.5, 0.0, INFINITY, 2000, 1, 0 } },
-    { "apex",           { 65536.0, 2.0, 0.5, 0.0, 16777216.0, 2000, 1, 0 } },
-    { "megatron",       { 4294967296.0, 2.0, 0.5, 1.0, INFINITY, 1000, 2, 0 } },
-    { "deepspeed",      { 65536.0, 2.0, 0.5, 1.0, INFINITY, 1000, 2, 1 } },
-    { "deepspeed-zero", { 65536.0, 2.0, 0.5, 1.0, INFINITY, 1000, 2, 0 } },
-    { "keras",          { 32768.0, 2.0, 0.5, 1.0, INFINITY, 2000, 1, 0 } },
+    /* init, growth, backoff, min, max, interval, hysteresis, delay, storage */
+    { "pytorch",        { 65536.0, 2.0, 0.5, 0.0, INFINITY, 2000, 1, 0, MPE_SCALER_BINARY32 } },
+    { "apex",           { 65536.0, 2.0, 0.5, 0.0, 16777216.0, 2000, 1, 0, MPE_SCALER_BINARY64 } },
+    { "megatron",       { 4294967296.0, 2.0, 0.5, 1.0, INFINITY, 1000, 2, 0, MPE_SCALER_BINARY32 } },
+    { "deepspeed",      { 65536.0, 2.0, 0.5, 1.0, INFINITY, 1000, 2, 1, MPE_SCALER_BINARY64 } },
+    { "deepspeed-zero", { 65536.0, 2.0, 0.5, 1.0, INFINITY, 1000, 2, 0, MPE_SCALER_BINARY64 } },
+    { "keras",          { 32768.0, 2.0, 0.5, 1.0, INFINITY, 2000, 1, 0, MPE_SCALER_BINARY32 } },
   };
   if (!p || !name)
     return MPE_EINVAL;
@@ -49,18 +55,35 @@ int mpe_scaler_params_preset(mpe_scaler_params *p, const char *name)
   return MPE_ENOTFOUND;
 }
 
+/* v rounded to where the scale lives (binary32: once, to nearest even, as a
+   C++ float = double assignment does) */
+static double stored(int storage, double v)
+{
+  if (storage == MPE_SCALER_BINARY32) {
+    volatile float f = (float)v;
+    return f;
+  }
+  return v;
+}
+
 mpe_scaler *mpe_scaler_alloc(const mpe_scaler_params *p)
 {
-  if (!p || !isfinite(p->init_scale) || !(p->init_scale > 0) || !isfinite(p->growth_factor) ||
-      !(p->growth_factor > 0) || !(p->backoff_factor > 0 && p->backoff_factor <= 1) ||
-      !(p->min_scale >= 0) || !(p->min_scale <= p->init_scale) || !(p->max_scale >= p->init_scale) ||
-      p->growth_interval < 1 || p->hysteresis < 1 || p->growth_delay < 0)
+  if (!p || (p->storage != MPE_SCALER_BINARY64 && p->storage != MPE_SCALER_BINARY32))
+    return NULL;
+  mpe_scaler_params q = *p;
+  q.init_scale = stored(q.storage, q.init_scale);
+  q.min_scale = stored(q.storage, q.min_scale);
+  q.max_scale = stored(q.storage, q.max_scale);
+  if (!isfinite(q.init_scale) || !(q.init_scale > 0) || !isfinite(q.growth_factor) ||
+      !(q.growth_factor > 0) || !(q.backoff_factor > 0 && q.backoff_factor <= 1) ||
+      !(q.min_scale >= 0) || !(q.min_scale <= q.init_scale) || !(q.max_scale >= q.init_scale) ||
+      q.growth_interval < 1 || q.hysteresis < 1 || q.growth_delay < 0)
     return NULL;
   mpe_scaler *s = calloc(1, sizeof *s);
   if (!s)
     return NULL;
-  s->p = *p;
-  s->scale = p->init_scale;
+  s->p = q;
+  s->scale = q.init_scale;
   s->credit = p->hysteresis;
   return s;
 }
@@ -81,7 +104,7 @@ int mpe_scaler_update(mpe_scaler *s, int found_inf)
     if (s->credit > 1) {
       s->credit--;
     } else {
-      double v = s->scale * s->p.backoff_factor;
+      double v = stored(s->p.storage, s->scale * s->p.backoff_factor);
       s->scale = v < s->p.min_scale ? s->p.min_scale : v;
     }
     return 0;
@@ -89,7 +112,7 @@ int mpe_scaler_update(mpe_scaler *s, int found_inf)
   s->clean++;
   uint64_t w = (uint64_t)s->p.growth_interval, d = (uint64_t)s->p.growth_delay;
   if (s->clean > d && (s->clean - d) % w == 0) {
-    double v = s->scale * s->p.growth_factor;
+    double v = stored(s->p.storage, s->scale * s->p.growth_factor);
     if (v > s->p.max_scale)
       v = s->p.max_scale;
     if (isfinite(v))

@@ -37,7 +37,8 @@ dist_man_MANS += man/man3/mpe_ir_solve.3 man/man3/mpe_ir_opts_init.3 man/man3/mp
 	man/man3/mpe_cg_op_order.3 man/man3/mpe_mat_randsvd.3 man/man3/mpe_mat_hilbert.3 \
 	man/man3/mpe_mat_laplace.3 man/man3/mpe_mat_dominant.3 man/man3/mpe_csr_alloc.3 \
 	man/man3/mpe_csr_free.3 man/man3/mpe_csr_laplace.3 man/man3/mpe_csr_to_dense.3 \
-	man/man3/mpe_mtx_read.3
+	man/man3/mpe_mtx_read.3 \
+	man/man3/mpe_mtx_size.3
 
 noinst_PROGRAMS += examples/refine_lab
 examples_refine_lab_SOURCES = examples/refine_lab.c

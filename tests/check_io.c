@@ -386,6 +386,7 @@ static const struct { const char *file; int rc; const char *says; } hostile[] = 
   { "hostile/zip_not_npy.npz", MPE_EFORMAT, "not a .npy" },
   { "hostile/zip_truncated.npz", MPE_EFORMAT, "zip" },
   { "hostile/bad_token.csv", MPE_EFORMAT, "line 2" },
+  { "hostile/msvc_inf.csv", MPE_EFORMAT, "'1.#INF' is not a number" },   /* was read as 1.0 */
   { "hostile/binary.csv", MPE_EFORMAT, "control" },
   { "hostile/odd_size.bin", MPE_EFORMAT, "multiple of 4" },
   { "no/such/file.npy", MPE_EIO, "cannot open" },
@@ -406,6 +407,26 @@ START_TEST(test_hostile)
   ck_assert_ptr_null(f);
   ck_assert_msg(strstr(msg, hostile[_i].says) != NULL, "%s: message '%s'", hostile[_i].file, msg);
   ck_assert_ptr_null(strchr(msg, '\n'));
+}
+END_TEST
+
+/* safetensors files without a float tensor open with nothing to read: the
+   empty tensor list was once handed to qsort as NULL (UB, fatal under UBSan) */
+START_TEST(test_st_no_float)
+{
+  static const struct { const char *file; size_t skipped; } cases[] = {
+    { "hostile/st_empty.safetensors", 0 },
+    { "hostile/st_metadata_only.safetensors", 0 },
+    { "hostile/st_i32_only.safetensors", 1 },
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    mpe_io *f = open_ok(cases[k].file, NULL);
+    ck_assert_uint_eq(mpe_io_count(f), 0);
+    ck_assert_uint_eq(mpe_io_skipped(f), cases[k].skipped);
+    size_t i;
+    ck_assert_int_eq(mpe_io_find(f, "ids", &i), MPE_ENOTFOUND);
+    mpe_io_close(f);
+  }
 }
 END_TEST
 
@@ -529,6 +550,16 @@ START_TEST(test_writers_roundtrip)
   ck_assert_int_eq(mpe_io_write_npy(NULL, &out[0]), MPE_EINVAL);
   ck_assert_int_eq(mpe_io_write_safetensors(p[1], NULL, 1), MPE_EINVAL);
   ck_assert_int_eq(mpe_io_write_npy("/nonexistent/dir/x.npy", &out[0]), MPE_EIO);
+  /* two tensors of one name: the readers refuse such a file, so the writers
+     do not make one (nothing is written) */
+  mpe_io_out twice[3] = { out[0], out[1], out[0] };
+  ck_assert_int_eq(mpe_io_write_safetensors(p[1], twice, 3), MPE_EINVAL);
+  ck_assert_int_eq(mpe_io_write_npz(p[2], twice, 3, 0), MPE_EINVAL);
+  ck_assert_int_eq(access(p[1], F_OK), -1);
+  ck_assert_int_eq(access(p[2], F_OK), -1);
+  mpe_io_out meta = out[0];
+  meta.name = "__metadata__";
+  ck_assert_int_eq(mpe_io_write_safetensors(p[1], &meta, 1), MPE_EINVAL);
   free(x);
   free(h);
   free(y);
@@ -598,6 +629,7 @@ int main(void)
   tc = tcase_create("hostile");
   tcase_add_loop_test(tc, test_hostile, 0, (int)(sizeof hostile / sizeof hostile[0]));
   tcase_add_test(tc, test_zip_longer);
+  tcase_add_test(tc, test_st_no_float);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_fuzz_replay);
   suite_add_tcase(s, tc);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <lapacke.h>
 #include "testsupport.h"
 
@@ -215,6 +216,47 @@ START_TEST(test_mtx_bad)
 }
 END_TEST
 
+/* Files whose size line asks for more than the file holds (issue 14): refused
+   before anything is allocated, with the sizes still reported by
+   mpe_mtx_size; duplicates whose sum overflows are caught after summing. */
+START_TEST(test_mtx_hostile)
+{
+  static const struct { const char *file; int rc; int n; } cases[] = {
+    { "hostile/mtx_rows_2g.mtx", MPE_EUNSUP, 2147483646 },   /* 76 bytes, was ~34 GB */
+    { "hostile/mtx_rows_1e8.mtx", MPE_EUNSUP, 100000000 },   /* was killed by the OOM killer */
+    { "hostile/mtx_dup_overflow.mtx", MPE_ERANGE, 2 },        /* 1.7e308 twice */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    mpe_csr *A = (mpe_csr *)0x1;
+    int rc = mpe_mtx_read(&A, data_path(cases[k].file));
+    ck_assert_msg(rc == cases[k].rc, "%s: %d (%s), want %d", cases[k].file, rc, mpe_strerror(rc), cases[k].rc);
+    ck_assert_ptr_eq(A, (mpe_csr *)0x1);
+    int m = 0, n = 0;
+    size_t e = 0;
+    rc = mpe_mtx_size(data_path(cases[k].file), &m, &n, &e);
+    ck_assert_int_eq(rc, cases[k].rc == MPE_EUNSUP ? MPE_EUNSUP : MPE_OK);
+    ck_assert_int_eq(m, cases[k].n);
+    ck_assert_int_eq(n, cases[k].n);
+    ck_assert_uint_eq(e, cases[k].n == 2 ? 3 : 1);
+  }
+  struct rusage ru;
+  ck_assert_int_eq(getrusage(RUSAGE_SELF, &ru), 0);
+  ck_assert_msg(ru.ru_maxrss < 100 * 1024, "peak RSS %ld KiB", ru.ru_maxrss);
+  /* order 20000, one entry: reads (20001 row pointers), and mpe_mtx_size says so first */
+  int m = 0, n = 0;
+  size_t e = 0;
+  ck_assert_int_eq(mpe_mtx_size(data_path("hostile/mtx_order20000.mtx"), &m, &n, &e), MPE_OK);
+  ck_assert(m == 20000 && n == 20000 && e == 1);
+  mpe_csr *A = NULL;
+  ck_assert_int_eq(mpe_mtx_read(&A, data_path("hostile/mtx_order20000.mtx")), MPE_OK);
+  ck_assert(A->nrows == 20000 && A->nnz == 1);
+  mpe_csr_free(A);
+  ck_assert_int_eq(mpe_mtx_size(data_path("symmetric.mtx"), &m, &n, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mtx_size(data_path("no_such_file.mtx"), &m, &n, &e), MPE_EIO);
+  ck_assert_int_eq(mpe_mtx_size(data_path("bad_banner.mtx"), &m, &n, &e), MPE_EFORMAT);
+}
+END_TEST
+
 /* Random corruptions of a good file never crash and either parse or give EFORMAT/ERANGE. */
 START_TEST(test_mtx_fuzz)
 {
@@ -302,6 +344,7 @@ int main(void)
   tc = tcase_create("matrix-market");
   tcase_add_test(tc, test_mtx_good);
   tcase_add_test(tc, test_mtx_bad);
+  tcase_add_test(tc, test_mtx_hostile);
   tcase_add_test(tc, test_mtx_fuzz);
   tcase_add_test(tc, test_mtx_corpus);
   suite_add_tcase(s, tc);

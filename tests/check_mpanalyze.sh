@@ -13,7 +13,7 @@ fail=0
 # under AddressSanitizer (--enable-sanitizers), PLplot's cairo/fontconfig keep
 # allocations to exit: not ours; suppress them for the --plot checks only
 printf 'leak:libfontconfig\nleak:libcairo\nleak:libpango\nleak:libglib\nleak:libgobject\nleak:libltdl\nleak:libplplot\nleak:libfreetype\nleak:libpixman\n' >"$tmp/lsan.supp"
-export LSAN_OPTIONS="suppressions=$tmp/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$tmp/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
@@ -176,4 +176,122 @@ else
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] \
     && ok "refine --cusolver without a GPU: $(cat "$tmp/err")" || bad "refine --cusolver: status $st"
 fi
+
+# 8. outputs are safe (issue 14): an input is never overwritten, "-" and
+#    unwritable folders are refused before any work, a failed write exits 2 and
+#    leaves the old file as it was, a report cut short on stdout exits 2
+cp "$d/boundary.npy" "$tmp/in.svg"
+$bin -q --kind npy "$tmp/in.svg" --plot "$tmp/in.svg" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && cmp -s "$d/boundary.npy" "$tmp/in.svg" && [ ! -s "$tmp/out" ] && grep -q "is also an input" "$tmp/err" \
+  && ok "--plot onto an input refused: $(cat "$tmp/err")" || bad "--plot onto an input: status $st"
+ln -s "$tmp/in.svg" "$tmp/link.svg"
+$bin -q --kind npy "$tmp/in.svg" --plot "$tmp/link.svg" >/dev/null 2>&1; st=$?
+[ $st -eq 2 ] && cmp -s "$d/boundary.npy" "$tmp/in.svg" && ok "--plot onto an input through a link refused" || bad "--plot link: status $st"
+cp "$d/symmetric.mtx" "$tmp/m.mtx"
+ln -s "$tmp/m.mtx" "$tmp/m.svg"
+mkdir "$tmp/dir.svg"
+for args in "refine --matrix $tmp/m.mtx --plot $tmp/m.svg" "cg --matrix $tmp/m.mtx --plot $tmp/m.svg" \
+            "refine --matrix $tmp/m.mtx --plot -" "cg --plot /nonexistent/dir/c.svg" \
+            "refine --matrix $tmp/m.mtx --plot /nonexistent/dir/r.svg" "scale --preset pytorch $d/half.npy --plot $tmp/dir.svg" \
+            "$d/boundary.npy --plot /nonexistent/dir/h.svg"; do
+  $bin $args -q >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && cmp -s "$d/symmetric.mtx" "$tmp/m.mtx" \
+    && grep -Eq "refusing|cannot write here|\.svg or \.png|not a regular file" "$tmp/err" \
+    && ok "output refused: $args: $(cat "$tmp/err")" || bad "output '$args': status $st, $(wc -l <"$tmp/err") lines"
+done
+# stdout on a full device: every report kind
+if [ -w /dev/full ]; then
+  for args in "$d/boundary.npy" "--json $d/boundary.npy" "scale --preset pytorch $d/half.npy" \
+              "refine --matrix dominant --n 16" "refine --matrix dominant --n 16 --json" "cg --n 8 --json" "cg --n 8"; do
+    $bin $args >/dev/full 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && grep -q "standard output: write failed" "$tmp/err" && ok "stdout full: $args" || bad "stdout full '$args': status $st"
+  done
+fi
+# a plot that cannot be written whole (RLIMIT_FSIZE of 8-16 KB stands in for a full disk;
+# 1 block makes AddressSanitizer itself die of SIGBUS):
+# exit 2, no temporary file left, the old plot untouched
+if mpa_has_plot=$($bin -q "$d/boundary.npy" --plot "$tmp/p.svg" 2>&1 >/dev/null) && [ -s "$tmp/p.svg" ]; then
+  tail -c 8 "$tmp/p.svg" | grep -q "</svg>" && ok "--plot svg written whole" || bad "--plot svg not whole"
+  mkdir "$tmp/full" && echo old >"$tmp/full/keep.svg"
+  for args in "$d/boundary.npy --plot $tmp/full/keep.svg" "refine --matrix dominant --n 16 --plot $tmp/full/keep.svg" \
+              "cg --n 8 --plot $tmp/full/keep.svg" "scale --preset pytorch $d/half.npy --plot $tmp/full/keep.svg"; do
+    (trap '' XFSZ; ulimit -f 16; exec $bin $args -q) >/dev/null 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ "$(cat "$tmp/full/keep.svg")" = old ] && [ "$(ls -A "$tmp/full")" = keep.svg ] \
+      && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "not drawn completely|write failed" "$tmp/err" && ok "plot write failure: $args: $(cat "$tmp/err")" \
+      || bad "plot write failure '$args': status $st, files $(ls -A "$tmp/full" | tr '\n' ' ')"
+  done
+  $bin refine -q --matrix dominant --n 16 --plot "$tmp/full/keep.svg" >/dev/null 2>&1 \
+    && tail -c 8 "$tmp/full/keep.svg" | grep -q "</svg>" && [ "$(ls -A "$tmp/full")" = keep.svg ] \
+    && ok "plot replaces the old file atomically" || bad "plot replace"
+  # a tensor name full of PLplot escapes: no PLplot warnings
+  $bin -q "$d/escape_names.safetensors" --tensor 'hash#d2#u#bad#[0x41]' --plot "$tmp/n.svg" >/dev/null 2>"$tmp/err"; st=$?
+  [ $st -eq 0 ] && [ ! -s "$tmp/err" ] && ok "PLplot escapes in a name drawn as text" || bad "PLplot escapes: status $st, $(wc -l <"$tmp/err") lines on stderr"
+fi
+# terminal escapes in names from files never reach the terminal raw
+$bin -q "$d/escape_names.safetensors" >"$tmp/out" 2>"$tmp/err"; st=$?
+if [ $st -eq 0 ] && ! LC_ALL=C grep -q "$(printf '\033')" "$tmp/out" && ! LC_ALL=C grep -q "$(printf '\302\233')" "$tmp/out" \
+   && grep -qF 'two\x0alines' "$tmp/out" && grep -qF '\x1b]0;owned\x07title' "$tmp/out"; then
+  ok "names escaped in the text report"
+else
+  bad "names in the text report: status $st"
+fi
+
+# 9. resource budget and outcomes (issue 14): hostile Matrix Market files are refused
+#    before allocating (exit 2, one line, < 100 MB), --max-memory names itself, a
+#    singular matrix, no convergence and CG breakdown/iteration limit exit 3 with
+#    their own message, and the text report never shows cuSOLVER's negative niters
+peak_kb() { /usr/bin/time -f %M -o "$tmp/peak" "$@"; st=$?; pk=$(tail -1 "$tmp/peak"); return $st; }
+[ -x /usr/bin/time ] || peak_kb() { pk=0; "$@"; }
+for c in refine cg; do
+  for f in mtx_rows_2g mtx_rows_1e8; do
+    peak_kb $bin $c -q --matrix "$d/hostile/$f.mtx" >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "empty rows or columns" "$tmp/err" \
+      && [ "$pk" -lt 102400 ] && ok "$c $f: ${pk} KB: $(cat "$tmp/err")" || bad "$c $f: status $st, ${pk} KB"
+  done
+  $bin $c -q --matrix "$d/hostile/mtx_dup_overflow.mtx" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && grep -q "NaN or infinity" "$tmp/err" && ok "$c: duplicates summing to inf refused" || bad "$c dup overflow: status $st"
+  for f in mtx_order20000 mtx_empty_row; do
+    peak_kb $bin $c -q --matrix "$d/hostile/$f.mtx" >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 3 ] && grep -q "structurally singular: row 2 has no entry" "$tmp/err" && [ "$pk" -lt 102400 ] \
+      && ok "$c $f: ${pk} KB: $(cat "$tmp/err")" || bad "$c $f: status $st, ${pk} KB"
+  done
+done
+for args in "refine --matrix randsvd --n 1000000" "refine --matrix randsvd --n 3000 --max-memory 64M" \
+            "refine --matrix randsvd --cond-sweep 1:10:2 --n 3000 --max-memory 64M" "cg --matrix laplace3d --n 1000 --max-memory 1G"; do
+  peak_kb $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "raise it with --max-memory" "$tmp/err" \
+    && [ "$pk" -lt 102400 ] && ok "budget: $args: $(cat "$tmp/err")" || bad "budget '$args': status $st, ${pk} KB"
+done
+for v in "0" "12Q" "200%" "-1G"; do
+  $bin --max-memory "$v" "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "--max-memory $v refused" || bad "--max-memory $v: status $st"
+done
+$bin -q --json --max-memory 50% "$d/boundary.npy" >/dev/null && $bin range --max-memory=64M -q "$d/boundary.npy" >/dev/null \
+  && ok "--max-memory SIZE and =SIZE accepted anywhere" || bad "--max-memory good values"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 1\n1 2 1\n2 1 1\n2 2 1\n' >"$tmp/sing.mtx"
+$bin refine --matrix "$tmp/sing.mtx" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 3 ] && grep -q "singular matrix" "$tmp/err" && ! grep -q "NaN or infinity" "$tmp/err" \
+  && ok "refine: singular matrix says so, exit 3" || bad "refine singular: status $st: $(cat "$tmp/err")"
+$bin refine --matrix randsvd --n 50 --cond 1e12 >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 0 ] && grep -q "binary64 solve instead: no convergence" "$tmp/out" && ! grep -q "niters -" "$tmp/out" \
+  && ok "refine: fallback reported in words" || bad "refine fallback text: status $st"
+$bin refine --matrix randsvd --n 50 --cond 1e12 --no-fallback --json >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 3 ] && grep -q "no convergence within the iteration limit" "$tmp/err" && grep -q '"stop_reason": "iteration_limit"' "$tmp/out" \
+  && ok "refine: no convergence exits 3" || bad "refine no convergence: status $st"
+$bin cg --matrix "$tmp/sing.mtx" --json >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 3 ] && grep -q "breakdown" "$tmp/err" && grep -q '"true_residual"' "$tmp/out" \
+  && ok "cg: breakdown exits 3, true_residual kept" || bad "cg breakdown: status $st"
+$bin cg --n 16 --max-iter 3 -q >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 3 ] && grep -q "iteration limit" "$tmp/err" && ok "cg: iteration limit exits 3" || bad "cg maxiter: status $st"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1.7e308\n1 1 1.7e308\n2 2 1\n' >"$tmp/dupinf.mtx"
+$bin cg --matrix "$tmp/dupinf.mtx" --json >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "cg: symmetric duplicates summing to inf refused" || bad "cg dupinf: status $st"
+# update says what it needs before reading: 10^6 weights need ~180 MB
+[ $have_py = 1 ] && {
+python3 -c "import sys
+open(sys.argv[1],'w').write(' '.join(['1.0']*300000))" "$tmp/w3.txt"
+$bin update -w "$tmp/w3.txt" -u "$tmp/w3.txt" --max-memory 16M >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "holds them all at once" "$tmp/err" && ok "update: budget up front" || bad "update budget: status $st"
+$bin update -q -w "$tmp/w3.txt" -u "$tmp/w3.txt" --max-memory 128M >/dev/null && ok "update: within the budget" || bad "update within budget"
+}
 exit $fail

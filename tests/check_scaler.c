@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include "testsupport.h"
 
+/* binary32 frameworks (PyTorch, Megatron, Keras) keep the scale in a float32
+   tensor or variable: every new value is rounded to binary32 once */
+static double f32(double v)
+{
+  volatile float f = (float)v;
+  return f;
+}
+
 /* one reference state for all frameworks; each step function uses its own fields */
 typedef struct {
   double scale;
@@ -18,15 +26,16 @@ typedef struct {
   long interval, hysteresis;
 } ref;
 
+/* _amp_update_scale_: float scale, double factors, (float)(scale * factor) */
 static int ref_pytorch(ref *r, int inf)
 {
   if (inf) {
-    r->scale *= r->backoff;
+    r->scale = f32(r->scale * r->backoff);
     r->tracker = 0;
     return 0;
   }
   if (++r->tracker == r->interval) {
-    double v = r->scale * r->growth;
+    double v = f32(r->scale * r->growth);
     if (isfinite(v))
       r->scale = v;
     r->tracker = 0;
@@ -53,17 +62,18 @@ static int ref_megatron(ref *r, int inf)
   if (inf) {
     r->tracker = 0;
     r->hyst -= 1;
-    if (r->hyst <= 0)
-      r->scale = fmax(r->scale * r->backoff, r->min);
+    if (r->hyst <= 0)     /* float32 tensors: scale * backoff, then torch.max with min */
+      r->scale = fmax(f32(r->scale * f32(r->backoff)), f32(r->min));
     return 0;
   }
   if (++r->tracker == r->interval) {
     r->tracker = 0;
     r->hyst = r->hysteresis;
     /* Megatron multiplies without a check; mpemu (documented) never lets the
-       scale become inf, which only a run of ~1000 growths could reach */
-    if (isfinite(r->scale * r->growth))
-      r->scale *= r->growth;
+       scale become inf, which only a run of 96 growths from 2^32 could reach */
+    double v = f32(r->scale * f32(r->growth));
+    if (isfinite(v))
+      r->scale = v;
   }
   return 1;
 }
@@ -92,15 +102,16 @@ static int ref_deepspeed(ref *r, int inf, int delay)
   return apply;
 }
 
+/* tf.keras: a float32 variable; tf.maximum(scale / 2, 1); _assign_if_finite(scale * 2) */
 static int ref_keras(ref *r, int inf)
 {
   if (inf) {
-    r->scale = fmax(r->scale / 2.0, 1.0);
+    r->scale = fmax(f32(r->scale / 2.0), 1.0);
     r->tracker = 0;
     return 0;
   }
   if (++r->tracker == r->interval) {
-    double v = r->scale * 2.0;
+    double v = f32(r->scale * 2.0);
     if (isfinite(v))
       r->scale = v;
     r->tracker = 0;
@@ -193,8 +204,14 @@ START_TEST(test_preset_differences)
   mpe_scaler_update(s, 1);
   ck_assert(mpe_scaler_scale(s) == 32768);
   mpe_scaler_free(s);
-  p.init_scale = p.max_scale = DBL_MAX;
+  p.init_scale = p.max_scale = FLT_MAX;
   p.growth_interval = 1;
+  s = mpe_scaler_alloc(&p);
+  mpe_scaler_update(s, 0);
+  ck_assert(mpe_scaler_scale(s) == FLT_MAX);
+  mpe_scaler_free(s);
+  p.storage = MPE_SCALER_BINARY64;
+  p.init_scale = p.max_scale = DBL_MAX;
   s = mpe_scaler_alloc(&p);
   mpe_scaler_update(s, 0);
   ck_assert(mpe_scaler_scale(s) == DBL_MAX);
@@ -211,6 +228,87 @@ START_TEST(test_preset_differences)
   for (int i = 0; i < 40; i++)
     mpe_scaler_update(s, 1);
   ck_assert(mpe_scaler_scale(s) == 1.0);
+  mpe_scaler_free(s);
+}
+END_TEST
+
+/* PyTorch's scale is a float32 tensor: with growth interval 2000 the scale
+   reaches 2^127 after (127 - 16) * 2000 = 222,000 clean steps, the growth at
+   224,000 would give inf in binary32 and is not applied, and nothing later
+   moves it. A direct binary32 simulation checks every step. */
+START_TEST(test_pytorch_binary32_growth)
+{
+  mpe_scaler_params p;
+  ck_assert_int_eq(mpe_scaler_params_preset(&p, "pytorch"), 0);
+  ck_assert_int_eq(p.storage, MPE_SCALER_BINARY32);
+  mpe_scaler *s = mpe_scaler_alloc(&p);
+  ck_assert_ptr_nonnull(s);
+  float want = 65536.0f;
+  int tracker = 0;
+  long reached = -1;
+  for (long i = 1; i <= 240000; i++) {
+    ck_assert_int_eq(mpe_scaler_update(s, 0), 1);
+    if (++tracker == 2000) {
+      float v = (float)((double)want * 2.0);
+      if (isfinite(v))
+        want = v;
+      tracker = 0;
+    }
+    double got = mpe_scaler_scale(s);
+    ck_assert_msg(got == (double)want && isfinite(got), "step %ld: %a vs %a", i, got, (double)want);
+    if (reached < 0 && got == 0x1p127)
+      reached = i;
+  }
+  ck_assert_int_eq(reached, 222000);
+  ck_assert(mpe_scaler_scale(s) == 0x1p127);
+  mpe_scaler_free(s);
+  /* the binary64 machine goes on: 120 growths, 2^136 */
+  p.storage = MPE_SCALER_BINARY64;
+  s = mpe_scaler_alloc(&p);
+  for (long i = 0; i < 240000; i++)
+    mpe_scaler_update(s, 0);
+  ck_assert(mpe_scaler_scale(s) == 0x1p136);
+  mpe_scaler_free(s);
+}
+END_TEST
+
+/* 170 overflows in a row: PyTorch backs off in binary32 without a floor, so
+   the scale goes 2^16 ... 2^-149 (overflow 165) and the 166th gives 2^-150,
+   a tie that rounds to even: exactly 0, which then stays 0. */
+START_TEST(test_pytorch_binary32_backoff)
+{
+  mpe_scaler_params p;
+  ck_assert_int_eq(mpe_scaler_params_preset(&p, "pytorch"), 0);
+  mpe_scaler *s = mpe_scaler_alloc(&p);
+  float want = 65536.0f;
+  int zero_at = -1;
+  for (int i = 1; i <= 170; i++) {
+    ck_assert_int_eq(mpe_scaler_update(s, 1), 0);
+    want = (float)((double)want * 0.5);
+    ck_assert_msg(mpe_scaler_scale(s) == (double)want, "overflow %d: %a vs %a", i, mpe_scaler_scale(s), (double)want);
+    if (zero_at < 0 && want == 0.0f)
+      zero_at = i;
+  }
+  ck_assert_int_eq(zero_at, 166);
+  ck_assert(mpe_scaler_scale(s) == 0.0 && !signbit(mpe_scaler_scale(s)));
+  ck_assert_uint_eq(mpe_scaler_skipped(s), 170);
+  /* a clean interval later, 0 * 2 = 0 is finite: PyTorch "grows" it to 0 */
+  for (int i = 0; i < 2000; i++)
+    mpe_scaler_update(s, 0);
+  ck_assert(mpe_scaler_scale(s) == 0.0);
+  mpe_scaler_free(s);
+  /* binary64 storage: 2^-154, not 0 */
+  p.storage = MPE_SCALER_BINARY64;
+  s = mpe_scaler_alloc(&p);
+  for (int i = 0; i < 170; i++)
+    mpe_scaler_update(s, 1);
+  ck_assert(mpe_scaler_scale(s) == 0x1p-154);
+  mpe_scaler_free(s);
+  /* storage rounds the parameters: 0.1 is kept as binary32's 0.1f */
+  mpe_scaler_params_preset(&p, "pytorch");
+  p.init_scale = 0.1;
+  s = mpe_scaler_alloc(&p);
+  ck_assert(mpe_scaler_scale(s) == (double)0.1f);
   mpe_scaler_free(s);
 }
 END_TEST
@@ -236,6 +334,16 @@ START_TEST(test_scaler_errors)
   ck_assert_ptr_null(mpe_scaler_alloc(&q));
   q = p; q.init_scale = NAN;
   ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  q = p; q.init_scale = 0x1p128;          /* inf in binary32 */
+  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  q = p; q.init_scale = 0x1p-160;         /* 0 in binary32 */
+  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  q = p; q.storage = 2;
+  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  q = p; q.storage = MPE_SCALER_BINARY64; q.init_scale = 0x1p128;
+  mpe_scaler *s = mpe_scaler_alloc(&q);     /* fine in binary64 */
+  ck_assert_ptr_nonnull(s);
+  mpe_scaler_free(s);
   ck_assert_int_eq(mpe_scaler_update(NULL, 1), 0);
   ck_assert(isnan(mpe_scaler_scale(NULL)));
   mpe_scaler_free(NULL);
@@ -301,6 +409,8 @@ int main(void)
   TCase *tc = tcase_create("dynamic");
   tcase_add_loop_test(tc, test_random_sequences, 0, 24);
   tcase_add_test(tc, test_preset_differences);
+  tcase_add_test(tc, test_pytorch_binary32_growth);
+  tcase_add_test(tc, test_pytorch_binary32_backoff);
   tcase_add_test(tc, test_scaler_errors);
   suite_add_tcase(s, tc);
   tc = tcase_create("delayed");

@@ -88,18 +88,24 @@ struct tres {
   char *name;
   mpe_type dtype;
   int ndim;
-  uint64_t shape[MPE_IO_MAXDIM];
+  uint64_t *shape;            /* ndim of them, after the name in one block */
   mpe_range_summary sum;
-  mpe_range_stats st[MAXF];
   struct fhist h;             /* over the data's binades */
-  struct fhist fh[MAXF];      /* over each format's binades */
+  /* per format, nf of each in one block (a tensor costs about 250 bytes
+     plus its histograms: 200,000 small tensors stay far below 100 MB) */
+  mpe_range_stats *st;
+  struct fhist *fh;           /* over each format's binades */
+  int shared;                 /* the histograms belong to another tres */
 };
 
 static int get_hist(const mpe_range *r, int k, struct fhist *h)
 {
   size_t n;
   mpe_range_histogram(r, k, &h->first, NULL, 0, &n, NULL, NULL);
-  h->c = calloc(n ? n : 1, sizeof *h->c);
+  h->c = NULL;
+  if (n == 0)   /* an empty tensor: nothing to keep */
+    return mpe_range_histogram(r, k, &h->first, NULL, 0, &h->n, &h->below, &h->above);
+  h->c = calloc(n, sizeof *h->c);
   if (!h->c)
     return -1;
   return mpe_range_histogram(r, k, &h->first, h->c, n, &h->n, &h->below, &h->above);
@@ -107,6 +113,11 @@ static int get_hist(const mpe_range *r, int k, struct fhist *h)
 
 static int extract(const mpe_range *r, size_t nf, struct tres *t)
 {
+  void *blk = calloc(nf, sizeof *t->st + sizeof *t->fh);
+  if (!blk)
+    return -1;
+  t->st = blk;
+  t->fh = (struct fhist *)(t->st + nf);
   mpe_range_summary_get(r, &t->sum);
   if (get_hist(r, -1, &t->h))
     return -1;
@@ -120,10 +131,40 @@ static int extract(const mpe_range *r, size_t nf, struct tres *t)
 
 static void free_tres(struct tres *t, size_t nf)
 {
-  free(t->name);
-  free(t->h.c);
-  for (size_t k = 0; k < nf; k++)
+  if (t->shape)
+    free(t->shape);   /* the name lives in the same block */
+  else
+    free(t->name);
+  for (size_t k = 0; !t->shared && t->fh && k < nf; k++)
     free(t->fh[k].c);
+  if (!t->shared)
+    free(t->h.c);
+  free(t->st);
+}
+
+/* the results of an empty tensor into dst (name, file, shape kept): the
+   stats copied, the histograms (all zero) shared with src, which outlives dst */
+static int share_results(struct tres *dst, const struct tres *src, size_t nf)
+{
+  void *blk = calloc(nf, sizeof *dst->st + sizeof *dst->fh);
+  if (!blk)
+    return -1;
+  dst->st = blk;
+  dst->fh = (struct fhist *)(dst->st + nf);
+  dst->sum = src->sum;
+  dst->h = src->h;
+  memcpy(dst->st, src->st, nf * sizeof *dst->st);
+  memcpy(dst->fh, src->fh, nf * sizeof *dst->fh);
+  dst->shared = 1;
+  return 0;
+}
+
+static int same_blocks(const struct target *tg, size_t nf, const size_t *blocks)
+{
+  for (size_t k = 0; k < nf; k++)
+    if (tg[k].t.block != blocks[k])
+      return 0;
+  return 1;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -240,8 +281,9 @@ static void print_tensor(const struct tres *t, const struct target *tg, size_t n
   if (t->file) {
     char sh[160];
     shape_text(t, sh, sizeof sh);
-    printf("%s: %s  %s %s  %llu values\n", t->file, t->name, mpe_type_name(t->dtype), sh,
-           (unsigned long long)t->sum.count);
+    char ef[512], en[512];   /* names come from files: no terminal escapes */
+    printf("%s: %s  %s %s  %llu values\n", mpa_esc(ef, sizeof ef, t->file), mpa_esc(en, sizeof en, t->name),
+           mpe_type_name(t->dtype), sh, (unsigned long long)t->sum.count);
   } else {
     printf("%s  %llu values\n", t->name, (unsigned long long)t->sum.count);
   }
@@ -394,7 +436,7 @@ int mpa_cmd_range(int argc, char **argv)
   }
   if (parse_targets(flist, tg, &nf, fxblock))
     goto out;
-  if (plot && (rc = mpa_plot_check_name(plot)))
+  if (plot && ((rc = mpa_plot_check_name(plot)) || (rc = mpa_output_check(plot, argc, argv))))
     goto out;
   rc = MPA_EXIT_INPUT;
   mpe_range_opts ro = { .margin = (int)margin };
@@ -402,6 +444,10 @@ int mpa_cmd_range(int argc, char **argv)
   size_t fxused = 0;   /* the fx16 block of every tensor, 0 when they differ */
   struct tres *res = NULL;
   size_t nres = 0, cap = 0;
+  struct tres empty;          /* the results of the last empty tensor */
+  memset(&empty, 0, sizeof empty);
+  int empty_ok = 0;
+  size_t empty_blocks[MAXF];
   char *found = calloc(nwant + 1, 1);
   /* under mpirun (np > 1): tensor g is analysed by rank g mod np; rank 0 keeps an
      accumulator for every tensor (pend[g].r), the others send theirs packed
@@ -468,13 +514,14 @@ int mpa_cmd_range(int argc, char **argv)
         continue;
       }
       set_blocks(tg, nf, &ti);
-      mpe_range *r = alloc_for(tg, nf, &ro);
+      mpe_range *r = ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks) ? NULL : alloc_for(tg, nf, &ro);
+      int need_r = !(ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks));
       if (nres == cap) {
         cap = cap ? 2 * cap : 16;
         struct tres *nr = realloc(res, cap * sizeof *nr);
         if (!nr) { mpe_range_free(r); r = NULL; } else res = nr;
       }
-      if (!r) {
+      if (!r && need_r) {
         mpe_io_close(f);
         rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
         failed = 1;
@@ -483,10 +530,20 @@ int mpa_cmd_range(int argc, char **argv)
       struct tres *t = &res[nres++];
       memset(t, 0, sizeof *t);
       t->file = path;
-      t->name = strdup(ti.name);
+      /* shape and name in one block, the shape first (aligned) */
+      size_t nl = strlen(ti.name) + 1, sb = (size_t)ti.ndim * sizeof *t->shape;
+      if ((t->shape = malloc(sb + nl))) {
+        memcpy(t->shape, ti.shape, sb);
+        t->name = memcpy((char *)t->shape + sb, ti.name, nl);
+      }
       t->dtype = ti.dtype;
       t->ndim = ti.ndim;
-      memcpy(t->shape, ti.shape, sizeof t->shape);
+      if (!t->shape) {
+        mpe_range_free(r);
+        mpe_io_close(f);
+        rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+        goto done;
+      }
       for (size_t k = 0; k < nf; k++)
         if (tg[k].t.kind == MPE_TARGET_FX16) {
           t->fxblock = tg[k].t.block;
@@ -509,9 +566,26 @@ int mpa_cmd_range(int argc, char **argv)
         }
         continue;
       }
-      int e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
-      if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
-        e = mpa_error(NULL, "out of memory");
+      int e = 0;
+      if (ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks)) {
+        /* an empty tensor's results depend only on the targets: copy the
+           last empty one's instead of building an accumulator (thousands of
+           empty tensors took a millisecond and kilobytes each) */
+        if (share_results(t, &empty, nf))
+          e = mpa_error(NULL, "out of memory");
+      } else {
+        e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
+        if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
+          e = mpa_error(NULL, "out of memory");
+        if (!e && ti.count == 0) {
+          /* this tensor lends its (all-zero) histograms to the empty ones
+             after it; they never free them, it frees them with res[] */
+          empty = *t;
+          empty_ok = 1;
+          for (size_t k = 0; k < nf; k++)
+            empty_blocks[k] = tg[k].t.block;
+        }
+      }
       mpe_range_free(r);
       if (e) {
         mpe_io_close(f);
@@ -601,20 +675,36 @@ walked:
     }
   }
   if (json) {
-    json_t *doc = json_object(), *arr = json_array(), *fl = json_array();
-    json_object_set_new(doc, "mpanalyze", json_string(mpe_version_string()));
-    json_object_set_new(doc, "command", json_string("range"));
-    json_object_set_new(doc, "rounding", json_string("rne"));
-    json_object_set_new(doc, "margin", json_integer(margin));
+    /* one document, written a tensor at a time: 200,000 tensors as one
+       jansson tree took gigabytes */
+    json_t *fl = json_array();
     for (size_t k = 0; k < nf; k++)
       json_array_append_new(fl, json_string(tg[k].name));
-    json_object_set_new(doc, "formats", fl);
-    for (size_t i = 0; i < nres; i++)
-      json_array_append_new(arr, tensor_json(&res[i], tg, nf, (int)margin));
-    json_object_set_new(doc, "tensors", arr);
-    json_object_set_new(doc, "total", tensor_json(&all, tg, nf, (int)margin));
-    rc = mpa_json_print(doc);
-    json_decref(doc);
+    json_t *head = json_pack("{s:s, s:s, s:s, s:i, s:o}", "mpanalyze", mpe_version_string(), "command", "range",
+                             "rounding", "rne", "margin", (int)margin, "formats", fl);
+    rc = head ? MPA_EXIT_OK : MPA_EXIT_FAIL;
+    const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
+    char *text = head ? json_dumps(head, flags) : NULL;
+    json_decref(head);
+    if (!text) {
+      rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+    } else {
+      text[strlen(text) - 2] = '\0';   /* drop the closing "\n}" */
+      fputs(text, stdout);
+      free(text);
+      fputs(",\n  \"tensors\": [", stdout);
+      for (size_t i = 0; i <= nres && rc == MPA_EXIT_OK; i++) {
+        json_t *o = tensor_json(i < nres ? &res[i] : &all, tg, nf, (int)margin);
+        if (i == nres)
+          fputs("\n  ],\n  \"total\": ", stdout);
+        else
+          fputs(i ? ",\n    " : "\n    ", stdout);
+        if (!o || json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_COMPACT))
+          rc = MPA_EXIT_FAIL;
+        json_decref(o);
+      }
+      fputs("\n}\n", stdout);
+    }
   } else {
     for (size_t i = 0; i < nres; i++) {
       print_tensor(&res[i], tg, nf);

@@ -69,10 +69,8 @@ static double urand(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1p-52 
 #ifdef HAVE_PLPLOT
 static int plot_open(const char *file)
 {
-  size_t l = strlen(file);
-  const char *dev = l > 4 && !strcmp(file + l - 4, ".png") ? "pngcairo" : "svgcairo";
-  plsdev(dev);
-  plsfnam(file);
+  if (mpa_plot_begin(file))
+    return 0;
   plscolbg(255, 255, 255);
   /* dark lines on white: 15 for the frame, 1..8 for the curves */
   static const int pal[8][3] = { { 31, 119, 180 }, { 255, 127, 14 }, { 44, 160, 44 }, { 214, 39, 40 },
@@ -96,32 +94,86 @@ typedef struct {
   int cusolver;   /* --cusolver: the same solve through cuSOLVER IRS (mpe_ir_solve_cusolver) */
 } refine_args;
 
+#define MAX_DENSE 20000
+
+/* what a dense solve of order n holds at once: A in binary64, its binary32
+   LU, and the binary64 copy a fallback factorises */
+static uint64_t dense_bytes(int n)
+{
+  return (uint64_t)n * (uint64_t)n * 20 + (uint64_t)n * 64;
+}
+
+static int mtx_too_empty(const char *cmd, const char *path, int rows, int cols, size_t entries)
+{
+  char why[200];
+  snprintf(why, sizeof why, "declares %d x %d but stores %zu entr%s: more than %d empty rows or columns "
+           "(mpe_mtx_read(3)); refused before allocating", rows, cols, entries, entries == 1 ? "y" : "ies",
+           MPE_MTX_MAX_EMPTY);
+  return fail(cmd, path, why);
+}
+
+/* a row or column without an entry makes the matrix singular whatever its
+   values: say so before building a dense matrix and factorising it */
+static int structurally_singular(const char *cmd, const char *path, const mpe_csr *S)
+{
+  char *seen = calloc((size_t)S->ncols + 1, 1);
+  if (!seen)
+    return fail(cmd, NULL, "out of memory");
+  char why[128] = "";
+  for (int i = 0; i < S->nrows && !why[0]; i++)
+    if (S->rowptr[i] == S->rowptr[i + 1])
+      snprintf(why, sizeof why, "structurally singular: row %d has no entry", i + 1);
+  for (size_t k = 0; k < S->nnz; k++)
+    seen[S->col[k]] = 1;
+  for (int j = 0; j < S->ncols && !why[0]; j++)
+    if (!seen[j])
+      snprintf(why, sizeof why, "structurally singular: column %d has no entry", j + 1);
+  free(seen);
+  if (!why[0])
+    return 0;
+  fail(cmd, path, why);
+  return MPA_EXIT_NUMERIC;
+}
+
 /* Build the dense test matrix; *order is its order. Returns 0 or an exit status. */
 static int build_matrix(const refine_args *a, double **Aout, int *order, double cond)
 {
   int dim = laplace_dim(a->matrix), n = a->n;
   mpe_csr *S = NULL;
   if (is_mtx(a->matrix)) {
-    int rc = mpe_mtx_read(&S, a->matrix);
+    /* the size line first: a file cannot make us read, let alone densify,
+       what no dense solve here would take */
+    int rows = 0, cols = 0;
+    size_t entries = 0;
+    int rc = mpe_mtx_size(a->matrix, &rows, &cols, &entries);
+    if (rc == MPE_EUNSUP && rows > 0)
+      return mtx_too_empty("refine", a->matrix, rows, cols, entries);
     if (rc)
       return fail("refine", a->matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
-    if (S->nrows != S->ncols) {
-      mpe_csr_free(S);
+    if (rows != cols)
       return fail("refine", a->matrix, "matrix is not square");
-    }
-    if (S->nrows > 20000) {
-      mpe_csr_free(S);
+    if (rows > MAX_DENSE)
       return fail("refine", a->matrix, "too large for a dense solve (order > 20000)");
+    if (mpa_budget(a->matrix, "the dense solve", dense_bytes(rows)))
+      return MPA_EXIT_INPUT;
+    rc = mpe_mtx_read(&S, a->matrix);
+    if (rc)
+      return fail("refine", a->matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
+    if ((rc = structurally_singular("refine", a->matrix, S)) != 0) {
+      mpe_csr_free(S);
+      return rc;
     }
     n = S->nrows;
   } else if (dim) {
     long long o = 1;
     for (int d = 0; d < dim; d++)
       o *= n;
-    if (o > 20000)
+    if (o > MAX_DENSE)
       return fail("refine", a->matrix, "grid too large for a dense solve (order > 20000)");
     n = (int)o;
   }
+  if (!S && mpa_budget(a->matrix, "the dense solve", dense_bytes(n)))
+    return MPA_EXIT_INPUT;
   double *A = malloc((size_t)n * n * sizeof *A);
   if (!A) {
     mpe_csr_free(S);
@@ -242,6 +294,12 @@ static int refine_one(const refine_args *a)
     o.history_cap = o.max_iter + 2;
     rc = mpe_ir_solve(n, A, n, b, x, &o, &r);
   }
+  if (rc == MPE_ERANGE) {   /* A and b are finite: dgesv of the fallback met an exact zero pivot */
+    fail("refine", a->matrix, "singular matrix: the low-precision LU and the binary64 fallback (dgesv) both "
+                              "met a zero pivot; no solution");
+    status = MPA_EXIT_NUMERIC;
+    goto out;
+  }
   if (rc && rc != MPE_ECONVERGE) {
     status = fail("refine", a->cusolver ? "--cusolver" : a->matrix, mpe_strerror(rc));
     goto out;
@@ -262,16 +320,20 @@ static int refine_one(const refine_args *a)
     json_object_set_new(j, "scale", json_boolean(a->scale));
     json_object_set_new(j, "status", json_string(status_name(r.status)));
     json_object_set_new(j, "niters", json_integer(r.niters));
+    json_object_set_new(j, "stop_reason", json_string(r.niters >= 0 ? "converged"
+                                                      : r.niters == MPE_IR_NITERS_OVERFLOW ? "conversion_overflow"
+                                                      : r.niters == MPE_IR_NITERS_FACTOR ? "factorization_failed"
+                                                      : "iteration_limit"));
     json_object_set_new(j, "iterations", json_integer(r.iterations));
     json_object_set_new(j, "inner_iterations", json_integer(r.inner_iterations));
-    json_object_set_new(j, "backward_error", json_real(r.backward_error));
-    json_object_set_new(j, "forward_error", json_real(r.forward_error));
+    json_object_set_new(j, "backward_error", mpa_json_num(r.backward_error));
+    json_object_set_new(j, "forward_error", mpa_json_num(r.forward_error));
     for (int i = 0; i < r.nhistory; i++) {
       json_t *e = json_object();
       json_object_set_new(e, "iteration", json_integer(i));
-      json_object_set_new(e, "backward_error", json_real(h[i].backward_error));
-      json_object_set_new(e, "forward_error", json_real(h[i].forward_error));
-      json_object_set_new(e, "residual", json_real(h[i].residual));
+      json_object_set_new(e, "backward_error", mpa_json_num(h[i].backward_error));
+      json_object_set_new(e, "forward_error", mpa_json_num(h[i].forward_error));
+      json_object_set_new(e, "residual", mpa_json_num(h[i].residual));
       json_object_set_new(e, "inner", json_integer(h[i].inner));
       json_array_append_new(hist, e);
     }
@@ -284,9 +346,11 @@ static int refine_one(const refine_args *a)
            a->scale ? ", scaled" : "", a->solver, status_name(r.status), r.iterations, r.iterations == 1 ? "" : "s");
     if (r.inner_iterations)
       printf(" (%d GMRES steps)", r.inner_iterations);
-    if (r.niters < 0)
-      printf(", niters %d (%s)", r.niters, r.niters == MPE_IR_NITERS_OVERFLOW ? "conversion overflow"
-                                          : r.niters == MPE_IR_NITERS_FACTOR ? "LU failed" : "no convergence");
+    if (r.niters < 0)   /* cuSOLVER's negative codes say why; in words here */
+      printf(" (%s%s)", r.status == MPE_IR_FALLBACK ? "binary64 solve instead: " : "",
+             r.niters == MPE_IR_NITERS_OVERFLOW ? "converting A to the factor format overflowed"
+             : r.niters == MPE_IR_NITERS_FACTOR ? "the low-precision LU met a zero pivot or NaN/inf"
+             : "no convergence within the iteration limit");
     printf("\n  backward error %.3e, forward error %.3e\n", r.backward_error, r.forward_error);
     printf("  %4s %12s %12s %6s\n", "iter", "backward", "forward", "inner");
     for (int i = 0; i < r.nhistory; i++)
@@ -302,19 +366,31 @@ static int refine_one(const refine_args *a)
       ys[i] = log10(fmax(h[i].backward_error, 1e-20));
       lo = fmin(lo, ys[i]);
     }
-    plot_open(a->plot);
+    if (!plot_open(a->plot)) {
+      status = MPA_EXIT_INPUT;
+      goto out;
+    }
     plcol0(15);
     plenv(0, k > 1 ? k - 1 : 1, floor(lo), 0, 0, 20);
     pllab("iteration", "normwise backward error", "iterative refinement");
     plcol0(1);
     plline(k, xs, ys);
     plpoin(k, xs, ys, 17);
-    plend();
+    if ((status = mpa_plot_end(a->plot)) != 0)
+      goto out;
 #else
     fprintf(stderr, "mpanalyze refine: --plot needs PLplot (not built in); no plot written\n");
 #endif
   }
-  status = r.status == MPE_IR_DIVERGED ? 1 : 0;
+  if (r.status == MPE_IR_DIVERGED) {
+    fprintf(stderr, "mpanalyze refine: %s: no solution: %s (--no-fallback)\n", a->matrix,
+            r.niters == MPE_IR_NITERS_OVERFLOW ? "converting A to the factor format overflowed"
+            : r.niters == MPE_IR_NITERS_FACTOR ? "the low-precision LU met a zero pivot or NaN/inf"
+            : "no convergence within the iteration limit");
+    status = MPA_EXIT_NUMERIC;
+  } else {
+    status = 0;
+  }
 out:
   free(A); free(b); free(x); free(xt); free(h);
   return status;
@@ -354,6 +430,8 @@ static int refine_sweep(const refine_args *a)
         return rc;
     }
   int n = a->n;
+  if (mpa_budget("randsvd", "the dense solve", dense_bytes(n)))
+    return MPA_EXIT_INPUT;
   double *A = malloc((size_t)n * n * sizeof *A), *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x),
          *xt = malloc((size_t)n * sizeof *xt), *kap = malloc((size_t)steps * sizeof *kap);
   int *it = malloc((size_t)steps * nv * sizeof *it), *st = malloc((size_t)steps * nv * sizeof *st);
@@ -453,7 +531,12 @@ static int refine_sweep(const refine_args *a)
 #ifdef HAVE_PLPLOT
     PLFLT *xs = malloc((size_t)steps * sizeof *xs), *ys = malloc((size_t)steps * sizeof *ys);
     int cap = opts[0].max_iter + 1;
-    plot_open(a->plot);
+    if (!xs || !ys || !plot_open(a->plot)) {
+      free(xs);
+      free(ys);
+      status = xs && ys ? MPA_EXIT_INPUT : fail("refine", NULL, "out of memory");
+      goto out;
+    }
     plcol0(15);
     plenv(log10(kap[0]), log10(kap[steps - 1]) + (steps == 1), 0, cap + 1, 0, 10);
     pllab("condition number (2-norm)", "corrections (fallback drawn at the cap + 1)", "iterations vs kappa");
@@ -471,9 +554,10 @@ static int refine_sweep(const refine_args *a)
       plptex(log10(kap[0]) + 0.05 * (log10(kap[steps - 1]) - log10(kap[0]) + 1), (cap + 1) * (0.93 - 0.8 * v / nv),
              1, 0, 0, lab);
     }
-    plend();
     free(xs);
     free(ys);
+    if ((status = mpa_plot_end(a->plot)) != 0)
+      goto out;
 #else
     fprintf(stderr, "mpanalyze refine: --plot needs PLplot (not built in); no plot written\n");
 #endif
@@ -525,6 +609,8 @@ int mpa_cmd_refine(int argc, char **argv)
     }
     i += used;
   }
+  if (a.plot && (mpa_plot_check_name(a.plot) || mpa_output_check(a.plot, argc, argv)))
+    return MPA_EXIT_INPUT;
   if (a.sweep && a.cusolver)
     return fail("refine", "--cusolver", "not available with --cond-sweep");
   if (a.sweep) {
@@ -543,6 +629,10 @@ int mpa_cmd_refine(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------ cg */
+
+/* per unknown: b, x and the history here; r, p, q, accumulator (binary64),
+   four binary32 vectors and 16-bit storage in mpe_cg_solve */
+#define CG_BYTES_PER_ROW 120
 
 int mpa_cmd_cg(int argc, char **argv)
 {
@@ -575,6 +665,8 @@ int mpa_cmd_cg(int argc, char **argv)
     }
     i += used;
   }
+  if (plot && (mpa_plot_check_name(plot) || mpa_output_check(plot, argc, argv)))
+    return MPA_EXIT_INPUT;
   mpe_cg_opts o;
   mpe_cg_opts_init(&o);
   static const char *names[] = { "fp64", "fp32", "fp16", "bf16", "fx16" };
@@ -592,11 +684,23 @@ int mpa_cmd_cg(int argc, char **argv)
   mpe_cg_op op = { NULL, 0, 0 };
   int dim = laplace_dim(matrix), rc;
   if (is_mtx(matrix)) {
+    int rows = 0, cols = 0;
+    size_t entries = 0;
+    rc = mpe_mtx_size(matrix, &rows, &cols, &entries);
+    if (rc == MPE_EUNSUP && rows > 0)
+      return mtx_too_empty("cg", matrix, rows, cols, entries);
+    /* CSR (mirrored entries count twice) plus the solver's vectors */
+    if (!rc && mpa_budget(matrix, "the CG solve", (uint64_t)entries * 2 * 16 + (uint64_t)rows * CG_BYTES_PER_ROW))
+      return MPA_EXIT_INPUT;
     if ((rc = mpe_mtx_read(&S, matrix)) != 0)
       return fail("cg", matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
     if (S->nrows != S->ncols) {
       mpe_csr_free(S);
       return fail("cg", matrix, "matrix is not square");
+    }
+    if ((rc = structurally_singular("cg", matrix, S)) != 0) {
+      mpe_csr_free(S);
+      return rc;
     }
     op.csr = S;
   } else if (dim) {
@@ -613,6 +717,10 @@ int mpa_cmd_cg(int argc, char **argv)
     return fail("cg", matrix, "unknown matrix (laplace1d|2d|3d or FILE.mtx)");
   }
   int N = mpe_cg_op_order(&op);
+  if (!S && mpa_budget(matrix, "the CG solve", (uint64_t)N * CG_BYTES_PER_ROW + (use_csr ? (uint64_t)N * 7 * 12 : 0))) {
+    mpe_csr_free(S);
+    return MPA_EXIT_INPUT;
+  }
   double *b = malloc((size_t)N * sizeof *b), *x = calloc((size_t)N, sizeof *x);
   int cap = max_iter ? max_iter : 10 * N;
   if (cap > 1000000)
@@ -654,10 +762,10 @@ int mpa_cmd_cg(int argc, char **argv)
     json_object_set_new(j, "status", json_string(sn[r.status]));
     json_object_set_new(j, "iterations", json_integer(r.iterations));
     json_object_set_new(j, "reliable_updates", json_integer(r.reliable_updates));
-    json_object_set_new(j, "true_residual", json_real(r.true_residual));
+    json_object_set_new(j, "true_residual", mpa_json_num(r.true_residual));
     json_object_set_new(j, "fp64_iterations", json_integer(r64.iterations));
     for (int i = 0; i < r.nhistory; i++)
-      json_array_append_new(h, json_real(hist[i]));
+      json_array_append_new(h, mpa_json_num(hist[i]));
     json_object_set_new(j, "history", h);
     json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
     fputc('\n', stdout);
@@ -671,26 +779,38 @@ int mpa_cmd_cg(int argc, char **argv)
 #ifdef HAVE_PLPLOT
     int k = r.nhistory;
     PLFLT *xs = malloc((size_t)(k + 1) * sizeof *xs), *ys = malloc((size_t)(k + 1) * sizeof *ys);
+    if (!xs || !ys || !plot_open(plot)) {
+      free(xs);
+      free(ys);
+      status = xs && ys ? MPA_EXIT_INPUT : fail("cg", NULL, "out of memory");
+      goto out;
+    }
     double lo = 0;
     for (int i = 0; i < k; i++) {
       xs[i] = i + 1;
       ys[i] = log10(fmax(hist[i], 1e-30));
       lo = fmin(lo, ys[i]);
     }
-    plot_open(plot);
     plcol0(15);
     plenv(0, k + 1, floor(lo), 1, 0, 20);
     pllab("iteration", "iterated relative residual", "reliable-update CG");
     plcol0(1);
     plline(k, xs, ys);
-    plend();
     free(xs);
     free(ys);
+    if ((status = mpa_plot_end(plot)) != 0)
+      goto out;
 #else
     fprintf(stderr, "mpanalyze cg: --plot needs PLplot (not built in); no plot written\n");
 #endif
   }
-  status = r.status == MPE_CG_CONVERGED ? 0 : 1;
+  status = 0;
+  if (r.status != MPE_CG_CONVERGED) {
+    fprintf(stderr, "mpanalyze cg: %s: %s\n", matrix, r.status == MPE_CG_MAXITER
+            ? "stopped at the iteration limit before reaching --tol (raise --max-iter)"
+            : "breakdown: p'Ap <= 0 or not finite (is the matrix symmetric positive definite?)");
+    status = MPA_EXIT_NUMERIC;
+  }
 out:
   free(b); free(x); free(hist); mpe_csr_free(S);
   return status;

@@ -93,7 +93,7 @@ int mpa_cmd_scale(int argc, char **argv)
     mpa_error(NULL, "unknown format '%s'", fname);
     goto out;
   }
-  if (plot && mpa_plot_check_name(plot))
+  if (plot && (mpa_plot_check_name(plot) || mpa_output_check(plot, argc, argv)))
     goto out;
   mpe_scaler *sc = NULL;
   mpe_delayed *dl = NULL;
@@ -118,7 +118,9 @@ int mpa_cmd_scale(int argc, char **argv)
     if (interval) sp.growth_interval = (int)interval;
     if (hyst) sp.hysteresis = (int)hyst;
     if (!(sc = mpe_scaler_alloc(&sp))) {
-      mpa_error(NULL, "invalid scaler parameters");
+      mpa_error(NULL, sp.storage == MPE_SCALER_BINARY32 && init > 0
+                        ? "invalid scaler parameters (--init must be a finite non-zero binary32 value for this preset)"
+                        : "invalid scaler parameters");
       goto out;
     }
   }
@@ -212,6 +214,8 @@ int mpa_cmd_scale(int argc, char **argv)
       json_object_set_new(par, "growth_interval", json_integer(sp.growth_interval));
       json_object_set_new(par, "hysteresis", json_integer(sp.hysteresis));
       json_object_set_new(par, "growth_delay", json_integer(sp.growth_delay));
+      json_object_set_new(par, "storage",
+                          json_string(sp.storage == MPE_SCALER_BINARY32 ? "binary32" : "binary64"));
     }
     json_object_set_new(doc, "params", par);
     for (size_t s = 0; s < ns; s++) {

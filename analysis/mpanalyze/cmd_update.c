@@ -19,17 +19,74 @@ int mpa_cmd_update(int argc, char **argv);
 enum { EXIT_OK_ = 0, EXIT_FAIL_ = 1, EXIT_INPUT_ = 2 };
 
 static int upd_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* From common.c when linked into mpanalyze (weak: tests/check_update links
+   this file alone): the memory budget and the terminal-safe error line. */
+extern uint64_t mpa_max_memory __attribute__((weak));
+int mpa_error(const char *where, const char *fmt, ...) __attribute__((weak, format(printf, 2, 3)));
+
 static int upd_error(const char *where, const char *fmt, ...)
 {
+  char msg[512];
   va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (mpa_error)
+    return mpa_error(where, "%s", msg);
   fputs("mpanalyze: ", stderr);
   if (where)
     fprintf(stderr, "%s: ", where);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
+  fputs(msg, stderr);
   fputc('\n', stderr);
   return EXIT_INPUT_;
+}
+
+/* The values of the tensor load() would read, from the header alone. */
+static int count_of(const char *path, const char *tensor, const mpe_io_opts *io, uint64_t *count)
+{
+  mpe_io *f = NULL;
+  char msg[256] = "";
+  int rc = mpe_io_open(&f, path, io, msg, sizeof msg);
+  if (rc)
+    return upd_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
+  size_t idx = 0;
+  mpe_io_tensor t;
+  if (tensor && mpe_io_find(f, tensor, &idx))
+    rc = upd_error(path, "no tensor named '%s'", tensor);
+  else if (mpe_io_count(f) == 0)
+    rc = upd_error(path, "no floating-point tensor");
+  else if (mpe_io_info(f, idx, &t))
+    rc = upd_error(path, "%s", mpe_io_message(f));
+  else
+    *count = t.count;
+  mpe_io_close(f);
+  return rc;
+}
+
+/* Up front: the study holds every value at once, the weights and updates in
+   binary64 and five (six for master and Kahan) binary64 arrays per weight in
+   each of the four strategies, 8 * (1 + 22) bytes per weight; past
+   --max-memory it stops before reading. */
+static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint64_t nu, int quiet)
+{
+  uint64_t limit = &mpa_max_memory ? mpa_max_memory : 0;
+  if (!limit)
+    return EXIT_OK_;
+  const uint64_t per_weight = 8 * (1 + 22);
+  uint64_t need = nw > UINT64_MAX / per_weight ? UINT64_MAX : nw * per_weight;
+  need = nu > (UINT64_MAX - need) / 8 ? UINT64_MAX : need + nu * 8;
+  if (need <= limit) {
+    if (!quiet && need >= (1ull << 30))   /* say it before a long, large run */
+      fprintf(stderr, "mpanalyze update: holding %llu weights and %llu update values needs about %.1f GiB "
+              "(limit %.1f GiB, --max-memory)\n", (unsigned long long)nw, (unsigned long long)nu,
+              (double)need / 0x1p30, (double)limit / 0x1p30);
+    return EXIT_OK_;
+  }
+  return upd_error(wpath, "the update study of %llu weights and %llu update values (%s) holds them all at once: "
+                   "about %.1f GiB, over the memory limit of %.1f GiB (--max-memory, default half of physical "
+                   "memory; raise it with --max-memory SIZE, e.g. --max-memory %lluG)",
+                   (unsigned long long)nw, (unsigned long long)nu, upath, (double)need / 0x1p30,
+                   (double)limit / 0x1p30, (unsigned long long)((need >> 30) + 1));
 }
 
 static void help(void)
@@ -183,7 +240,11 @@ int mpa_cmd_update(int argc, char **argv)
 
   double *w = NULL, *u = NULL;
   size_t nw = 0, nu = 0;
-  int rc = load(wpath, tensor, &io, &w, &nw);
+  uint64_t cw = 0, cu = 0;
+  int rc = count_of(wpath, tensor, &io, &cw);
+  if (rc || (rc = count_of(upath, tensor, &io, &cu)) || (rc = check_budget(wpath, upath, cw, cu, quiet)))
+    return rc;
+  rc = load(wpath, tensor, &io, &w, &nw);
   if (rc)
     return rc;
   if ((rc = load(upath, tensor, &io, &u, &nu))) {

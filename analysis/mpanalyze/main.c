@@ -22,7 +22,8 @@ static void usage(FILE *out)
                "       mpanalyze COMMAND --help\n\ncommands:\n");
   for (size_t i = 0; i < NCMD; i++)
     fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
-  fprintf(out, "\nWithout a command, FILE... gets the range report. See mpanalyze(1).\n");
+  fprintf(out, "\nWithout a command, FILE... gets the range report. Every command takes\n"
+               "--max-memory SIZE (e.g. 4G, 25%%; default half of physical memory). See mpanalyze(1).\n");
 }
 
 static int run(int argc, char **argv)
@@ -39,12 +40,18 @@ static int run(int argc, char **argv)
     usage(stderr);
     return MPA_EXIT_INPUT;
   }
+  if (mpa_take_max_memory(&argc, argv))
+    return MPA_EXIT_INPUT;
+  if (argc < 2) {
+    usage(stderr);
+    return MPA_EXIT_INPUT;
+  }
   for (size_t i = 0; i < NCMD; i++)
     if (!strcmp(argv[1], commands[i].name))
-      return commands[i].run(argc - 1, argv + 1);
+      return mpa_close_stdout(commands[i].run(argc - 1, argv + 1));
   /* no command: the default one sees the whole command line */
   argv[0] = (char *)commands[0].name;
-  return commands[0].run(argc, argv);
+  return mpa_close_stdout(commands[0].run(argc, argv));
 }
 
 /* under mpirun the range report and refine --cond-sweep are shared out among

@@ -14,7 +14,9 @@
 #include <jansson.h>
 #include <mpemu.h>
 
-enum { MPA_EXIT_OK = 0, MPA_EXIT_FAIL = 1, MPA_EXIT_INPUT = 2 };
+/* 3: the experiment ran and its report is whole, but it did not reach its
+   goal (singular matrix, no convergence, CG breakdown or iteration limit) */
+enum { MPA_EXIT_OK = 0, MPA_EXIT_FAIL = 1, MPA_EXIT_INPUT = 2, MPA_EXIT_NUMERIC = 3 };
 
 typedef struct {
   const char *name;
@@ -34,6 +36,9 @@ int mpa_cmd_order(int argc, char **argv);    /* cmd_order.c */
 extern int mpa_quiet;
 /* "mpanalyze: WHERE: message" on stderr (WHERE may be NULL); returns MPA_EXIT_INPUT */
 int mpa_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* str made safe for a terminal in buf (n bytes): C0/C1 control characters,
+   DEL and bytes that are not UTF-8 become \xNN; cut to fit. Returns buf. */
+const char *mpa_esc(char *buf, size_t n, const char *str);
 /* "fp16,bf16" -> formats (at most max); prints the error itself */
 int mpa_parse_formats(const char *list, const mpe_format **out, size_t max, size_t *n);
 /* "512,1024" or "512x1024" */
@@ -67,9 +72,37 @@ int mpa_mpi_recv(void **buf, size_t *len, int from, int tag);   /* *buf is mallo
    they can see: the data of the tensors they analyse) */
 extern int mpa_err_local;
 
+/* The memory budget: --max-memory SIZE (anywhere after the command; K, M,
+   G, T binary units or a percentage of physical memory; default half of
+   physical memory). mpa_take_max_memory removes the option from argv and
+   sets mpa_max_memory; 0 or prints and returns 2. mpa_budget is called with
+   what a step will allocate, computed from what the input holds, before it
+   allocates: 0, or one line naming the limit and how to raise it and 2. */
+extern uint64_t mpa_max_memory;
+int mpa_take_max_memory(int *argc, char **argv);
+int mpa_budget(const char *where, const char *what, uint64_t bytes);
+
+/* Before the work starts: an output path is refused when it is "-", not a
+   regular file, or the same file as any argument naming an existing file
+   (argv[0..argc)); its folder must take a new file. 0 or prints and returns 2. */
+int mpa_output_check(const char *out, int argc, char **argv);
+/* Write data to a temporary file beside path, every write, fsync and close
+   checked, then rename it over path: 0, or prints and returns 2 leaving no
+   partial file and any old file as it was. */
+int mpa_write_file(const char *path, const void *data, size_t n);
+/* Flush and close stdout; a write error gives one line and exit status 2,
+   otherwise status is returned. */
+int mpa_close_stdout(int status);
+
 /* ---- plots (plot.c); MPA_EXIT_INPUT with a message when built without PLplot */
 int mpa_plot_available(void);
 int mpa_plot_check_name(const char *file);   /* .svg or .png */
+/* Draw with PLplot between these (refine, cg): begin selects the driver and
+   output; the caller sets the page and calls plinit. end runs plend, checks
+   the picture is whole and writes it with mpa_write_file (file NULL: drop it).
+   Both return 0 or print and return 2. */
+int mpa_plot_begin(const char *file);
+int mpa_plot_end(const char *file);
 typedef struct {           /* a target's limits, drawn as vertical lines at these binades */
   const char *name;
   double min_sub, min_normal, max_end;   /* max_end: one past the max finite binade */

@@ -1,10 +1,17 @@
 /* mpanalyze plots with PLplot's cairo drivers (svgcairo, pngcairo). Built
    without PLplot, --plot is refused with a clear message. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* memfd_create */
+#endif
 #include <config.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include "mpanalyze.h"
 #ifdef HAVE_PLPLOT
 #include <plplot.h>
@@ -40,19 +47,81 @@ int mpa_plot_check_name(const char *file)
 }
 
 #ifdef HAVE_PLPLOT
+/* PLplot reports no write error, so it draws into a memfd (no disk to fill);
+   mpa_plot_end checks the picture is whole and copies it with checked writes
+   to a temporary file beside the target, renamed over the target at the end. */
+static int plot_fd = -1;
+
+int mpa_plot_begin(const char *file)
+{
+  plot_fd = memfd_create("mpanalyze-plot", MFD_CLOEXEC);
+  if (plot_fd < 0)
+    return mpa_error(file, "cannot make the plot: %s", strerror(errno));
+  char name[64];
+  snprintf(name, sizeof name, "/proc/self/fd/%d", plot_fd);
+  plsdev(driver_for(file));
+  plsfnam(name);
+  return 0;
+}
+
 static int plot_begin(const char *file)
 {
-  FILE *t = fopen(file, "wb");   /* PLplot does not report an unwritable file: check first */
-  if (!t)
-    return mpa_error(file, "cannot write the plot");
-  fclose(t);
-  plsdev(driver_for(file));
-  plsfnam(file);
+  if (mpa_plot_begin(file))
+    return MPA_EXIT_INPUT;
   plspage(0, 0, 1000, 600, 0, 0);
   plscolbg(255, 255, 255);
   plinit();
   plscol0(1, 0, 0, 0);
   return 0;
+}
+
+/* the picture ends as a whole one does: </svg>, or PNG's IEND chunk */
+static int picture_whole(const char *file, const unsigned char *p, size_t n)
+{
+  static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+  if (!strcasecmp(driver_for(file), "pngcairo"))
+    return n >= 20 && memcmp(p + n - 12, iend, 12) == 0;
+  while (n && (p[n - 1] == '\n' || p[n - 1] == ' ' || p[n - 1] == '\r'))
+    n--;
+  return n >= 6 && memcmp(p + n - 6, "</svg>", 6) == 0;
+}
+
+int mpa_plot_end(const char *file)
+{
+  plend();
+  int fd = plot_fd, rc = MPA_EXIT_OK;
+  plot_fd = -1;
+  if (!file) {   /* given up: drop the picture */
+    close(fd);
+    return MPA_EXIT_OK;
+  }
+  struct stat st;
+  unsigned char *p = NULL;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0 || !(p = malloc((size_t)st.st_size)) ||
+      pread(fd, p, (size_t)st.st_size, 0) != st.st_size || !picture_whole(file, p, (size_t)st.st_size))
+    rc = mpa_error(file, "the plot was not drawn completely; nothing written");
+  else
+    rc = mpa_write_file(file, p, (size_t)st.st_size);
+  free(p);
+  close(fd);
+  return rc;
+}
+
+/* Text from files as PLplot text: its escape character # doubled, control
+   characters and bytes that are not UTF-8 shown as '?' (PLplot warns about
+   each one it cannot decode). */
+static const char *plot_text(char *buf, size_t n, const char *src)
+{
+  char tmp[512];
+  mpa_esc(tmp, sizeof tmp, src);   /* controls and bad bytes become \xNN */
+  size_t o = 0;
+  for (const char *t = tmp; *t && o + 2 < n; t++) {
+    if (*t == '#')
+      buf[o++] = '#';
+    buf[o++] = *t;
+  }
+  buf[o] = '\0';
+  return buf;
 }
 
 /* distinct colours for the format marks */
@@ -86,7 +155,8 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
   plcol0(1);
   plschr(0, 0.8);
   plenv(xmin, xmax, 0, ymax, 0, 0);
-  pllab("binade  log#d2#u|x|", "% of values", h->title);
+  char title[600];
+  pllab("binade  log#d2#u|x|", "% of values", plot_text(title, sizeof title, h->title));
   plscol0(3, 110, 110, 110);
   for (size_t i = 0; i < h->n; i++) {
     PLFLT x[4], y[4];
@@ -115,8 +185,7 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
       plptex(lines[j], ylab, 1, 0, j == 2 ? 1.02 : -0.02, lab);
     }
   }
-  plend();
-  return 0;
+  return mpa_plot_end(file);
 }
 
 int mpa_plot_scale(const char *file, const char *title, const double *scale, const int *overflow, size_t n)
@@ -127,7 +196,7 @@ int mpa_plot_scale(const char *file, const char *title, const double *scale, con
   if (!x || !y) {
     free(x);
     free(y);
-    plend();
+    mpa_plot_end(NULL);
     return mpa_error(NULL, "out of memory");
   }
   double lo = INFINITY, hi = -INFINITY;
@@ -141,7 +210,8 @@ int mpa_plot_scale(const char *file, const char *title, const double *scale, con
     lo = 0, hi = 1;
   plcol0(1);
   plenv(-0.5, n ? (double)n - 0.5 : 1, lo - 1.5, hi + 1.5, 0, 0);
-  pllab("step", "log#d2#u scale", title);
+  char t[600];
+  pllab("step", "log#d2#u scale", plot_text(t, sizeof t, title));
   plscol0(3, 30, 90, 200);
   plcol0(3);
   if (n > 1)
@@ -153,10 +223,19 @@ int mpa_plot_scale(const char *file, const char *title, const double *scale, con
       plpoin(1, &x[i], &y[i], 5);     /* x: an overflow (skipped step) */
   free(x);
   free(y);
-  plend();
-  return 0;
+  return mpa_plot_end(file);
 }
 #else
+int mpa_plot_begin(const char *file)
+{
+  return mpa_plot_check_name(file);
+}
+
+int mpa_plot_end(const char *file)
+{
+  return mpa_plot_check_name(file);
+}
+
 int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
 {
   (void)h;

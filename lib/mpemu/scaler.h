@@ -14,17 +14,31 @@ typedef struct { double init_scale, growth_factor, backoff_factor, min_scale, ma
                  /* added after the fields of the contract: */
                  int growth_delay;   /* extra clean steps before the first growth after the start or
                                         an overflow (DeepSpeed's FP16_Optimizer: 1; others 0) */
+                 int storage;        /* where the scale lives: MPE_SCALER_BINARY64 (0, a Python
+                                        float: Apex, DeepSpeed) or MPE_SCALER_BINARY32 (a float32
+                                        tensor or variable: PyTorch, Megatron, Keras) */
 } mpe_scaler_params;
+
+/* mpe_scaler_params.storage. With binary32 the scale, min_scale and max_scale
+   are rounded to binary32 (init_scale must stay finite), and every growth or
+   backoff is the binary64 product rounded to binary32, as PyTorch's
+   _amp_update_scale_ does: a growth whose binary32 product is inf is not
+   applied (the scale stops at 2^127 with factor 2), and a backoff can round
+   the scale to 0 (below 2^-149, ties to even) unless min_scale holds it. */
+enum { MPE_SCALER_BINARY64 = 0, MPE_SCALER_BINARY32 = 1 };
 
 typedef struct mpe_scaler mpe_scaler;
 
 /* Fill *p with a preset: "pytorch", "apex", "megatron", "deepspeed", "keras",
    and "deepspeed-zero" (DeepSpeed's ZeRO DynamicLossScaler, growth after W clean
-   steps). MPE_ENOTFOUND for other names, MPE_EINVAL for NULL. */
+   steps). pytorch, megatron and keras keep the scale in binary32, apex and the
+   deepspeed presets in binary64. MPE_ENOTFOUND for other names, MPE_EINVAL for NULL. */
 MPE_API int  mpe_scaler_params_preset(mpe_scaler_params *p, const char *name);
 /* NULL when p is NULL or invalid (init_scale, growth_factor not finite and > 0,
    backoff_factor in (0, 1], min_scale >= 0, max_scale >= init_scale >= min_scale,
-   growth_interval >= 1, hysteresis >= 1, growth_delay >= 0) or memory runs out. */
+   growth_interval >= 1, hysteresis >= 1, growth_delay >= 0, storage one of
+   MPE_SCALER_BINARY64/32; with binary32 these hold after rounding and
+   init_scale <= FLT_MAX) or memory runs out. */
 MPE_API mpe_scaler *mpe_scaler_alloc(const mpe_scaler_params *p);
 MPE_API void mpe_scaler_free(mpe_scaler *s);
 /* The scale to multiply the loss by in the coming step. */

@@ -2,7 +2,7 @@
 # Build the libFuzzer targets for the tensor-file and Matrix Market readers (clang,
 # -fsanitize=fuzzer,address,undefined) outside the normal build, then run each
 # for RUNS executions (default 200000) on its corpus in tests/fuzz/corpus/KIND.
-# New inputs found are added to the corpus; crashes are written to
+# with its dictionary tests/fuzz/dict/KIND.dict. New inputs found are added to the corpus; crashes are written to
 # tests/fuzz/crashes/ (commit them: make check replays them).
 #   tests/fuzz/run.sh [RUNS] [KIND...]       KIND: npy npz safetensors text raw pt pkl mtx
 # (pkl: the pickle of a torch.save file alone; the target wraps it in a valid archive, so that
@@ -39,10 +39,9 @@ for k in $kinds; do
   fi
   mkdir -p "$here/corpus/$k" "$out/new_$k"
   echo "== fuzz_$k: $runs runs"
-  dict=""
-  [ -f "$here/$k.dict" ] && dict="-dict=$here/$k.dict"
-  [ "$k" = pkl ] && dict="-dict=$here/pt.dict"
-  "$out/fuzz_$k" $dict -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  dict="$here/dict/$k.dict"
+  [ "$k" = pkl ] && dict="$here/dict/pt.dict"   # the pickle-only target shares the PyTorch dictionary
+  "$out/fuzz_$k" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict="$dict" \
     -artifact_prefix="$here/crashes/$k-" "$out/new_$k" "$here/corpus/$k" 2>&1 | tail -n 3
   # keep a minimal corpus: merge what was found into the committed one
   "$out/fuzz_$k" -merge=1 "$here/corpus/$k" "$out/new_$k" >/dev/null 2>&1 || true
