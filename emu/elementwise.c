@@ -25,6 +25,7 @@
 #include "mpemu/arith.h"
 #include "arith_ro.h"
 #include "elementwise.h"
+#include "isa.h"
 
 #define CHUNK 2048
 #define PAR_MIN (1u << 15)
@@ -257,24 +258,11 @@ static void init_job(ew_job *j, int op, const mpe_format *f, const mpe_round_opt
   j->a.x = j->a.y = j->a.z = NULL;
   j->a.alpha = 0;
   make_plan(&j->plan, f, &j->o);
-  j->eval = eval_portable;
-  j->round = NULL;
-  j->vexp = exp_portable;
-  j->fast32 = NULL;
-#ifdef HAVE_X86_SIMD
-  int lvl = mpei_simd_level();
-  if (lvl >= MPEI_SIMD_AVX512) {
-    j->eval = mpei_ew_eval_avx512;
-    j->round = mpei_ew_round_avx512;
-    j->vexp = mpei_ew_exp_avx512;
-    j->fast32 = mpei_ew_fast32_avx512;
-  } else if (lvl >= MPEI_SIMD_AVX2) {
-    j->eval = mpei_ew_eval_avx2;
-    j->round = mpei_ew_round_avx2;
-    j->vexp = mpei_ew_exp_avx2;
-    j->fast32 = mpei_ew_fast32_avx2;
-  }
-#endif
+  const mpei_isa_kernels *k = mpei_isa();
+  j->eval = k->ew_eval ? k->ew_eval : eval_portable;
+  j->round = k->ew_round;   /* NULL: mpe_round_f64 */
+  j->vexp = k->ew_exp ? k->ew_exp : exp_portable;
+  j->fast32 = k->ew_fast32;
 }
 
 static int run_flat(ew_job *j, float *out, size_t n)

@@ -1,10 +1,7 @@
 /* The element-wise kernels, written once with GCC vector extensions on VW
-   binary64 lanes and included by elementwise_avx2.c (VW = 4) and
-   elementwise_avx512.c (VW = 8), each compiled with its own -m flags.
-   The including file defines VW, the SLEEF calls SLEEF_EXP/LOG/TANH, VSQRT,
-   VFMA (a*b+c, one rounding), MULU32 (32x32->64 products of the low halves),
-   ALL64/ANY64 (every/some lane of a mask set), WIDEN/NARROW (binary32 <->
-   binary64), and for 2*VW binary32 lanes VFMAF and ALL32.
+   binary64 lanes and included, after an instruction-set header (lib/isa_*.h),
+   by elementwise_avx2.c (VW = 4) and elementwise_avx512.c (VW = 8), each
+   compiled with its own -m flags.
 
    Every function here computes, bit for bit, what the portable code in
    elementwise.c computes (eval_portable, then mpei_round_ref of the binary64
@@ -15,6 +12,21 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+#define VW (MPEI_VBYTES / 8)
+#define SLEEF_EXP(v) ((vd)MPEI_SLEEF_EXP(v))
+#define SLEEF_LOG(v) ((vd)MPEI_SLEEF_LOG(v))
+#define SLEEF_TANH(v) ((vd)MPEI_SLEEF_TANH(v))
+#define VSQRT(v) MPEI_SQRT_PD(v)
+#define VFMA(a, b, c) MPEI_FMA_PD(a, b, c)
+#define MULU32(a, b) MPEI_MULU32(a, b)
+#define ALL64(m) MPEI_ALL64(m)
+#define ANY64(m) MPEI_ANY64(m)
+#define ALL32(m) MPEI_ALL32(m)
+#define VFMAF(a, b, c) MPEI_FMA_PS(a, b, c)   /* on 2*VW binary32 lanes */
+#define VSQRTF(v) MPEI_SQRT_PS(v)
+#define WIDEN(f) ((vd)MPEI_CVT_PS_PD(f))
+#define NARROW(d) ((vf)MPEI_CVT_PD_PS(d))
 
 typedef double vd __attribute__((vector_size(VW * 8)));
 typedef uint64_t vq __attribute__((vector_size(VW * 8)));
@@ -283,26 +295,19 @@ static unsigned eval_entry(double *d, const mpei_ew_args *a, size_t i0, size_t n
   }
 }
 
-/* ---- Philox4x32-10 (emu/philox.c) on VW counters, one counter per 64-bit lane */
+/* ---- Philox4x32-10 (lib/mpei_philox.h) on VW counters, one counter per 64-bit lane */
 static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
 {
   const vq m32 = SPQ(0xffffffffu);
   vq c0 = ctr & m32, c1 = ctr >> 32, c2 = SPQ(0), c3 = SPQ(0);
   uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+  /* the upper halves of c1, c3 (and so of c0, c2) carry junk that MULU32
+     ignores; the words are masked once at the end */
 #pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
-    vq p0 = MULU32(c0, SPQ(0xD2511F53u));
-    vq p1 = MULU32(c2, SPQ(0xCD9E8D57u));
-    /* the upper halves of c1, c3 (and so of c0, c2) carry junk that MULU32
-       ignores; the words are masked once at the end */
-    vq n0 = (p1 >> 32) ^ c1 ^ k0;
-    vq n2 = (p0 >> 32) ^ c3 ^ k1;
-    c1 = p1;
-    c3 = p0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
+    MPEI_PHILOX_ROUND(MULU32, vq, c0, c1, c2, c3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), SPQ(k0), SPQ(k1));
+    k0 += MPEI_PHILOX_W0;
+    k1 += MPEI_PHILOX_W1;
   }
   out[0] = c0 & m32; out[1] = c1 & m32; out[2] = c2 & m32; out[3] = c3 & m32;
 }
@@ -719,13 +724,22 @@ static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan
     FAST32_MODES(EW_ADD)
 }
 
-#define EW_DEFINE(isa)                                                                              \
-  unsigned mpei_ew_eval_##isa(double *d, const mpei_ew_args *a, size_t i0, size_t n)               \
-  { return eval_entry(d, a, i0, n); }                                                              \
-  unsigned mpei_ew_round_##isa(float *y, const double *d, size_t n, const mpei_ew_plan *pl,         \
-                               uint64_t idx0)                                                       \
-  { return round_entry(y, d, n, pl, idx0); }                                                       \
-  void mpei_ew_exp_##isa(double *y, const double *x, size_t n) { exp_entry(y, x, n); }             \
-  unsigned mpei_ew_fast32_##isa(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, \
-                                size_t n)                                                           \
-  { return fast32_entry(y, a, pl, i0, n); }
+unsigned MPEI_ISA_FN(mpei_ew_eval)(double *d, const mpei_ew_args *a, size_t i0, size_t n)
+{
+  return eval_entry(d, a, i0, n);
+}
+
+unsigned MPEI_ISA_FN(mpei_ew_round)(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0)
+{
+  return round_entry(y, d, n, pl, idx0);
+}
+
+void MPEI_ISA_FN(mpei_ew_exp)(double *y, const double *x, size_t n)
+{
+  exp_entry(y, x, n);
+}
+
+unsigned MPEI_ISA_FN(mpei_ew_fast32)(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
+{
+  return fast32_entry(y, a, pl, i0, n);
+}

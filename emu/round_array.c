@@ -8,7 +8,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "mpei.h"
+#include "isa.h"
 
 #define PAR_MIN   (1u << 16)   /* below this, one thread */
 #define PAR_CHUNK (1u << 16)
@@ -114,19 +114,10 @@ int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const
     return MPE_OK;
   mpe_round_opts o = opts_or_default(opts);
   struct mpe_format g = clamp32(f);
-  mpei_kernel32 kern = NULL;
+  mpei_kernel32 kern = g.emin >= -126 ? mpei_isa()->round32 : NULL;   /* NULL: the reference */
   mpei_plan32 plan;
-#ifdef HAVE_X86_SIMD
-  if (g.emin >= -126) {
-    int lvl = mpei_simd_level();
-    if (lvl >= MPEI_SIMD_AVX512)
-      kern = mpei_round32_avx512;
-    else if (lvl >= MPEI_SIMD_AVX2)
-      kern = mpei_round32_avx2;
-    if (kern)
-      make_plan(&plan, &g, &o);
-  }
-#endif
+  if (kern)
+    make_plan(&plan, &g, &o);
   unsigned fl = 0;
 #ifdef _OPENMP
   if (n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {

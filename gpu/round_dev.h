@@ -10,6 +10,7 @@
 #ifndef MPEI_GPU_ROUND_DEV_H
 #define MPEI_GPU_ROUND_DEV_H
 #include <stdint.h>
+#include "../lib/mpei_philox.h"
 
 #ifdef __CUDACC__
 #define MPEI_GPU_HD __host__ __device__ __forceinline__
@@ -38,29 +39,11 @@ enum {
 enum { MPEI_GPU_RNE, MPEI_GPU_RNA, MPEI_GPU_RZ, MPEI_GPU_RU, MPEI_GPU_RD, MPEI_GPU_RO,
        MPEI_GPU_SR, MPEI_GPU_SR_EQ };
 
-/* Philox4x32-10 (as emu/philox.c): word `index % 4` of the block at counter index / 4. */
+/* Philox4x32-10, the generator of emu/ (one source: lib/mpei_philox.h):
+   word `index % 4` of the block at counter index / 4. */
 MPEI_GPU_HD uint32_t mpei_gpu_sr_word(uint64_t seed, uint64_t index)
 {
-  uint64_t counter = index >> 2;
-  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = 0, c3 = 0;
-  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-  for (int r = 0; r < 10; r++) {
-    uint64_t p0 = (uint64_t)0xD2511F53u * c0;
-    uint64_t p1 = (uint64_t)0xCD9E8D57u * c2;
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n1 = (uint32_t)p1;
-    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-    uint32_t n3 = (uint32_t)p0;
-    c0 = n0; c1 = n1; c2 = n2; c3 = n3;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  switch (index & 3) {
-  case 0: return c0;
-  case 1: return c1;
-  case 2: return c2;
-  default: return c3;
-  }
+  return mpei_sr_word(seed, index);
 }
 
 MPEI_GPU_HD int mpei_gpu_top_bit(uint32_t v)   /* v != 0 */

@@ -32,14 +32,8 @@ struct mpe_format {
   char namebuf[48];
 };
 
-/* ---- Philox4x32-10 */
-typedef struct { uint32_t v[4]; } mpei_philox_out;
-MPEI_HIDDEN mpei_philox_out mpei_philox4x32_10(uint64_t counter, uint64_t key);
-/* The 32-bit random word of stochastic element `index` (counter index/4, word index%4). */
-static inline uint32_t mpei_sr_word(uint64_t seed, uint64_t index)
-{
-  return mpei_philox4x32_10(index >> 2, seed).v[index & 3];
-}
+/* ---- Philox4x32-10: mpei_sr_word(seed, index), the word of stochastic element index */
+#include "mpei_philox.h"
 /* The next word of the calling thread's scalar stream (mpe_seed). */
 MPEI_HIDDEN uint32_t mpei_thread_sr_word(void);
 
@@ -53,7 +47,7 @@ MPEI_HIDDEN uint32_t mpei_encode(double v, const struct mpe_format *f);
 MPEI_HIDDEN double mpei_decode(uint32_t bits, const struct mpe_format *f);
 
 /* ---- CPU dispatch */
-enum { MPEI_SIMD_NONE = 0, MPEI_SIMD_AVX2 = 1, MPEI_SIMD_AVX512 = 2 };
+enum { MPEI_SIMD_NONE = 0, MPEI_SIMD_AVX2 = 1, MPEI_SIMD_AVX512 = 2, MPEI_SIMD_N };
 MPEI_HIDDEN int mpei_simd_level(void);
 MPEI_HIDDEN int mpei_cpu_has_avx512bf16(void);
 MPEI_HIDDEN int mpei_cpu_has_f16c(void);
