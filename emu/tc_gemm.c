@@ -154,21 +154,10 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
   if (m->p.kind == MPE_TC_EXACT)
     return MPE_EUNSUP;
-  int L = fma ? 1 : m->p.block, F = m->p.align_bits, wide = 0, split = 0;
-  if (!fma) {
-    /* int32 lanes hold the exact sum of the cut products when L * 2^(F+2) <=
-       2^31 (and the scale 2^(F-E) stays a binary32 normal), or of each half
-       of the block when (L/2) * 2^(F+2) <= 2^31; binary64 lanes up to 2^52 */
-    int lg = 0;
-    while ((1 << lg) < L)
-      lg++;
-    if (F > 29 || F + 2 + lg > 32 || (F + 2 + lg == 32 && L % 2))
-      wide = 1;
-    else if (F + 2 + lg == 32)
-      split = 1;
-    if (wide && F + 2 + lg + 1 > 52)
-      return MPE_EUNSUP;
-  }
+  const mpei_tc_acc path = mpei_tc_acc_of(&m->p);
+  if (path == MPEI_TC_ACC_NONE)
+    return MPE_EUNSUP;
+  const int L = fma ? 1 : m->p.block, F = m->p.align_bits, wide = path == MPEI_TC_ACC_F64;
   int vw, mr;
   mpei_tc_blk_fn blk;
   mpei_tc_fma_fn fmak;
@@ -223,7 +212,8 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
       for (int k0 = 0; k0 < Kp; k0 += kcb) {
         int kn = Kp - k0 < kcb ? Kp - k0 : kcb;
         mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                          o.mode, m->p.zero_c_counts, m->p.late_c, split };
+                          o.mode, m->p.zero_c_counts, m->p.late_c,
+                          path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0 };
         for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
           for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
             size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;

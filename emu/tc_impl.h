@@ -40,6 +40,20 @@ MPEI_HIDDEN int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, c
                             const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
 
 /* ---- fast kernels (tc_kernel.h, compiled per SIMD level) */
+/* Where the fast kernels sum a block's cut addends. Each cut product is an
+   integer of magnitude at most 2^(F+2) - 1 (significands below 2 each, scaled
+   by 2^(F - E_max)), so n of them sum to at most n * (2^(F+2) - 1):
+     MPEI_TC_ACC_I32    L products in one int32 lane:       L * (2^(F+2) - 1) <= 2^31 - 1
+     MPEI_TC_ACC_I32X2  each half of the block in its own int32 lane, the two
+                        joined in binary64:                  ceil(L/2) * (2^(F+2) - 1) <= 2^31 - 1
+     MPEI_TC_ACC_F64    in a binary64 lane, exactly:        L * (2^(F+2) - 1) + 2^(F+1) <= 2^53
+     MPEI_TC_ACC_NONE   no fast kernel holds it: the portable engine (int64 / exact) runs.
+   The binary32 scaled product must also be an exact integer below 2^31 for the
+   int32 path (F <= 29). Every model, built-in or custom, gets its path from this
+   one function; no kernel is ever handed a model outside its bound. */
+typedef enum { MPEI_TC_ACC_FMA, MPEI_TC_ACC_I32, MPEI_TC_ACC_I32X2, MPEI_TC_ACC_F64, MPEI_TC_ACC_NONE } mpei_tc_acc;
+MPEI_HIDDEN mpei_tc_acc mpei_tc_acc_of(const mpe_tc_params *p);
+
 /* Parameters of one call of the block kernel. */
 typedef struct {
   int L, F, nblk;        /* products per block, alignment bits, blocks to run */
@@ -48,7 +62,8 @@ typedef struct {
   int mode;              /* its rounding (MPE_RNE, RNA, RZ, RU, RD) */
   int zero_c;            /* c = 0 takes part in E_max with exponent emin */
   int late_c;            /* c is added after the block, rounded to nearest-even */
-  int split;             /* the two halves of a block in separate int32 sums */
+  int half;              /* 0, or the first `half` products and the rest go to two int32
+                            sums (MPEI_TC_ACC_I32X2) */
 } mpei_tc_kp;
 /* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
    k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),

@@ -10,9 +10,9 @@
              conversion truncates toward zero, which is the sign-magnitude cut)
      end:    in binary64: S = acc + trunc(c * 2^(F-E)), R = S * 2^(E-F) (exact),
              R rounded to the output format; overflow gives inf.
-   The caller guarantees L * 2^(F+2) <= 2^31 (or 2^32 with kp->split: each half
-   of the block gets its own int32 sum), input exponents in [-48, 62] (so
-   products, scales and cut addends are exact) and finite operands.
+   The caller guarantees the bound of mpei_tc_acc_of (tc_impl.h) for the kernel
+   it picks (L * (2^(F+2) - 1) <= 2^31 - 1 for blk_kernel), input exponents in
+   [-48, 62] (so products, scales and cut addends are exact) and finite operands.
    blk_kernel_wide is the same model with binary64 sums, for wider blocks.
    With kp->late_c the block holds the products only and c is added after the
    block's rounding, in binary64, then rounded to nearest-even. */
@@ -209,14 +209,40 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       s[r] = (vf)((127 + F - es) << 23);
       acc[r] = SPLATI(0);
     }
+    const int kh = kp->half ? kp->half : L;
 #pragma GCC unroll 4
-    for (int k = 0; k < L; k++) {
+    for (int k = 0; k < kh; k++) {
       vf bk = loadf(b + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++) {
         vf x = (bk * a[k * MR + r]) * s[r];
         acc[r] += __builtin_convertvector(x, vi);
       }
+    }
+    if (kp->half) {
+      /* two int32 sums, each within its bound, joined exactly in binary64 */
+      vi acc2[MR];
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++)
+        acc2[r] = SPLATI(0);
+#pragma GCC unroll 4
+      for (int k = kh; k < L; k++) {
+        vf bk = loadf(b + k * VW);
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; r++) {
+          vf x = (bk * a[k * MR + r]) * s[r];
+          acc2[r] += __builtin_convertvector(x, vi);
+        }
+      }
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        vd lo2 = __builtin_convertvector(LO(acc[r]), vd) + __builtin_convertvector(LO(acc2[r]), vd);
+        vd hi2 = __builtin_convertvector(HI(acc[r]), vd) + __builtin_convertvector(HI(acc2[r]), vd);
+        hf lo = block_end_halfd(lo2, LO(cv[r]), LO(em[r]), kp);
+        hf hi_ = block_end_halfd(hi2, HI(cv[r]), HI(em[r]), kp);
+        cv[r] = JOIN(lo, hi_);
+      }
+      continue;
     }
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
@@ -235,8 +261,8 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
 }
 
 /* The same block model with the cut addends summed in binary64 lanes, for
-   models whose exact block sum needs more than 31 bits (B200 FP8: F = 31):
-   L * 2^(F+2) + 2^(F+1) <= 2^53. */
+   models whose exact block sum needs more than 31 bits (B200 FP8: L = 32,
+   F = 25): L * (2^(F+2) - 1) + 2^(F+1) <= 2^53. */
 static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
                             float *c, long ldc, const mpei_tc_kp *kp)
 {

@@ -121,6 +121,61 @@ static int overlaps(const void *p, size_t np, const void *q, size_t nq)
   return a < b + nq && b < a + np;
 }
 
+/* C = alpha*acc + beta*C in binary32, as fmaf(alpha, acc, beta*C); C is not read
+   when beta == 0, and a NaN comes out as the one quiet NaN. A binary16 C is
+   rounded once at the end (RNE). */
+static inline __attribute__((always_inline)) float epilogue_one(float v, float cv, float alpha,
+                                                                float beta, int use_ab)
+{
+  float out;
+  if (!use_ab)
+    out = beta != 0.0f ? beta * cv : 0.0f;
+  else if (beta == 0.0f)
+    out = alpha == 1.0f ? v : alpha * v;
+  else
+    out = fmaf(alpha, v, beta * cv);
+  return isnan(out) ? mpei_u2f(0x7fffffffu) : out;
+}
+
+/* One row of a binary32 C. The loops are split by case so that each is a plain
+   vector loop; the _fma twin is the same source compiled for AVX2 + FMA, where
+   fmaf is one instruction (in the baseline build it is a libm call). */
+static inline __attribute__((always_inline)) void epilogue_row_body(float *c, const float *v, int n,
+                                                                    float alpha, float beta, int use_ab)
+{
+  if (!use_ab && beta == 0.0f) {
+    for (int j = 0; j < n; j++)
+      c[j] = 0.0f;
+  } else if (!use_ab) {
+#pragma omp simd
+    for (int j = 0; j < n; j++)
+      c[j] = epilogue_one(0.0f, c[j], alpha, beta, 0);
+  } else if (beta == 0.0f) {
+#pragma omp simd
+    for (int j = 0; j < n; j++)
+      c[j] = epilogue_one(v[j], 0.0f, alpha, beta, 1);
+  } else {
+#pragma omp simd
+    for (int j = 0; j < n; j++)
+      c[j] = epilogue_one(v[j], c[j], alpha, beta, 1);
+  }
+}
+
+static void epilogue_row(float *c, const float *v, int n, float alpha, float beta, int use_ab)
+{
+  epilogue_row_body(c, v, n, alpha, beta, use_ab);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void epilogue_row_fma(float *c, const float *v, int n,
+                                                                 float alpha, float beta, int use_ab)
+{
+  epilogue_row_body(c, v, n, alpha, beta, use_ab);
+}
+#else
+#define epilogue_row_fma epilogue_row
+#endif
+
 int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
              int m, int n, int k, float alpha,
              const void *A, mpe_type atype, int lda,
@@ -152,65 +207,61 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
     return MPE_EUNSUP;
   if (m == 0 || n == 0)
     return MPE_OK;
-  /* element (i, l) of op(A) and (l, j) of op(B), (i, j) of C */
-  long ars, acs, brs, bcs, crs, ccs;
+  /* element (i, l) of op(A) is at A[i*ars + l*acs], (l, j) of op(B) at B[l*brs + j*bcs] */
+  long ars, acs, brs, bcs;
   if (row) {
     ars = ta == MPE_NO_TRANS ? lda : 1; acs = ta == MPE_NO_TRANS ? 1 : lda;
     brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
-    crs = ldc; ccs = 1;
   } else {
     ars = ta == MPE_NO_TRANS ? 1 : lda; acs = ta == MPE_NO_TRANS ? lda : 1;
     brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
-    crs = 1; ccs = ldc;
   }
-  /* the plain case (row-major binary32 C, alpha = 1, beta = 0, no padding):
-     the accumulators are C itself */
-  if (use_ab && row && ctype == MPE_FP32 && alpha == 1.0f && beta == 0.0f && ldc == n &&
-      !overlaps(C, (size_t)m * n * 4, A, extent(atype, ta == MPE_NO_TRANS ? m : k, lda)) &&
-      !overlaps(C, (size_t)m * n * 4, B, extent(btype, tb == MPE_NO_TRANS ? k : n, ldb))) {
-    mpei_tc_opnd a = { A, atype, ars, acs }, b = { B, btype, brs, bcs };
-    return mpei_tc_run(model, m, n, k, &a, &b, NULL, 0, (float *)C);
+  size_t a_span = extent(atype, a_cols == k ? m : k, lda), b_span = extent(btype, b_cols == n ? k : n, ldb);
+  mpei_tc_opnd a = { A, atype, ars, acs }, b = { B, btype, brs, bcs };
+  /* Every call becomes a row-major one: a column-major C (m×n) is the row-major
+     C^T = op(B)^T op(A)^T (n×m), and since each product is exact and the block
+     model only sums them, swapping the operands' roles gives the same bits. So
+     the epilogue always walks C along its rows, whatever the layout. */
+  int M = m, N = n;
+  if (!row) {
+    mpei_tc_opnd t = { B, btype, bcs, brs };
+    b = (mpei_tc_opnd){ A, atype, acs, ars };
+    a = t;
+    M = n; N = m;
   }
-  float *acc = malloc(sizeof(float) * (size_t)m * n);
+  /* the plain case (binary32 C without padding, alpha = 1, beta = 0): the accumulators are C itself */
+  size_t c_bytes = (size_t)M * N * 4;
+  if (use_ab && ctype == MPE_FP32 && alpha == 1.0f && beta == 0.0f && ldc == N &&
+      !overlaps(C, c_bytes, A, a_span) && !overlaps(C, c_bytes, B, b_span))
+    return mpei_tc_run(model, M, N, k, &a, &b, NULL, 0, (float *)C);
+  float *acc = malloc(sizeof(float) * (size_t)M * N);
   if (!acc)
     return MPE_ENOMEM;
   int r = MPE_OK;
-  if (use_ab) {
-    mpei_tc_opnd a = { A, atype, ars, acs }, b = { B, btype, brs, bcs };
-    r = mpei_tc_run(model, m, n, k, &a, &b, NULL, ctype == MPE_FP16, acc);
-  } else {
-    for (size_t t = 0; t < (size_t)m * n; t++)
+  if (use_ab)
+    r = mpei_tc_run(model, M, N, k, &a, &b, NULL, ctype == MPE_FP16, acc);
+  else
+    for (size_t t = 0; t < (size_t)M * N; t++)
       acc[t] = 0.0f;
-  }
   if (r == MPE_OK) {
-    /* C = alpha*acc + beta*C in binary32: fmaf(alpha, acc, beta*C); C is not
-       read when beta == 0; binary16 C is rounded once at the end (RNE). */
     const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
-#pragma omp parallel for schedule(static) if ((long)m * n > 65536)
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < n; j++) {
-        size_t ci = (size_t)((long)i * crs + (long)j * ccs);
-        float v = acc[(size_t)i * n + j];
-        float cv = 0.0f;
-        if (beta != 0.0f)
-          cv = ctype == MPE_FP16 ? mpe_fp16_to_fp32(((uint16_t *)C)[ci]) : ((float *)C)[ci];
-        float out;
-        if (!use_ab)
-          out = beta != 0.0f ? beta * cv : 0.0f;
-        else if (beta == 0.0f)
-          out = alpha == 1.0f ? v : alpha * v;
-        else
-          out = fmaf(alpha, v, beta * cv);
-        if (isnan(out))
-          out = mpei_u2f(0x7fffffffu);
-        if (ctype == MPE_FP16) {
-          unsigned fl = 0;
-          double h = mpei_round_ref(out, 0, f16, MPE_RNE, 0, 0, 0, &fl);
-          ((uint16_t *)C)[ci] = mpei_tc_h_bits(h);
-        } else {
-          ((float *)C)[ci] = out;
-        }
+    void (*row_fn)(float *, const float *, int, float, float, int) =
+      mpei_simd_level() > MPEI_SIMD_NONE ? epilogue_row_fma : epilogue_row;
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+    for (int i = 0; i < M; i++) {
+      const float *v = acc + (size_t)i * N;
+      if (ctype == MPE_FP32) {
+        row_fn((float *)C + (size_t)i * ldc, v, N, alpha, beta, use_ab);
+        continue;
       }
+      uint16_t *c16 = (uint16_t *)C + (size_t)i * ldc;
+      for (int j = 0; j < N; j++) {
+        float out = epilogue_one(v[j], beta != 0.0f ? mpe_fp16_to_fp32(c16[j]) : 0.0f, alpha, beta, use_ab);
+        unsigned fl = 0;
+        double h = mpei_round_ref(out, 0, f16, MPE_RNE, 0, 0, 0, &fl);
+        c16[j] = mpei_tc_h_bits(h);
+      }
+    }
   }
   free(acc);
   return r;

@@ -99,6 +99,24 @@ const char *mpe_tc_model_name(const mpe_tc_model *m)
   return m ? m->name : NULL;
 }
 
+mpei_tc_acc mpei_tc_acc_of(const mpe_tc_params *p)
+{
+  if (p->kind == MPE_TC_FMA_CHAIN)
+    return MPEI_TC_ACC_FMA;
+  if (p->kind != MPE_TC_BLOCK || p->block < 1 || p->align_bits < 1 || p->align_bits > 50)
+    return MPEI_TC_ACC_NONE;
+  /* exact integer bounds, in binary64 (every quantity is a power of two or
+     a product of two integers below 2^11 and 2^52: no rounding) */
+  const double L = p->block, cut = ldexp(1.0, p->align_bits + 2) - 1.0;
+  if (p->align_bits <= 29 && L * cut <= 2147483647.0)
+    return MPEI_TC_ACC_I32;
+  if (p->align_bits <= 29 && (double)((p->block + 1) / 2) * cut <= 2147483647.0)
+    return MPEI_TC_ACC_I32X2;
+  if (L * cut + ldexp(1.0, p->align_bits + 1) <= ldexp(1.0, 53))
+    return MPEI_TC_ACC_F64;
+  return MPEI_TC_ACC_NONE;
+}
+
 static int round_ok(mpe_round r)
 {
   return r == MPE_RNE || r == MPE_RNA || r == MPE_RZ || r == MPE_RU || r == MPE_RD;

@@ -533,14 +533,18 @@ START_TEST(test_gemm_layouts)
   for (int i = 0; i < K * N; i++) opB[i] = (float)rand_in(&s, MPE_FP16);
   for (int i = 0; i < (M + PAD) * (N + PAD); i++) C0[i] = (float)rand_in(&s, MPE_FP16);
   ck_assert_int_eq(mpe_mma(m, M, N, K, opA, MPE_FP32, K, opB, MPE_FP32, N, Z, N, acc, MPE_FP32, N), 0);
-  const float alpha = 0.75f, beta = -1.5f;
+  /* (1, 0) with no padding is the path that accumulates into C itself; (-1, 1) is LU's update */
+  static const float ab[3][2] = { { 0.75f, -1.5f }, { 1.0f, 0.0f }, { -1.0f, 1.0f } };
+  for (int v = 0; v < 6; v++) {
+  const float alpha = ab[v % 3][0], beta = ab[v % 3][1];
+  const int pad = v < 3 ? PAD : 0;
   for (int lay = 0; lay < 2; lay++)
     for (int ta = 0; ta < 2; ta++)
       for (int tb = 0; tb < 2; tb++) {
         int row = lay == 0;
         /* store op(A) as A (ta = 0) or A^T (ta = 1) in the layout, with padded ld */
         int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-        int lda = (row ? ac : ar) + PAD, ldb = (row ? bc : br) + PAD, ldc = (row ? N : M) + PAD;
+        int lda = (row ? ac : ar) + pad, ldb = (row ? bc : br) + pad, ldc = (row ? N : M) + pad;
         for (int r = 0; r < ar; r++)
           for (int c = 0; c < ac; c++) {
             float v = ta ? opA[c * K + r] : opA[r * K + c];
@@ -558,16 +562,18 @@ START_TEST(test_gemm_layouts)
         for (int i = 0; i < M; i++)
           for (int j = 0; j < N; j++) {
             int ci = row ? i * ldc + j : j * ldc + i;
-            float want = fmaf(alpha, acc[i * N + j], beta * C0[ci]);
-            ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "layout %d ta %d tb %d (%d,%d)", lay, ta, tb, i, j);
+            float want = beta == 0.0f ? alpha * acc[i * N + j] : fmaf(alpha, acc[i * N + j], beta * C0[ci]);
+            ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "alpha %g beta %g pad %d layout %d ta %d tb %d (%d,%d)",
+                          alpha, beta, pad, lay, ta, tb, i, j);
           }
         /* padding untouched */
-        for (int i = 0; i < (M + PAD) * (N + PAD); i++) {
+        for (int i = 0; i < ldc * (row ? M : N); i++) {
           int r = row ? i / ldc : i % ldc, c = row ? i % ldc : i / ldc;
           if ((row && (c >= N || r >= M)) || (!row && (r >= M || c >= N)))
             ck_assert_uint_eq(ts_f2u(C[i]), ts_f2u(C0[i]));
         }
       }
+  }
 }
 END_TEST
 
@@ -685,15 +691,17 @@ START_TEST(test_operand_types)
 }
 END_TEST
 
-/* The kernel variants chosen from the parameters (int32 sums, split int32
-   halves, binary64 lanes) all agree with the portable engine. */
+/* The kernel variants chosen from the parameters (int32 sums, two int32
+   halves, binary64 lanes) all agree with the portable engine on random data;
+   test_full_accumulators fills them to their bounds. */
 START_TEST(test_kernel_variants)
 {
   static const struct { int L, F, late; } v[] = {
     { 32, 25, 1 },   /* split halves (B200 FP8) */
     { 32, 25, 0 },   /* split halves with c in the block */
-    { 31, 25, 0 },   /* odd L past 31 bits: binary64 lanes */
+    { 31, 25, 0 },   /* odd L past 31 bits: two int32 halves of 16 and 15 */
     { 32, 40, 0 },   /* binary64 lanes */
+    { 33, 27, 0 },   /* halves past 2^31: binary64 lanes */
     { 7, 20, 1 },    /* int32 */
   };
   mpe_tc_params p;
@@ -721,6 +729,111 @@ START_TEST(test_kernel_variants)
     ck_assert_msg(!memcmp(R0, R2, sizeof R0) && !memcmp(R1, R2, sizeof R0), "variant %zu", t);
     mpe_tc_model_free(m);
   }
+}
+END_TEST
+
+/* Sums that fill the fast kernels' integer accumulators (issue: an int32 block
+   sum overflowed on B200 FP8 and returned -15.5 for 112.5). Every operand is
+   +-1.5 * 2^s: each product 2.25 * 2^(2s) cuts to 9/16 of 2^(F+2), so L of
+   them pass 2^31 whenever L * 2^(F+2) * 9/16 does, while the exact result
+   K * 2.25 * 2^(2s) has at most 13 significant bits (11 where binary16 output
+   is checked): no model truncates or
+   rounds it (F >= 13), so the exact integer K * 9 * 2^(2s-2) is the reference
+   for every model, SIMD level, layout and output format. */
+static void check_full_sums(const mpe_tc_model *m, const char *what, long *checked)
+{
+  enum { M = 16, N = 16, KMAX = 1100 };
+  static float A[M * KMAX], B[KMAX * N], D[M * N];
+  static uint16_t Dh[M * N];
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(m, &p), 0);
+  int scales[2] = { 0, p.in == MPE_E4M3 ? 8 : p.in == MPE_FP16 || p.in == MPE_E5M2 ? 15 : 56 };
+  int L = p.block > 0 ? p.block : 16;
+  int Ks[] = { L / 2 > 0 ? L / 2 : 1, L - 1 > 0 ? L - 1 : 1, L, L + 1, 2 * L, 4 * L + 3 };
+  for (int si = 0; si < 2; si++)
+    for (int kk = 0; kk < 6; kk++)
+      for (int sign = 0; sign < 2; sign++) {
+        const int K = Ks[kk] < KMAX ? Ks[kk] : KMAX;
+        const float x = ldexpf(1.5f, scales[si]);
+        for (int i = 0; i < M * K; i++) A[i] = sign ? -x : x;
+        for (int i = 0; i < K * N; i++) B[i] = x;
+        const double want = (sign ? -1.0 : 1.0) * 9.0 * K * ldexp(1.0, 2 * scales[si] - 2);
+        for (int out16 = 0; out16 < 2; out16++) {
+          /* binary16 output: exact while 9K < 2^11 */
+          if (out16 && (si || 9 * K >= 2048 || (p.in == MPE_TF32 && p.kind == MPE_TC_BLOCK)))
+            continue;
+          for (int lvl = 2; lvl >= 0; lvl--)
+            for (int layout = 0; layout < 2; layout++) {
+              mpe_simd_level_set(lvl);
+              int rc;
+              if (out16) {
+                memset(Dh, 0xff, sizeof Dh);
+                rc = mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, NULL, N, Dh, MPE_FP16, N);
+              } else if (layout == 0) {
+                memset(D, 0xff, sizeof D);
+                rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, MPE_FP32, K,
+                              B, MPE_FP32, N, 0.0f, D, MPE_FP32, N);
+              } else {
+                /* column-major with A and B transposed: the same products */
+                memset(D, 0xff, sizeof D);
+                rc = mpe_gemm(m, MPE_COL_MAJOR, MPE_TRANS, MPE_TRANS, M, N, K, 1.0f, A, MPE_FP32, K,
+                              B, MPE_FP32, N, 0.0f, D, MPE_FP32, M);
+              }
+              mpe_simd_level_set(-1);
+              ck_assert_int_eq(rc, 0);
+              for (int t = 0; t < M * N; t++) {
+                double got = out16 ? mpe_fp16_to_fp32(Dh[t]) : D[t];
+                ck_assert_msg(got == want, "%s K=%d x=%g level %d layout %d out16 %d: %.9g, want %.9g",
+                              what, K, (double)x, lvl, layout, out16, got, want);
+              }
+              (*checked) += M * N;
+              if (out16)
+                break;   /* mpe_mma has one layout */
+            }
+        }
+      }
+}
+
+START_TEST(test_full_accumulators)
+{
+  static const char *const names[] = { "v100", "t4", "a100", "ada", "h100", "b200", "exact", "fma-chain" };
+  long checked = 0;
+  int models = 0;
+  char what[64];
+  for (size_t g = 0; g < sizeof names / sizeof names[0]; g++)
+    for (size_t ti = 0; ti < 5; ti++) {
+      const mpe_tc_model *m = mpe_tc_model_get(names[g], intypes[ti]);
+      if (!m)
+        continue;
+      snprintf(what, sizeof what, "%s/%s", names[g], mpe_type_name(intypes[ti]));
+      check_full_sums(m, what, &checked);
+      models++;
+    }
+  /* custom models on each side of every accumulator bound: L * (2^(F+2) - 1)
+     against 2^31 - 1 (one int32 sum), ceil(L/2) * (2^(F+2) - 1) (two), 2^53
+     (binary64 lanes), and past them (the portable engine) */
+  static const struct { int L, F, late; } v[] = {
+    { 32, 24, 0 }, { 32, 25, 0 }, { 32, 25, 1 }, { 33, 25, 0 }, { 31, 26, 1 }, { 64, 24, 0 },
+    { 64, 25, 1 }, { 16, 27, 0 }, { 16, 28, 0 }, { 8, 29, 0 }, { 4, 30, 0 }, { 1024, 19, 0 },
+    { 1024, 20, 1 }, { 1024, 21, 0 }, { 1000, 40, 0 }, { 16, 49, 0 }, { 16, 50, 1 }, { 3, 56, 0 },
+  };
+  for (size_t t = 0; t < sizeof v / sizeof v[0]; t++)
+    for (size_t ti = 0; ti < 5; ti++) {
+      mpe_tc_params q;
+      mpe_tc_model_params(mpe_tc_model_get("h100", intypes[ti]), &q);
+      q.block = v[t].L;
+      q.align_bits = v[t].F;
+      q.late_c = v[t].late;
+      q.result_bits = 0;
+      mpe_tc_model *m;
+      ck_assert_int_eq(mpe_tc_model_custom(&m, &q), 0);
+      snprintf(what, sizeof what, "custom L=%d F=%d late_c=%d %s", v[t].L, v[t].F, v[t].late,
+               mpe_type_name(intypes[ti]));
+      check_full_sums(m, what, &checked);
+      mpe_tc_model_free(m);
+      models++;
+    }
+  printf("full accumulators: %d models, %ld outputs equal to the exact integer result\n", models, checked);
 }
 END_TEST
 
@@ -996,6 +1109,7 @@ static Suite *tc_suite(void)
   tcase_add_test(t2, test_gemm_alias);
   tcase_add_loop_test(t2, test_operand_types, 0, 5);
   tcase_add_test(t2, test_kernel_variants);
+  tcase_add_test(t2, test_full_accumulators);
   tcase_add_test(t2, test_custom_and_tf32_rule);
   tcase_add_loop_test(t2, test_levels_threads, 0, 11);
   tcase_add_test(t2, test_expensive_fast_vs_portable);
