@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include "mpei_round_core.h"
 
 #define VW (MPEI_VBYTES / 8)
 #define SLEEF_EXP(v) ((vd)MPEI_SLEEF_EXP(v))
@@ -348,17 +349,8 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
        below; a zero stays zero and raises nothing) */
     const uint64_t dd = (uint64_t)pl->dbase, one = 1ull << dd, low = one - 1, half = one >> 1;
     const vq t = a & ~low, rem = a & low;
-    vq res;
-    switch (mode) {
-    case MPE_RNE: res = (a + ((half - 1) + ((a >> dd) & 1))) & ~low; break;
-    case MPE_RNA: res = (a + half) & ~low; break;
-    case MPE_RZ: res = t; break;
-    case MPE_RU: res = (a + (low & ~(vq)neg)) & ~low; break;
-    case MPE_RD: res = (a + (low & (vq)neg)) & ~low; break;
-    case MPE_RO: res = t | ((vq)(rem != 0) & one); break;
-    case MPE_SR: res = t + ((vq)(rnd < (dd >= 32 ? rem >> (dd - 32) : rem << (32 - dd))) & one); break;
-    default: res = t + ((vq)((rem != 0) & ((rnd >> 31) != 0)) & one); break;
-    }
+    const vq res = MPEI_ROUND_CARRY(mode, vq, a, dd, one, low, half, t, rem, neg,
+                                    rnd < (dd >= 32 ? rem >> (dd - 32) : rem << (32 - dd)), (rnd >> 31) != 0);
     if (ALL64((vd)res <= pl->maxv)) {
       fa->inexact |= (vs)(rem != 0);
       return (vd)(res | sgn);
@@ -373,22 +365,10 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
     const vq dd = (vq)SELS(dds > 51, SPS(51), dds);   /* only zero lanes are clamped */
     const vq one = SPQ(1) << dd, low = one - 1, half = one >> 1;
     const vq t = a & ~low, rem = a & low;
-    vq res;
-    switch (mode) {
-    case MPE_RNE: res = (a + ((half - 1) + ((a >> dd) & 1))) & ~low; break;
-    case MPE_RNA: res = (a + half) & ~low; break;
-    case MPE_RZ: res = t; break;
-    case MPE_RU: res = (a + (low & ~(vq)neg)) & ~low; break;
-    case MPE_RD: res = (a + (low & (vq)neg)) & ~low; break;
-    case MPE_RO: res = t | ((vq)(rem != 0) & one); break;
-    case MPE_SR: {
-      vs big = (vs)dd >= 32;
-      vq T = SELQ(big, rem >> ((dd - 32) & (vq)big), rem << ((32 - dd) & ~(vq)big));
-      res = t + ((vq)(rnd < T) & one);
-      break;
-    }
-    default: res = t + ((vq)((rem != 0) & ((rnd >> 31) != 0)) & one); break;
-    }
+    const vs big = (vs)dd >= 32;
+    const vq res = MPEI_ROUND_CARRY(mode, vq, a, dd, one, low, half, t, rem, neg,
+                                    rnd < SELQ(big, rem >> ((dd - 32) & (vq)big), rem << ((32 - dd) & ~(vq)big)),
+                                    (rnd >> 31) != 0);
     if (ALL64((vd)res <= pl->maxv)) {
       const vs inex = (vs)(rem != 0);
       fa->inexact |= inex;
@@ -406,38 +386,19 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
   const vq one = SPQ(1) << (vq)ddc;
   const vq t = M >> (vq)ddc, rem = M & (one - 1), half = one >> 1;
   const vs inex = (vs)(rem != 0);
-  vs up;
-  switch (mode) {
-  case MPE_RNE: up = inex & ((vs)(rem > half) | ((vs)(rem == half) & (vs)((t & 1) != 0))); break;
-  case MPE_RNA: up = inex & (vs)(rem >= half); break;
-  case MPE_RZ: up = SPS(0); break;
-  case MPE_RU: up = inex & ~neg; break;
-  case MPE_RD: up = inex & neg; break;
-  case MPE_RO: up = inex & (vs)((t & 1) == 0); break;
-  case MPE_SR: {
-    /* floor(fraction * 2^32) of the remainder (round_ref.c) */
-    vs shr = dd - 32;
-    shr = SELS(shr > 63, SPS(63), shr);
-    vq T = SELQ(dd <= 32, rem << (vq)((32 - dd) & (dd <= 32)), rem >> (vq)(shr & (shr > 0)));
-    up = inex & (vs)(rnd < T);
-    break;
-  }
-  default: /* MPE_SR_EQ */
-    up = inex & (vs)((rnd >> 31) != 0);
-    break;
-  }
+  /* MPE_SR: floor(fraction * 2^32) of the remainder (round_ref.c), from dd unclamped */
+  vs shr = dd - 32;
+  shr = SELS(shr > 63, SPS(63), shr);
+  const vs up = MPEI_ROUND_UP(mode, inex, (vs)(rem > half), (vs)(rem == half), (vs)((t & 1) != 0), neg,
+                              (vs)(rnd < SELQ(dd <= 32, rem << (vq)((32 - dd) & (dd <= 32)),
+                                              rem >> (vq)(shr & (shr > 0)))),
+                              (vs)((rnd >> 31) != 0));
   const vq R = t - (vq)up;
   vq res = SELQ(dd >= 53, SELQ(R != 0, SPQ(pl->minsub_bits), SPQ(0)),
                 ((vq)(Eeff - 1) << 52) + (R << (vq)ddc));
   const vs spec = (vs)(a >= INF64), nan = (vs)(a > INF64), isinf = spec & ~nan;
   const vs ovf = ((vd)res > pl->maxv) & ~spec;
-  vs to_max;
-  switch (mode) {
-  case MPE_RZ: case MPE_RO: to_max = SPS(-1); break;
-  case MPE_RU: to_max = neg; break;
-  case MPE_RD: to_max = ~neg; break;
-  default: to_max = SPS(0); break;
-  }
+  vs to_max = MPEI_ROUND_TO_MAX(mode, neg, SPS(-1));
   if (pl->saturate)
     to_max = SPS(-1);
   const vq maxb = (vq)SPD(pl->maxv), ovfb = SPQ(pl->has_inf ? INF64 : QNAN64);
@@ -649,15 +610,8 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   const wi neg = (wi)sg != 0;
   const uint32_t dd = (uint32_t)pl->dbase32, one = 1u << dd, low = one - 1, half = one >> 1;
   const wu t = ar & ~low, rem = ar & low;
-  wu res;
-  switch (mode) {
-  case MPE_RNE: res = (ar + ((half - 1) + ((ar >> dd) & 1))) & ~low; break;
-  case MPE_RNA: res = (ar + half) & ~low; break;
-  case MPE_RZ: res = t; break;
-  case MPE_RU: res = (ar + (low & ~(wu)neg)) & ~low; break;
-  case MPE_RD: res = (ar + (low & (wu)neg)) & ~low; break;
-  default: res = t | ((wu)(rem != 0) & one); break;   /* MPE_RO */
-  }
+  /* fast32 plans exclude the stochastic modes (make_plan) */
+  wu res = MPEI_ROUND_CARRY(mode, wu, ar, dd, one, low, half, t, rem, neg, neg ^ neg, neg ^ neg);
   if (!ALL32((wi)(res <= pl->max32)))
     return 0;
   *inexact |= rem;

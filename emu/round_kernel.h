@@ -10,6 +10,7 @@
    own. Needs p <= 24 and emin >= -126 (the caller checks). */
 #include <stdint.h>
 #include <string.h>
+#include "mpei_round_core.h"
 
 #define VW (MPEI_VBYTES / 4)
 #define STREAM_BYTES (8u << 20)
@@ -33,17 +34,8 @@ static inline __attribute__((always_inline)) vu round_normal(vu a, vu s, const m
 {
   const uint32_t d = (uint32_t)pl->dbase, one = 1u << d, low = one - 1, half = one >> 1;
   const vu t = a & ~low, rem = a & low;
-  vu res;
-  switch (mode) {
-  case MPE_RNE: res = (a + ((half - 1) + ((a >> d) & 1))) & ~low; break;
-  case MPE_RNA: res = (a + half) & ~low; break;
-  case MPE_RZ: res = t; break;
-  case MPE_RU: res = (a + (low & ~(vu)((vi)s != 0))) & ~low; break;
-  case MPE_RD: res = (a + (low & (vu)((vi)s != 0))) & ~low; break;
-  case MPE_RO: res = t | ((vu)(rem != 0) & one); break;
-  case MPE_SR: res = t + ((vu)(rnd < (rem << (32 - d))) & one); break;
-  default: res = t + ((vu)((rem != 0) & ((vi)rnd < 0)) & one); break;
-  }
+  const vu res = MPEI_ROUND_CARRY(mode, vu, a, d, one, low, half, t, rem, (vi)s != 0,
+                                  rnd < (rem << (32 - d)), (vi)rnd < 0);
   fa->inexact |= rem;
   return res | s;
 }
@@ -63,28 +55,17 @@ static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_pla
   const vu M = (a & 0x7fffffu) | ((vu)(E != 0) & 0x800000u);
   const vu one_d = SPLAT(1) << (vu)d;
   const vu t = M >> (vu)d, rem = M & (one_d - 1), half = one_d >> 1;
-  const vu inex = (vu)(rem != 0);
+  const vi inexm = rem != 0;
+  const vu inex = (vu)inexm;
   const vi neg = (vi)s != 0;
-  vu up;
-  switch (mode) {
-  case MPE_RNE: up = inex & (vu)((rem > half) | ((rem == half) & ((t & 1) != 0))); break;
-  case MPE_RNA: up = inex & (vu)(rem >= half); break;
-  case MPE_RZ: up = SPLAT(0); break;
-  case MPE_RU: up = inex & ~(vu)neg; break;
-  case MPE_RD: up = inex & (vu)neg; break;
-  case MPE_RO: up = inex & (vu)((t & 1) == 0); break;
-  case MPE_SR: {
-    vi sh_l = 32 - dt, sh_r = dt - 32;
-    sh_l = (vi)SEL(sh_l > 31, SPLAT(31), (vu)sh_l);
-    sh_r = (vi)SEL(sh_r > 31, SPLAT(31), (vu)sh_r);
-    vu T = SEL(dt <= 32, rem << (vu)(sh_l & (sh_l > 0)), M >> (vu)(sh_r & (sh_r > 0)));
-    up = inex & (vu)(rnd < T);
-    break;
-  }
-  default: /* MPE_SR_EQ */
-    up = inex & (vu)((vi)rnd < 0);
-    break;
-  }
+  /* MPE_SR: floor(rem * 2^(32-d)), with d unclamped (dt) */
+  vi sh_l = 32 - dt, sh_r = dt - 32;
+  sh_l = (vi)SEL(sh_l > 31, SPLAT(31), (vu)sh_l);
+  sh_r = (vi)SEL(sh_r > 31, SPLAT(31), (vu)sh_r);
+#define SR_T SEL(dt <= 32, rem << (vu)(sh_l & (sh_l > 0)), M >> (vu)(sh_r & (sh_r > 0)))
+  const vu up = (vu)MPEI_ROUND_UP(mode, inexm, rem > half, rem == half, (t & 1) != 0, neg, rnd < SR_T,
+                                  (vi)rnd < 0);
+#undef SR_T
   const vu R = t - up;   /* up is 0 or all ones */
   vu res = SEL(dt >= 24, SEL(R != 0, SPLAT(pl->minsub_bits), SPLAT(0)),
                ((vu)(Eeff - 1) << 23) + (R << (vu)d));
@@ -92,13 +73,7 @@ static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_pla
   const vi spec = (vi)(a >= 0x7f800000u);
   const vi nan = (vi)(a > 0x7f800000u);
   const vi ovf = (vi)(res > pl->max_bits) & ~spec;
-  vu to_max;
-  switch (mode) {
-  case MPE_RZ: case MPE_RO: to_max = SPLAT(~0u); break;
-  case MPE_RU: to_max = (vu)neg; break;
-  case MPE_RD: to_max = ~(vu)neg; break;
-  default: to_max = SPLAT(0); break;
-  }
+  vu to_max = (vu)MPEI_ROUND_TO_MAX(mode, neg, SPLATI(-1));
   if (pl->saturate)
     to_max = SPLAT(~0u);
   res = SEL(ovf, SEL(to_max, SPLAT(pl->max_bits), SPLAT(pl->ovf_bits)), res);

@@ -34,12 +34,18 @@ struct mpe_format {
 
 /* ---- Philox4x32-10: mpei_sr_word(seed, index), the word of stochastic element index */
 #include "mpei_philox.h"
+/* ---- the rounding decision over any lane type: MPEI_ROUND_UP, _TO_MAX, _CARRY */
+#include "mpei_round_core.h"
 /* The next word of the calling thread's scalar stream (mpe_seed). */
 MPEI_HIDDEN uint32_t mpei_thread_sr_word(void);
 
 /* ---- reference rounding: the oracle every fast path is checked against.
    x is rounded to f under mode r; snan tells whether x came from a signalling NaN;
    rnd is the random word for the stochastic modes. Flags are OR-ed into *flags. */
+/* |a| (finite, >= 0) rounded at quantum 2^qe: the multiple count (an integer
+   held in binary64); *inexact set when a was not a multiple. neg: the sign of
+   the value. The one scalar rounding decision of emu/ (round_ref.c). */
+MPEI_HIDDEN double mpei_round_count(double a, int qe, int neg, mpe_round r, uint32_t rnd, int *inexact);
 MPEI_HIDDEN double mpei_round_ref(double x, int snan, const struct mpe_format *f, mpe_round r,
                                   int flush, int saturate, uint32_t rnd, unsigned *flags);
 /* Encode a value of f (already rounded) into f's storage bits, and back. */
@@ -54,17 +60,8 @@ MPEI_HIDDEN int mpei_cpu_has_f16c(void);
 
 
 
-/* ---- array rounding of binary32 values: a precomputed plan for the SIMD kernels */
-typedef struct {
-  int32_t dbase;        /* 24 - p */
-  int32_t eminb;        /* emin + 127 */
-  uint32_t max_bits, minnorm_bits, minsub_bits;
-  uint32_t tiny_pos, tiny_neg;  /* |x| bits below which a result is tiny, by sign */
-  uint32_t ovf_bits;    /* +inf, or the quiet NaN for formats without inf */
-  uint32_t inf_bits;    /* what +inf input becomes */
-  int mode, flush, saturate, has_inf;
-  uint64_t seed, offset;
-} mpei_plan32;
+/* ---- array rounding of binary32 values: the plan of the rounding core */
+typedef mpei_round_plan mpei_plan32;
 
 /* Kernel: y[i] = round(x[i]) for i < n, element index base + i; returns flags. */
 typedef unsigned (*mpei_kernel32)(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base);
