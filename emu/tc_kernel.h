@@ -29,7 +29,10 @@ typedef float hf __attribute__((vector_size(VW * 2)));
 typedef int32_t hi __attribute__((vector_size(VW * 2)));
 
 #define SPLATI(v) ((vi){} + (int32_t)(v))
-#define SPLATF(v) ((vf){} + (float)(v))
+/* x - (+0) is x for every x, -0 included (0 + x would turn -0 into +0), so
+   the compiler may drop the subtraction and fold the splat into a
+   broadcast-from-memory FMA operand */
+#define SPLATF(v) ((float)(v) - (vf){})
 #define SPLATL(v) ((vl){} + (int64_t)(v))
 #define SELL(m, a, b) (((m) & (a)) | (~(m) & (b)))
 #define SELU(m, a, b) ((((vu)(m)) & (a)) | (~((vu)(m)) & (b)))

@@ -15,3 +15,6 @@ dist_man_MANS += man/man3/mpemu.3 \
 	man/man3/mpe_flags_test_clear.3 man/man3/mpe_simd_level_set.3 man/man3/mpe_cpu_features.3 \
 	man/man3/mpe_strerror.3 man/man3/mpe_version_string.3 man/man3/mpe_round_name.3 \
 	man/man3/mpe_round_lookup.3 man/man3/mpe_type_name.3
+
+TESTS += tests/check_man.sh
+EXTRA_DIST += tests/check_man.sh

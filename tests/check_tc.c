@@ -478,6 +478,40 @@ START_TEST(test_fma_chain)
 }
 END_TEST
 
+/* signed zeros through "fma-chain" by mpe_mma (the chain starts at C): operands
+   drawn from ±0, ±1, 2^-10 and ±2^-14 (products that cancel), C from ±0; the reference is the fmaf loop. (The fast kernels once
+   splatted A with 0 + a, which turns -0 into +0: every -0 output came out +0.) */
+START_TEST(test_fma_chain_zeros)
+{
+  const mpe_tc_model *m = mpe_tc_model_get("fma-chain", MPE_FP16);
+  uint64_t s = ts_seed() + 31;
+  enum { M = 40, N = 48, K = 3 };
+  static const float pool[] = { 0.0f, -0.0f, -0.0f, 1.0f, -1.0f, 0x1p-10f, -0x1p-14f, 0x1p-14f };
+  static float A[M * K], B[K * N], C[M * N], D[M * N];
+  long neg = 0;
+  for (int rep = 0; rep < 20; rep++) {
+    for (int i = 0; i < M * K; i++) A[i] = pool[ts_rand64(&s) % 8];
+    for (int i = 0; i < K * N; i++) B[i] = pool[ts_rand64(&s) % 8];
+    for (int i = 0; i < M * N; i++) C[i] = pool[ts_rand64(&s) % 2];
+    for (int lvl = 2; lvl >= 0; lvl--) {
+      mpe_simd_level_set(lvl);
+      ck_assert_int_eq(mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, C, N, D, MPE_FP32, N), 0);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          float acc = C[i * N + j];
+          for (int l = 0; l < K; l++)
+            acc = fmaf(A[i * K + l], B[l * N + j], acc);
+          neg += lvl == 2 && ts_f2u(acc) == 0x80000000u;
+          ck_assert_msg(ts_f2u(acc) == ts_f2u(D[i * N + j]), "level %d (%d,%d): %a, want %a", lvl, i, j,
+                        (double)D[i * N + j], (double)acc);
+        }
+    }
+  }
+  mpe_simd_level_set(-1);
+  ck_assert_int_gt(neg, 100);   /* the data do reach -0 results */
+}
+END_TEST
+
 /* GPU models stay within the bound of mpe_tc_model_get(3):
    |d - sum| <= N e (1+e)^N (sum |a_k b_k| + |c|) + N 2^-149, N blocks,
    e = (L+1) 2^-F + u, u = 2^-23 (2^-13 with a 13-bit cut) + 2^-24 for a late c */
@@ -1105,6 +1139,7 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(t2, test_error_bound, 0, 10);
   tcase_add_loop_test(t2, test_gemm_layouts, 0, 2);
   tcase_add_test(t2, test_gemm_alpha_beta_sizes);
+  tcase_add_test(t2, test_fma_chain_zeros);
   tcase_add_test(t2, test_errors);
   tcase_add_test(t2, test_gemm_alias);
   tcase_add_loop_test(t2, test_operand_types, 0, 5);

@@ -1,6 +1,7 @@
 # tests/: Check suites, the test-support library, benchmarks
 check_LTLIBRARIES += tests/libtestsupport.la
-tests_libtestsupport_la_SOURCES = tests/support/testsupport.c tests/support/testsupport.h
+tests_libtestsupport_la_SOURCES = tests/support/testsupport.c tests/support/testsupport.h \
+	tests/support/boundary.c tests/support/boundary.h
 tests_libtestsupport_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DMPE_SRCDIR='"$(abs_top_srcdir)"'
 tests_libtestsupport_la_LIBADD = libmpemu.la $(CHECK_LIBS) $(MPFR_LIBS) $(LIBM)
 TEST_LDADD = tests/libtestsupport.la libmpemu.la $(CHECK_LIBS) $(MPFR_LIBS) $(LIBM)
@@ -33,3 +34,10 @@ tests_check_convert_LDADD = $(TEST_LDADD)
 tests_check_round_SOURCES = tests/check_round.c
 tests_check_round_CFLAGS = $(TEST_CFLAGS)
 tests_check_round_LDADD = $(TEST_LDADD)
+
+# boundary cases of every fast kernel against exact references (GMP, MPFR)
+check_PROGRAMS += tests/check_boundary
+TESTS += tests/check_boundary
+tests_check_boundary_SOURCES = tests/check_boundary.c
+tests_check_boundary_CFLAGS = $(TEST_CFLAGS)
+tests_check_boundary_LDADD = $(TEST_LDADD)

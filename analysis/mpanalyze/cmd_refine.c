@@ -471,7 +471,7 @@ int mpa_cmd_refine(int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int used = 1;
-    if (!strcmp(o, "--matrix") && v) a.matrix = v;
+    if (!strcmp(o, "--matrix") && v) { a.matrix = v; sweep_lists |= 4; }
     else if (!strcmp(o, "--n") && v) { if (!parse_int(v, &a.n, 1, 1 << 20)) return fail("refine", v, "--n wants a positive integer"); }
     else if (!strcmp(o, "--cond") && v) { if (!parse_dbl(v, &a.cond) || a.cond < 1) return fail("refine", v, "--cond wants a number >= 1"); }
     else if (!strcmp(o, "--mode") && v) { if (!parse_int(v, &a.mode, 1, 5)) return fail("refine", v, "--mode wants 1..5"); }
@@ -496,7 +496,8 @@ int mpa_cmd_refine(int argc, char **argv)
                "         [--n N] [--cond K] [--mode 1..5] [--factor fp16|bf16|tf32|fp32] [--model none|h100|...]\n"
                "         [--solver lu-ir|gmres-ir] [--scale] [--no-fallback] [--block NB] [--max-iter K]\n"
                "         [--gmres-m M] [--seed S] [--cusolver] [--json] [--plot FILE.svg|.png] [-q]\n"
-               "         [--cond-sweep A:B:STEPS]  (randsvd; --factor/--solver take comma lists)\n");
+               "         [--cond-sweep A:B:STEPS]  (randsvd, the default matrix here; --factor/--solver\n"
+               "                                    take comma lists)\n");
         return 0;
       } else
         return fail("refine", o, "unknown option or missing value");
@@ -511,6 +512,8 @@ int mpa_cmd_refine(int argc, char **argv)
       b.factor = "fp16,bf16,tf32";
     if (!(sweep_lists & 2))
       b.solver = "lu-ir,gmres-ir";
+    if (!(sweep_lists & 4))
+      b.matrix = "randsvd";   /* the sweep is over randsvd's condition number */
     return refine_sweep(&b);
   }
   return refine_one(&a);
