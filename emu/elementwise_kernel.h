@@ -343,25 +343,25 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
   const vq u = (vq)dv, a = u & ABS64, sgn = u & SIGN64;
   const vd ad = (vd)a;
   const vs neg = (vs)sgn != 0;
-  if (ALL64(((ad >= pl->minnorm) | (ad == 0)) & (ad <= pl->maxv))) {
+  if (ALL64(((ad >= pl->c.minnorm) | (ad == 0)) & (ad <= pl->c.maxv))) {
     /* every lane zero or normal in the format: a fixed number of bits to
        drop, the carry moves into the exponent on its own (same decisions as
        below; a zero stays zero and raises nothing) */
-    const uint64_t dd = (uint64_t)pl->dbase, one = 1ull << dd, low = one - 1, half = one >> 1;
+    const uint64_t dd = (uint64_t)pl->c.dbase64, one = 1ull << dd, low = one - 1, half = one >> 1;
     const vq t = a & ~low, rem = a & low;
     const vq res = MPEI_ROUND_CARRY(mode, vq, a, dd, one, low, half, t, rem, neg,
                                     rnd < (dd >= 32 ? rem >> (dd - 32) : rem << (32 - dd)), (rnd >> 31) != 0);
-    if (ALL64((vd)res <= pl->maxv)) {
+    if (ALL64((vd)res <= pl->c.maxv)) {
       fa->inexact |= (vs)(rem != 0);
       return (vd)(res | sgn);
     }
-  } else if (ALL64(((ad >= pl->medium_min) | (ad == 0)) & (ad <= pl->maxv))) {
+  } else if (ALL64(((ad >= pl->medium_min) | (ad == 0)) & (ad <= pl->c.maxv))) {
     /* some lanes subnormal in the format (at least two quanta, so that at most
        51 bits are dropped and the kept low bit is a significand bit): the same
        with a number of bits per lane */
-    vs dsub = SPS(pl->eminb) - (vs)(a >> 52);
+    vs dsub = SPS(pl->c.eminb64) - (vs)(a >> 52);
     dsub &= dsub > 0;
-    vs dds = SPS(pl->dbase) + dsub;
+    vs dds = SPS(pl->c.dbase64) + dsub;
     const vq dd = (vq)SELS(dds > 51, SPS(51), dds);   /* only zero lanes are clamped */
     const vq one = SPQ(1) << dd, low = one - 1, half = one >> 1;
     const vq t = a & ~low, rem = a & low;
@@ -369,18 +369,18 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
     const vq res = MPEI_ROUND_CARRY(mode, vq, a, dd, one, low, half, t, rem, neg,
                                     rnd < SELQ(big, rem >> ((dd - 32) & (vq)big), rem << ((32 - dd) & ~(vq)big)),
                                     (rnd >> 31) != 0);
-    if (ALL64((vd)res <= pl->maxv)) {
+    if (ALL64((vd)res <= pl->c.maxv)) {
       const vs inex = (vs)(rem != 0);
       fa->inexact |= inex;
-      fa->underflow |= inex & (ad < SELD(neg, SPD(pl->tiny_neg), SPD(pl->tiny_pos)));
+      fa->underflow |= inex & (ad < SELD(neg, SPD(pl->c.tiny_neg64), SPD(pl->c.tiny_pos64)));
       return (vd)(res | sgn);
     }
   }
   const vs E = (vs)(a >> 52);
   const vs Eeff = E - (E == 0);
-  vs dsub = SPS(pl->eminb) - Eeff;
+  vs dsub = SPS(pl->c.eminb64) - Eeff;
   dsub &= dsub > 0;
-  const vs dd = SPS(pl->dbase) + dsub;             /* bits below the format's quantum */
+  const vs dd = SPS(pl->c.dbase64) + dsub;             /* bits below the format's quantum */
   const vs ddc = SELS(dd > 63, SPS(63), dd);
   const vq M = (a & 0xfffffffffffffull) | ((vq)(E != 0) & (1ull << 52));
   const vq one = SPQ(1) << (vq)ddc;
@@ -394,32 +394,32 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
                                               rem >> (vq)(shr & (shr > 0)))),
                               (vs)((rnd >> 31) != 0));
   const vq R = t - (vq)up;
-  vq res = SELQ(dd >= 53, SELQ(R != 0, SPQ(pl->minsub_bits), SPQ(0)),
+  vq res = SELQ(dd >= 53, SELQ(R != 0, SPQ(pl->c.minsub_bits64), SPQ(0)),
                 ((vq)(Eeff - 1) << 52) + (R << (vq)ddc));
   const vs spec = (vs)(a >= INF64), nan = (vs)(a > INF64), isinf = spec & ~nan;
-  const vs ovf = ((vd)res > pl->maxv) & ~spec;
+  const vs ovf = ((vd)res > pl->c.maxv) & ~spec;
   vs to_max = MPEI_ROUND_TO_MAX(mode, neg, SPS(-1));
-  if (pl->saturate)
+  if (pl->c.saturate)
     to_max = SPS(-1);
-  const vq maxb = (vq)SPD(pl->maxv), ovfb = SPQ(pl->has_inf ? INF64 : QNAN64);
+  const vq maxb = (vq)SPD(pl->c.maxv), ovfb = SPQ(pl->c.has_inf ? INF64 : QNAN64);
   res = SELQ(ovf, SELQ(to_max, maxb, ovfb), res);
-  const vq infb = pl->saturate ? maxb : ovfb;
+  const vq infb = pl->c.saturate ? maxb : ovfb;
   res = SELQ(spec, SELQ(nan, SPQ(QNAN64), infb), res);
   vs fl = SPS(0);
-  if (pl->flush) {
-    fl = (vs)(res != 0) & ((vd)res < pl->minnorm) & ~spec;
+  if (pl->c.flush) {
+    fl = (vs)(res != 0) & ((vd)res < pl->c.minnorm) & ~spec;
     res &= ~(vq)fl;
   }
   const vs fin = ~spec;
-  const vd tiny = SELD(neg, SPD(pl->tiny_neg), SPD(pl->tiny_pos));
+  const vd tiny = SELD(neg, SPD(pl->c.tiny_neg64), SPD(pl->c.tiny_pos64));
   fa->inexact |= (fin & inex) | ovf | fl;
   fa->underflow |= (fin & inex & (ad < tiny)) | fl;
   fa->overflow |= ovf;
   fa->flushed |= fl;
-  if (pl->saturate)
+  if (pl->c.saturate)
     fa->saturated |= ovf | isinf;
   fa->invalid |= nan & (vs)((a & 0x0008000000000000ull) == 0);
-  if (!pl->has_inf && !pl->saturate)
+  if (!pl->c.has_inf && !pl->c.saturate)
     fa->invalid |= isinf;
   return (vd)(res | sgn);
 }
@@ -432,7 +432,7 @@ static AI void round_part(float *y, const double *d, size_t len, const mpei_ew_p
   uint32_t bw[VW + 4] = { 0 };
   memcpy(bd, d, len * 8);
   if (mode == MPE_SR || mode == MPE_SR_EQ)
-    sr_words(bw, pl->seed, idx, len);
+    sr_words(bw, pl->c.seed, idx, len);
   vd v;
   vu32 r32;
   memcpy(&v, bd, sizeof v);
@@ -481,7 +481,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
     }
     for (; i + 4 * VW <= n; i += 4 * VW) {
       vq r[4];
-      sr_block(P.seed, (idx0 + i) >> 2, r);
+      sr_block(P.c.seed, (idx0 + i) >> 2, r);
       for (int q = 0; q < 4; q++) {
         vd v;
         memcpy(&v, d + i + q * VW, sizeof v);
@@ -514,7 +514,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
 
 static unsigned round_entry(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0)
 {
-  switch (pl->mode) {
+  switch (pl->c.mode) {
   case MPE_RNE: return round_body(y, d, n, pl, idx0, MPE_RNE);
   case MPE_RNA: return round_body(y, d, n, pl, idx0, MPE_RNA);
   case MPE_RZ: return round_body(y, d, n, pl, idx0, MPE_RZ);
@@ -593,7 +593,7 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   const wi below = (wi)(u ^ (wu)e) < 0;               /* |exact| < |s| */
   wu r = SELW(e != 0, (u + (wu)below) | 1u, u);      /* rounded to odd */
   const wu ar = r & 0x7fffffffu;
-  wi ok = ((ar >= pl->minnorm32) | (ar == 0)) & (ar <= pl->max32);
+  wi ok = ((ar >= pl->c.minnorm_bits) | (ar == 0)) & (ar <= pl->c.max_bits);
   /* remainders exact (2^-100: far from binary32's subnormals); a zero result
      only from a zero operand */
   if (op == EW_MUL || op == EW_SCALE)
@@ -608,11 +608,11 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   }
   const wu sg = r & 0x80000000u;
   const wi neg = (wi)sg != 0;
-  const uint32_t dd = (uint32_t)pl->dbase32, one = 1u << dd, low = one - 1, half = one >> 1;
+  const uint32_t dd = (uint32_t)pl->c.dbase, one = 1u << dd, low = one - 1, half = one >> 1;
   const wu t = ar & ~low, rem = ar & low;
   /* fast32 plans exclude the stochastic modes (make_plan) */
   wu res = MPEI_ROUND_CARRY(mode, wu, ar, dd, one, low, half, t, rem, neg, neg ^ neg, neg ^ neg);
-  if (!ALL32((wi)(res <= pl->max32)))
+  if (!ALL32((wi)(res <= pl->c.max_bits)))
     return 0;
   *inexact |= rem;
   res |= sg;
@@ -650,7 +650,7 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
 }
 
 #define FAST32_MODES(op)                                                        \
-  switch (pl->mode) {                                                           \
+  switch (pl->c.mode) {                                                           \
   case MPE_RNE: return fast32_body(y, a, pl, i0, n, op, MPE_RNE);               \
   case MPE_RNA: return fast32_body(y, a, pl, i0, n, op, MPE_RNA);               \
   case MPE_RZ: return fast32_body(y, a, pl, i0, n, op, MPE_RZ);                 \
@@ -659,7 +659,7 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   default: return fast32_body(y, a, pl, i0, n, op, MPE_RO);                     \
   }
 
-/* op: add, sub, mul, scale, div, recip or sqrt; pl->mode deterministic; the format as above */
+/* op: add, sub, mul, scale, div, recip or sqrt; pl->c.mode deterministic; the format as above */
 static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
 {
   if (a->op == EW_MUL)

@@ -19,7 +19,7 @@ enum { MPEI_RC_RNE, MPEI_RC_RNA, MPEI_RC_RZ, MPEI_RC_RU, MPEI_RC_RD, MPEI_RC_RO,
 
 /* What a rounding to (format, options) needs, on binary32 carriers: the plan
    of the array kernels (mpei_plan32), of the GPU (mpei_gpu_plan) and of the
-   element-wise kernels' binary32 path. One builder fills it:
+   element-wise kernels (binary32 and binary64 carriers). One builder fills it:
    mpei_round_plan_make (lib/mpei_round_plan.h). */
 typedef struct {
   int32_t p, emin;              /* precision and normal emin of the format */
@@ -32,6 +32,11 @@ typedef struct {
   uint64_t seed, offset;
   int32_t dbase;                /* 24 - p: bits dropped from a normal binary32 */
   int32_t eminb;                /* emin + 127: the biased binary32 exponent of emin */
+  /* the same on binary64 carriers (the element-wise kernels) */
+  int64_t dbase64, eminb64;     /* 53 - p, emin + 1023 */
+  double maxv, minnorm;         /* largest finite, 2^emin */
+  double tiny_pos64, tiny_neg64;  /* |x| below which an inexact result is tiny, by sign */
+  uint64_t minsub_bits64;       /* binary64 bits of 2^(emin - p + 1) */
 } mpei_round_plan;
 
 /* Round the magnitude up by one quantum? inex: the dropped part is not zero;

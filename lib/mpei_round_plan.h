@@ -1,5 +1,6 @@
-/* The one plan builder of the rounding core (host side): the binary32 view
-   of a format under rounding options, for the array kernels (emu/round_array.c)
+/* The one plan builder of the rounding core (host side): a format under
+   rounding options seen on binary32 and binary64 carriers, for the array
+   kernels (emu/round_array.c), the element-wise kernels (emu/elementwise.c)
    and the GPU (gpu/round_dev.h). Needs lib/mpei.h, <math.h> and <float.h>. */
 #ifndef MPEI_ROUND_PLAN_H
 #define MPEI_ROUND_PLAN_H
@@ -56,5 +57,19 @@ static inline void mpei_round_plan_make(mpei_round_plan *pl, const struct mpe_fo
   pl->has_inf = f.has_inf;
   pl->seed = o->seed;
   pl->offset = o->offset;
+  /* binary64 carriers: tiny iff |x| < nearest (to nearest), |x| <= away (away
+     from zero: below its successor), |x| < minnorm (otherwise) */
+  pl->dbase64 = 53 - f.p;
+  pl->eminb64 = f.emin + 1023;
+  pl->maxv = f.maxv;
+  pl->minnorm = mn;
+  pl->minsub_bits64 = mpei_d2u(f.minsub);
+  double above_pred = nextafter(away, INFINITY);
+  switch (o->round) {
+  case MPE_RNE: case MPE_RNA: pl->tiny_pos64 = pl->tiny_neg64 = nearest; break;
+  case MPE_RU: pl->tiny_pos64 = above_pred; pl->tiny_neg64 = mn; break;
+  case MPE_RD: pl->tiny_pos64 = mn; pl->tiny_neg64 = above_pred; break;
+  default: pl->tiny_pos64 = pl->tiny_neg64 = mn; break;
+  }
 }
 #endif
