@@ -308,26 +308,32 @@ static int target_ok(const mpe_range_target *t)
   return 0;
 }
 
+/* the range kernels of each instruction set (the rows of emu/isa.c's table
+   for this module); a missing row means the portable kernels */
+typedef struct {
+  mpei_rkern_float kfloat;
+  mpei_rkern_q kq, kfused;
+  mpei_rkern_keys kkeys;
+} range_isa;
+
+#define RANGE_ISA(sfx) { mpei_range_float_##sfx, mpei_range_q_##sfx, mpei_range_fused_##sfx, mpei_range_keys_##sfx }
+static const range_isa range_by_level[MPEI_SIMD_N] = {
+  [MPEI_SIMD_NONE] = RANGE_ISA(ref),
+#ifdef HAVE_X86_SIMD
+  [MPEI_SIMD_AVX2] = RANGE_ISA(avx2),
+  [MPEI_SIMD_AVX512] = RANGE_ISA(avx512),
+#endif
+};
+
 static void set_kernels(mpe_range *r)
 {
-  r->kfloat = mpei_range_float_ref;
-  r->kq = mpei_range_q_ref;
-  r->kfused = mpei_range_fused_ref;
-  r->kkeys = mpei_range_keys_ref;
-#ifdef HAVE_X86_SIMD
-  int lvl = mpei_simd_level();   /* chosen at allocation (mpe_simd_level_set) */
-  if (lvl >= MPEI_SIMD_AVX512) {
-    r->kfloat = mpei_range_float_avx512;
-    r->kq = mpei_range_q_avx512;
-    r->kfused = mpei_range_fused_avx512;
-    r->kkeys = mpei_range_keys_avx512;
-  } else if (lvl >= MPEI_SIMD_AVX2) {
-    r->kfloat = mpei_range_float_avx2;
-    r->kq = mpei_range_q_avx2;
-    r->kfused = mpei_range_fused_avx2;
-    r->kkeys = mpei_range_keys_avx2;
-  }
-#endif
+  const range_isa *k = &range_by_level[mpei_simd_level()];   /* chosen at allocation (mpe_simd_level_set) */
+  if (!k->kfloat)
+    k = &range_by_level[MPEI_SIMD_NONE];
+  r->kfloat = k->kfloat;
+  r->kq = k->kq;
+  r->kfused = k->kfused;
+  r->kkeys = k->kkeys;
 }
 
 /* The histogram categories: with T_1 < ... < T_m the distinct p-1 < 24 of the

@@ -8,10 +8,16 @@
    - the largest |round(x)-x|/|x|: per lane the best pair (ad, ax), compared by
      cross products ad*bx > bd*ax (exact: 24-bit factors), one division per lane
      at the end; division rounds monotonically, so this is the max of the quotients.
-   Needs VW, RK_LOW, RK_HIGH, RK_CVTD and RK_CVTL (binary32 and int32 half vectors
-   widened to 64-bit lanes) and RK_NAME(stem) (the entry points' names). */
+   Needs an instruction-set header (lib/isa_*.h) included before it. */
 #include <stdint.h>
 #include <string.h>
+
+#define VW (MPEI_VBYTES / 4)
+#define RK_LOW(v) MPEI_HALF_LO(v)
+#define RK_HIGH(v) MPEI_HALF_HI(v)
+#define RK_CVTD(v) ((rk_vd)MPEI_CVT_PS_PD(v))
+#define RK_CVTL(v) ((rk_vl)MPEI_CVT_EPI32_EPI64(v))
+#define RK_NAME(stem) MPEI_ISA_FN(mpei_range_##stem)
 
 /* VW binary32 lanes per vector (8: AVX2, 16: AVX-512), VW/2 binary64 lanes;
    an iteration takes 16 values as NV = 16/VW float vectors, 2*NV double halves */

@@ -25,6 +25,8 @@
 #include "mpemu/arith.h"
 #include "arith_ro.h"
 #include "elementwise.h"
+#include "isa.h"
+#include "mpei_round_plan.h"
 
 #define CHUNK 2048
 #define PAR_MIN (1u << 15)
@@ -208,34 +210,13 @@ static unsigned round_chunk(const ew_job *j, float *out, double *d, size_t i0, s
   return fl;
 }
 
-/* the vector kernels' view of mpei_round_ref for f and o */
+/* the vector kernels' view of mpei_round_ref for f and o: the core's plan */
 static void make_plan(mpei_ew_plan *pl, const struct mpe_format *f, const mpe_round_opts *o)
 {
-  double mn = f->minnorm;
-  double mid = mn - ldexp(1.0, f->emin - f->p - 1);   /* below: tiny when rounding to nearest */
-  double above_pred = nextafter(mn - ldexp(1.0, f->emin - f->p), INFINITY);   /* below: tiny when rounding away */
-  pl->mode = o->round;
-  pl->flush = o->flush_subnormals != 0;
-  pl->saturate = o->saturate != 0;
-  pl->has_inf = f->has_inf;
-  pl->dbase = 53 - f->p;
-  pl->eminb = f->emin + 1023;
-  pl->maxv = f->maxv;
-  pl->minnorm = mn;
-  pl->medium_min = o->flush_subnormals ? mn : 2 * f->minsub;
+  mpei_round_plan_make(&pl->c, f, o);
+  pl->medium_min = o->flush_subnormals ? f->minnorm : 2 * f->minsub;
   pl->fast32 = o->round != MPE_SR && o->round != MPE_SR_EQ && !o->flush_subnormals && f->p <= 22 &&
                f->emin - f->p + 1 >= -147;
-  pl->dbase32 = 24 - f->p;
-  pl->minnorm32 = mpei_f2u((float)mn);
-  pl->max32 = mpei_f2u((float)f->maxv);
-  pl->minsub_bits = mpei_d2u(f->minsub);
-  switch (o->round) {
-  case MPE_RNE: case MPE_RNA: pl->tiny_pos = pl->tiny_neg = mid; break;
-  case MPE_RU: pl->tiny_pos = above_pred; pl->tiny_neg = mn; break;
-  case MPE_RD: pl->tiny_pos = mn; pl->tiny_neg = above_pred; break;
-  default: pl->tiny_pos = pl->tiny_neg = mn; break;
-  }
-  pl->seed = o->seed;
 }
 
 static int check_common(const mpe_format *f, const mpe_round_opts *o)
@@ -257,24 +238,11 @@ static void init_job(ew_job *j, int op, const mpe_format *f, const mpe_round_opt
   j->a.x = j->a.y = j->a.z = NULL;
   j->a.alpha = 0;
   make_plan(&j->plan, f, &j->o);
-  j->eval = eval_portable;
-  j->round = NULL;
-  j->vexp = exp_portable;
-  j->fast32 = NULL;
-#ifdef HAVE_X86_SIMD
-  int lvl = mpei_simd_level();
-  if (lvl >= MPEI_SIMD_AVX512) {
-    j->eval = mpei_ew_eval_avx512;
-    j->round = mpei_ew_round_avx512;
-    j->vexp = mpei_ew_exp_avx512;
-    j->fast32 = mpei_ew_fast32_avx512;
-  } else if (lvl >= MPEI_SIMD_AVX2) {
-    j->eval = mpei_ew_eval_avx2;
-    j->round = mpei_ew_round_avx2;
-    j->vexp = mpei_ew_exp_avx2;
-    j->fast32 = mpei_ew_fast32_avx2;
-  }
-#endif
+  const mpei_isa_kernels *k = mpei_isa();
+  j->eval = k->ew_eval ? k->ew_eval : eval_portable;
+  j->round = k->ew_round;   /* NULL: mpe_round_f64 */
+  j->vexp = k->ew_exp ? k->ew_exp : exp_portable;
+  j->fast32 = k->ew_fast32;
 }
 
 static int run_flat(ew_job *j, float *out, size_t n)

@@ -49,19 +49,12 @@ static inline unsigned mpei_ew_nan_fix(const mpei_ew_args *a, size_t i, double *
 }
 
 /* Rounding of binary64 values to a format of at most 24 bits inside
-   binary32's range, with the decisions and flags of mpei_round_ref. */
+   binary32's range, with the decisions and flags of mpei_round_ref: the
+   rounding core's plan (binary64 carriers; binary32 ones on the fast32 path). */
 typedef struct {
-  int mode, flush, saturate, has_inf;
-  int64_t dbase;          /* 53 - p: bits dropped from a normal binary64 significand */
-  int64_t eminb;          /* emin + 1023 */
-  double maxv, minnorm;
+  mpei_round_plan c;
   double medium_min;      /* 2^(emin - p + 2), or minnorm when flushing */
   int fast32;             /* deterministic mode, p <= 22, quanta >= 2^-147, no flushing */
-  int32_t dbase32;        /* 24 - p */
-  uint32_t minnorm32, max32;  /* binary32 bits of 2^emin and of the largest finite */
-  uint64_t minsub_bits;   /* bits of 2^(emin - p + 1) */
-  double tiny_pos, tiny_neg;  /* an inexact result from |d| below this is tiny (by sign) */
-  uint64_t seed;
 } mpei_ew_plan;
 
 /* d[i] = the operation on element i0 + i (binary64: exact, rounded to odd, or

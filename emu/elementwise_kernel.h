@@ -1,10 +1,7 @@
 /* The element-wise kernels, written once with GCC vector extensions on VW
-   binary64 lanes and included by elementwise_avx2.c (VW = 4) and
-   elementwise_avx512.c (VW = 8), each compiled with its own -m flags.
-   The including file defines VW, the SLEEF calls SLEEF_EXP/LOG/TANH, VSQRT,
-   VFMA (a*b+c, one rounding), MULU32 (32x32->64 products of the low halves),
-   ALL64/ANY64 (every/some lane of a mask set), WIDEN/NARROW (binary32 <->
-   binary64), and for 2*VW binary32 lanes VFMAF and ALL32.
+   binary64 lanes and included, after an instruction-set header (lib/isa_*.h),
+   by elementwise_avx2.c (VW = 4) and elementwise_avx512.c (VW = 8), each
+   compiled with its own -m flags.
 
    Every function here computes, bit for bit, what the portable code in
    elementwise.c computes (eval_portable, then mpei_round_ref of the binary64
@@ -15,6 +12,22 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include "mpei_round_core.h"
+
+#define VW (MPEI_VBYTES / 8)
+#define SLEEF_EXP(v) ((vd)MPEI_SLEEF_EXP(v))
+#define SLEEF_LOG(v) ((vd)MPEI_SLEEF_LOG(v))
+#define SLEEF_TANH(v) ((vd)MPEI_SLEEF_TANH(v))
+#define VSQRT(v) MPEI_SQRT_PD(v)
+#define VFMA(a, b, c) MPEI_FMA_PD(a, b, c)
+#define MULU32(a, b) MPEI_MULU32(a, b)
+#define ALL64(m) MPEI_ALL64(m)
+#define ANY64(m) MPEI_ANY64(m)
+#define ALL32(m) MPEI_ALL32(m)
+#define VFMAF(a, b, c) MPEI_FMA_PS(a, b, c)   /* on 2*VW binary32 lanes */
+#define VSQRTF(v) MPEI_SQRT_PS(v)
+#define WIDEN(f) ((vd)MPEI_CVT_PS_PD(f))
+#define NARROW(d) ((vf)MPEI_CVT_PD_PS(d))
 
 typedef double vd __attribute__((vector_size(VW * 8)));
 typedef uint64_t vq __attribute__((vector_size(VW * 8)));
@@ -283,26 +296,19 @@ static unsigned eval_entry(double *d, const mpei_ew_args *a, size_t i0, size_t n
   }
 }
 
-/* ---- Philox4x32-10 (emu/philox.c) on VW counters, one counter per 64-bit lane */
+/* ---- Philox4x32-10 (lib/mpei_philox.h) on VW counters, one counter per 64-bit lane */
 static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
 {
   const vq m32 = SPQ(0xffffffffu);
   vq c0 = ctr & m32, c1 = ctr >> 32, c2 = SPQ(0), c3 = SPQ(0);
   uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+  /* the upper halves of c1, c3 (and so of c0, c2) carry junk that MULU32
+     ignores; the words are masked once at the end */
 #pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
-    vq p0 = MULU32(c0, SPQ(0xD2511F53u));
-    vq p1 = MULU32(c2, SPQ(0xCD9E8D57u));
-    /* the upper halves of c1, c3 (and so of c0, c2) carry junk that MULU32
-       ignores; the words are masked once at the end */
-    vq n0 = (p1 >> 32) ^ c1 ^ k0;
-    vq n2 = (p0 >> 32) ^ c3 ^ k1;
-    c1 = p1;
-    c3 = p0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
+    MPEI_PHILOX_ROUND(MULU32, vq, c0, c1, c2, c3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), SPQ(k0), SPQ(k1));
+    k0 += MPEI_PHILOX_W0;
+    k1 += MPEI_PHILOX_W1;
   }
   out[0] = c0 & m32; out[1] = c1 & m32; out[2] = c2 & m32; out[3] = c3 & m32;
 }
@@ -337,123 +343,83 @@ static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, ro
   const vq u = (vq)dv, a = u & ABS64, sgn = u & SIGN64;
   const vd ad = (vd)a;
   const vs neg = (vs)sgn != 0;
-  if (ALL64(((ad >= pl->minnorm) | (ad == 0)) & (ad <= pl->maxv))) {
+  if (ALL64(((ad >= pl->c.minnorm) | (ad == 0)) & (ad <= pl->c.maxv))) {
     /* every lane zero or normal in the format: a fixed number of bits to
        drop, the carry moves into the exponent on its own (same decisions as
        below; a zero stays zero and raises nothing) */
-    const uint64_t dd = (uint64_t)pl->dbase, one = 1ull << dd, low = one - 1, half = one >> 1;
+    const uint64_t dd = (uint64_t)pl->c.dbase64, one = 1ull << dd, low = one - 1, half = one >> 1;
     const vq t = a & ~low, rem = a & low;
-    vq res;
-    switch (mode) {
-    case MPE_RNE: res = (a + ((half - 1) + ((a >> dd) & 1))) & ~low; break;
-    case MPE_RNA: res = (a + half) & ~low; break;
-    case MPE_RZ: res = t; break;
-    case MPE_RU: res = (a + (low & ~(vq)neg)) & ~low; break;
-    case MPE_RD: res = (a + (low & (vq)neg)) & ~low; break;
-    case MPE_RO: res = t | ((vq)(rem != 0) & one); break;
-    case MPE_SR: res = t + ((vq)(rnd < (dd >= 32 ? rem >> (dd - 32) : rem << (32 - dd))) & one); break;
-    default: res = t + ((vq)((rem != 0) & ((rnd >> 31) != 0)) & one); break;
-    }
-    if (ALL64((vd)res <= pl->maxv)) {
+    const vq res = MPEI_ROUND_CARRY(mode, vq, a, dd, one, low, half, t, rem, neg,
+                                    rnd < (dd >= 32 ? rem >> (dd - 32) : rem << (32 - dd)), (rnd >> 31) != 0);
+    if (ALL64((vd)res <= pl->c.maxv)) {
       fa->inexact |= (vs)(rem != 0);
       return (vd)(res | sgn);
     }
-  } else if (ALL64(((ad >= pl->medium_min) | (ad == 0)) & (ad <= pl->maxv))) {
+  } else if (ALL64(((ad >= pl->medium_min) | (ad == 0)) & (ad <= pl->c.maxv))) {
     /* some lanes subnormal in the format (at least two quanta, so that at most
        51 bits are dropped and the kept low bit is a significand bit): the same
        with a number of bits per lane */
-    vs dsub = SPS(pl->eminb) - (vs)(a >> 52);
+    vs dsub = SPS(pl->c.eminb64) - (vs)(a >> 52);
     dsub &= dsub > 0;
-    vs dds = SPS(pl->dbase) + dsub;
+    vs dds = SPS(pl->c.dbase64) + dsub;
     const vq dd = (vq)SELS(dds > 51, SPS(51), dds);   /* only zero lanes are clamped */
     const vq one = SPQ(1) << dd, low = one - 1, half = one >> 1;
     const vq t = a & ~low, rem = a & low;
-    vq res;
-    switch (mode) {
-    case MPE_RNE: res = (a + ((half - 1) + ((a >> dd) & 1))) & ~low; break;
-    case MPE_RNA: res = (a + half) & ~low; break;
-    case MPE_RZ: res = t; break;
-    case MPE_RU: res = (a + (low & ~(vq)neg)) & ~low; break;
-    case MPE_RD: res = (a + (low & (vq)neg)) & ~low; break;
-    case MPE_RO: res = t | ((vq)(rem != 0) & one); break;
-    case MPE_SR: {
-      vs big = (vs)dd >= 32;
-      vq T = SELQ(big, rem >> ((dd - 32) & (vq)big), rem << ((32 - dd) & ~(vq)big));
-      res = t + ((vq)(rnd < T) & one);
-      break;
-    }
-    default: res = t + ((vq)((rem != 0) & ((rnd >> 31) != 0)) & one); break;
-    }
-    if (ALL64((vd)res <= pl->maxv)) {
+    const vs big = (vs)dd >= 32;
+    const vq res = MPEI_ROUND_CARRY(mode, vq, a, dd, one, low, half, t, rem, neg,
+                                    rnd < SELQ(big, rem >> ((dd - 32) & (vq)big), rem << ((32 - dd) & ~(vq)big)),
+                                    (rnd >> 31) != 0);
+    if (ALL64((vd)res <= pl->c.maxv)) {
       const vs inex = (vs)(rem != 0);
       fa->inexact |= inex;
-      fa->underflow |= inex & (ad < SELD(neg, SPD(pl->tiny_neg), SPD(pl->tiny_pos)));
+      fa->underflow |= inex & (ad < SELD(neg, SPD(pl->c.tiny_neg64), SPD(pl->c.tiny_pos64)));
       return (vd)(res | sgn);
     }
   }
   const vs E = (vs)(a >> 52);
   const vs Eeff = E - (E == 0);
-  vs dsub = SPS(pl->eminb) - Eeff;
+  vs dsub = SPS(pl->c.eminb64) - Eeff;
   dsub &= dsub > 0;
-  const vs dd = SPS(pl->dbase) + dsub;             /* bits below the format's quantum */
+  const vs dd = SPS(pl->c.dbase64) + dsub;             /* bits below the format's quantum */
   const vs ddc = SELS(dd > 63, SPS(63), dd);
   const vq M = (a & 0xfffffffffffffull) | ((vq)(E != 0) & (1ull << 52));
   const vq one = SPQ(1) << (vq)ddc;
   const vq t = M >> (vq)ddc, rem = M & (one - 1), half = one >> 1;
   const vs inex = (vs)(rem != 0);
-  vs up;
-  switch (mode) {
-  case MPE_RNE: up = inex & ((vs)(rem > half) | ((vs)(rem == half) & (vs)((t & 1) != 0))); break;
-  case MPE_RNA: up = inex & (vs)(rem >= half); break;
-  case MPE_RZ: up = SPS(0); break;
-  case MPE_RU: up = inex & ~neg; break;
-  case MPE_RD: up = inex & neg; break;
-  case MPE_RO: up = inex & (vs)((t & 1) == 0); break;
-  case MPE_SR: {
-    /* floor(fraction * 2^32) of the remainder (round_ref.c) */
-    vs shr = dd - 32;
-    shr = SELS(shr > 63, SPS(63), shr);
-    vq T = SELQ(dd <= 32, rem << (vq)((32 - dd) & (dd <= 32)), rem >> (vq)(shr & (shr > 0)));
-    up = inex & (vs)(rnd < T);
-    break;
-  }
-  default: /* MPE_SR_EQ */
-    up = inex & (vs)((rnd >> 31) != 0);
-    break;
-  }
+  /* MPE_SR: floor(fraction * 2^32) of the remainder (round_ref.c), from dd unclamped */
+  vs shr = dd - 32;
+  shr = SELS(shr > 63, SPS(63), shr);
+  const vs up = MPEI_ROUND_UP(mode, inex, (vs)(rem > half), (vs)(rem == half), (vs)((t & 1) != 0), neg,
+                              (vs)(rnd < SELQ(dd <= 32, rem << (vq)((32 - dd) & (dd <= 32)),
+                                              rem >> (vq)(shr & (shr > 0)))),
+                              (vs)((rnd >> 31) != 0));
   const vq R = t - (vq)up;
-  vq res = SELQ(dd >= 53, SELQ(R != 0, SPQ(pl->minsub_bits), SPQ(0)),
+  vq res = SELQ(dd >= 53, SELQ(R != 0, SPQ(pl->c.minsub_bits64), SPQ(0)),
                 ((vq)(Eeff - 1) << 52) + (R << (vq)ddc));
   const vs spec = (vs)(a >= INF64), nan = (vs)(a > INF64), isinf = spec & ~nan;
-  const vs ovf = ((vd)res > pl->maxv) & ~spec;
-  vs to_max;
-  switch (mode) {
-  case MPE_RZ: case MPE_RO: to_max = SPS(-1); break;
-  case MPE_RU: to_max = neg; break;
-  case MPE_RD: to_max = ~neg; break;
-  default: to_max = SPS(0); break;
-  }
-  if (pl->saturate)
+  const vs ovf = ((vd)res > pl->c.maxv) & ~spec;
+  vs to_max = MPEI_ROUND_TO_MAX(mode, neg, SPS(-1));
+  if (pl->c.saturate)
     to_max = SPS(-1);
-  const vq maxb = (vq)SPD(pl->maxv), ovfb = SPQ(pl->has_inf ? INF64 : QNAN64);
+  const vq maxb = (vq)SPD(pl->c.maxv), ovfb = SPQ(pl->c.has_inf ? INF64 : QNAN64);
   res = SELQ(ovf, SELQ(to_max, maxb, ovfb), res);
-  const vq infb = pl->saturate ? maxb : ovfb;
+  const vq infb = pl->c.saturate ? maxb : ovfb;
   res = SELQ(spec, SELQ(nan, SPQ(QNAN64), infb), res);
   vs fl = SPS(0);
-  if (pl->flush) {
-    fl = (vs)(res != 0) & ((vd)res < pl->minnorm) & ~spec;
+  if (pl->c.flush) {
+    fl = (vs)(res != 0) & ((vd)res < pl->c.minnorm) & ~spec;
     res &= ~(vq)fl;
   }
   const vs fin = ~spec;
-  const vd tiny = SELD(neg, SPD(pl->tiny_neg), SPD(pl->tiny_pos));
+  const vd tiny = SELD(neg, SPD(pl->c.tiny_neg64), SPD(pl->c.tiny_pos64));
   fa->inexact |= (fin & inex) | ovf | fl;
   fa->underflow |= (fin & inex & (ad < tiny)) | fl;
   fa->overflow |= ovf;
   fa->flushed |= fl;
-  if (pl->saturate)
+  if (pl->c.saturate)
     fa->saturated |= ovf | isinf;
   fa->invalid |= nan & (vs)((a & 0x0008000000000000ull) == 0);
-  if (!pl->has_inf && !pl->saturate)
+  if (!pl->c.has_inf && !pl->c.saturate)
     fa->invalid |= isinf;
   return (vd)(res | sgn);
 }
@@ -466,7 +432,7 @@ static AI void round_part(float *y, const double *d, size_t len, const mpei_ew_p
   uint32_t bw[VW + 4] = { 0 };
   memcpy(bd, d, len * 8);
   if (mode == MPE_SR || mode == MPE_SR_EQ)
-    sr_words(bw, pl->seed, idx, len);
+    sr_words(bw, pl->c.seed, idx, len);
   vd v;
   vu32 r32;
   memcpy(&v, bd, sizeof v);
@@ -515,7 +481,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
     }
     for (; i + 4 * VW <= n; i += 4 * VW) {
       vq r[4];
-      sr_block(P.seed, (idx0 + i) >> 2, r);
+      sr_block(P.c.seed, (idx0 + i) >> 2, r);
       for (int q = 0; q < 4; q++) {
         vd v;
         memcpy(&v, d + i + q * VW, sizeof v);
@@ -548,7 +514,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
 
 static unsigned round_entry(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0)
 {
-  switch (pl->mode) {
+  switch (pl->c.mode) {
   case MPE_RNE: return round_body(y, d, n, pl, idx0, MPE_RNE);
   case MPE_RNA: return round_body(y, d, n, pl, idx0, MPE_RNA);
   case MPE_RZ: return round_body(y, d, n, pl, idx0, MPE_RZ);
@@ -627,7 +593,7 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   const wi below = (wi)(u ^ (wu)e) < 0;               /* |exact| < |s| */
   wu r = SELW(e != 0, (u + (wu)below) | 1u, u);      /* rounded to odd */
   const wu ar = r & 0x7fffffffu;
-  wi ok = ((ar >= pl->minnorm32) | (ar == 0)) & (ar <= pl->max32);
+  wi ok = ((ar >= pl->c.minnorm_bits) | (ar == 0)) & (ar <= pl->c.max_bits);
   /* remainders exact (2^-100: far from binary32's subnormals); a zero result
      only from a zero operand */
   if (op == EW_MUL || op == EW_SCALE)
@@ -642,18 +608,11 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   }
   const wu sg = r & 0x80000000u;
   const wi neg = (wi)sg != 0;
-  const uint32_t dd = (uint32_t)pl->dbase32, one = 1u << dd, low = one - 1, half = one >> 1;
+  const uint32_t dd = (uint32_t)pl->c.dbase, one = 1u << dd, low = one - 1, half = one >> 1;
   const wu t = ar & ~low, rem = ar & low;
-  wu res;
-  switch (mode) {
-  case MPE_RNE: res = (ar + ((half - 1) + ((ar >> dd) & 1))) & ~low; break;
-  case MPE_RNA: res = (ar + half) & ~low; break;
-  case MPE_RZ: res = t; break;
-  case MPE_RU: res = (ar + (low & ~(wu)neg)) & ~low; break;
-  case MPE_RD: res = (ar + (low & (wu)neg)) & ~low; break;
-  default: res = t | ((wu)(rem != 0) & one); break;   /* MPE_RO */
-  }
-  if (!ALL32((wi)(res <= pl->max32)))
+  /* fast32 plans exclude the stochastic modes (make_plan) */
+  wu res = MPEI_ROUND_CARRY(mode, wu, ar, dd, one, low, half, t, rem, neg, neg ^ neg, neg ^ neg);
+  if (!ALL32((wi)(res <= pl->c.max_bits)))
     return 0;
   *inexact |= rem;
   res |= sg;
@@ -691,7 +650,7 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
 }
 
 #define FAST32_MODES(op)                                                        \
-  switch (pl->mode) {                                                           \
+  switch (pl->c.mode) {                                                           \
   case MPE_RNE: return fast32_body(y, a, pl, i0, n, op, MPE_RNE);               \
   case MPE_RNA: return fast32_body(y, a, pl, i0, n, op, MPE_RNA);               \
   case MPE_RZ: return fast32_body(y, a, pl, i0, n, op, MPE_RZ);                 \
@@ -700,7 +659,7 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   default: return fast32_body(y, a, pl, i0, n, op, MPE_RO);                     \
   }
 
-/* op: add, sub, mul, scale, div, recip or sqrt; pl->mode deterministic; the format as above */
+/* op: add, sub, mul, scale, div, recip or sqrt; pl->c.mode deterministic; the format as above */
 static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
 {
   if (a->op == EW_MUL)
@@ -719,13 +678,22 @@ static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan
     FAST32_MODES(EW_ADD)
 }
 
-#define EW_DEFINE(isa)                                                                              \
-  unsigned mpei_ew_eval_##isa(double *d, const mpei_ew_args *a, size_t i0, size_t n)               \
-  { return eval_entry(d, a, i0, n); }                                                              \
-  unsigned mpei_ew_round_##isa(float *y, const double *d, size_t n, const mpei_ew_plan *pl,         \
-                               uint64_t idx0)                                                       \
-  { return round_entry(y, d, n, pl, idx0); }                                                       \
-  void mpei_ew_exp_##isa(double *y, const double *x, size_t n) { exp_entry(y, x, n); }             \
-  unsigned mpei_ew_fast32_##isa(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, \
-                                size_t n)                                                           \
-  { return fast32_entry(y, a, pl, i0, n); }
+unsigned MPEI_ISA_FN(mpei_ew_eval)(double *d, const mpei_ew_args *a, size_t i0, size_t n)
+{
+  return eval_entry(d, a, i0, n);
+}
+
+unsigned MPEI_ISA_FN(mpei_ew_round)(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0)
+{
+  return round_entry(y, d, n, pl, idx0);
+}
+
+void MPEI_ISA_FN(mpei_ew_exp)(double *y, const double *x, size_t n)
+{
+  exp_entry(y, x, n);
+}
+
+unsigned MPEI_ISA_FN(mpei_ew_fast32)(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
+{
+  return fast32_entry(y, a, pl, i0, n);
+}

@@ -17,22 +17,7 @@ static int stochastic(mpe_round r) { return r == MPE_SR || r == MPE_SR_EQ; }
 static double round_to_int(double v, mpe_round r, uint32_t rnd, int *inexact)
 {
   int neg = signbit(v) != 0;
-  double a = fabs(v), t = floor(a), frac = a - t;
-  int up = 0;
-  *inexact = frac != 0;
-  if (*inexact) {
-    switch (r) {
-    case MPE_RNE: up = frac > 0.5 || (frac == 0.5 && fmod(t, 2.0) != 0); break;
-    case MPE_RNA: up = frac >= 0.5; break;
-    case MPE_RZ: up = 0; break;
-    case MPE_RU: up = !neg; break;
-    case MPE_RD: up = neg; break;
-    case MPE_RO: up = fmod(t, 2.0) == 0; break;
-    case MPE_SR: up = (double)rnd < floor(ldexp(frac, 32)); break;
-    case MPE_SR_EQ: up = (rnd >> 31) != 0; break;
-    }
-  }
-  t += up;
+  double t = mpei_round_count(fabs(v), 0, neg, r, rnd, inexact);
   return neg ? -t : t;
 }
 

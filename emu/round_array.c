@@ -8,7 +8,8 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "mpei.h"
+#include "isa.h"
+#include "mpei_round_plan.h"
 
 #define PAR_MIN   (1u << 16)   /* below this, one thread */
 #define PAR_CHUNK (1u << 16)
@@ -25,56 +26,6 @@ static mpe_round_opts opts_or_default(const mpe_round_opts *o)
 }
 
 static int needs_random(mpe_round r) { return r == MPE_SR || r == MPE_SR_EQ; }
-
-/* binary32 view of a format: the exponent range clamped to binary32's */
-static struct mpe_format clamp32(const struct mpe_format *f)
-{
-  struct mpe_format g = *f;
-  if (g.maxv > FLT_MAX) {
-    g.emax = 127;
-    g.maxv = ldexp(2.0 - ldexp(1.0, 1 - g.p), 127);
-    g.has_inf = 1;
-  }
-  return g;
-}
-
-/* bits of the smallest binary32 >= v (v >= 0) */
-static uint32_t ceil_bits(double v)
-{
-  if (v > FLT_MAX)
-    return 0x7f800000u;
-  float f = (float)v;
-  if ((double)f < v)
-    f = nextafterf(f, INFINITY);
-  return mpei_f2u(f);
-}
-
-static void make_plan(mpei_plan32 *pl, const struct mpe_format *f, const mpe_round_opts *o)
-{
-  double mn = f->minnorm;
-  pl->dbase = 24 - f->p;
-  pl->eminb = f->emin + 127;
-  pl->max_bits = mpei_f2u((float)f->maxv);
-  pl->minnorm_bits = ceil_bits(mn);
-  pl->minsub_bits = ceil_bits(f->minsub);
-  double nearest = mn - ldexp(1.0, f->emin - f->p - 1);       /* tiny iff |x| < this */
-  double away = mn - ldexp(1.0, f->emin - f->p);               /* tiny iff |x| <= this */
-  uint32_t tz = pl->minnorm_bits, tn = ceil_bits(nearest), ta = mpei_f2u((float)away) + 1;
-  switch (o->round) {
-  case MPE_RNE: case MPE_RNA: pl->tiny_pos = pl->tiny_neg = tn; break;
-  case MPE_RU: pl->tiny_pos = ta; pl->tiny_neg = tz; break;
-  case MPE_RD: pl->tiny_pos = tz; pl->tiny_neg = ta; break;
-  default: pl->tiny_pos = pl->tiny_neg = tz; break;
-  }
-  pl->ovf_bits = f->has_inf ? 0x7f800000u : 0x7fc00000u;
-  pl->inf_bits = o->saturate ? pl->max_bits : pl->ovf_bits;
-  pl->mode = o->round;
-  pl->flush = o->flush_subnormals != 0;
-  pl->saturate = o->saturate != 0;
-  pl->has_inf = f->has_inf;
-  pl->seed = o->seed;
-  pl->offset = o->offset;
-}
 
 static unsigned ref_f32(float *y, const float *x, size_t n, const struct mpe_format *f,
                         const mpe_round_opts *o, uint64_t base)
@@ -113,20 +64,11 @@ int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const
   if (n == 0)
     return MPE_OK;
   mpe_round_opts o = opts_or_default(opts);
-  struct mpe_format g = clamp32(f);
-  mpei_kernel32 kern = NULL;
+  struct mpe_format g = mpei_format_clamp32(f);
+  mpei_kernel32 kern = g.emin >= -126 ? mpei_isa()->round32 : NULL;   /* NULL: the reference */
   mpei_plan32 plan;
-#ifdef HAVE_X86_SIMD
-  if (g.emin >= -126) {
-    int lvl = mpei_simd_level();
-    if (lvl >= MPEI_SIMD_AVX512)
-      kern = mpei_round32_avx512;
-    else if (lvl >= MPEI_SIMD_AVX2)
-      kern = mpei_round32_avx2;
-    if (kern)
-      make_plan(&plan, &g, &o);
-  }
-#endif
+  if (kern)
+    mpei_round_plan_make(&plan, &g, &o);
   unsigned fl = 0;
 #ifdef _OPENMP
   if (n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {

@@ -1,6 +1,7 @@
 /* The binary32 array-rounding kernel, written once with GCC vector extensions.
-   Included by round_avx2.c (VW = 8) and round_avx512.c (VW = 16), each compiled
-   with its own -m flags; the portable oracle is mpei_round_ref (round_ref.c).
+   Included, after an instruction-set header (lib/isa_*.h), by round_avx2.c
+   (VW = 8) and round_avx512.c (VW = 16), each compiled with its own -m flags;
+   the portable oracle is mpei_round_ref (round_ref.c).
 
    Each lane works on the magnitude bits a of x: with Eeff = max(E, 1) the
    significand M (implicit bit included) is rounded by dropping
@@ -9,6 +10,10 @@
    own. Needs p <= 24 and emin >= -126 (the caller checks). */
 #include <stdint.h>
 #include <string.h>
+#include "mpei_round_core.h"
+
+#define VW (MPEI_VBYTES / 4)
+#define STREAM_BYTES (8u << 20)
 
 typedef uint32_t vu __attribute__((vector_size(VW * 4)));
 typedef int32_t vi __attribute__((vector_size(VW * 4)));
@@ -29,17 +34,8 @@ static inline __attribute__((always_inline)) vu round_normal(vu a, vu s, const m
 {
   const uint32_t d = (uint32_t)pl->dbase, one = 1u << d, low = one - 1, half = one >> 1;
   const vu t = a & ~low, rem = a & low;
-  vu res;
-  switch (mode) {
-  case MPE_RNE: res = (a + ((half - 1) + ((a >> d) & 1))) & ~low; break;
-  case MPE_RNA: res = (a + half) & ~low; break;
-  case MPE_RZ: res = t; break;
-  case MPE_RU: res = (a + (low & ~(vu)((vi)s != 0))) & ~low; break;
-  case MPE_RD: res = (a + (low & (vu)((vi)s != 0))) & ~low; break;
-  case MPE_RO: res = t | ((vu)(rem != 0) & one); break;
-  case MPE_SR: res = t + ((vu)(rnd < (rem << (32 - d))) & one); break;
-  default: res = t + ((vu)((rem != 0) & ((vi)rnd < 0)) & one); break;
-  }
+  const vu res = MPEI_ROUND_CARRY(mode, vu, a, d, one, low, half, t, rem, (vi)s != 0,
+                                  rnd < (rem << (32 - d)), (vi)rnd < 0);
   fa->inexact |= rem;
   return res | s;
 }
@@ -48,7 +44,7 @@ static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_pla
                                                            vu rnd, flagacc *fa)
 {
   const vu a = u & 0x7fffffffu, s = u & 0x80000000u;
-  if (pl->dbase > 0 && ALL_TRUE((vi)(a - pl->minnorm_bits < pl->max_bits - pl->minnorm_bits)))
+  if (pl->dbase > 0 && MPEI_ALL32((vi)(a - pl->minnorm_bits < pl->max_bits - pl->minnorm_bits)))
     return round_normal(a, s, pl, mode, rnd, fa);
   const vi E = (vi)(a >> 23);
   const vi Eeff = E - (E == 0);
@@ -59,28 +55,17 @@ static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_pla
   const vu M = (a & 0x7fffffu) | ((vu)(E != 0) & 0x800000u);
   const vu one_d = SPLAT(1) << (vu)d;
   const vu t = M >> (vu)d, rem = M & (one_d - 1), half = one_d >> 1;
-  const vu inex = (vu)(rem != 0);
+  const vi inexm = rem != 0;
+  const vu inex = (vu)inexm;
   const vi neg = (vi)s != 0;
-  vu up;
-  switch (mode) {
-  case MPE_RNE: up = inex & (vu)((rem > half) | ((rem == half) & ((t & 1) != 0))); break;
-  case MPE_RNA: up = inex & (vu)(rem >= half); break;
-  case MPE_RZ: up = SPLAT(0); break;
-  case MPE_RU: up = inex & ~(vu)neg; break;
-  case MPE_RD: up = inex & (vu)neg; break;
-  case MPE_RO: up = inex & (vu)((t & 1) == 0); break;
-  case MPE_SR: {
-    vi sh_l = 32 - dt, sh_r = dt - 32;
-    sh_l = (vi)SEL(sh_l > 31, SPLAT(31), (vu)sh_l);
-    sh_r = (vi)SEL(sh_r > 31, SPLAT(31), (vu)sh_r);
-    vu T = SEL(dt <= 32, rem << (vu)(sh_l & (sh_l > 0)), M >> (vu)(sh_r & (sh_r > 0)));
-    up = inex & (vu)(rnd < T);
-    break;
-  }
-  default: /* MPE_SR_EQ */
-    up = inex & (vu)((vi)rnd < 0);
-    break;
-  }
+  /* MPE_SR: floor(rem * 2^(32-d)), with d unclamped (dt) */
+  vi sh_l = 32 - dt, sh_r = dt - 32;
+  sh_l = (vi)SEL(sh_l > 31, SPLAT(31), (vu)sh_l);
+  sh_r = (vi)SEL(sh_r > 31, SPLAT(31), (vu)sh_r);
+#define SR_T SEL(dt <= 32, rem << (vu)(sh_l & (sh_l > 0)), M >> (vu)(sh_r & (sh_r > 0)))
+  const vu up = (vu)MPEI_ROUND_UP(mode, inexm, rem > half, rem == half, (t & 1) != 0, neg, rnd < SR_T,
+                                  (vi)rnd < 0);
+#undef SR_T
   const vu R = t - up;   /* up is 0 or all ones */
   vu res = SEL(dt >= 24, SEL(R != 0, SPLAT(pl->minsub_bits), SPLAT(0)),
                ((vu)(Eeff - 1) << 23) + (R << (vu)d));
@@ -88,13 +73,7 @@ static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_pla
   const vi spec = (vi)(a >= 0x7f800000u);
   const vi nan = (vi)(a > 0x7f800000u);
   const vi ovf = (vi)(res > pl->max_bits) & ~spec;
-  vu to_max;
-  switch (mode) {
-  case MPE_RZ: case MPE_RO: to_max = SPLAT(~0u); break;
-  case MPE_RU: to_max = (vu)neg; break;
-  case MPE_RD: to_max = ~(vu)neg; break;
-  default: to_max = SPLAT(0); break;
-  }
+  vu to_max = (vu)MPEI_ROUND_TO_MAX(mode, neg, SPLATI(-1));
   if (pl->saturate)
     to_max = SPLAT(~0u);
   res = SEL(ovf, SEL(to_max, SPLAT(pl->max_bits), SPLAT(pl->ovf_bits)), res);
@@ -143,7 +122,7 @@ static inline __attribute__((always_inline)) void random_block(const mpei_plan32
      product p = c*M holds both halves Philox needs, so a round is two
      multiplies, two shifts and two three-way xors (the upper half of a lane
      carries junk that vpmuludq and the final truncation ignore). */
-  const vq m0 = (vq){} + 0xD2511F53u, m2 = (vq){} + 0xCD9E8D57u;
+  const vq m0 = (vq){} + MPEI_PHILOX_M0, m2 = (vq){} + MPEI_PHILOX_M2;
   vq lane;
   for (int j = 0; j < VW / 2; j++)
     lane[j] = (uint64_t)j;
@@ -157,12 +136,10 @@ static inline __attribute__((always_inline)) void random_block(const mpei_plan32
 #pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
     const vq K0 = (vq){} + k0, K1 = (vq){} + k1;
-    vq pa0 = MULU32(a0, m0), pa2 = MULU32(a2, m2);
-    vq pb0 = MULU32(b0, m0), pb2 = MULU32(b2, m2);
-    a0 = (pa2 >> 32) ^ a1 ^ K0; a2 = (pa0 >> 32) ^ a3 ^ K1; a1 = pa2; a3 = pa0;
-    b0 = (pb2 >> 32) ^ b1 ^ K0; b2 = (pb0 >> 32) ^ b3 ^ K1; b1 = pb2; b3 = pb0;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
+    MPEI_PHILOX_ROUND(MPEI_MULU32, vq, a0, a1, a2, a3, m0, m2, K0, K1);
+    MPEI_PHILOX_ROUND(MPEI_MULU32, vq, b0, b1, b2, b3, m0, m2, K0, K1);
+    k0 += MPEI_PHILOX_W0;
+    k1 += MPEI_PHILOX_W1;
   }
   /* element 4j+w is word w of block j: the low dwords of (w0,w1) and (w2,w3)
      interleaved per block, then pairs of those per output vector */
@@ -240,7 +217,7 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
         memcpy(&u, x + i + q * VW, sizeof u);
         vu r = round_lanes(u, pl, mode, rnd[q], &fa);
         if (stream)
-          STREAM_STORE(y + i + q * VW, r);
+          MPEI_STREAM_STORE(y + i + q * VW, r);
         else
           memcpy(y + i + q * VW, &r, sizeof r);
       }
@@ -251,13 +228,13 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
       memcpy(&u, x + i, sizeof u);
       vu r = round_lanes(u, pl, mode, SPLAT(0), &fa);
       if (stream)
-        STREAM_STORE(y + i, r);
+        MPEI_STREAM_STORE(y + i, r);
       else
         memcpy(y + i, &r, sizeof r);
     }
   }
   if (stream)
-    STREAM_FENCE();
+    MPEI_STREAM_FENCE();
   while (i < n) {
     size_t len = n - i < VW ? n - i : VW;
     partial(y + i, x + i, len, pl, base + i, mode, &fa);
@@ -266,7 +243,7 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
   return flags_of(&fa);
 }
 
-static unsigned kernel_entry(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base)
+unsigned MPEI_ISA_FN(mpei_round32)(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base)
 {
   switch (pl->mode) {
   case MPE_RNE: return kernel_body(y, x, n, pl, base, MPE_RNE);

@@ -5,28 +5,23 @@
 #include <math.h>
 #include "mpei.h"
 
-/* Round |a| (finite, > 0) at quantum 2^qe: returns the rounded multiple count
-   and sets *inexact. neg is the sign of the original value. */
-static double round_count(double a, int qe, int neg, mpe_round r, uint32_t rnd, int *inexact)
+_Static_assert((int)MPEI_RC_RNE == (int)MPE_RNE && (int)MPEI_RC_RNA == (int)MPE_RNA &&
+                   (int)MPEI_RC_RZ == (int)MPE_RZ && (int)MPEI_RC_RU == (int)MPE_RU &&
+                   (int)MPEI_RC_RD == (int)MPE_RD && (int)MPEI_RC_RO == (int)MPE_RO &&
+                   (int)MPEI_RC_SR == (int)MPE_SR && (int)MPEI_RC_SR_EQ == (int)MPE_SR_EQ,
+               "lib/mpei_round_core.h numbers the modes as mpe_round");
+
+/* Round |a| (finite, >= 0) at quantum 2^qe: returns the rounded multiple
+   count and sets *inexact. neg is the sign of the original value. The
+   decision is lib/mpei_round_core.h's, on exact binary64 arithmetic. */
+double mpei_round_count(double a, int qe, int neg, mpe_round r, uint32_t rnd, int *inexact)
 {
   double s = ldexp(a, -qe);     /* exact: fewer than 2^54 quanta */
   double t = floor(s);
   double frac = s - t;          /* exact */
-  int up = 0;
   *inexact = frac != 0;
-  if (!*inexact)
-    return t;
-  switch (r) {
-  case MPE_RNE: up = frac > 0.5 || (frac == 0.5 && fmod(t, 2.0) != 0); break;
-  case MPE_RNA: up = frac >= 0.5; break;
-  case MPE_RZ:  up = 0; break;
-  case MPE_RU:  up = !neg; break;
-  case MPE_RD:  up = neg; break;
-  case MPE_RO:  up = fmod(t, 2.0) == 0; break;
-  case MPE_SR:  up = (double)rnd < floor(ldexp(frac, 32)); break;
-  case MPE_SR_EQ: up = (rnd >> 31) != 0; break;
-  }
-  return t + up;
+  return t + MPEI_ROUND_UP((int)r, *inexact, frac > 0.5, frac == 0.5, fmod(t, 2.0) != 0, neg,
+                           (double)rnd < floor(ldexp(frac, 32)), (rnd >> 31) != 0);
 }
 
 double mpei_round_ref(double x, int snan, const struct mpe_format *f, mpe_round r,
@@ -56,7 +51,7 @@ double mpei_round_ref(double x, int snan, const struct mpe_format *f, mpe_round 
   int e = ilogb(a);
   int qe = (e > f->emin ? e : f->emin) - f->p + 1;
   int inexact;
-  double res = ldexp(round_count(a, qe, neg, r, rnd, &inexact), qe);
+  double res = ldexp(mpei_round_count(a, qe, neg, r, rnd, &inexact), qe);
 
   if (inexact) {
     *flags |= MPE_FLAG_INEXACT;
@@ -68,7 +63,7 @@ double mpei_round_ref(double x, int snan, const struct mpe_format *f, mpe_round 
       } else {
         int ix;
         int qu = e - f->p + 1;
-        tiny = ldexp(round_count(a, qu, neg, r, rnd, &ix), qu) < f->minnorm;
+        tiny = ldexp(mpei_round_count(a, qu, neg, r, rnd, &ix), qu) < f->minnorm;
       }
       if (tiny)
         *flags |= MPE_FLAG_UNDERFLOW;
@@ -76,7 +71,7 @@ double mpei_round_ref(double x, int snan, const struct mpe_format *f, mpe_round 
   }
   if (res > f->maxv) {
     *flags |= MPE_FLAG_OVERFLOW | MPE_FLAG_INEXACT;
-    int toward_zero = r == MPE_RZ || r == MPE_RO || (r == MPE_RU && neg) || (r == MPE_RD && !neg);
+    int toward_zero = MPEI_ROUND_TO_MAX((int)r, neg, 1);
     if (saturate) {
       *flags |= MPE_FLAG_SATURATED;
       res = f->maxv;

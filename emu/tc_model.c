@@ -229,15 +229,8 @@ double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int p, int emin
     else
       cmp = -1;
   }
-  int up = 0;
-  switch (r) {
-  case MPE_RNE: up = cmp == 1 || (cmp == 0 && (kept & 1)); break;
-  case MPE_RNA: up = cmp >= 0; break;
-  case MPE_RU: up = inexact && !neg; break;
-  case MPE_RD: up = inexact && neg; break;
-  case MPE_RO: kept |= (uint64_t)inexact; break;
-  default: break;   /* MPE_RZ */
-  }
+  /* the output roundings are deterministic (round_ok): no random word */
+  int up = MPEI_ROUND_UP((int)r, inexact, cmp == 1, cmp == 0, (int)(kept & 1), neg, 0, 0);
   kept += (uint64_t)up;
   double v = ldexp((double)kept, lsb);
   if (v >= ldexp(1.0, emax + 1))

@@ -12,9 +12,12 @@
 /* binary16 bits of x rounded to nearest even (no sticky flags raised). */
 static inline uint16_t mpei_gpu_f32_to_f16_rne(float x)
 {
+  /* mpei_gpu_plan_make's plan of binary16 under RNE, spelt out */
   static const mpei_gpu_plan plan16 = {
-    11, -14, 0x477fe000u /* 65504 */, 0x38800000u /* 2^-14 */, 0x33800000u /* 2^-24 */,
-    0x387fe000u, 0x387fe000u, 0x7f800000u, 0x7f800000u, MPEI_GPU_RNE, 0, 0, 1, 0, 0
+    .p = 11, .emin = -14, .max_bits = 0x477fe000u /* 65504 */, .minnorm_bits = 0x38800000u /* 2^-14 */,
+    .minsub_bits = 0x33800000u /* 2^-24 */, .tiny_pos = 0x387fe000u, .tiny_neg = 0x387fe000u,
+    .ovf_bits = 0x7f800000u, .inf_bits = 0x7f800000u, .mode = MPEI_RC_RNE, .flush = 0, .saturate = 0,
+    .has_inf = 1, .seed = 0, .offset = 0, .dbase = 13, .eminb = 113
   };
   if (isnan(x))
     return 0x7fff;

@@ -15,7 +15,7 @@
 __global__ void round32_kernel(float *y, const float *x, size_t n, mpei_gpu_plan pl, unsigned *dflags)
 {
   unsigned fl = 0;
-  const int random = pl.mode == MPEI_GPU_SR || pl.mode == MPEI_GPU_SR_EQ;
+  const int random = pl.mode == MPEI_RC_SR || pl.mode == MPEI_RC_SR_EQ;
   size_t stride = (size_t)gridDim.x * blockDim.x;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     uint32_t u = __float_as_uint(x[i]);

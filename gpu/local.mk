@@ -17,7 +17,7 @@ libmpemu_la_LIBADD += libmpemu_cuda.la $(CUDA_LIBS) -lstdc++
 # kernels must give the same bits as the C code they mirror.
 NVCC_FLAGS = -O2 -fmad=false -ftz=false -prec-div=true -prec-sqrt=true \
 	-Xcompiler -fPIC -Xcompiler -fvisibility=hidden $(NVCC_ARCH_FLAGS)
-gpu/kernels.lo: gpu/kernels.cu gpu/gpu_int.h gpu/round_dev.h
+gpu/kernels.lo: gpu/kernels.cu gpu/gpu_int.h gpu/round_dev.h gpu/epilogue.h lib/mpei_philox.h lib/mpei_round_core.h
 	@$(MKDIR_P) gpu/.libs
 	$(AM_V_GEN)$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/gpu -c $(srcdir)/gpu/kernels.cu -o gpu/.libs/kernels.o
 	@cp gpu/.libs/kernels.o gpu/kernels.o

@@ -10,6 +10,8 @@
 #ifndef MPEI_GPU_ROUND_DEV_H
 #define MPEI_GPU_ROUND_DEV_H
 #include <stdint.h>
+#include "../lib/mpei_philox.h"
+#include "../lib/mpei_round_core.h"
 
 #ifdef __CUDACC__
 #define MPEI_GPU_HD __host__ __device__ __forceinline__
@@ -17,16 +19,9 @@
 #define MPEI_GPU_HD static inline
 #endif
 
-/* Everything the kernel needs about (format, options), precomputed on the host. */
-typedef struct {
-  int32_t p, emin;               /* precision and normal emin of the format */
-  uint32_t max_bits;             /* largest finite, as binary32 bits */
-  uint32_t minnorm_bits, minsub_bits;
-  uint32_t tiny_pos, tiny_neg;   /* |x| bits below which an inexact result is tiny */
-  uint32_t ovf_bits, inf_bits;   /* what overflow and an infinite input become */
-  int32_t mode, flush, saturate, has_inf;
-  uint64_t seed, offset;
-} mpei_gpu_plan;
+/* Everything the kernel needs about (format, options), precomputed on the host:
+   the rounding core's plan (lib/mpei_round_core.h). */
+typedef mpei_round_plan mpei_gpu_plan;
 
 /* The flag bits are those of mpemu/core.h (MPE_FLAG_*); repeated here so that
    the header needs nothing from the library when nvcc compiles it. */
@@ -34,33 +29,13 @@ enum {
   MPEI_GPU_FL_INEXACT = 1u << 0, MPEI_GPU_FL_UNDERFLOW = 1u << 1, MPEI_GPU_FL_OVERFLOW = 1u << 2,
   MPEI_GPU_FL_INVALID = 1u << 3, MPEI_GPU_FL_SATURATED = 1u << 4, MPEI_GPU_FL_FLUSHED = 1u << 5
 };
-/* Rounding modes, in the order of mpe_round. */
-enum { MPEI_GPU_RNE, MPEI_GPU_RNA, MPEI_GPU_RZ, MPEI_GPU_RU, MPEI_GPU_RD, MPEI_GPU_RO,
-       MPEI_GPU_SR, MPEI_GPU_SR_EQ };
+/* Rounding modes: MPEI_RC_* (lib/mpei_round_core.h), in the order of mpe_round. */
 
-/* Philox4x32-10 (as emu/philox.c): word `index % 4` of the block at counter index / 4. */
+/* Philox4x32-10, the generator of emu/ (one source: lib/mpei_philox.h):
+   word `index % 4` of the block at counter index / 4. */
 MPEI_GPU_HD uint32_t mpei_gpu_sr_word(uint64_t seed, uint64_t index)
 {
-  uint64_t counter = index >> 2;
-  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = 0, c3 = 0;
-  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-  for (int r = 0; r < 10; r++) {
-    uint64_t p0 = (uint64_t)0xD2511F53u * c0;
-    uint64_t p1 = (uint64_t)0xCD9E8D57u * c2;
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n1 = (uint32_t)p1;
-    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-    uint32_t n3 = (uint32_t)p0;
-    c0 = n0; c1 = n1; c2 = n2; c3 = n3;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  switch (index & 3) {
-  case 0: return c0;
-  case 1: return c1;
-  case 2: return c2;
-  default: return c3;
-  }
+  return mpei_sr_word(seed, index);
 }
 
 MPEI_GPU_HD int mpei_gpu_top_bit(uint32_t v)   /* v != 0 */
@@ -104,44 +79,23 @@ MPEI_GPU_HD uint32_t mpei_gpu_round_bits(uint32_t u, const mpei_gpu_plan *pl, ui
   if (d <= 0) {
     res = a;
   } else {
-    if (d > 40)
-      d = 40;                                 /* M < 2^24: the same decisions as any larger d */
-    const uint64_t one_d = (uint64_t)1 << d, half = one_d >> 1;
-    const uint64_t t = M >> d, rem = M & (one_d - 1);
-    uint64_t up = 0;
+    const int32_t dc = d > 40 ? 40 : d;       /* M < 2^24: the same t, rem and half as any larger d */
+    const uint64_t one_d = (uint64_t)1 << dc, half = one_d >> 1;
+    const uint64_t t = M >> dc, rem = M & (one_d - 1);
     inex = rem != 0;
-    if (inex) {
-      switch (pl->mode) {
-      case MPEI_GPU_RNE: up = rem > half || (rem == half && (t & 1)); break;
-      case MPEI_GPU_RNA: up = rem >= half; break;
-      case MPEI_GPU_RZ: up = 0; break;
-      case MPEI_GPU_RU: up = !neg; break;
-      case MPEI_GPU_RD: up = neg; break;
-      case MPEI_GPU_RO: up = (t & 1) == 0; break;
-      case MPEI_GPU_SR: {
-        /* P(up) = rem / 2^d: up when rnd < floor(rem * 2^(32-d)) */
-        uint64_t T = d <= 32 ? rem << (32 - d) : rem >> (d - 32);
-        up = (uint64_t)rnd < T;
-        break;
-      }
-      default: up = rnd >> 31; break;        /* MPE_SR_EQ */
-      }
-    }
+    /* MPE_SR: P(up) = rem / 2^d, up when rnd < floor(rem * 2^(32-d)), d unclamped */
+    const uint64_t up = MPEI_ROUND_UP(pl->mode, inex, rem > half, rem == half, (int)(t & 1), neg,
+                                      (uint64_t)rnd < (d <= 32 ? rem << (32 - d) : d < 64 ? rem >> (d - 32) : 0),
+                                      (int)(rnd >> 31));
     const uint64_t R = t + up;
-    if (d >= 24)                              /* below the quantum: 0 or the format's min subnormal */
+    if (dc >= 24)                             /* below the quantum: 0 or the format's min subnormal */
       res = R ? pl->minsub_bits : 0;
     else
-      res = (uint32_t)(((uint64_t)(Eeff - 1) << 23) + (R << d));
+      res = (uint32_t)(((uint64_t)(Eeff - 1) << 23) + (R << dc));
   }
   int ovf = res > pl->max_bits;
   if (ovf) {
-    int to_max;
-    switch (pl->mode) {
-    case MPEI_GPU_RZ: case MPEI_GPU_RO: to_max = 1; break;
-    case MPEI_GPU_RU: to_max = neg; break;
-    case MPEI_GPU_RD: to_max = !neg; break;
-    default: to_max = 0; break;
-    }
+    int to_max = MPEI_ROUND_TO_MAX(pl->mode, neg, 1);
     if (pl->saturate)
       to_max = 1;
     res = to_max ? pl->max_bits : pl->ovf_bits;
@@ -162,50 +116,12 @@ MPEI_GPU_HD uint32_t mpei_gpu_round_bits(uint32_t u, const mpei_gpu_plan *pl, ui
 }
 
 #if !defined(__CUDACC__) && defined(MPEI_H)
-/* Host side: the plan of (format, options), as emu/round_array.c builds its
-   own. Needs lib/mpei.h (struct mpe_format) and <math.h>, <float.h>. */
-static inline uint32_t mpei_gpu_ceil_bits(double v)   /* bits of the smallest binary32 >= v >= 0 */
+/* Host side: the plan of (format, options), from the one builder. Needs
+   lib/mpei.h (struct mpe_format) and <math.h>, <float.h>. */
+#include "../lib/mpei_round_plan.h"
+static inline void mpei_gpu_plan_make(mpei_gpu_plan *pl, const struct mpe_format *f, const mpe_round_opts *o)
 {
-  if (v > FLT_MAX)
-    return 0x7f800000u;
-  float f = (float)v;
-  if ((double)f < v)
-    f = nextafterf(f, INFINITY);
-  return mpei_f2u(f);
-}
-
-static inline void mpei_gpu_plan_make(mpei_gpu_plan *pl, const struct mpe_format *f0,
-                                      const mpe_round_opts *o)
-{
-  struct mpe_format f = *f0;
-  if (f.maxv > FLT_MAX) {               /* binary32 view: exponent range clamped */
-    f.emax = 127;
-    f.maxv = ldexp(2.0 - ldexp(1.0, 1 - f.p), 127);
-    f.has_inf = 1;
-  }
-  pl->p = f.p;
-  pl->emin = f.emin;
-  pl->max_bits = mpei_f2u((float)f.maxv);
-  pl->minnorm_bits = mpei_gpu_ceil_bits(f.minnorm);
-  pl->minsub_bits = mpei_gpu_ceil_bits(f.minsub);
-  double nearest = f.minnorm - ldexp(1.0, f.emin - f.p - 1);   /* tiny iff |x| < this */
-  double away = f.minnorm - ldexp(1.0, f.emin - f.p);          /* tiny iff |x| <= this */
-  uint32_t tz = pl->minnorm_bits, tn = mpei_gpu_ceil_bits(nearest);
-  uint32_t ta = mpei_f2u((float)away) + 1;
-  switch (o->round) {
-  case MPE_RNE: case MPE_RNA: pl->tiny_pos = pl->tiny_neg = tn; break;
-  case MPE_RU: pl->tiny_pos = ta; pl->tiny_neg = tz; break;
-  case MPE_RD: pl->tiny_pos = tz; pl->tiny_neg = ta; break;
-  default: pl->tiny_pos = pl->tiny_neg = tz; break;
-  }
-  pl->ovf_bits = f.has_inf ? 0x7f800000u : 0x7fc00000u;
-  pl->inf_bits = o->saturate ? pl->max_bits : pl->ovf_bits;
-  pl->mode = (int32_t)o->round;
-  pl->flush = o->flush_subnormals != 0;
-  pl->saturate = o->saturate != 0;
-  pl->has_inf = f.has_inf;
-  pl->seed = o->seed;
-  pl->offset = o->offset;
+  mpei_round_plan_make(pl, f, o);
 }
 #endif
 #endif

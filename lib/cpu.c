@@ -1,16 +1,19 @@
-/* Run-time CPU feature detection and the SIMD level used by the array kernels. */
+/* Run-time CPU feature detection and the SIMD level used by the array kernels.
+   Detection runs once, under pthread_once, so that threads calling a kernel
+   for the first time together all see the finished answer (no data race);
+   the level forced by mpe_simd_level_set is an atomic. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include "config.h"
 #include "mpei.h"
 
-static int detected = -1;
+static pthread_once_t detect_once = PTHREAD_ONCE_INIT;
+static int detected = MPEI_SIMD_NONE;
 static _Atomic int forced = -1;
 static int has_bf16, has_f16c;
 
-static void detect(void)
+static void detect_run(void)
 {
-  if (detected >= 0)
-    return;
   int level = MPEI_SIMD_NONE;
 #if defined(HAVE_X86_SIMD) && (defined(__x86_64__) || defined(__i386__))
   __builtin_cpu_init();
@@ -25,6 +28,11 @@ static void detect(void)
   has_bf16 = level == MPEI_SIMD_AVX512 && __builtin_cpu_supports("avx512bf16");
 #endif
   detected = level;
+}
+
+static void detect(void)
+{
+  pthread_once(&detect_once, detect_run);
 }
 
 int mpei_simd_level(void)

@@ -7,4 +7,4 @@ mpemuinc_HEADERS = \
 	lib/mpemu/scaler.h lib/mpemu/update.h lib/mpemu/ir.h lib/mpemu/cg.h \
 	lib/mpemu/dist.h
 nodist_mpemuinc_HEADERS = lib/mpemu/version.h
-libmpemu_la_SOURCES += lib/mpei.h lib/error.c lib/flags.c lib/version.c lib/cpu.c
+libmpemu_la_SOURCES += lib/mpei.h lib/mpei_philox.h lib/mpei_round_core.h lib/mpei_round_plan.h lib/error.c lib/flags.c lib/version.c lib/cpu.c

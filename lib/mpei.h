@@ -32,20 +32,20 @@ struct mpe_format {
   char namebuf[48];
 };
 
-/* ---- Philox4x32-10 */
-typedef struct { uint32_t v[4]; } mpei_philox_out;
-MPEI_HIDDEN mpei_philox_out mpei_philox4x32_10(uint64_t counter, uint64_t key);
-/* The 32-bit random word of stochastic element `index` (counter index/4, word index%4). */
-static inline uint32_t mpei_sr_word(uint64_t seed, uint64_t index)
-{
-  return mpei_philox4x32_10(index >> 2, seed).v[index & 3];
-}
+/* ---- Philox4x32-10: mpei_sr_word(seed, index), the word of stochastic element index */
+#include "mpei_philox.h"
+/* ---- the rounding decision over any lane type: MPEI_ROUND_UP, _TO_MAX, _CARRY */
+#include "mpei_round_core.h"
 /* The next word of the calling thread's scalar stream (mpe_seed). */
 MPEI_HIDDEN uint32_t mpei_thread_sr_word(void);
 
 /* ---- reference rounding: the oracle every fast path is checked against.
    x is rounded to f under mode r; snan tells whether x came from a signalling NaN;
    rnd is the random word for the stochastic modes. Flags are OR-ed into *flags. */
+/* |a| (finite, >= 0) rounded at quantum 2^qe: the multiple count (an integer
+   held in binary64); *inexact set when a was not a multiple. neg: the sign of
+   the value. The one scalar rounding decision of emu/ (round_ref.c). */
+MPEI_HIDDEN double mpei_round_count(double a, int qe, int neg, mpe_round r, uint32_t rnd, int *inexact);
 MPEI_HIDDEN double mpei_round_ref(double x, int snan, const struct mpe_format *f, mpe_round r,
                                   int flush, int saturate, uint32_t rnd, unsigned *flags);
 /* Encode a value of f (already rounded) into f's storage bits, and back. */
@@ -53,24 +53,15 @@ MPEI_HIDDEN uint32_t mpei_encode(double v, const struct mpe_format *f);
 MPEI_HIDDEN double mpei_decode(uint32_t bits, const struct mpe_format *f);
 
 /* ---- CPU dispatch */
-enum { MPEI_SIMD_NONE = 0, MPEI_SIMD_AVX2 = 1, MPEI_SIMD_AVX512 = 2 };
+enum { MPEI_SIMD_NONE = 0, MPEI_SIMD_AVX2 = 1, MPEI_SIMD_AVX512 = 2, MPEI_SIMD_N };
 MPEI_HIDDEN int mpei_simd_level(void);
 MPEI_HIDDEN int mpei_cpu_has_avx512bf16(void);
 MPEI_HIDDEN int mpei_cpu_has_f16c(void);
 
 
 
-/* ---- array rounding of binary32 values: a precomputed plan for the SIMD kernels */
-typedef struct {
-  int32_t dbase;        /* 24 - p */
-  int32_t eminb;        /* emin + 127 */
-  uint32_t max_bits, minnorm_bits, minsub_bits;
-  uint32_t tiny_pos, tiny_neg;  /* |x| bits below which a result is tiny, by sign */
-  uint32_t ovf_bits;    /* +inf, or the quiet NaN for formats without inf */
-  uint32_t inf_bits;    /* what +inf input becomes */
-  int mode, flush, saturate, has_inf;
-  uint64_t seed, offset;
-} mpei_plan32;
+/* ---- array rounding of binary32 values: the plan of the rounding core */
+typedef mpei_round_plan mpei_plan32;
 
 /* Kernel: y[i] = round(x[i]) for i < n, element index base + i; returns flags. */
 typedef unsigned (*mpei_kernel32)(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base);

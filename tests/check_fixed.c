@@ -333,6 +333,7 @@ int main(void)
   tcase_add_test(fx, test_encode_stochastic);
   suite_add_tcase(s, fx);
   TCase *q = tcase_create("q16");
+  tcase_set_timeout(q, 120);   /* 2.6 million conversions: seconds on a loaded machine */
   tcase_add_test(q, test_q16_exhaustive);
   tcase_add_test(q, test_q16_rounding);
   suite_add_tcase(s, q);

@@ -269,6 +269,20 @@ START_TEST(test_round_dev_host)
         }
   }
   mpe_simd_level_set(-1);
+  /* SR far below the quantum (d > 40): binary16 of 2^-50 goes up with
+     probability 2^-50 / 2^-24, i.e. when the word is below 2^32 * 2^-26 = 64
+     (the threshold once came from d clamped to 40: 2^15) */
+  {
+    mpe_round_opts o = { MPE_SR, 0, 0, 0, 0 };
+    mpei_gpu_plan pl;
+    mpei_gpu_plan_make(&pl, mpe_format_of(MPE_FP16), &o);
+    unsigned fl = 0;
+    const uint32_t minsub = ts_f2u(0x1p-24f), tiny = ts_f2u(0x1p-50f);
+    ck_assert_uint_eq(mpei_gpu_round_bits(tiny, &pl, 63, &fl), minsub);
+    ck_assert_uint_eq(mpei_gpu_round_bits(tiny, &pl, 64, &fl), 0);
+    ck_assert_uint_eq(mpei_gpu_round_bits(tiny, &pl, 32767, &fl), 0);
+    ck_assert_uint_eq(mpei_gpu_round_bits(tiny | 0x80000000u, &pl, 63, &fl), minsub | 0x80000000u);
+  }
   for (int i = 0; i < 3; i++)
     mpe_format_free(custom[i]);
   ck_assert_int_eq(checked, 3L * 9 * MPE_NROUND * 4 * N);

@@ -1,6 +1,7 @@
 /* Array rounding: SIMD kernels vs the reference, stochastic rounding
    (statistics, thread and path independence), argument errors, aliasing. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -274,11 +275,56 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* 16 threads make the first call of the process together (CPU detection and
+   kernel choice happen inside it, once): no crash, and every thread gets the
+   bits and flags one thread gets alone. Run first in its forked child, so the
+   detection is fresh; ThreadSanitizer builds check the absence of races. */
+enum { FT_THREADS = 16, FT_N = 4099 };
+static pthread_barrier_t ft_barrier;
+static float ft_x[FT_N], ft_y[FT_THREADS][FT_N];
+static unsigned ft_flags[FT_THREADS];
+static int ft_rc[FT_THREADS];
+
+static void *ft_worker(void *arg)
+{
+  int t = (int)(intptr_t)arg;
+  mpe_round_opts o = { MPE_SR, 0, 0, 77, 5 };
+  mpe_flags_clear(~0u);
+  pthread_barrier_wait(&ft_barrier);
+  ft_rc[t] = mpe_round_f32(ft_y[t], ft_x, FT_N, mpe_format_of(t % 2 ? MPE_BF16 : MPE_FP16), &o);
+  ft_flags[t] = mpe_flags_get();
+  return NULL;
+}
+
+START_TEST(test_first_call_threads)
+{
+  fill_random(ft_x, FT_N, ts_seed() + 11);
+  pthread_t th[FT_THREADS];
+  ck_assert_int_eq(pthread_barrier_init(&ft_barrier, NULL, FT_THREADS), 0);
+  for (int t = 0; t < FT_THREADS; t++)
+    ck_assert_int_eq(pthread_create(&th[t], NULL, ft_worker, (void *)(intptr_t)t), 0);
+  for (int t = 0; t < FT_THREADS; t++)
+    ck_assert_int_eq(pthread_join(th[t], NULL), 0);
+  pthread_barrier_destroy(&ft_barrier);
+  float *ref = malloc(FT_N * 4);
+  for (int t = 0; t < FT_THREADS; t++) {
+    mpe_round_opts o = { MPE_SR, 0, 0, 77, 5 };
+    mpe_flags_clear(~0u);
+    ck_assert_int_eq(ft_rc[t], MPE_OK);
+    ck_assert_int_eq(mpe_round_f32(ref, ft_x, FT_N, mpe_format_of(t % 2 ? MPE_BF16 : MPE_FP16), &o), MPE_OK);
+    ck_assert_int_eq(memcmp(ref, ft_y[t], FT_N * 4), 0);
+    ck_assert_uint_eq(ft_flags[t], mpe_flags_get());
+  }
+  free(ref);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("round");
   TCase *tc = tcase_create("round");
   tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_first_call_threads);
   tcase_add_test(tc, test_simd_vs_reference);
   tcase_add_test(tc, test_lengths_alignment);
   tcase_add_test(tc, test_threads_and_aliasing);

@@ -1,0 +1,23 @@
+/* Internal: the kernels of one instruction set, as one table. The tables are
+   constant (emu/isa.c); mpei_isa() picks the one of the SIMD level detected
+   once (lib/cpu.c, pthread_once) or forced by mpe_simd_level_set. A NULL entry
+   means "no kernel here: use the portable code", which is always built and is
+   the tests' oracle. A new instruction set is one lib/isa_*.h header (what the
+   kernel templates need), the files that include it and a template, and one
+   row here and in analysis/range.c. */
+#ifndef MPEI_ISA_H
+#define MPEI_ISA_H
+#include "mpei.h"
+#include "elementwise.h"
+
+typedef struct {
+  const char *name;
+  mpei_kernel32 round32;          /* binary32 arrays (round_kernel.h) */
+  mpei_ew_eval_fn ew_eval;        /* element-wise (elementwise_kernel.h) */
+  mpei_ew_round_fn ew_round;
+  mpei_ew_vfn ew_exp;
+  mpei_ew_fast32_fn ew_fast32;
+} mpei_isa_kernels;
+
+MPEI_HIDDEN const mpei_isa_kernels *mpei_isa(void);
+#endif

@@ -1,0 +1,39 @@
+/* The AVX2 instruction set for the kernel templates (emu/round_kernel.h,
+   emu/elementwise_kernel.h, analysis/range_kernel.h): everything a template
+   needs that GCC's vector extensions do not give, on 256-bit registers. A file
+   compiled with AVX2_CFLAGS includes this, then a template. A new instruction
+   set is a header like this one and a row in each dispatch table (emu/isa.c,
+   analysis/range.c). */
+#ifndef MPEI_ISA_AVX2_H
+#define MPEI_ISA_AVX2_H
+#include <immintrin.h>
+
+#define MPEI_ISA_FN(stem) stem##_avx2
+#define MPEI_VBYTES 32
+
+/* 32x32->64 products of the low halves of 64-bit lanes */
+#define MPEI_MULU32(a, b) ((__typeof__(a))_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
+/* every lane / some lane of a 32-bit or 64-bit mask set */
+#define MPEI_ALL32(m) (_mm256_movemask_ps((__m256)(m)) == 0xff)
+#define MPEI_ALL64(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
+#define MPEI_ANY64(m) (_mm256_movemask_pd((__m256d)(m)) != 0)
+/* non-temporal store of one register, and the fence after a run of them */
+#define MPEI_STREAM_STORE(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (__m256i)(v))
+#define MPEI_STREAM_FENCE() _mm_sfence()
+/* one-rounding fma and square root, full registers */
+#define MPEI_FMA_PD(a, b, c) ((__typeof__(a))_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#define MPEI_SQRT_PD(v) ((__typeof__(v))_mm256_sqrt_pd((__m256d)(v)))
+#define MPEI_FMA_PS(a, b, c) ((__typeof__(a))_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
+#define MPEI_SQRT_PS(v) ((__typeof__(v))_mm256_sqrt_ps((__m256)(v)))
+/* half a register of binary32 (int32) widened to a register of binary64 (int64), and back */
+#define MPEI_CVT_PS_PD(h) _mm256_cvtps_pd((__m128)(h))
+#define MPEI_CVT_PD_PS(d) _mm256_cvtpd_ps((__m256d)(d))
+#define MPEI_CVT_EPI32_EPI64(h) _mm256_cvtepi32_epi64((__m128i)(h))
+/* the halves of a register of 32-bit lanes */
+#define MPEI_HALF_LO(v) __builtin_shufflevector(v, v, 0, 1, 2, 3)
+#define MPEI_HALF_HI(v) __builtin_shufflevector(v, v, 4, 5, 6, 7)
+/* SLEEF's 1-ulp binary64 functions on a register (needs <sleef.h>) */
+#define MPEI_SLEEF_EXP(v) Sleef_expd4_u10avx2((__m256d)(v))
+#define MPEI_SLEEF_LOG(v) Sleef_logd4_u10avx2((__m256d)(v))
+#define MPEI_SLEEF_TANH(v) Sleef_tanhd4_u10avx2((__m256d)(v))
+#endif

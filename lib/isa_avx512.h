@@ -1,0 +1,39 @@
+/* The AVX-512 instruction set (F, BW, DQ, VL) for the kernel templates (emu/round_kernel.h,
+   emu/elementwise_kernel.h, analysis/range_kernel.h): everything a template
+   needs that GCC's vector extensions do not give, on 512-bit registers. A file
+   compiled with AVX512_CFLAGS includes this, then a template. A new instruction
+   set is a header like this one and a row in each dispatch table (emu/isa.c,
+   analysis/range.c). */
+#ifndef MPEI_ISA_AVX512_H
+#define MPEI_ISA_AVX512_H
+#include <immintrin.h>
+
+#define MPEI_ISA_FN(stem) stem##_avx512
+#define MPEI_VBYTES 64
+
+/* 32x32->64 products of the low halves of 64-bit lanes */
+#define MPEI_MULU32(a, b) ((__typeof__(a))_mm512_mul_epu32((__m512i)(a), (__m512i)(b)))
+/* every lane / some lane of a 32-bit or 64-bit mask set */
+#define MPEI_ALL32(m) (_mm512_movepi32_mask((__m512i)(m)) == 0xffff)
+#define MPEI_ALL64(m) (_mm512_movepi64_mask((__m512i)(m)) == 0xff)
+#define MPEI_ANY64(m) (_mm512_movepi64_mask((__m512i)(m)) != 0)
+/* non-temporal store of one register, and the fence after a run of them */
+#define MPEI_STREAM_STORE(p, v) _mm512_stream_si512((void *)(p), (__m512i)(v))
+#define MPEI_STREAM_FENCE() _mm_sfence()
+/* one-rounding fma and square root, full registers */
+#define MPEI_FMA_PD(a, b, c) ((__typeof__(a))_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
+#define MPEI_SQRT_PD(v) ((__typeof__(v))_mm512_sqrt_pd((__m512d)(v)))
+#define MPEI_FMA_PS(a, b, c) ((__typeof__(a))_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
+#define MPEI_SQRT_PS(v) ((__typeof__(v))_mm512_sqrt_ps((__m512)(v)))
+/* half a register of binary32 (int32) widened to a register of binary64 (int64), and back */
+#define MPEI_CVT_PS_PD(h) _mm512_cvtps_pd((__m256)(h))
+#define MPEI_CVT_PD_PS(d) _mm512_cvtpd_ps((__m512d)(d))
+#define MPEI_CVT_EPI32_EPI64(h) _mm512_cvtepi32_epi64((__m256i)(h))
+/* the halves of a register of 32-bit lanes */
+#define MPEI_HALF_LO(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
+#define MPEI_HALF_HI(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
+/* SLEEF's 1-ulp binary64 functions on a register (needs <sleef.h>) */
+#define MPEI_SLEEF_EXP(v) Sleef_expd8_u10avx512f((__m512d)(v))
+#define MPEI_SLEEF_LOG(v) Sleef_logd8_u10avx512f((__m512d)(v))
+#define MPEI_SLEEF_TANH(v) Sleef_tanhd8_u10avx512f((__m512d)(v))
+#endif
