@@ -37,7 +37,8 @@ static void conf_map_shared(void)
   }
 }
 
-static const char *conf_srcdir(void)
+/* the source tree: $MPE_SRCDIR (set by make check), else the one built from */
+static const char *srcdir(void)
 {
   const char *src = getenv("MPE_SRCDIR");
 #ifdef MPE_SRCDIR
@@ -47,17 +48,17 @@ static const char *conf_srcdir(void)
   return src && *src ? src : ".";
 }
 
-static void conf_note(const char *fmt, const char *a, const char *b)
+/* one line for the whole run, however many tests miss their data */
+static void conf_note(const char *msg)
 {
-  if (__atomic_exchange_n(&conf_state->noted, 1, __ATOMIC_SEQ_CST))
-    return;
-  fprintf(stderr, fmt, a, b);
-  fputc('\n', stderr);
+  if (!__atomic_exchange_n(&conf_state->noted, 1, __ATOMIC_SEQ_CST))
+    fprintf(stderr, "%s; see README.md, \"Conformance data\"\n", msg);
 }
 
 struct ts_conf {
   gzFile gz;
   long line;
+  int failed;   /* a read error was reported: the file ends there */
   char buf[8192];
 };
 
@@ -79,14 +80,14 @@ static int conf_find(const char *dir, const char *rel, char *path, size_t size)
 
 ts_conf *ts_conf_open(const char *rel)
 {
-  char path[8192], tree[4096];
+  char path[8192], tree[4096], msg[12800];
   const char *env = getenv("MPE_CONFORMANCE_DIR");
   struct stat st;
   int found = 0;
   if (env && *env) {
     if (stat(env, &st) != 0 || !S_ISDIR(st.st_mode)) {
-      conf_note("conformance data: MPE_CONFORMANCE_DIR=%s is not a folder%s; see README.md, "
-                "\"Conformance data\"", env, "");
+      snprintf(msg, sizeof msg, "conformance data: MPE_CONFORMANCE_DIR=%s is not a folder", env);
+      conf_note(msg);
       return NULL;
     }
     if (conf_find(env, rel, path, sizeof path)) {
@@ -94,14 +95,14 @@ ts_conf *ts_conf_open(const char *rel)
       conf_state->from_env = 1;
     }
   }
-  snprintf(tree, sizeof tree, "%s/tests/conformance", conf_srcdir());
+  snprintf(tree, sizeof tree, "%s/tests/conformance", srcdir());
   if (!found && conf_find(tree, rel, path, sizeof path)) {
     found = 1;
     conf_state->from_tree = 1;
   }
   if (!found) {
-    conf_note("conformance data missing: %s is in neither $MPE_CONFORMANCE_DIR nor %s; see README.md, "
-              "\"Conformance data\"", rel, tree);
+    snprintf(msg, sizeof msg, "conformance data missing: %s is in neither $MPE_CONFORMANCE_DIR nor %s", rel, tree);
+    conf_note(msg);
     return NULL;
   }
   ts_conf *f = malloc(sizeof *f);
@@ -110,20 +111,27 @@ ts_conf *ts_conf_open(const char *rel)
   f->gz = gzopen(path, "rb");
   if (!f->gz) {
     free(f);
-    conf_note("conformance data: cannot open %s%s", path, "");
+    snprintf(msg, sizeof msg, "conformance data: cannot open %s", path);
+    conf_note(msg);
     return NULL;
   }
   gzbuffer(f->gz, 1 << 17);
   f->line = 0;
+  f->failed = 0;
   return f;
 }
 
 int ts_conf_words(ts_conf *f, int base, uint64_t *w, int max)
 {
+  if (f->failed)
+    return -1;
   if (!gzgets(f->gz, f->buf, sizeof f->buf)) {
     int err;
     gzerror(f->gz, &err);
-    return err == Z_OK && gzeof(f->gz) ? -1 : -2;   /* a truncated .gz is an error */
+    if (err == Z_OK && gzeof(f->gz))
+      return -1;
+    f->failed = 1;   /* a truncated or corrupt .gz: reported once, then the end */
+    return -2;
   }
   f->line++;
   size_t len = strlen(f->buf);
@@ -174,13 +182,8 @@ void ts_conf_tally(long vectors, long mismatches)
 
 size_t ts_each_file(const char *reldir, const char *prefix, void (*fn)(const char *path, void *ctx), void *ctx)
 {
-  const char *src = getenv("MPE_SRCDIR");
-#ifdef MPE_SRCDIR
-  if (!src)
-    src = MPE_SRCDIR;
-#endif
   char dp[4096];
-  snprintf(dp, sizeof dp, "%s/%s", src ? src : ".", reldir);
+  snprintf(dp, sizeof dp, "%s/%s", srcdir(), reldir);
   DIR *dh = opendir(dp);
   if (!dh)
     return 0;

@@ -19,7 +19,8 @@ ts_conf *ts_conf_open(const char *rel);
 /* The words of the next line (hex for base 16, binary strings for base 2) into
    w[0..max-1]: returns their number (0 for a blank line), -1 at the end of the
    file, -2 for a line that is too long, holds more than max words, a word too
-   wide for 64 bits or a character outside the base (a read error too). */
+   wide for 64 bits or a character outside the base, and once for a read error
+   (a truncated or corrupt .gz), after which the file ends. */
 int ts_conf_words(ts_conf *f, int base, uint64_t *w, int max);
 long ts_conf_lineno(const ts_conf *f);   /* the line last read, from 1 */
 void ts_conf_close(ts_conf *f);
