@@ -29,7 +29,8 @@ endif
 
 bin_PROGRAMS += gpu/mpe-gpucheck
 gpu_mpe_gpucheck_SOURCES = gpu/mpe-gpucheck.c gpu/korder.c gpu/korder.h
-gpu_mpe_gpucheck_LDADD = libmpemu.la $(LIBM)
+gpu_mpe_gpucheck_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+gpu_mpe_gpucheck_LDADD = libmpemu.la $(ZLIB_LIBS) $(LIBM)
 
 # Check: the host-side arithmetic of the GPU path and its error codes (always),
 # and the CPU/GPU comparisons (skipped, exit 77, without a device).
@@ -47,8 +48,9 @@ dist_man_MANS += man/man3/mpe_gpu.3 man/man1/mpe-gpucheck.1 \
 	man/man3/mpe_gpu_device_count.3 man/man3/mpe_gpu_info_get.3 man/man3/mpe_gpu_device_set.3 \
 	man/man3/mpe_gpu_model.3 man/man3/mpe_gpu_path_name.3 man/man3/mpe_gpu_arch_model.3
 
-# make check-gpu: CPU against GPU on random and conformance inputs
+# make check-gpu: CPU against GPU on random and conformance inputs (the data in
+# tests/conformance, or $MPE_CONFORMANCE_DIR when set)
 check-gpu: gpu/mpe-gpucheck$(EXEEXT)
-	@./gpu/mpe-gpucheck --conformance '$(abs_top_srcdir)/../shared/conformance'; st=$$?; \
+	@./gpu/mpe-gpucheck --conformance "$${MPE_CONFORMANCE_DIR:-$(abs_top_srcdir)/tests/conformance}"; st=$$?; \
 	if test $$st -eq 77; then echo "check-gpu: SKIP (no GPU device)"; exit 0; fi; exit $$st
 .PHONY: check-gpu

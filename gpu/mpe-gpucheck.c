@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 #include <mpemu.h>
 #include "korder.h"
 
@@ -192,17 +194,30 @@ static const char *conf_gpu(const char *model, const char *devname)
   return NULL;
 }
 
-static FILE *conf_open(const char *gpu, const char *folder, const char *what, const char *suffix)
+/* The files as published (.txt) or as tests/conformance carries them (.txt.gz):
+   zlib reads both. */
+static gzFile conf_open(const char *gpu, const char *folder, const char *what, const char *suffix)
 {
   char path[4096];
   snprintf(path, sizeof path, "%s/tensor-cores/%s/%s/%s_%s_%s.txt", conf_dir, gpu, folder, what, gpu, suffix);
-  return fopen(path, "r");
+  gzFile f = access(path, R_OK) == 0 ? gzopen(path, "rb") : NULL;
+  if (!f && strlen(path) + 3 < sizeof path) {
+    strcat(path, ".gz");
+    f = gzopen(path, "rb");
+  }
+  return f;
 }
 
-static int read_hex_line(FILE *f, float *v, int max)
+static void conf_close(gzFile f)
+{
+  if (f)
+    gzclose(f);
+}
+
+static int read_hex_line(gzFile f, float *v, int max)
 {
   char line[8192];
-  if (!fgets(line, sizeof line, f))
+  if (!gzgets(f, line, sizeof line))
     return -1;
   int n = 0;
   char *p = line, *e;
@@ -217,10 +232,10 @@ static int read_hex_line(FILE *f, float *v, int max)
   return n;
 }
 
-static int read_bin_line(FILE *f, float *v)
+static int read_bin_line(gzFile f, float *v)
 {
   char line[128];
-  if (!fgets(line, sizeof line, f))
+  if (!gzgets(f, line, sizeof line))
     return -1;
   uint32_t w = (uint32_t)strtoul(line, NULL, 2);
   memcpy(v, &w, 4);
@@ -235,14 +250,14 @@ static void check_conformance(mpe_type in, const mpe_tc_model *model, const char
   for (int out16 = 0; out16 < 2; out16++) {
     if (out16 && in != MPE_FP16)
       continue;       /* the required FP16-output data are those of the fp16 folders */
-    FILE *fa = conf_open(gpu, folder, "a", folder), *fb = conf_open(gpu, folder, "b", folder);
-    FILE *fc = conf_open(gpu, folder, "c", "fp32"), *fd = conf_open(gpu, folder, "d", out16 ? "fp16" : "fp32");
+    gzFile fa = conf_open(gpu, folder, "a", folder), fb = conf_open(gpu, folder, "b", folder);
+    gzFile fc = conf_open(gpu, folder, "c", "fp32"), fd = conf_open(gpu, folder, "d", out16 ? "fp16" : "fp32");
     if (!fa || !fb || !fc || !fd) {
       printf("  (no conformance data for %s/%s under %s)\n", gpu, folder, conf_dir);
-      if (fa) fclose(fa);
-      if (fb) fclose(fb);
-      if (fc) fclose(fc);
-      if (fd) fclose(fd);
+      conf_close(fa);
+      conf_close(fb);
+      conf_close(fc);
+      conf_close(fd);
       return;
     }
     enum { BATCH = 64, KMAX = 64 };
@@ -301,7 +316,7 @@ static void check_conformance(mpe_type in, const mpe_tc_model *model, const char
       if (quick && rows >= 512)
         break;
     }
-    fclose(fa); fclose(fb); fclose(fc); fclose(fd);
+    conf_close(fa); conf_close(fb); conf_close(fc); conf_close(fd);
     char label[64];
     snprintf(label, sizeof label, "%s %s K=%d", gpu, out16 ? "fp16-out" : "fp32-out", k);
     report("mma", mpe_type_name(in), label, rc, gpu_vs_cpu, rows, 1);

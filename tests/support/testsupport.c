@@ -1,72 +1,189 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* program_invocation_short_name */
+#endif
 #include <dirent.h>
+#include <errno.h>   /* program_invocation_short_name */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <mpfr.h>
+#include <zlib.h>
 #include "testsupport.h"
 
-/* $MPE_CONFORMANCE_DIR, else shared/conformance beside the project root or up to two
-   levels further up (a `make distcheck` tree sits one level below the checkout). */
-const char *ts_conformance_dir(void)
+/* ------------------------------------------------------------ conformance data */
+
+/* Check runs every test in a child process: what the whole run must know (the
+   note about missing data was printed; the counts for the closing line) lives
+   in a page shared with the children, mapped by ts_run before they start. */
+typedef struct {
+  int noted;
+  long files, vectors, mismatches;
+  int from_env, from_tree;
+} conf_shared;
+
+static conf_shared conf_local;
+static conf_shared *conf_state = &conf_local;
+
+static void conf_map_shared(void)
 {
-  static char buf[4096];
+  if (conf_state != &conf_local)
+    return;
+  void *p = mmap(NULL, sizeof(conf_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED) {
+    memcpy(p, &conf_local, sizeof conf_local);
+    conf_state = p;
+  }
+}
+
+/* the source tree: $MPE_SRCDIR (set by make check), else the one built from */
+static const char *srcdir(void)
+{
+  const char *src = getenv("MPE_SRCDIR");
+#ifdef MPE_SRCDIR
+  if (!src || !*src)
+    src = MPE_SRCDIR;
+#endif
+  return src && *src ? src : ".";
+}
+
+/* one line for the whole run, however many tests miss their data */
+static void conf_note(const char *msg)
+{
+  if (!__atomic_exchange_n(&conf_state->noted, 1, __ATOMIC_SEQ_CST))
+    fprintf(stderr, "%s; see README.md, \"Conformance data\"\n", msg);
+}
+
+struct ts_conf {
+  gzFile gz;
+  long line;
+  int failed;   /* a read error was reported: the file ends there */
+  char buf[8192];
+};
+
+/* dir/rel, or dir/rel with ".gz" added or removed; 1 and the path if a file is there */
+static int conf_find(const char *dir, const char *rel, char *path, size_t size)
+{
+  size_t n = strlen(rel);
+  int gz = n > 3 && !strcmp(rel + n - 3, ".gz");
+  struct stat st;
+  for (int alt = 0; alt < 2; alt++) {
+    int len = alt == 0 ? snprintf(path, size, "%s/%s", dir, rel)
+              : gz     ? snprintf(path, size, "%s/%.*s", dir, (int)(n - 3), rel)
+                       : snprintf(path, size, "%s/%s.gz", dir, rel);
+    if (len > 0 && (size_t)len < size && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+      return 1;
+  }
+  return 0;
+}
+
+ts_conf *ts_conf_open(const char *rel)
+{
+  char path[8192], tree[4096], msg[12800];
   const char *env = getenv("MPE_CONFORMANCE_DIR");
   struct stat st;
+  int found = 0;
   if (env && *env) {
-    snprintf(buf, sizeof buf, "%s", env);
-    if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-      return buf;
-  } else {
-    const char *src = getenv("MPE_SRCDIR");
-#ifdef MPE_SRCDIR
-    if (!src)
-      src = MPE_SRCDIR;
-#endif
-    const char *ups[] = { "/..", "/../..", "/../../.." };
-    for (int i = 0; i < 3; i++) {
-      snprintf(buf, sizeof buf, "%s%s/shared/conformance", src ? src : ".", ups[i]);
-      if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-        return buf;
+    if (stat(env, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      snprintf(msg, sizeof msg, "conformance data: MPE_CONFORMANCE_DIR=%s is not a folder", env);
+      conf_note(msg);
+      return NULL;
+    }
+    if (conf_find(env, rel, path, sizeof path)) {
+      found = 1;
+      conf_state->from_env = 1;
     }
   }
-  fprintf(stderr, "conformance folder not found (set MPE_CONFORMANCE_DIR): %s\n", buf);
-  return NULL;
+  snprintf(tree, sizeof tree, "%s/tests/conformance", srcdir());
+  if (!found && conf_find(tree, rel, path, sizeof path)) {
+    found = 1;
+    conf_state->from_tree = 1;
+  }
+  if (!found) {
+    snprintf(msg, sizeof msg, "conformance data missing: %s is in neither $MPE_CONFORMANCE_DIR nor %s", rel, tree);
+    conf_note(msg);
+    return NULL;
+  }
+  ts_conf *f = malloc(sizeof *f);
+  if (!f)
+    return NULL;
+  f->gz = gzopen(path, "rb");
+  if (!f->gz) {
+    free(f);
+    snprintf(msg, sizeof msg, "conformance data: cannot open %s", path);
+    conf_note(msg);
+    return NULL;
+  }
+  gzbuffer(f->gz, 1 << 17);
+  f->line = 0;
+  f->failed = 0;
+  return f;
 }
 
-FILE *ts_open_conformance(const char *rel)
+int ts_conf_words(ts_conf *f, int base, uint64_t *w, int max)
 {
-  const char *dir = ts_conformance_dir();
-  if (!dir)
-    return NULL;
-  char path[8192];
-  snprintf(path, sizeof path, "%s/%s", dir, rel);
-  size_t len = strlen(path);
-  struct stat st;
-  if (stat(path, &st) != 0)
-    return NULL;
-  /* always a pipe, so ts_close is always pclose */
-  char cmd[8300];
-  snprintf(cmd, sizeof cmd, "%s '%s'", len > 3 && !strcmp(path + len - 3, ".gz") ? "gzip -dc" : "cat", path);
-  return popen(cmd, "r");
+  if (f->failed)
+    return -1;
+  if (!gzgets(f->gz, f->buf, sizeof f->buf)) {
+    int err;
+    gzerror(f->gz, &err);
+    if (err == Z_OK && gzeof(f->gz))
+      return -1;
+    f->failed = 1;   /* a truncated or corrupt .gz: reported once, then the end */
+    return -2;
+  }
+  f->line++;
+  size_t len = strlen(f->buf);
+  if (len == sizeof f->buf - 1 && f->buf[len - 1] != '\n' && !gzeof(f->gz))
+    return -2;
+  int n = 0, maxdigits = base == 2 ? 64 : 16;
+  const char *p = f->buf;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+      p++;
+    if (!*p)
+      return n;
+    uint64_t v = 0;
+    int digits = 0;
+    for (; *p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n'; p++, digits++) {
+      int d = *p >= '0' && *p <= '9' ? *p - '0'
+            : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+            : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : 99;
+      if (d >= base || digits == maxdigits)
+        return -2;
+      v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (n == max)
+      return -2;
+    w[n++] = v;
+  }
 }
 
-void ts_close(FILE *f)
+long ts_conf_lineno(const ts_conf *f)
+{
+  return f->line;
+}
+
+void ts_conf_close(ts_conf *f)
 {
   if (!f)
     return;
-  pclose(f);
+  gzclose(f->gz);
+  free(f);
+}
+
+void ts_conf_tally(long vectors, long mismatches)
+{
+  __atomic_add_fetch(&conf_state->files, 1, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&conf_state->vectors, vectors, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&conf_state->mismatches, mismatches, __ATOMIC_SEQ_CST);
 }
 
 size_t ts_each_file(const char *reldir, const char *prefix, void (*fn)(const char *path, void *ctx), void *ctx)
 {
-  const char *src = getenv("MPE_SRCDIR");
-#ifdef MPE_SRCDIR
-  if (!src)
-    src = MPE_SRCDIR;
-#endif
   char dp[4096];
-  snprintf(dp, sizeof dp, "%s/%s", src ? src : ".", reldir);
+  snprintf(dp, sizeof dp, "%s/%s", srcdir(), reldir);
   DIR *dh = opendir(dp);
   if (!dh)
     return 0;
@@ -202,8 +319,19 @@ int ts_same_f64(double a, double b)
 
 int ts_run(Suite *s)
 {
+  conf_map_shared();
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
+  if (conf_state->files) {
+    const char *prog = program_invocation_short_name;
+    if (!strncmp(prog, "lt-", 3))
+      prog += 3;
+    printf("%s: conformance: %ld files, %ld vectors, %ld mismatches (data from %s%s%s)\n", prog,
+           conf_state->files, conf_state->vectors, conf_state->mismatches,
+           conf_state->from_env ? "$MPE_CONFORMANCE_DIR" : "",
+           conf_state->from_env && conf_state->from_tree ? " and " : "",
+           conf_state->from_tree ? "tests/conformance" : "");
+  }
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -8,13 +8,25 @@
 #include <check.h>
 #include <mpemu.h>
 
-/* The folder ../shared/conformance relative to the project root (MPE_SRCDIR),
-   or $MPE_CONFORMANCE_DIR. NULL (and a note on stderr) if it is missing. */
-const char *ts_conformance_dir(void);
-/* Open conformance file `rel` (relative to that folder); gzip files are read
-   through zcat. Returns NULL if missing. Close with ts_close. */
-FILE *ts_open_conformance(const char *rel);
-void ts_close(FILE *f);
+/* Conformance data (README.md, "Conformance data"; tests/conformance/README.md).
+   ts_conf_open("testfloat/f16_add_rmin.txt.gz") looks under $MPE_CONFORMANCE_DIR
+   first (the full sets), then under tests/conformance in the source tree; each
+   name is also tried with ".gz" added or removed. Files are read through zlib,
+   compressed or not; nothing runs a shell. NULL when the file is missing or
+   MPE_CONFORMANCE_DIR is not a folder: the first miss of a run prints one line. */
+typedef struct ts_conf ts_conf;
+ts_conf *ts_conf_open(const char *rel);
+/* The words of the next line (hex for base 16, binary strings for base 2) into
+   w[0..max-1]: returns their number (0 for a blank line), -1 at the end of the
+   file, -2 for a line that is too long, holds more than max words, a word too
+   wide for 64 bits or a character outside the base, and once for a read error
+   (a truncated or corrupt .gz), after which the file ends. */
+int ts_conf_words(ts_conf *f, int base, uint64_t *w, int max);
+long ts_conf_lineno(const ts_conf *f);   /* the line last read, from 1 */
+void ts_conf_close(ts_conf *f);
+/* A conformance test adds what it checked to the closing line ts_run prints:
+   "<program>: conformance: F files, V vectors, M mismatches (data from ...)". */
+void ts_conf_tally(long vectors, long mismatches);
 
 /* TestFloat 3e files: the six rounding-mode suffixes of their names
    (near_even near_maxMag minMag max min odd), the matching mpemu modes, and a
