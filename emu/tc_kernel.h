@@ -157,8 +157,11 @@ static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, v
 }
 #endif
 
-static void blk_kernel(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
-                       float *c, long ldc, const mpei_tc_kp *kp)
+/* split: a compile-time copy of (kp->half != 0), so that the one-int32 kernel
+   keeps the loop it had before the two-halves path existed */
+static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, const int32_t *ae,
+                                                               const float *bv, const int32_t *be, float *c,
+                                                               long ldc, const mpei_tc_kp *kp, const int split)
 {
   const int L = kp->L, F = kp->F;
   const vi emin = SPLATI(kp->emin);
@@ -212,7 +215,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
       s[r] = (vf)((127 + F - es) << 23);
       acc[r] = SPLATI(0);
     }
-    const int kh = kp->half ? kp->half : L;
+    const int kh = split ? kp->half : L;
 #pragma GCC unroll 4
     for (int k = 0; k < kh; k++) {
       vf bk = loadf(b + k * VW);
@@ -222,7 +225,7 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
         acc[r] += __builtin_convertvector(x, vi);
       }
     }
-    if (kp->half) {
+    if (split) {
       /* two int32 sums, each within its bound, joined exactly in binary64 */
       vi acc2[MR];
 #pragma GCC unroll 16
@@ -266,6 +269,15 @@ static void blk_kernel(const float *av, const int32_t *ae, const float *bv, cons
 /* The same block model with the cut addends summed in binary64 lanes, for
    models whose exact block sum needs more than 31 bits (B200 FP8: L = 32,
    F = 25): L * (2^(F+2) - 1) + 2^(F+1) <= 2^53. */
+static void blk_kernel(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
+                       float *c, long ldc, const mpei_tc_kp *kp)
+{
+  if (kp->half)
+    blk_kernel_t(av, ae, bv, be, c, ldc, kp, 1);
+  else
+    blk_kernel_t(av, ae, bv, be, c, ldc, kp, 0);
+}
+
 static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
                             float *c, long ldc, const mpei_tc_kp *kp)
 {
