@@ -18,21 +18,13 @@ out = sys.argv[1] if len(sys.argv) > 1 else "."
 MARKER = "mpemu-pwned-marker"   # what the commands below would create
 
 
-class Zip(zipfile.ZipFile):
-    """members with a fixed date, so that the files do not change when remade"""
-
-    def writestr(self, name, data, *args):
-        super().writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), data, *args)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pickle_asm  # noqa: E402
+from pickle_asm import Zip, glob, i, s, state, storage, tensor, tup  # noqa: E402,F401
 
 
 def archive(name, pkl, storages=None, top="archive", extra=None):
-    with Zip(os.path.join(out, name), "w", zipfile.ZIP_STORED) as z:
-        z.writestr(f"{top}/data.pkl", pkl)
-        for key, data in (storages or {}).items():
-            z.writestr(f"{top}/data/{key}", data)
-        z.writestr(f"{top}/version", "3\n")
-        for k, v in (extra or {}).items():
-            z.writestr(f"{top}/{k}", v)
+    pickle_asm.archive(out, name, pkl, storages, top, extra)
 
 
 # --- pickles that would run something, made by pickle itself
@@ -51,38 +43,7 @@ archive("pt_eval.pt", pickle.dumps([Eval()], protocol=2))
 archive("pt_stack_global.pt", pickle.dumps(System(), protocol=4))   # STACK_GLOBAL + FRAME + MEMOIZE
 
 
-# --- hand-assembled torch-like pickles
-def s(x):
-    b = x.encode()
-    return b"X" + struct.pack("<I", len(b)) + b
-
-
-def i(n):
-    return b"J" + struct.pack("<i", n)
-
-
-def glob(mod, name):
-    return b"c" + mod.encode() + b"\n" + name.encode() + b"\n"
-
-
-def storage(key="0", cls="FloatStorage", numel=6):
-    return b"(" + s("storage") + glob("torch", cls) + s(key) + s("cpu") + i(numel) + b"tQ"
-
-
-def tup(*items):
-    return b"(" + b"".join(items) + b"t"
-
-
-def tensor(st=None, offset=0, size=(2, 3), stride=(3, 1)):
-    st = storage() if st is None else st
-    return (glob("torch._utils", "_rebuild_tensor_v2") + b"(" + st + i(offset) + tup(*map(i, size)) +
-            tup(*map(i, stride)) + b"\x89" + glob("collections", "OrderedDict") + b")R" + b"tR")
-
-
-def state(*items):
-    return b"\x80\x02}(" + b"".join(items) + b"u."
-
-
+# --- hand-assembled torch-like pickles (helpers in pickle_asm.py)
 data0 = struct.pack("<6f", 1, 2, 3, 4, 5, 6)
 # a correct one, to show the assembler right (used as a fuzz seed, not hostile)
 ok = state(s("w"), tensor())

@@ -13,45 +13,13 @@ import zipfile
 out = sys.argv[1] if len(sys.argv) > 1 else "."
 
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pickle_asm  # noqa: E402
+from pickle_asm import glob, i, s, state, storage, tensor, tup  # noqa: E402,F401
+
+
 def archive(name, pkl, storages=None, top="archive", comp=zipfile.ZIP_STORED):
-    with zipfile.ZipFile(os.path.join(out, name), "w", comp) as z:
-        z.writestr(f"{top}/data.pkl", pkl)
-        for key, data in (storages or {}).items():
-            z.writestr(f"{top}/data/{key}", data)
-        z.writestr(f"{top}/version", "3\n")
-
-
-def s(x):
-    b = x.encode()
-    return b"X" + struct.pack("<I", len(b)) + b
-
-
-def i(n):
-    if -2**31 <= n < 2**31:
-        return b"J" + struct.pack("<i", n)
-    return b"\x8a\x08" + struct.pack("<q", n)
-
-
-def glob(mod, name):
-    return b"c" + mod.encode() + b"\n" + name.encode() + b"\n"
-
-
-def storage(key="0", cls="FloatStorage", numel=6):
-    return b"(" + s("storage") + glob("torch", cls) + s(key) + s("cpu") + i(numel) + b"tQ"
-
-
-def tup(*items):
-    return b"(" + b"".join(items) + b"t"
-
-
-def tensor(st=None, offset=0, size=(2, 3), stride=(3, 1)):
-    st = storage() if st is None else st
-    return (glob("torch._utils", "_rebuild_tensor_v2") + b"(" + st + i(offset) + tup(*map(i, size)) +
-            tup(*map(i, stride)) + b"\x89" + glob("collections", "OrderedDict") + b")R" + b"tR")
-
-
-def state(*items):
-    return b"\x80\x02}(" + b"".join(items) + b"u."
+    pickle_asm.archive(out, name, pkl, storages, top, comp=comp)
 
 
 data0 = struct.pack("<6f", 1, 2, 3, 4, 5, 6)
