@@ -2,15 +2,18 @@
 #include "config.h"
 #include "isa.h"
 
-static const mpei_isa_kernels isa_portable = { "portable", NULL, NULL, NULL, NULL, NULL };
+static const mpei_isa_kernels isa_portable = { .name = "portable" };
 #ifdef HAVE_X86_SIMD
-static const mpei_isa_kernels isa_avx2 = {
-  "avx2", mpei_round32_avx2, mpei_ew_eval_avx2, mpei_ew_round_avx2, mpei_ew_exp_avx2, mpei_ew_fast32_avx2
-};
-static const mpei_isa_kernels isa_avx512 = {
-  "avx512", mpei_round32_avx512, mpei_ew_eval_avx512, mpei_ew_round_avx512, mpei_ew_exp_avx512,
-  mpei_ew_fast32_avx512
-};
+#define ISA_ROW(isa, ISA)                                                                        \
+  {                                                                                            \
+    .name = #isa, .round32 = mpei_round32_##isa, .ew_eval = mpei_ew_eval_##isa,                \
+    .ew_round = mpei_ew_round_##isa, .ew_exp = mpei_ew_exp_##isa, .ew_fast32 = mpei_ew_fast32_##isa, \
+    .tc_blk = mpei_tc_blk_##isa, .tc_blkw = mpei_tc_blkw_##isa, .tc_fma = mpei_tc_fma_##isa,    \
+    .tc_epilogue = mpei_tc_epilogue_##isa, .tc_vw = MPEI_TC_##ISA##_VW, .tc_mr = MPEI_TC_##ISA##_MR, \
+    .tc_mrf = MPEI_TC_##ISA##_MRF                                                              \
+  }
+static const mpei_isa_kernels isa_avx2 = ISA_ROW(avx2, AVX2);
+static const mpei_isa_kernels isa_avx512 = ISA_ROW(avx512, AVX512);
 #endif
 
 static const mpei_isa_kernels *const by_level[MPEI_SIMD_N] = {

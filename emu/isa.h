@@ -9,6 +9,7 @@
 #define MPEI_ISA_H
 #include "mpei.h"
 #include "elementwise.h"
+#include "tc_impl.h"
 
 typedef struct {
   const char *name;
@@ -17,6 +18,12 @@ typedef struct {
   mpei_ew_round_fn ew_round;
   mpei_ew_vfn ew_exp;
   mpei_ew_fast32_fn ew_fast32;
+  /* tensor cores (tc_kernel.h): block, wide-block and fma-chain kernels, the
+     epilogue row, and the register geometry the driver packs panels for */
+  mpei_tc_blk_fn tc_blk, tc_blkw;
+  mpei_tc_fma_fn tc_fma;
+  mpei_tc_epi_fn tc_epilogue;
+  int tc_vw, tc_mr, tc_mrf;
 } mpei_isa_kernels;
 
 MPEI_HIDDEN const mpei_isa_kernels *mpei_isa(void);

@@ -1,5 +1,5 @@
 # emu/tc.mk: tensor-core models, mpe_mma / mpe_gemm and their kernels
-libmpemu_la_SOURCES += emu/tc_impl.h emu/tc_model.c emu/tc_mma.c emu/tc_gemm.c emu/tc_kernel.h
+libmpemu_la_SOURCES += emu/tc_impl.h emu/tc_model.c emu/tc_mma.c emu/tc_gemm.c emu/tc_kernel.h emu/tc_epilogue.h
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_tc_avx2.la libmpemu_tc_avx512.la
 libmpemu_tc_avx2_la_SOURCES = emu/tc_avx2.c
@@ -8,7 +8,7 @@ libmpemu_tc_avx512_la_SOURCES = emu/tc_avx512.c
 libmpemu_tc_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX512_CFLAGS)
 libmpemu_la_LIBADD += libmpemu_tc_avx2.la libmpemu_tc_avx512.la
 endif
-EXTRA_DIST += emu/tc_kernel.h
+EXTRA_DIST += emu/tc_kernel.h emu/tc_epilogue.h
 
 check_PROGRAMS += tests/check_tc
 TESTS += tests/check_tc

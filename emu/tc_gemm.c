@@ -1,7 +1,7 @@
 /* The fast path of mpe_mma / mpe_gemm: operands are decoded once into packed
    panels (binary32 value and exponent per element), the output is cut into
    tiles run in parallel, K into chunks of whole blocks, and each tile calls the
-   AVX-512 or AVX2 kernel (tc_kernel.h). Every output is computed by one kernel
+   kernels of the SIMD level's table (emu/isa.c, built from tc_kernel.h). Every output is computed by one kernel
    call sequence with the same arithmetic whatever the thread count or the
    vector width, so the results do not depend on either. Outputs whose row of
    A, column of B or initial accumulator holds an inf or NaN are recomputed by
@@ -15,11 +15,10 @@
 #endif
 #include "mpemu/convert.h"
 #include "tc_impl.h"
+#include "isa.h"
 
 int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                      const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
-
-#ifdef HAVE_X86_SIMD
 
 enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8, EXP_LO = -48, EXP_HI = 62 };
 
@@ -148,8 +147,8 @@ static int pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpo
 int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                      const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
 {
-  int level = mpei_simd_level();
-  if (level == MPEI_SIMD_NONE || (long)M * N * (K + 1) < 4096)
+  const mpei_isa_kernels *isa = mpei_isa();   /* the SIMD level's kernels (emu/isa.c) */
+  if (!isa->tc_blk || (long)M * N * (K + 1) < 4096)
     return MPE_EUNSUP;
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
   if (m->p.kind == MPE_TC_EXACT)
@@ -158,16 +157,9 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   if (path == MPEI_TC_ACC_NONE)
     return MPE_EUNSUP;
   const int L = fma ? 1 : m->p.block, F = m->p.align_bits, wide = path == MPEI_TC_ACC_F64;
-  int vw, mr;
-  mpei_tc_blk_fn blk;
-  mpei_tc_fma_fn fmak;
-  if (level >= MPEI_SIMD_AVX512) {
-    vw = MPEI_TC_AVX512_VW; mr = fma ? MPEI_TC_AVX512_MRF : MPEI_TC_AVX512_MR;
-    blk = wide ? mpei_tc_blkw_avx512 : mpei_tc_blk_avx512; fmak = mpei_tc_fma_avx512;
-  } else {
-    vw = MPEI_TC_AVX2_VW; mr = fma ? MPEI_TC_AVX2_MRF : MPEI_TC_AVX2_MR;
-    blk = wide ? mpei_tc_blkw_avx2 : mpei_tc_blk_avx2; fmak = mpei_tc_fma_avx2;
-  }
+  const int vw = isa->tc_vw, mr = fma ? isa->tc_mrf : isa->tc_mr;
+  const mpei_tc_blk_fn blk = wide ? isa->tc_blkw : isa->tc_blk;
+  const mpei_tc_fma_fn fmak = isa->tc_fma;
   const int Kp = (K + L - 1) / L * L;
   const int mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
   size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
@@ -278,14 +270,3 @@ out:
   free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad); free(ra);
   return r;
 }
-
-#else
-
-int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
-                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
-{
-  (void)m; (void)M; (void)N; (void)K; (void)a; (void)b; (void)c; (void)out16; (void)acc;
-  return MPE_EUNSUP;
-}
-
-#endif

@@ -72,18 +72,23 @@ typedef struct {
 typedef void (*mpei_tc_blk_fn)(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
                                float *c, long ldc, const mpei_tc_kp *kp);
 typedef void (*mpei_tc_fma_fn)(const float *av, const float *bv, float *c, long ldc, int K);
+/* One row of the epilogue C = alpha*acc + beta*C (emu/tc_epilogue.h). */
+typedef void (*mpei_tc_epi_fn)(float *c, const float *v, int n, float alpha, float beta, int use_ab);
+/* Each instruction set's build of tc_kernel.h defines these four (emu/isa.c
+   puts them in its table, with the register geometry below). */
+#define MPEI_TC_DECLARE(isa)                                                                   \
+  MPEI_HIDDEN void mpei_tc_blk_##isa(const float *, const int32_t *, const float *, const int32_t *, \
+                                     float *, long, const mpei_tc_kp *);                       \
+  MPEI_HIDDEN void mpei_tc_blkw_##isa(const float *, const int32_t *, const float *, const int32_t *, \
+                                      float *, long, const mpei_tc_kp *);                      \
+  MPEI_HIDDEN void mpei_tc_fma_##isa(const float *, const float *, float *, long, int);         \
+  MPEI_HIDDEN void mpei_tc_epilogue_##isa(float *, const float *, int, float, float, int);
 #ifdef HAVE_X86_SIMD
-MPEI_HIDDEN void mpei_tc_blk_avx2(const float *, const int32_t *, const float *, const int32_t *, float *,
-                                  long, const mpei_tc_kp *);
-MPEI_HIDDEN void mpei_tc_blkw_avx2(const float *, const int32_t *, const float *, const int32_t *, float *,
-                                   long, const mpei_tc_kp *);
-MPEI_HIDDEN void mpei_tc_blkw_avx512(const float *, const int32_t *, const float *, const int32_t *, float *,
-                                     long, const mpei_tc_kp *);
-MPEI_HIDDEN void mpei_tc_fma_avx2(const float *, const float *, float *, long, int);
-MPEI_HIDDEN void mpei_tc_blk_avx512(const float *, const int32_t *, const float *, const int32_t *, float *,
-                                    long, const mpei_tc_kp *);
-MPEI_HIDDEN void mpei_tc_fma_avx512(const float *, const float *, float *, long, int);
+MPEI_TC_DECLARE(avx2)
+MPEI_TC_DECLARE(avx512)
 #endif
+/* register geometry: VW columns per vector, MR rows per block-kernel call,
+   MRF rows per fma-kernel call */
 enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 8,
        MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12 };
 /* Exponent given to zero operands in packed panels: never the largest. */

@@ -1,7 +1,9 @@
 /* The tensor-core kernels, written once with GCC vector extensions and
    included by tc_avx2.c (VW = 8) and tc_avx512.c (VW = 16), each compiled with
-   its own -m flags. The includer defines VW, MR, MRF, the half-vector shuffles
-   LO/HI/JOIN and the rounding macros RND_PD(x, imm), MAXI(a, b), FMA_PS(a, b, c).
+   its own -m flags. The includer includes its instruction set's header
+   (lib/isa_*.h: half-register shuffles, truncation, int32 maximum, fma) and
+   defines VW, MR and MRF. Every rounding of a result goes through the rounding
+   core (round_pd below); the truncations are the model's cuts.
 
    Block kernel, per block of L products and for each of MR rows × VW columns:
      pass 1: E = max(ea + eb over the products, exponent of c)   (int32 lanes)
@@ -19,12 +21,14 @@
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
+#include "mpei_round_core.h"
 
 typedef float vf __attribute__((vector_size(VW * 4)));
 typedef int32_t vi __attribute__((vector_size(VW * 4)));
 typedef uint32_t vu __attribute__((vector_size(VW * 4)));
 typedef double vd __attribute__((vector_size(VW * 4)));
 typedef int64_t vl __attribute__((vector_size(VW * 4)));
+typedef uint64_t vq __attribute__((vector_size(VW * 4)));
 typedef float hf __attribute__((vector_size(VW * 2)));
 typedef int32_t hi __attribute__((vector_size(VW * 2)));
 
@@ -55,31 +59,59 @@ static inline __attribute__((always_inline)) vd pow2d(vl e)   /* 2^e, e in the n
   return (vd)((e + 1023) << 52);
 }
 
-/* x (exact binary64, or ±0) rounded to p bits, normal exponents emin..emax. */
+/* x (exact binary64, ±0 or ±inf) rounded to p bits, normal exponents
+   emin..emax; overflow gives inf. The decision is the rounding core's
+   (lib/mpei_round_core.h), on the binary64 significand M (implicit bit
+   included): d = 53 - p + max(0, emin - E) low bits are dropped and the
+   result is rebuilt as ((E - 1) << 52) + (R << d), a carry moving into the
+   exponent field on its own (when every lane is normal in the target, the
+   core's carry form does the same in fewer steps). From d = 53 on, M is below one quantum of the
+   target's subnormals: the result is 0 or that quantum. The output roundings
+   of the tensor cores are deterministic (no random word). */
+static inline __attribute__((always_inline)) vd round_pd_t(vd x, int p, int emin, int emax, const int mode)
+{
+  const vl u = (vl)x;
+  const vl a = u & (int64_t)0x7fffffffffffffff, s = u & (int64_t)0x8000000000000000;
+  const vl lim = SPLATL((int64_t)(emax + 1 + 1023) << 52);   /* 2^(emax+1): overflow */
+  const vl minnorm = SPLATL((int64_t)(emin + 1023) << 52);
+  if (MPEI_ALL64((vl)(a >= minnorm) & (vl)(a < lim))) {
+    /* every lane normal in the target: the carry form, d = 53 - p fixed */
+    const int d = 53 - p;
+    const int64_t one = (int64_t)1 << d, low = one - 1, half = one >> 1;
+    const vl t = a & ~low, rem = a & low;
+    vl res = MPEI_ROUND_CARRY(mode, vl, a, d, one, low, half, t, rem, (vl)(s != 0), SPLATL(0), SPLATL(0));
+    res = SELL((vl)(res >= lim), SPLATL((int64_t)0x7ff0000000000000), res);
+    return (vd)(res | s);
+  }
+  const vl E = a >> 52;                        /* biased; x is never a binary64 subnormal */
+  const vl Eeff = E - (E == 0);                /* the exponent field of ±0 counts as 1 */
+  vl dsub = SPLATL(emin + 1023) - Eeff;
+  dsub &= (vl)(dsub > 0);
+  const vl dt = SPLATL(53 - p) + dsub;
+  const vl d = SELL((vl)(dt > 54), SPLATL(54), dt);
+  const vl M = (a & (int64_t)0xfffffffffffff) | ((vl)(E != 0) & ((int64_t)1 << 52));
+  const vl one = SPLATL(1) << d, half = one >> 1;
+  const vl t = (vl)((vq)M >> (vq)d), rem = M & (one - 1);
+  const vl up = (vl)MPEI_ROUND_UP(mode, (vl)(rem != 0), (vl)(rem > half), (vl)(rem == half),
+                                  (vl)((t & 1) != 0), (vl)(s != 0), SPLATL(0), SPLATL(0));
+  const vl R = t - up;                         /* up is 0 or all ones */
+  const vl minsub = SPLATL((int64_t)(emin - p + 1 + 1023) << 52);
+  vl res = SELL((vl)(dt >= 53), minsub & (vl)(R != 0), ((Eeff - 1) << 52) + (R << d));
+  const vl ovf = (vl)(res >= lim);
+  res = SELL(ovf, SPLATL((int64_t)0x7ff0000000000000), res);
+  return (vd)(res | s);
+}
+
+/* the mode a compile-time constant in each copy, so the decision folds */
 static inline __attribute__((always_inline)) vd round_pd(vd x, int p, int emin, int emax, int mode)
 {
-  vl bits = (vl)x;
-  vl ex = ((bits >> 52) & 0x7ff) - 1023;
-  vl lo = SPLATL(emin);
-  ex = SELL((vl)(ex < lo), lo, ex);
-  vl sh = (p - 1) - ex;
-  vd y = x * pow2d(sh);
   switch (mode) {
-  case MPE_RNE: y = RND_PD(y, 0x08); break;
-  case MPE_RU: y = RND_PD(y, 0x0A); break;
-  case MPE_RD: y = RND_PD(y, 0x09); break;
-  case MPE_RNA: {
-    vl half = (vl)((vd){} + 0.5) | (bits & (int64_t)0x8000000000000000);
-    y = RND_PD(y + (vd)half, 0x0B);   /* |y| + 1/2 is exact: |y| < 2^p */
-    break;
+  case MPE_RZ: return round_pd_t(x, p, emin, emax, MPEI_RC_RZ);
+  case MPE_RNE: return round_pd_t(x, p, emin, emax, MPEI_RC_RNE);
+  case MPE_RNA: return round_pd_t(x, p, emin, emax, MPEI_RC_RNA);
+  case MPE_RU: return round_pd_t(x, p, emin, emax, MPEI_RC_RU);
+  default: return round_pd_t(x, p, emin, emax, MPEI_RC_RD);
   }
-  default: y = RND_PD(y, 0x0B); break;
-  }
-  vd z = y * pow2d(-sh);
-  vl mag = (vl)z & (int64_t)0x7fffffffffffffff;
-  vl ovf = mag >= ((int64_t)(emax + 1 + 1023) << 52);
-  vl inf = ((vl)z & (int64_t)0x8000000000000000) | (int64_t)0x7ff0000000000000;
-  return (vd)SELL(ovf, inf, (vl)z);
 }
 
 static inline __attribute__((always_inline)) hf block_end_halfd(vd accd, hf c, hi emax, const mpei_tc_kp *kp)
@@ -88,7 +120,7 @@ static inline __attribute__((always_inline)) hf block_end_halfd(vd accd, hf c, h
   vl e = __builtin_convertvector(emax, vl);
   vl lo = SPLATL(-400);
   e = SELL((vl)(e < lo), lo, e);   /* only when every addend is zero */
-  vd tc = kp->late_c ? (vd){} : RND_PD(cd * pow2d(kp->F - e), 0x0B);
+  vd tc = kp->late_c ? (vd){} : MPEI_TRUNC_PD(cd * pow2d(kp->F - e));
   vd r = (accd + tc) * pow2d(e - kp->F);
   if (kp->p1)
     r = round_pd(r, kp->p1, kp->emin, kp->emax, MPE_RZ);
@@ -190,13 +222,13 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
       if (kp->zero_c) {
         /* getexp(0) = -inf converts to INT_MIN: the max gives emin, as wanted */
         vi ce = (vi)_mm512_cvtps_epi32(_mm512_getexp_ps((__m512)cv[r]));
-        em[r] = MAXI(ce, emin);
+        em[r] = MPEI_MAX_EPI32(ce, emin);
         continue;
       }
 #endif
       vu cb = (vu)cv[r];
       vi ce = (vi)((cb >> 23) & 0xffu) - 127;
-      ce = MAXI(ce, emin);
+      ce = MPEI_MAX_EPI32(ce, emin);
       vi z = (vi)((cb & 0x7fffffffu) == 0);
       em[r] = (z & zexp) | (~z & ce);
     }
@@ -205,13 +237,13 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
       vi e = loadi(eb + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++)
-        em[r] = MAXI(em[r], e + ea[k * MR + r]);
+        em[r] = MPEI_MAX_EPI32(em[r], e + ea[k * MR + r]);
     }
     vf s[MR];
     vi acc[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
-      vi es = MAXI(em[r], slo);
+      vi es = MPEI_MAX_EPI32(em[r], slo);
       s[r] = (vf)((127 + F - es) << 23);
       acc[r] = SPLATI(0);
     }
@@ -242,11 +274,11 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
       }
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++) {
-        vd lo2 = __builtin_convertvector(LO(acc[r]), vd) + __builtin_convertvector(LO(acc2[r]), vd);
-        vd hi2 = __builtin_convertvector(HI(acc[r]), vd) + __builtin_convertvector(HI(acc2[r]), vd);
-        hf lo = block_end_halfd(lo2, LO(cv[r]), LO(em[r]), kp);
-        hf hi_ = block_end_halfd(hi2, HI(cv[r]), HI(em[r]), kp);
-        cv[r] = JOIN(lo, hi_);
+        vd lo2 = __builtin_convertvector(MPEI_HALF_LO(acc[r]), vd) + __builtin_convertvector(MPEI_HALF_LO(acc2[r]), vd);
+        vd hi2 = __builtin_convertvector(MPEI_HALF_HI(acc[r]), vd) + __builtin_convertvector(MPEI_HALF_HI(acc2[r]), vd);
+        hf lo = block_end_halfd(lo2, MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+        hf hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+        cv[r] = MPEI_JOIN(lo, hi_);
       }
       continue;
     }
@@ -256,9 +288,9 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
       if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c))
         continue;
 #endif
-      hf lo = block_end_half(LO(acc[r]), LO(cv[r]), LO(em[r]), kp);
-      hf hi_ = block_end_half(HI(acc[r]), HI(cv[r]), HI(em[r]), kp);
-      cv[r] = JOIN(lo, hi_);
+      hf lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+      hf hi_ = block_end_half(MPEI_HALF_HI(acc[r]), MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+      cv[r] = MPEI_JOIN(lo, hi_);
     }
   }
 #pragma GCC unroll 16
@@ -296,7 +328,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
     for (int r = 0; r < MR; r++) {
       vu cb = (vu)cv[r];
       vi ce = (vi)((cb >> 23) & 0xffu) - 127;
-      ce = MAXI(ce, emin);
+      ce = MPEI_MAX_EPI32(ce, emin);
       vi z = (vi)((cb & 0x7fffffffu) == 0);
       em[r] = (z & zexp) | (~z & ce);
       if (kp->late_c)
@@ -307,12 +339,12 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
       vi e = loadi(eb + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++)
-        em[r] = MAXI(em[r], e + ea[k * MR + r]);
+        em[r] = MPEI_MAX_EPI32(em[r], e + ea[k * MR + r]);
     }
     vd slo[MR], shi[MR], alo[MR], ahi[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
-      vl el = __builtin_convertvector(LO(em[r]), vl), eh = __builtin_convertvector(HI(em[r]), vl);
+      vl el = __builtin_convertvector(MPEI_HALF_LO(em[r]), vl), eh = __builtin_convertvector(MPEI_HALF_HI(em[r]), vl);
       vl lo = SPLATL(-400);
       el = SELL((vl)(el < lo), lo, el);
       eh = SELL((vl)(eh < lo), lo, eh);
@@ -327,15 +359,15 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++) {
         vf pr = bk * a[k * MR + r];   /* exact in binary32 */
-        alo[r] += RND_PD(__builtin_convertvector(LO(pr), vd) * slo[r], 0x0B);
-        ahi[r] += RND_PD(__builtin_convertvector(HI(pr), vd) * shi[r], 0x0B);
+        alo[r] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_LO(pr), vd) * slo[r]);
+        ahi[r] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_HI(pr), vd) * shi[r]);
       }
     }
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
-      hf lo = block_end_halfd(alo[r], LO(cv[r]), LO(em[r]), kp);
-      hf hi_ = block_end_halfd(ahi[r], HI(cv[r]), HI(em[r]), kp);
-      cv[r] = JOIN(lo, hi_);
+      hf lo = block_end_halfd(alo[r], MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+      hf hi_ = block_end_halfd(ahi[r], MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+      cv[r] = MPEI_JOIN(lo, hi_);
     }
   }
 #pragma GCC unroll 16
@@ -352,7 +384,7 @@ static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int
     vf bk = loadf(bv + (size_t)k * VW);
 #pragma GCC unroll 16
     for (int r = 0; r < MRF; r++)
-      acc[r] = FMA_PS(bk, SPLATF(av[(size_t)k * MRF + r]), acc[r]);
+      acc[r] = MPEI_FMA_PS(bk, SPLATF(av[(size_t)k * MRF + r]), acc[r]);
   }
   for (int r = 0; r < MRF; r++)
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);

@@ -8,6 +8,8 @@
 #endif
 #include "mpemu/convert.h"
 #include "tc_impl.h"
+#include "tc_epilogue.h"
+#include "isa.h"
 
 static int in_ok(const struct mpe_tc_model *m, mpe_type t)
 {
@@ -56,11 +58,9 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
 int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                 const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
 {
-  if (mpei_simd_level() > MPEI_SIMD_NONE) {
-    int r = mpei_tc_run_fast(m, M, N, K, a, b, c, out16, acc);
-    if (r != MPE_EUNSUP)
-      return r;
-  }
+  int r = mpei_tc_run_fast(m, M, N, K, a, b, c, out16, acc);   /* MPE_EUNSUP: no fast kernel */
+  if (r != MPE_EUNSUP)
+    return r;
   return run_portable(m, M, N, K, a, b, c, out16, acc);
 }
 
@@ -121,60 +121,10 @@ static int overlaps(const void *p, size_t np, const void *q, size_t nq)
   return a < b + nq && b < a + np;
 }
 
-/* C = alpha*acc + beta*C in binary32, as fmaf(alpha, acc, beta*C); C is not read
-   when beta == 0, and a NaN comes out as the one quiet NaN. A binary16 C is
-   rounded once at the end (RNE). */
-static inline __attribute__((always_inline)) float epilogue_one(float v, float cv, float alpha,
-                                                                float beta, int use_ab)
-{
-  float out;
-  if (!use_ab)
-    out = beta != 0.0f ? beta * cv : 0.0f;
-  else if (beta == 0.0f)
-    out = alpha == 1.0f ? v : alpha * v;
-  else
-    out = fmaf(alpha, v, beta * cv);
-  return isnan(out) ? mpei_u2f(0x7fffffffu) : out;
-}
-
-/* One row of a binary32 C. The loops are split by case so that each is a plain
-   vector loop; the _fma twin is the same source compiled for AVX2 + FMA, where
-   fmaf is one instruction (in the baseline build it is a libm call). */
-static inline __attribute__((always_inline)) void epilogue_row_body(float *c, const float *v, int n,
-                                                                    float alpha, float beta, int use_ab)
-{
-  if (!use_ab && beta == 0.0f) {
-    for (int j = 0; j < n; j++)
-      c[j] = 0.0f;
-  } else if (!use_ab) {
-#pragma omp simd
-    for (int j = 0; j < n; j++)
-      c[j] = epilogue_one(0.0f, c[j], alpha, beta, 0);
-  } else if (beta == 0.0f) {
-#pragma omp simd
-    for (int j = 0; j < n; j++)
-      c[j] = epilogue_one(v[j], 0.0f, alpha, beta, 1);
-  } else {
-#pragma omp simd
-    for (int j = 0; j < n; j++)
-      c[j] = epilogue_one(v[j], c[j], alpha, beta, 1);
-  }
-}
-
 static void epilogue_row(float *c, const float *v, int n, float alpha, float beta, int use_ab)
 {
   epilogue_row_body(c, v, n, alpha, beta, use_ab);
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) static void epilogue_row_fma(float *c, const float *v, int n,
-                                                                 float alpha, float beta, int use_ab)
-{
-  epilogue_row_body(c, v, n, alpha, beta, use_ab);
-}
-#else
-#define epilogue_row_fma epilogue_row
-#endif
 
 int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
              int m, int n, int k, float alpha,
@@ -245,8 +195,7 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
       acc[t] = 0.0f;
   if (r == MPE_OK) {
     const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
-    void (*row_fn)(float *, const float *, int, float, float, int) =
-      mpei_simd_level() > MPEI_SIMD_NONE ? epilogue_row_fma : epilogue_row;
+    mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
 #pragma omp parallel for schedule(static) if ((long)M * N > 65536)
     for (int i = 0; i < M; i++) {
       const float *v = acc + (size_t)i * N;

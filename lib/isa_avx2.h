@@ -32,6 +32,11 @@
 /* the halves of a register of 32-bit lanes */
 #define MPEI_HALF_LO(v) __builtin_shufflevector(v, v, 0, 1, 2, 3)
 #define MPEI_HALF_HI(v) __builtin_shufflevector(v, v, 4, 5, 6, 7)
+/* two half registers joined, a binary64 register truncated toward zero
+   (the tensor-core cut, not a rounding), and the lane-wise int32 maximum */
+#define MPEI_JOIN(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7)
+#define MPEI_TRUNC_PD(x) ((__typeof__(x))_mm256_round_pd((__m256d)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
+#define MPEI_MAX_EPI32(a, b) ((__typeof__(a))_mm256_max_epi32((__m256i)(a), (__m256i)(b)))
 /* SLEEF's 1-ulp binary64 functions on a register (needs <sleef.h>) */
 #define MPEI_SLEEF_EXP(v) Sleef_expd4_u10avx2((__m256d)(v))
 #define MPEI_SLEEF_LOG(v) Sleef_logd4_u10avx2((__m256d)(v))

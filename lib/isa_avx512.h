@@ -32,6 +32,11 @@
 /* the halves of a register of 32-bit lanes */
 #define MPEI_HALF_LO(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
 #define MPEI_HALF_HI(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
+/* two half registers joined, a binary64 register truncated toward zero
+   (the tensor-core cut, not a rounding), and the lane-wise int32 maximum */
+#define MPEI_JOIN(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define MPEI_TRUNC_PD(x) ((__typeof__(x))_mm512_roundscale_pd((__m512d)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
+#define MPEI_MAX_EPI32(a, b) ((__typeof__(a))_mm512_max_epi32((__m512i)(a), (__m512i)(b)))
 /* SLEEF's 1-ulp binary64 functions on a register (needs <sleef.h>) */
 #define MPEI_SLEEF_EXP(v) Sleef_expd8_u10avx512f((__m512d)(v))
 #define MPEI_SLEEF_LOG(v) Sleef_logd8_u10avx512f((__m512d)(v))

@@ -1,0 +1,49 @@
+/* The BLAS epilogue of mpe_gemm on a binary32 C, written once: the portable
+   build (emu/tc_mma.c) and each instruction set's build (emu/tc_avx2.c,
+   emu/tc_avx512.c, where fmaf is one instruction) include it. */
+#ifndef MPEI_TC_EPILOGUE_H
+#define MPEI_TC_EPILOGUE_H
+#include <math.h>
+#include "mpei.h"
+
+/* C = alpha*acc + beta*C in binary32, as fmaf(alpha, acc, beta*C); C is not read
+   when beta == 0, and a NaN comes out as the one quiet NaN. A binary16 C is
+   rounded once at the end (RNE). */
+static inline __attribute__((always_inline)) float epilogue_one(float v, float cv, float alpha,
+                                                                float beta, int use_ab)
+{
+  float out;
+  if (!use_ab)
+    out = beta != 0.0f ? beta * cv : 0.0f;
+  else if (beta == 0.0f)
+    out = alpha == 1.0f ? v : alpha * v;
+  else
+    out = fmaf(alpha, v, beta * cv);
+  return isnan(out) ? mpei_u2f(0x7fffffffu) : out;
+}
+
+/* One row of a binary32 C. The loops are split by case so that each is a plain
+   vector loop; the instruction sets' twins are the same source compiled with
+   their -m flags, where fmaf is one instruction (in the baseline build it is
+   a libm call). */
+static inline __attribute__((always_inline)) void epilogue_row_body(float *c, const float *v, int n,
+                                                                    float alpha, float beta, int use_ab)
+{
+  if (!use_ab && beta == 0.0f) {
+    for (int j = 0; j < n; j++)
+      c[j] = 0.0f;
+  } else if (!use_ab) {
+#pragma omp simd
+    for (int j = 0; j < n; j++)
+      c[j] = epilogue_one(0.0f, c[j], alpha, beta, 0);
+  } else if (beta == 0.0f) {
+#pragma omp simd
+    for (int j = 0; j < n; j++)
+      c[j] = epilogue_one(v[j], 0.0f, alpha, beta, 1);
+  } else {
+#pragma omp simd
+    for (int j = 0; j < n; j++)
+      c[j] = epilogue_one(v[j], c[j], alpha, beta, 1);
+  }
+}
+#endif
