@@ -30,6 +30,7 @@
 #include <omp.h>
 #endif
 #include "mpei.h"
+#include "mpei_round_core.h"
 #include "mpemu/range.h"
 #include "range_internal.h"
 
@@ -117,13 +118,15 @@ static float fused_round(float x, const mpei_rthr32 *t)
 {
   uint32_t a = mpei_f2u(x) & 0x7fffffffu, d = t->dsh;
   if (a >= t->mnb) {
-    uint32_t add = d ? ((1u << d >> 1) - 1) + ((a >> d) & 1) : 0;
-    return mpei_u2f((a + add) & ~((1u << d) - 1));
+    if (d == 0)
+      return mpei_u2f(a);                             /* binary32 itself: exact */
+    uint32_t one = 1u << d, low = one - 1, half = one >> 1, tr = a & ~low, rem = a & low;
+    return mpei_u2f(MPEI_ROUND_CARRY(MPEI_RC_RNE, uint32_t, a, d, one, low, half, tr, rem, 0, 0, 0));
   }
   float xs = mpei_u2f(a) * t->k1 * t->k2;          /* < 2^(p-1): exact */
   int32_t i = (int32_t)xs;                            /* truncation */
   float f = xs - (float)i;
-  i += (f > 0.5f) | ((f == 0.5f) & (i & 1));
+  i += MPEI_ROUND_UP(MPEI_RC_RNE, f != 0.0f, f > 0.5f, f == 0.5f, (i & 1) != 0, 0, 0, 0);
   return (float)i * t->minsub;                        /* exact: a p-bit integer times a power of two */
 }
 
@@ -134,7 +137,7 @@ static double rne_int(double v)
     return v;
   int64_t i = (int64_t)v;      /* truncation */
   double f = fabs(v - (double)i);
-  if (f > 0.5 || (f == 0.5 && (i & 1)))
+  if (MPEI_ROUND_UP(MPEI_RC_RNE, f != 0.0, f > 0.5, f == 0.5, (i & 1) != 0, v < 0, 0, 0))
     i += v < 0 ? -1 : 1;
   return (double)i;
 }

@@ -11,6 +11,7 @@
    Needs an instruction-set header (lib/isa_*.h) included before it. */
 #include <stdint.h>
 #include <string.h>
+#include "mpei_round_core.h"
 
 #define VW (MPEI_VBYTES / 4)
 #define RK_LOW(v) MPEI_HALF_LO(v)
@@ -79,7 +80,8 @@ static inline __attribute__((always_inline)) rk_vd rk_rne(rk_vd v)
   rk_vd t = __builtin_convertvector(ti, rk_vd), f = v - t;
   rk_vd af = (rk_vd)((rk_vl)f & 0x7fffffffffffffffll);
   rk_vl odd = (RK_CVTL(ti) & 1) != 0;
-  rk_vl up = (af > RK_SPLATD(0.5)) | ((af == RK_SPLATD(0.5)) & odd);
+  rk_vl up = MPEI_ROUND_UP(MPEI_RC_RNE, af != RK_SPLATD(0.0), af > RK_SPLATD(0.5), af == RK_SPLATD(0.5), odd,
+                           0, 0, 0);
   rk_vd step = RK_SELD(f < RK_SPLATD(0.0), RK_SPLATD(-1.0), RK_SPLATD(1.0));
   return t + RK_SELD(up, step, RK_SPLATD(0.0));
 }
@@ -90,7 +92,7 @@ struct rk_ctx {
   rk_vu U, S, OP, ON, MNB, LOW, cu, cs, co;
   rk_vd TF, TMF;
   rk_vf K1, K2, MINSUB;
-  uint32_t dsh, hm1, lsb;
+  uint32_t dsh;
 };
 
 /* one vector of VW values: counts, then its two halves into A and B */
@@ -107,12 +109,15 @@ static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf
   c->cu -= (rk_vu)(ok & (rk_vi)(a <= c->U));
   c->cs -= (rk_vu)(ok & (rk_vi)(a > c->U) & (rk_vi)(a <= c->S));
   if (q == 2) {
-    rk_vu yn = (a + c->hm1 + ((a >> c->dsh) & c->lsb)) & ~c->LOW;
+    const uint32_t d = c->dsh, one = 1u << d, half = one >> 1;
+    const rk_vu z = {};
+    rk_vu yn = d ? MPEI_ROUND_CARRY(MPEI_RC_RNE, rk_vu, a, d, one, c->LOW, half, a & ~c->LOW, a & c->LOW, z, z, z)
+                 : a;   /* binary32 itself: exact */
     /* below 2^emin: exact operations only (see mpei_rthr32) */
     rk_vf xs = (rk_vf)a * c->K1 * c->K2;
     rk_vi i = __builtin_convertvector(xs, rk_vi);    /* truncation; lanes >= 2^emin are not used */
     rk_vf f = xs - __builtin_convertvector(i, rk_vf);
-    i -= (f > 0.5f) | ((f == 0.5f) & ((i & 1) != 0));
+    i -= MPEI_ROUND_UP(MPEI_RC_RNE, f != 0.0f, f > 0.5f, f == 0.5f, (i & 1) != 0, 0, 0, 0);
     rk_vu ys = (rk_vu)(__builtin_convertvector(i, rk_vf) * c->MINSUB);
     xv = (rk_vf)a;
     yv = (rk_vf)RK_SELU(a >= c->MNB, yn, ys);
@@ -140,8 +145,6 @@ static inline __attribute__((always_inline)) void rk_core(const float *x, const 
   c.TF = RK_SPLATD(t->two_f);
   c.TMF = RK_SPLATD(t->two_mf);
   c.dsh = t->dsh;
-  c.hm1 = c.dsh ? (1u << c.dsh >> 1) - 1 : 0;
-  c.lsb = c.dsh ? 1 : 0;
   c.MNB = RK_SPLATU(t->mnb);
   c.LOW = RK_SPLATU((1u << c.dsh) - 1);
   c.K1 = (rk_vf){} + t->k1;
