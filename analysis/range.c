@@ -670,7 +670,7 @@ static void fx_block(const struct tgt *g, const double *x, size_t len, float *xf
     if (fabsf(p) < 65536.0f) {
       r = (int32_t)p;           /* truncation, then to nearest even */
       float f = fabsf(p - (float)r);
-      int up = (f > 0.5f) | ((f == 0.5f) & (r & 1));   /* branch-free: unpredictable */
+      int up = MPEI_ROUND_UP(MPEI_RC_RNE, f != 0.0f, f > 0.5f, f == 0.5f, (r & 1) != 0, 0, 0, 0);
       r += up * (p < 0 ? -1 : 1);
     } else {
       r = p < 0 ? -32767 : 32767;

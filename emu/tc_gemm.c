@@ -15,6 +15,7 @@
 #endif
 #include "mpemu/convert.h"
 #include "tc_impl.h"
+#include "mpei_round_core.h"
 #include "isa.h"
 
 int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
@@ -68,13 +69,14 @@ static inline float decode_one(const decoder *d, const void *base, mpe_type t, s
     uint32_t u = mpei_f2u(x), a = u & 0x7fffffffu;
     int e = (int)(a >> 23) - 127;
     if (a < 0x7f800000u && e >= d->f->emin && e <= d->f->emax && d->drop > 0) {
-      uint32_t lsb = 1u << d->drop, half = lsb >> 1, r = a;
-      switch (d->m->p.input_round) {
-      case MPE_RNE: r = a + (half - 1) + ((a >> d->drop) & 1); break;
-      case MPE_RNA: r = a + half; break;
-      default: break;
+      const uint32_t dd = (uint32_t)d->drop, one = 1u << dd, low = one - 1, half = one >> 1;
+      const uint32_t tr = a & ~low, rem = a & low;
+      uint32_t r;
+      switch (d->m->p.input_round) {   /* the rounding core's carry form, on the magnitude */
+      case MPE_RNE: r = MPEI_ROUND_CARRY(MPEI_RC_RNE, uint32_t, a, dd, one, low, half, tr, rem, 0, 0, 0); break;
+      case MPE_RNA: r = MPEI_ROUND_CARRY(MPEI_RC_RNA, uint32_t, a, dd, one, low, half, tr, rem, 0, 0, 0); break;
+      default: r = MPEI_ROUND_CARRY(MPEI_RC_RZ, uint32_t, a, dd, one, low, half, tr, rem, 0, 0, 0); break;
       }
-      r &= ~(lsb - 1);
       if (r <= d->maxbits)
         return mpei_u2f((u & 0x80000000u) | r);
     }
