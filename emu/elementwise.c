@@ -3,7 +3,8 @@
    at the points where binary64 would land on a rounding boundary), then
    rounded once to the format.
 
-   Two implementations of every step, chosen by mpei_simd_level(): the
+   Two implementations of every step, chosen by the SIMD level's row of the
+   kernel table (emu/isa.c): the
    portable scalar code below (the reference the tests compare against) and
    the vector kernels of elementwise_kernel.h (AVX2, AVX-512), which compute
    the same bits.
