@@ -4,10 +4,9 @@
    rounded once to the format.
 
    Two implementations of every step, chosen by the SIMD level's row of the
-   kernel table (emu/isa.c): the
-   portable scalar code below (the reference the tests compare against) and
-   the vector kernels of elementwise_kernel.h (AVX2, AVX-512), which compute
-   the same bits.
+   kernel table (emu/isa.c): the portable scalar code below (the reference the
+   tests compare against) and the vector kernels of elementwise_kernel.h (AVX2,
+   AVX-512), which compute the same bits.
 
    Rounding: the binary64 value is rounded once, directly, by mpe_round_f64
    (portable: mpei_round_ref) or by the vector kernel that reproduces
