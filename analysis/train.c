@@ -583,8 +583,8 @@ static int apply(mpt_net *net, float *w, const float *u, size_t n, mpt_step_info
   return rc;
 }
 
-int mpt_step(mpt_net *net, const float *x, const float *target, const int *labels, int n,
-             mpt_step_info *info)
+int mpt_backward(mpt_net *net, const float *x, const float *target, const int *labels, int n,
+                 mpt_step_info *info)
 {
   if (!net || !x || n < 1 || n > net->arch.batch || !info ||
       (net->arch.loss == MPT_MSE && !target) || (net->arch.loss == MPT_XENT && !labels))
@@ -602,8 +602,24 @@ int mpt_step(mpt_net *net, const float *x, const float *target, const int *label
     rc = loss_grad(net, target, labels, n, (float)scale, &info->loss);
   if (!rc)
     rc = backward(net, n);
-  if (rc)
-    return rc;
+  return rc;
+}
+
+int mpt_grad(mpt_net *net, int l, float **gW, float **gb)
+{
+  if (!net || l < 0 || l >= net->arch.nlayers || !gW || !gb)
+    return MPE_EINVAL;
+  *gW = net->L[l].gW;
+  *gb = net->L[l].gb;
+  return MPE_OK;
+}
+
+int mpt_update(mpt_net *net, mpt_step_info *info)
+{
+  if (!net || !info)
+    return MPE_EINVAL;
+  const double scale = net->scaler ? mpe_scaler_scale(net->scaler) : 1.0;   /* that of mpt_backward */
+  int rc = MPE_OK;
   const int nl = net->arch.nlayers;
   /* overflow check and unscaling (O1, O2): inf/NaN in the scaled gradients skips the step */
   if (net->scaler) {
@@ -650,4 +666,11 @@ int mpt_step(mpt_net *net, const float *x, const float *target, const int *label
   net->first = 0;
   info->nonfinite |= !isfinite(info->loss);
   return rc;
+}
+
+int mpt_step(mpt_net *net, const float *x, const float *target, const int *labels, int n,
+             mpt_step_info *info)
+{
+  int rc = mpt_backward(net, x, target, labels, n, info);
+  return rc ? rc : mpt_update(net, info);
 }

@@ -84,6 +84,18 @@ void mpt_net_free(mpt_net *net);
    n x sizes[last] (MSE) or labels holds n class indices (cross-entropy). */
 int  mpt_step(mpt_net *net, const float *x, const float *target, const int *labels, int n,
               mpt_step_info *info);
+/* The two halves of mpt_step, for data-parallel training (examples/ddp_lab):
+   mpt_backward runs the forward pass, the loss and the backward pass on a batch
+   and leaves the gradients in the network (multiplied by the loss scale under
+   O1/O2; info gets the loss and the scale); mpt_grad gives layer l's gradient
+   buffers (out x in and out values), which a data-parallel driver may overwrite
+   with the all-reduced gradients; mpt_update does the rest of the step with
+   the info of mpt_backward (overflow check and unscaling, the optimizer, the
+   low-format copies). mpt_step is mpt_backward then mpt_update. */
+int  mpt_backward(mpt_net *net, const float *x, const float *target, const int *labels, int n,
+                  mpt_step_info *info);
+int  mpt_grad(mpt_net *net, int l, float **gW, float **gb);
+int  mpt_update(mpt_net *net, mpt_step_info *info);
 /* The network's outputs (n x sizes[last], before softmax) under the policy. */
 int  mpt_forward(mpt_net *net, const float *x, int n, float *out);
 /* Copy of the weights (master for O0-O2) of layer l: W (out x in) and b (out). */

@@ -47,3 +47,10 @@ tests_bench_bench_train_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analysis -I$(t
 tests_bench_bench_train_LDADD = analysis/libmpetrain.la libmpemu.la $(LIBM)
 
 EXTRA_DIST += examples/amp_lab.md examples/mlp_lab.md
+
+# data-parallel training with a low-precision all-reduce (issue 18)
+noinst_PROGRAMS += examples/ddp_lab
+examples_ddp_lab_SOURCES = examples/ddp_lab.c
+examples_ddp_lab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analysis
+examples_ddp_lab_LDADD = analysis/libmpetrain.la libmpemu.la $(LIBM)
+EXTRA_DIST += examples/ddp_lab.md

@@ -475,6 +475,89 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* mpt_step is mpt_backward then mpt_update, bit for bit, at every level; and a
+   data-parallel step with one worker and a binary32 all-reduce (what
+   examples/ddp_lab does, through the writable mpt_grad buffers) is mpt_step. */
+START_TEST(test_split_step)
+{
+  const mpt_level level = (mpt_level)_i;
+  mpt_arch arch = { .nlayers = 2, .sizes = { 12, 8, 5 }, .act = MPT_RELU, .loss = MPT_MSE, .batch = 8, .seed = 3 };
+  mpt_policy pol = { .level = level, .low = MPE_FP16, .model = "a100" };
+  mpt_optim opt = { .kind = MPT_SGD, .lr = 0.05f, .momentum = 0.9f };
+  mpt_net *a, *b, *c;
+  ck_assert_int_eq(mpt_net_alloc(&a, &arch, &pol, &opt), MPE_OK);
+  ck_assert_int_eq(mpt_net_alloc(&b, &arch, &pol, &opt), MPE_OK);
+  ck_assert_int_eq(mpt_net_alloc(&c, &arch, &pol, &opt), MPE_OK);
+  float x[8 * 12], t[8 * 5], g[8 * 12 + 12], out[8 * 12 + 12];
+  mpe_allreduce_opts ao = { .algo = MPE_ALLREDUCE_RING };
+  for (int s = 0; s < 6; s++) {
+    mpt_randn(x, 8 * 12, 10 + (uint64_t)s);
+    mpt_randn(t, 8 * 5, 20 + (uint64_t)s);
+    mpt_step_info ia, ib, ic;
+    ck_assert_int_eq(mpt_step(a, x, t, NULL, 8, &ia), MPE_OK);
+    ck_assert_int_eq(mpt_backward(b, x, t, NULL, 8, &ib), MPE_OK);
+    ck_assert_int_eq(mpt_update(b, &ib), MPE_OK);
+    ck_assert_int_eq(mpt_backward(c, x, t, NULL, 8, &ic), MPE_OK);
+    for (int l = 0; l < 2; l++) {
+      float *gW, *gb;
+      ck_assert_int_eq(mpt_grad(c, l, &gW, &gb), MPE_OK);
+      const int nw = arch.sizes[l] * arch.sizes[l + 1], no = arch.sizes[l + 1];
+      memcpy(g, gW, sizeof(float) * (size_t)nw);
+      memcpy(g + nw, gb, sizeof(float) * (size_t)no);
+      const float *in[1] = { g };
+      ck_assert_int_eq(mpe_allreduce_f32(out, in, 1, (size_t)(nw + no), &ao, NULL), MPE_OK);
+      memcpy(gW, out, sizeof(float) * (size_t)nw);
+      memcpy(gb, out + nw, sizeof(float) * (size_t)no);
+    }
+    ck_assert_int_eq(mpt_update(c, &ic), MPE_OK);
+    ck_assert(ia.loss == ib.loss && ia.loss == ic.loss);
+    ck_assert(ia.updates == ib.updates && ia.lost == ib.lost && ia.updates == ic.updates && ia.lost == ic.lost);
+    ck_assert(ia.skipped == ib.skipped && ia.skipped == ic.skipped);
+  }
+  for (int l = 0; l < 2; l++) {
+    float wa[96], ba[8], wb[96], bb[8], wc[96], bc[8];
+    ck_assert_int_eq(mpt_weights(a, l, wa, ba), MPE_OK);
+    ck_assert_int_eq(mpt_weights(b, l, wb, bb), MPE_OK);
+    ck_assert_int_eq(mpt_weights(c, l, wc, bc), MPE_OK);
+    const size_t nw = (size_t)arch.sizes[l] * arch.sizes[l + 1], no = (size_t)arch.sizes[l + 1];
+    ck_assert_int_eq(memcmp(wa, wb, nw * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(wa, wc, nw * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(ba, bb, no * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(ba, bc, no * sizeof(float)), 0);
+  }
+  /* the mpt_grad buffers are the ones mpt_update reads: zeroed at a first
+     step (momentum buffer = g = 0), nothing moves */
+  mpt_net *d;
+  ck_assert_int_eq(mpt_net_alloc(&d, &arch, &pol, &opt), MPE_OK);
+  float w0[96], w1[96], b0[8], b1[8];
+  float *gW, *gb;
+  mpt_step_info iz;
+  ck_assert_int_eq(mpt_weights(d, 0, w0, b0), MPE_OK);
+  ck_assert_int_eq(mpt_backward(d, x, t, NULL, 8, &iz), MPE_OK);
+  for (int l = 0; l < 2; l++) {
+    ck_assert_int_eq(mpt_grad(d, l, &gW, &gb), MPE_OK);
+    memset(gW, 0, sizeof(float) * (size_t)arch.sizes[l] * arch.sizes[l + 1]);
+    memset(gb, 0, sizeof(float) * (size_t)arch.sizes[l + 1]);
+  }
+  ck_assert_int_eq(mpt_update(d, &iz), MPE_OK);
+  ck_assert_int_eq(mpt_weights(d, 0, w1, b1), MPE_OK);
+  ck_assert_uint_eq(iz.skipped, 0);
+  ck_assert_uint_eq(iz.updates, 0);
+  ck_assert_int_eq(memcmp(w0, w1, sizeof w0), 0);
+  ck_assert_int_eq(memcmp(b0, b1, sizeof b0), 0);
+  mpt_net_free(d);
+  ck_assert_int_eq(mpt_grad(a, 2, &gW, &gb), MPE_EINVAL);
+  ck_assert_int_eq(mpt_grad(a, -1, &gW, &gb), MPE_EINVAL);
+  ck_assert_int_eq(mpt_grad(NULL, 0, &gW, &gb), MPE_EINVAL);
+  mpt_step_info dummy;
+  ck_assert_int_eq(mpt_update(NULL, &dummy), MPE_EINVAL);
+  ck_assert_int_eq(mpt_update(a, NULL), MPE_EINVAL);
+  mpt_net_free(a);
+  mpt_net_free(b);
+  mpt_net_free(c);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("train");
@@ -488,6 +571,7 @@ int main(void)
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_amp_levels, 0, 2);
   tcase_add_loop_test(tc, test_loss_scaling, 0, 2);
+  tcase_add_loop_test(tc, test_split_step, 0, MPT_NLEVELS);
   tcase_add_loop_test(tc, test_threads, 0, 3 * MPT_NLEVELS);
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
