@@ -19,7 +19,7 @@ typedef void (*mpei_tc_int_fn)(const int32_t *ap, const int32_t *bp, int32_t *c,
 MPEI_HIDDEN void mpei_tc_int_avx2(const int32_t *, const int32_t *, int32_t *, long, int, int, int);
 MPEI_HIDDEN void mpei_tc_int_avx512(const int32_t *, const int32_t *, int32_t *, long, int, int, int);
 #endif
-enum { MPEI_TC_INT_AVX2_MR = 4, MPEI_TC_INT_AVX2_NB = 16,
-       MPEI_TC_INT_AVX512_MR = 8, MPEI_TC_INT_AVX512_NB = 32 };
+enum { MPEI_TC_INT_AVX2_MR = 6, MPEI_TC_INT_AVX2_NB = 16,
+       MPEI_TC_INT_AVX512_MR = 12, MPEI_TC_INT_AVX512_NB = 32 };
 
 #endif

@@ -15,3 +15,8 @@ TESTS += tests/check_tc_int
 tests_check_tc_int_SOURCES = tests/check_tc_int.c
 tests_check_tc_int_CFLAGS = $(TEST_CFLAGS)
 tests_check_tc_int_LDADD = $(TEST_LDADD)
+
+bench_programs += tests/bench/bench_tc_int
+tests_bench_bench_tc_int_SOURCES = tests/bench/bench_tc_int.c
+tests_bench_bench_tc_int_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
+tests_bench_bench_tc_int_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "tc_int.h"
 #define VW 8
-#define NV (MPEI_TC_INT_AVX2_NB / VW)
+#define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define MR MPEI_TC_INT_AVX2_MR
 #define MADD(a, b) ((vi)_mm256_madd_epi16((__m256i)(a), (__m256i)(b)))
 #include "tc_int_kernel.h"

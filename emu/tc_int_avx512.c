@@ -5,7 +5,7 @@
 #include <string.h>
 #include "tc_int.h"
 #define VW 16
-#define NV (MPEI_TC_INT_AVX512_NB / VW)
+#define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define MR MPEI_TC_INT_AVX512_MR
 #define MADD(a, b) ((vi)_mm512_madd_epi16((__m512i)(a), (__m512i)(b)))
 #include "tc_int_kernel.h"
