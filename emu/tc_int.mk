@@ -20,3 +20,10 @@ bench_programs += tests/bench/bench_tc_int
 tests_bench_bench_tc_int_SOURCES = tests/bench/bench_tc_int.c
 tests_bench_bench_tc_int_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_tc_int_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)
+
+libmpemu_la_SOURCES += emu/quant.c
+check_PROGRAMS += tests/check_quant
+TESTS += tests/check_quant
+tests_check_quant_SOURCES = tests/check_quant.c
+tests_check_quant_CFLAGS = $(TEST_CFLAGS)
+tests_check_quant_LDADD = $(TEST_LDADD)
