@@ -27,3 +27,6 @@ TESTS += tests/check_quant
 tests_check_quant_SOURCES = tests/check_quant.c
 tests_check_quant_CFLAGS = $(TEST_CFLAGS)
 tests_check_quant_LDADD = $(TEST_LDADD)
+
+dist_man_MANS += man/man3/mpe_tc_int.3 man/man3/mpe_quant_params.3 man/man3/mpe_quant_encode.3 \
+	man/man3/mpe_quant_decode.3 man/man3/mpe_quant_range.3

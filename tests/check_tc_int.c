@@ -397,6 +397,10 @@ START_TEST(test_models_and_errors)
                             MPE_INT8, 2, 0, F, MPE_FP32, 2), MPE_EUNSUP);
   ck_assert_int_eq(mpe_gemm(i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_INT8, 2, B,
                             MPE_INT8, 2, 0, NULL, MPE_INT32, 2), MPE_EINVAL);
+  /* the GPU path has no integer models, with or without CUDA and a device */
+  ck_assert_int_eq(mpe_gpu_mma(i8, 2, 2, 2, A, MPE_INT8, 2, B, MPE_INT8, 2, C, 2, D, MPE_INT32, 2), MPE_EUNSUP);
+  ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_MMA, i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A,
+                                MPE_INT8, 2, B, MPE_INT8, 2, 0, C, MPE_INT32, 2), MPE_EUNSUP);
   /* a 4-bit operand out of range: MPE_ERANGE at every level, D untouched */
   for (int lvl = 0; lvl <= 1; lvl++) {
     mpe_simd_level_set(lvl);
