@@ -94,6 +94,23 @@ enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 8,
 /* Exponent given to zero operands in packed panels: never the largest. */
 #define MPEI_TC_ZERO_EXP (-(1 << 20))
 
+/* ---- integer tensor cores (tc_int.c) */
+static inline int mpei_type_is_int(mpe_type t)
+{
+  return t == MPE_INT8 || t == MPE_UINT8 || t == MPE_INT4 || t == MPE_UINT4;
+}
+/* mpe_tc_model_custom for an integer input type. */
+MPEI_HIDDEN int mpei_tc_int_custom(mpe_tc_model **out, const mpe_tc_params *p);
+/* mpe_mma / mpe_gemm when the model or a type is an integer one (arguments as
+   the public calls; the caller has checked nothing but model != NULL). */
+MPEI_HIDDEN int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const void *A,
+                                mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
+                                const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+MPEI_HIDDEN int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout layout, mpe_trans ta,
+                                 mpe_trans tb, int m, int n, int k, float alpha, const void *A,
+                                 mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
+                                 float beta, void *C, mpe_type ctype, int ldc);
+
 /* binary16 bits of an exact binary16 value (NaN -> 0x7fff) and back. */
 MPEI_HIDDEN uint16_t mpei_tc_h_bits(double v);
 MPEI_HIDDEN float mpei_tc_f_canon(double v);   /* NaN -> 0x7fffffff */

@@ -69,6 +69,9 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
             const void *B, mpe_type btype, int ldb,
             const void *C, int ldc, void *D, mpe_type dtype, int ldd)
 {
+  if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
+                dtype == MPE_INT32))
+    return mpei_tc_int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
   if (!model || m < 0 || n < 0 || k < 0)
     return MPE_EINVAL;
   if (!in_ok(model, atype) || !in_ok(model, btype))
@@ -132,6 +135,10 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
              const void *B, mpe_type btype, int ldb,
              float beta, void *C, mpe_type ctype, int ldc)
 {
+  if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
+                ctype == MPE_INT32))
+    return mpei_tc_int_gemm(model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,
+                            ctype, ldc);
   if (!model || m < 0 || n < 0 || k < 0)
     return MPE_EINVAL;
   if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)

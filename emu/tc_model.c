@@ -14,8 +14,9 @@
 /* ------------------------------------------------------------------ table */
 
 #define ROWC(nm, kind, in, L, F, rb, r32, r16, ir, late) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late }, 0 }
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0 }, 0 }
 #define ROW(nm, kind, in, L, F, rb, r32, r16, ir) ROWC(nm, kind, in, L, F, rb, r32, r16, ir, 0)
+#define INT(nm, in, L) ROW(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE)
 #define GPU(nm, in, L, F, rb, r32) ROW(nm, MPE_TC_BLOCK, in, L, F, rb, r32, MPE_RNE, \
                                        (in) == MPE_TF32 ? MPE_RZ : MPE_RNE)
 
@@ -54,6 +55,18 @@ static const struct mpe_tc_model models[] = {
   ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_TF32, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RZ),
   ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_E4M3, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
   ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_E5M2, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  /* Integer tensor cores (emu/tc_int.c, mpe_tc_int(3)): L is the k of the mma
+     instruction cuBLAS/CUTLASS issue: mma.m8n8k16 (s8) / m8n8k32 (s4) on Turing,
+     mma.m16n8k32 (s8) / m16n8k64 (s4) on Ampere and Ada, wgmma m64nNk32 (s8) on
+     Hopper, which has no 4-bit integer instruction. Wrap-around by default. */
+  INT("t4", MPE_INT8, 16), INT("t4", MPE_UINT8, 16), INT("t4", MPE_INT4, 32), INT("t4", MPE_UINT4, 32),
+  INT("a100", MPE_INT8, 32), INT("a100", MPE_UINT8, 32), INT("a100", MPE_INT4, 64), INT("a100", MPE_UINT4, 64),
+  INT("ada", MPE_INT8, 32), INT("ada", MPE_UINT8, 32), INT("ada", MPE_INT4, 64), INT("ada", MPE_UINT4, 64),
+  INT("h100", MPE_INT8, 32), INT("h100", MPE_UINT8, 32),
+  ROW("exact", MPE_TC_EXACT, MPE_INT8, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("exact", MPE_TC_EXACT, MPE_UINT8, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("exact", MPE_TC_EXACT, MPE_INT4, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  ROW("exact", MPE_TC_EXACT, MPE_UINT4, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
 };
 
 static const struct { const char *alias, *name; } aliases[] = {
@@ -127,6 +140,10 @@ int mpe_tc_model_custom(mpe_tc_model **out, const mpe_tc_params *p)
   if (!out || !p)
     return MPE_EINVAL;
   if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
+    return MPE_EINVAL;
+  if (mpei_type_is_int(p->in))
+    return mpei_tc_int_custom(out, p);
+  if (p->satfinite != 0)
     return MPE_EINVAL;
   if (p->in != MPE_FP16 && p->in != MPE_BF16 && p->in != MPE_TF32 && p->in != MPE_E4M3 &&
       p->in != MPE_E5M2)

@@ -483,6 +483,9 @@ int mpe_gpu_mma(const mpe_tc_model *model, int m, int n, int k,
                 const void *C, int ldc, void *D, mpe_type dtype, int ldd)
 {
   mpe_type in;
+  if ((model && mpei_type_is_int(model->p.in)) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
+      dtype == MPE_INT32)
+    return MPE_EUNSUP;   /* the integer tensor cores run on the CPU only (mpe_tc_int(3)) */
   if (model) {
     mpe_tc_params p;
     if (mpe_tc_model_params(model, &p))
@@ -674,6 +677,9 @@ int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout
   if ((unsigned)path >= MPE_GPU_NPATHS)
     return MPE_EINVAL;
   mpe_type in;
+  if ((model && mpei_type_is_int(model->p.in)) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
+      ctype == MPE_INT32)
+    return MPE_EUNSUP;   /* the integer tensor cores run on the CPU only (mpe_tc_int(3)) */
   if (model) {
     mpe_tc_params p;
     if (mpe_tc_model_params(model, &p))

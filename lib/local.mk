@@ -3,7 +3,7 @@ include_HEADERS += lib/mpemu.h
 mpemuincdir = $(includedir)/mpemu
 mpemuinc_HEADERS = \
 	lib/mpemu/core.h lib/mpemu/convert.h lib/mpemu/format.h lib/mpemu/arith.h \
-	lib/mpemu/fixed.h lib/mpemu/tc.h lib/mpemu/gpu.h lib/mpemu/io.h lib/mpemu/range.h \
+	lib/mpemu/fixed.h lib/mpemu/tc.h lib/mpemu/quant.h lib/mpemu/gpu.h lib/mpemu/io.h lib/mpemu/range.h \
 	lib/mpemu/scaler.h lib/mpemu/update.h lib/mpemu/ir.h lib/mpemu/cg.h \
 	lib/mpemu/dist.h
 nodist_mpemuinc_HEADERS = lib/mpemu/version.h

@@ -24,6 +24,7 @@ int mpe_round_lookup(const char *name)
 
 const char *mpe_type_name(mpe_type t)
 {
-  static const char *const names[] = { "fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2" };
+  static const char *const names[] = { "fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2",
+                                       "int8", "uint8", "int4", "uint4", "int32" };
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : NULL;
 }

@@ -84,6 +84,29 @@ fi
 $bin -q "$d/boundary.npy" --format q8,fx16 >"$tmp/out" 2>&1 && grep -q "q16.8" "$tmp/out" && grep -q "saturates" "$tmp/out" \
   && ok "fixed-point text report" || bad "fixed-point text report"
 
+# 1c. --format int8 (per-tensor symmetric INT8): max finite |x| = 3, scale 3/127; 0.001, 1e-5
+#     and 0.009 lie below scale/2 and round to 0; inf is clipped; 0, 3, -3 are exact
+printf '0 1 -2.54 0.001\n1e-5 3 inf nan\n0.009 -3 2 0.5\n' >"$tmp/w8.txt"
+if [ $have_py = 1 ]; then
+  if $bin -q --json --format fp16,int8 "$tmp/w8.txt" >"$tmp/i8.json" 2>"$tmp/err"; then
+    got=""
+    for k in kind zero_point round_to_zero clipped nan exact max_rel_error; do
+      got="$got$(jgets "$tmp/i8.json" "tensors/0/formats/int8/$k") "
+    done
+    got="$got$(jgets "$tmp/i8.json" tensors/0/formats/fp16/kind)"
+    want='"int8" 0 3 1 1 3 1.0 "float"'
+    [ "$got" = "$want" ] && ok "int8 counts" || bad "int8 counts: got [$got] want [$want]"
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['tensors'][0]['formats']['int8']['scale']
+sys.exit(0 if abs(s - 3/127) < 1e-7 else 1)" "$tmp/i8.json" && ok "int8 scale" || bad "int8 scale"
+  else
+    bad "int8: exit status $? ($(cat "$tmp/err"))"
+  fi
+fi
+$bin -q --format int8 "$tmp/w8.txt" >"$tmp/out" 2>&1 && grep -q "int8   scale 0.023622" "$tmp/out" \
+  && grep -q "rounds to 0 3 (25%)" "$tmp/out" && ok "int8 text report" || bad "int8 text report"
+$bin -q --format int8,int8 "$tmp/w8.txt" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st = 2 ] && [ ! -s "$tmp/out" ] && grep -q "given twice" "$tmp/err" && ok "int8 given twice" || bad "int8 given twice ($st)"
+
 # 2. text report and the default command
 $bin -q "$d/half.npy" >"$tmp/out" 2>&1 && grep -q "fp16" "$tmp/out" && grep -q "binades" "$tmp/out" \
   && ok "text report" || bad "text report"

@@ -2,6 +2,7 @@
    analysed completely before anything is printed, so bad input never leaves
    half a report behind. */
 #include <config.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,8 +19,9 @@ struct target {
   int fixed_block;             /* fx16: --fx-block given */
 };
 
-/* "fp16,q8,q16.12,fx16" -> targets; prints the error itself */
-static int parse_targets(const char *list, struct target *out, size_t *n, long fxblock)
+/* "fp16,q8,q16.12,fx16,int8" -> targets (int8 sets *i8 instead: it is not a
+   range accumulator's target); prints the error itself */
+static int parse_targets(const char *list, struct target *out, size_t *n, long fxblock, int *i8)
 {
   char buf[256];
   if (strlen(list) >= sizeof buf)
@@ -29,6 +31,12 @@ static int parse_targets(const char *list, struct target *out, size_t *n, long f
   for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (*n == MAXF)
       return mpa_error(NULL, "too many formats (at most %d)", MAXF), -1;
+    if (!strcmp(tok, "int8")) {
+      if (*i8)
+        return mpa_error(NULL, "format '%s' given twice", tok), -1;
+      *i8 = 1;
+      continue;
+    }
     struct target *t = &out[*n];
     memset(t, 0, sizeof *t);
     const mpe_format *f = mpe_format_lookup(tok);
@@ -48,7 +56,7 @@ static int parse_targets(const char *list, struct target *out, size_t *n, long f
       t->t.frac_bits = (int)fb;
       snprintf(t->name, sizeof t->name, "q16.%ld", fb);
     } else {
-      return mpa_error(NULL, "unknown format '%s' (fp16, bf16, tf32, e4m3, e5m2, fp32, fp64, q<F>, q16.<F>, fx16)",
+      return mpa_error(NULL, "unknown format '%s' (fp16, bf16, tf32, e4m3, e5m2, fp32, fp64, q<F>, q16.<F>, fx16, int8)",
                        tok), -1;
     }
     for (size_t j = 0; j < *n; j++)
@@ -56,8 +64,14 @@ static int parse_targets(const char *list, struct target *out, size_t *n, long f
         return mpa_error(NULL, "format '%s' given twice", tok), -1;
     (*n)++;
   }
-  if (*n == 0)
+  if (*n == 0 && !*i8)
     return mpa_error(NULL, "--format needs at least one format"), -1;
+  if (*n == 0) {   /* int8 alone: the range report still needs one target; fp32 changes nothing */
+    out[0].t.kind = MPE_TARGET_FLOAT;
+    out[0].t.format = mpe_format_of(MPE_FP32);
+    snprintf(out[0].name, sizeof out[0].name, "fp32");
+    *n = 1;
+  }
   return 0;
 }
 
@@ -82,6 +96,69 @@ static mpe_range *alloc_for(const struct target *tg, size_t nf, const mpe_range_
 
 struct fhist { int first; uint64_t *c; size_t n; uint64_t below, above; };
 
+/* --format int8: per-tensor symmetric INT8 (mpe_quant(3)): scale = max|x|/127
+   over the finite values, q = rne(x / scale), decoded as q * scale. */
+struct i8res {
+  int has;
+  float scale;
+  uint64_t to_zero;           /* non-zero finite x with q = 0 */
+  uint64_t clipped;           /* ±inf (clipped to ±127) and binary64 values beyond binary32 */
+  uint64_t nan;               /* NaN: no code */
+  uint64_t exact;             /* x with q * scale == x */
+  double rel_error, max_rel_error;   /* as the float formats: ||q*s - x|| / ||x||, finite x */
+};
+
+/* The second pass over tensor i: quantise with the scale of its largest finite |x|. */
+static int int8_pass(mpe_io *f, size_t i, const char *path, double max_abs, struct i8res *o)
+{
+  enum { NV = 1 << 14 };
+  static double buf[NV];
+  static float xf[NV], yf[NV];
+  static int8_t q[NV];
+  memset(o, 0, sizeof *o);
+  o->has = 1;
+  float m = max_abs > FLT_MAX ? FLT_MAX : (float)max_abs;   /* binary64 data may go beyond binary32 */
+  int32_t z;
+  if (mpe_quant_params(&o->scale, &z, &m, 1, 1, MPE_QUANT_TENSOR, MPE_INT8, 1))
+    return mpa_error(path, "int8: no scale for max|x| %g", max_abs);
+  mpe_io_tensor t;
+  mpe_io_info(f, i, &t);
+  if (mpe_io_select(f, i))
+    return mpa_error(path, "%s", mpe_io_message(f));
+  double num = 0, den = 0;
+  for (;;) {
+    size_t n;
+    if (mpe_io_read(f, buf, NV, &n))
+      return mpa_error(path, "%s", mpe_io_message(f));
+    if (n == 0)
+      break;
+    size_t nf = 0;
+    for (size_t k = 0; k < n; k++) {
+      double v = t.value_type == MPE_FP64 ? buf[k] : (double)((float *)buf)[k];
+      if (isnan(v))
+        o->nan++;
+      else if (isinf(v) || fabs(v) > FLT_MAX)
+        o->clipped++;
+      else
+        xf[nf++] = (float)v;
+    }
+    if (mpe_quant_encode(q, xf, nf, 1, MPE_QUANT_TENSOR, MPE_INT8, &o->scale, &z, NULL) ||
+        mpe_quant_decode(yf, q, nf, 1, MPE_QUANT_TENSOR, MPE_INT8, &o->scale, &z))
+      return mpa_error(path, "int8: quantisation failed");
+    for (size_t k = 0; k < nf; k++) {
+      double x = xf[k], d = (double)yf[k] - x;
+      o->to_zero += x != 0 && q[k] == 0;
+      o->exact += d == 0;
+      num += d * d;
+      den += x * x;
+      if (x != 0 && fabs(d / x) > o->max_rel_error)
+        o->max_rel_error = fabs(d / x);
+    }
+  }
+  o->rel_error = den > 0 ? sqrt(num / den) : 0;
+  return 0;
+}
+
 struct tres {
   const char *file;
   size_t fxblock;             /* the fx16 block used (0: several) */
@@ -96,6 +173,7 @@ struct tres {
   mpe_range_stats *st;
   struct fhist *fh;           /* over each format's binades */
   int shared;                 /* the histograms belong to another tres */
+  struct i8res i8;            /* --format int8 (has = 0 otherwise) */
 };
 
 static int get_hist(const mpe_range *r, int k, struct fhist *h)
@@ -251,6 +329,20 @@ static json_t *tensor_json(const struct tres *t, const struct target *tg, size_t
     json_object_set_new(x, "histogram", hist_json(&t->fh[k], 1));
     json_object_set_new(fo, g->name, x);
   }
+  if (t->i8.has) {
+    const struct i8res *q = &t->i8;
+    json_t *x = json_object();
+    json_object_set_new(x, "kind", json_string("int8"));
+    json_object_set_new(x, "scale", json_real(q->scale));
+    json_object_set_new(x, "zero_point", json_integer(0));
+    json_object_set_new(x, "round_to_zero", json_integer((json_int_t)q->to_zero));
+    json_object_set_new(x, "clipped", json_integer((json_int_t)q->clipped));
+    json_object_set_new(x, "nan", json_integer((json_int_t)q->nan));
+    json_object_set_new(x, "exact", json_integer((json_int_t)q->exact));
+    json_object_set_new(x, "rel_error", json_real(q->rel_error));
+    json_object_set_new(x, "max_rel_error", json_real(q->max_rel_error));
+    json_object_set_new(fo, "int8", x);
+  }
   json_object_set_new(o, "formats", fo);
   return o;
 }
@@ -306,6 +398,13 @@ static void print_tensor(const struct tres *t, const struct target *tg, size_t n
            pct(s->overflow, t->sum.count, b3, sizeof b3), s->rel_error, sc,
            pct(s->underflow_at_scale, t->sum.count, b4, sizeof b4),
            pct(s->underflow_at_scale_flush, t->sum.count, b5, sizeof b5));
+  }
+  if (t->i8.has) {
+    const struct i8res *q = &t->i8;
+    printf("  int8   scale %.6g (max|x|/127, symmetric, per tensor)  rounds to 0 %s  clipped %s  nan %llu"
+           "  rel.err %.3g  max rel.err %.3g\n", q->scale, pct(q->to_zero, t->sum.count, b1, sizeof b1),
+           pct(q->clipped, t->sum.count, b2, sizeof b2), (unsigned long long)q->nan, q->rel_error,
+           q->max_rel_error);
   }
 }
 
@@ -367,7 +466,8 @@ static void help(void)
 {
   printf("usage: mpanalyze [range] FILE... [options]\n"
          "  -f, --format LIST   target formats (default fp16,bf16,e4m3,e5m2); also q<F>\n"
-         "                      (= q16.<F>: 16-bit fixed point, F fraction bits) and fx16\n"
+         "                      (= q16.<F>: 16-bit fixed point, F fraction bits), fx16, and int8\n"
+         "                      (per-tensor symmetric INT8: what it rounds to 0 and clips)\n"
          "      --fx-block N    fx16 block length (default: the contiguous dimension, at most 65536)\n"
          "  -t, --tensor NAME   only this tensor (may be repeated)\n"
          "  -m, --margin BITS   head room for the recommended scale (default 0)\n"
@@ -434,8 +534,14 @@ int mpa_cmd_range(int argc, char **argv)
     mpa_error(NULL, "no input file (mpanalyze --help)");
     goto out;
   }
-  if (parse_targets(flist, tg, &nf, fxblock))
+  int i8 = 0;
+  if (parse_targets(flist, tg, &nf, fxblock, &i8))
     goto out;
+  if (i8 && mpa_mpi_size() > 1) {
+    if (mpa_mpi_rank() == 0)
+      mpa_error(NULL, "--format int8 runs in one process only (not under mpirun)");
+    goto out;
+  }
   if (plot && ((rc = mpa_plot_check_name(plot)) || (rc = mpa_output_check(plot, argc, argv))))
     goto out;
   rc = MPA_EXIT_INPUT;
@@ -573,10 +679,14 @@ int mpa_cmd_range(int argc, char **argv)
            empty tensors took a millisecond and kilobytes each) */
         if (share_results(t, &empty, nf))
           e = mpa_error(NULL, "out of memory");
+        else if (i8)
+          e = int8_pass(f, i, path, 0.0, &t->i8);
       } else {
         e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
         if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
           e = mpa_error(NULL, "out of memory");
+        if (!e && i8)
+          e = int8_pass(f, i, path, t->sum.max_abs, &t->i8);
         if (!e && ti.count == 0) {
           /* this tensor lends its (all-zero) histograms to the empty ones
              after it; they never free them, it frees them with res[] */

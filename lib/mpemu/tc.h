@@ -33,12 +33,19 @@ typedef struct {
   int late_c;           /* 0: c is an addend of the block (default); 1: the block sums its
                            products only, is rounded, and c is then added with one IEEE
                            addition rounded to nearest-even (B200 FP8) */
+  int satfinite;        /* integer models (in = MPE_INT8, MPE_UINT8, MPE_INT4, MPE_UINT4) only:
+                           0: the int32 accumulator wraps modulo 2^32 (default); 1: the exact
+                           result of each block (one mma instruction: `block` products + c)
+                           is clamped to [INT32_MIN, INT32_MAX] (PTX .satfinite). Must be 0
+                           for floating-point models. See mpe_tc_int(3). */
 } mpe_tc_params;
 
 /* name: "v100", "t4", "a100", "ada", "h100", "b200" (aliases: "a2","a30","l40s","h200",
    "rtx-pro-6000"), and the references "exact" (exact dot product, one RNE rounding) and
    "fma-chain" (sequential binary32 fma, ascending k). in: MPE_FP16, MPE_BF16, MPE_TF32,
-   MPE_E4M3, MPE_E5M2. NULL when that GPU has no such instruction. */
+   MPE_E4M3, MPE_E5M2, and for the integer tensor cores MPE_INT8, MPE_UINT8 ("t4", "a100",
+   "ada", "h100", "exact") and MPE_INT4, MPE_UINT4 ("t4", "a100", "ada", "exact"): exact
+   int32 accumulation, see mpe_tc_int(3). NULL when that GPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 
 /* The model's parameters; MPE_EINVAL for NULL. */
@@ -55,14 +62,18 @@ MPE_API void mpe_tc_model_free(mpe_tc_model *m);
 /* Instruction semantics, row-major: D = A*B + C with C entering the first hardware block and
    blocks chained in ascending k. A is m×k, B k×n, C and D m×n. atype/btype: MPE_FP32 (binary32
    values, converted with the model's input rule) or the packed input type (uint16_t for
-   FP16/BF16, uint8_t for FP8). dtype: MPE_FP32 (C, D are float) or MPE_FP16 (uint16_t). */
+   FP16/BF16, uint8_t for FP8). dtype: MPE_FP32 (C, D are float) or MPE_FP16 (uint16_t).
+   Integer models: atype/btype MPE_INT8 or MPE_UINT8 (8-bit models), MPE_INT4 or MPE_UINT4
+   (4-bit models, one value per byte), dtype MPE_INT32 (C, D are int32_t); see mpe_tc_int(3). */
 MPE_API int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
                     const void *A, mpe_type atype, int lda,
                     const void *B, mpe_type btype, int ldb,
                     const void *C, int ldc, void *D, mpe_type dtype, int ldd);
 
 /* BLAS semantics (what cublasGemmEx/cublasLtMatmul compute): accumulator starts at 0,
-   C = alpha*acc + beta*C. Argument order follows cblas_sgemm with types added. */
+   C = alpha*acc + beta*C. Argument order follows cblas_sgemm with types added.
+   Integer models: ctype MPE_INT32, alpha and beta integers (cuBLASLt's CUBLAS_COMPUTE_32I
+   with an int32 scale type), the epilogue in int32 arithmetic; see mpe_tc_int(3). */
 typedef enum { MPE_ROW_MAJOR, MPE_COL_MAJOR } mpe_layout;
 typedef enum { MPE_NO_TRANS, MPE_TRANS } mpe_trans;
 MPE_API int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,

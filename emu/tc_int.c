@@ -1,0 +1,408 @@
+/* Integer tensor cores: INT8/UINT8/INT4/UINT4 inputs, exact products, int32
+   accumulation that wraps modulo 2^32 or saturates per hardware block (PTX
+   .satfinite), int32 output. mpe_mma and mpe_gemm hand every call with an
+   integer model or type to this file (mpe_tc_int(3)).
+
+   One model row serves every GPU: the block length L is the k of the mma
+   instruction. An instruction computes d = c + sum of its L products exactly
+   (int8 products are below 2^15, 64 of them below 2^21: no internal overflow
+   is possible) and then wraps or clamps d to int32; a K longer than L chains
+   instructions in ascending k with d as the next c. Wrap-around makes the
+   chain the low 32 bits of the exact sum, whatever L; saturation depends on
+   where the partial sums cross the limits, hence on L. */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "tc_int.h"
+
+static int width_of(mpe_type t)
+{
+  return t == MPE_INT8 || t == MPE_UINT8 ? 8 : t == MPE_INT4 || t == MPE_UINT4 ? 4 : 0;
+}
+
+static int known_type(mpe_type t)
+{
+  return (unsigned)t <= (unsigned)MPE_INT32;
+}
+
+int mpei_tc_int_custom(mpe_tc_model **out, const mpe_tc_params *p)
+{
+  if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT)
+    return MPE_EINVAL;   /* an fma chain has no integer meaning */
+  if (p->kind == MPE_TC_BLOCK && (p->block < 1 || p->block > 1024))
+    return MPE_EINVAL;
+  if (p->satfinite != 0 && p->satfinite != 1)
+    return MPE_EINVAL;
+  struct mpe_tc_model *m = malloc(sizeof *m);
+  if (!m)
+    return MPE_ENOMEM;
+  m->name = "custom";
+  memset(&m->p, 0, sizeof m->p);
+  m->p.kind = p->kind;
+  m->p.in = p->in;
+  m->p.block = p->kind == MPE_TC_BLOCK ? p->block : 0;
+  m->p.round_fp32 = m->p.round_fp16 = m->p.input_round = MPE_RNE;
+  m->p.satfinite = p->satfinite;
+  m->custom = 1;
+  *out = m;
+  return MPE_OK;
+}
+
+static inline int32_t clamp32(int64_t v)
+{
+  return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+static inline int32_t wrap32(int64_t v)
+{
+  return (int32_t)(uint32_t)(uint64_t)v;
+}
+
+/* One operand element as an int, and whether it lies in its type's range. */
+static inline int load_int(const void *p, mpe_type t, size_t idx)
+{
+  return t == MPE_INT8 || t == MPE_INT4 ? ((const int8_t *)p)[idx] : ((const uint8_t *)p)[idx];
+}
+
+static inline int in_range(int v, mpe_type t)
+{
+  switch (t) {
+  case MPE_INT4: return v >= -8 && v <= 7;
+  case MPE_UINT4: return v <= 15;
+  default: return 1;
+  }
+}
+
+/* ------------------------------------------------------------ portable engine */
+
+/* The oracle: one output, d = c + sum_k a[k] b[k], blocks of L in ascending k,
+   each block's exact int64 result wrapped or clamped. */
+static int32_t dot_ref(const int16_t *a, const int16_t *b, int K, int L, int sat, int32_t c)
+{
+  int64_t d = c;
+  for (int l0 = 0; l0 < K; l0 += L) {
+    int n = K - l0 < L ? K - l0 : L;
+    int64_t s = 0;
+    for (int l = 0; l < n; l++)
+      s += (int32_t)a[l0 + l] * b[l0 + l];
+    d = sat ? clamp32(d + s) : wrap32(d + s);
+  }
+  return (int32_t)d;
+}
+
+/* L of the model: the block, or all of K for the exact model (where the
+   only saturation is at the end). At least 1. */
+static int block_len(const struct mpe_tc_model *m, int K)
+{
+  if (m->p.kind == MPE_TC_EXACT)
+    return K > 0 ? K : 1;
+  return m->p.block;
+}
+
+/* Operand (rows × K, element (i, l) at i*rs + l*cs) decoded to int16, row i
+   at out + i*K. MPE_ERANGE for a 4-bit value out of range. */
+static int decode_all(const mpei_tc_opnd *x, int rows, int K, int16_t *out)
+{
+  int bad = 0;
+  for (int i = 0; i < rows; i++)
+    for (int l = 0; l < K; l++) {
+      int v = load_int(x->p, x->t, (size_t)((long)i * x->rs + (long)l * x->cs));
+      bad |= !in_range(v, x->t);
+      out[(size_t)i * K + l] = (int16_t)v;
+    }
+  return bad ? MPE_ERANGE : MPE_OK;
+}
+
+static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                        const mpei_tc_opnd *b, int32_t *acc)
+{
+  int16_t *ad = malloc(sizeof(int16_t) * ((size_t)M * K + (size_t)N * K + 1));
+  if (!ad)
+    return MPE_ENOMEM;
+  int16_t *bt = ad + (size_t)M * K;
+  mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs };   /* column j of B as row j */
+  int r = decode_all(a, M, K, ad);
+  if (r == MPE_OK)
+    r = decode_all(&bT, N, K, bt);
+  if (r == MPE_OK) {
+    const int L = block_len(m, K), sat = m->p.satfinite;
+    long total = (long)M * N;
+#pragma omp parallel for schedule(static) if (total * (long)(K + 1) > 100000)
+    for (long t = 0; t < total; t++) {
+      int i = (int)(t / N), j = (int)(t % N);
+      acc[t] = dot_ref(ad + (size_t)i * K, bt + (size_t)j * K, K, L, sat, acc[t]);
+    }
+  }
+  free(ad);
+  return r;
+}
+
+/* ------------------------------------------------------------ fast path */
+
+#ifdef HAVE_X86_SIMD
+
+enum { KC_PAIRS = 256, MC_PANELS = 8, NC_PANELS = 4 };
+
+/* Pack X (rows × K, element (i, l) at i*rs + l*cs) into panels of w rows:
+   panel p, pair kp, row r at (p*KP + kp)*w + r, the two halves holding the
+   k-steps kmap[2kp] and kmap[2kp+1] (-1: padding, 0). */
+static int pack(const mpei_tc_opnd *x, int rows, int KP, const int *kmap, int w, int32_t *out)
+{
+  int npan = (rows + w - 1) / w, bad = 0;
+  const mpe_type t = x->t;
+#pragma omp parallel for schedule(static) reduction(|: bad) if ((long)rows * KP > 32768)
+  for (int p = 0; p < npan; p++)
+    for (int kp = 0; kp < KP; kp++)
+      for (int r = 0; r < w; r++) {
+        int i = p * w + r, h[2] = { 0, 0 };
+        if (i < rows)
+          for (int z = 0; z < 2; z++) {
+            int l = kmap[2 * kp + z];
+            if (l >= 0) {
+              h[z] = load_int(x->p, t, (size_t)((long)i * x->rs + (long)l * x->cs));
+              bad |= !in_range(h[z], t);
+            }
+          }
+        out[((size_t)p * KP + kp) * w + r] = (int32_t)((uint32_t)(uint16_t)h[0] | (uint32_t)(uint16_t)h[1] << 16);
+      }
+  return bad;
+}
+
+static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                    const mpei_tc_opnd *b, int32_t *acc)
+{
+  const int level = mpei_simd_level(), sat = m->p.satfinite;
+  /* segment: one block when saturating (the exact model: all of K, which must
+     then fit an int32 lane); anything when wrapping (the sum is modular) */
+  int seg = sat ? block_len(m, K) : (K < 2 * KC_PAIRS ? K : 2 * KC_PAIRS);
+  if (sat && (double)seg * 65025.0 > 2147483647.0)
+    return MPE_EUNSUP;
+  if (seg < 1)
+    seg = 1;
+  const int segp = (seg + 1) / 2, nseg = (K + seg - 1) / seg, KP = nseg * segp;
+  int mr, nb;
+  mpei_tc_int_fn kern;
+  if (level >= MPEI_SIMD_AVX512) {
+    mr = MPEI_TC_INT_AVX512_MR; nb = MPEI_TC_INT_AVX512_NB; kern = mpei_tc_int_avx512;
+  } else {
+    mr = MPEI_TC_INT_AVX2_MR; nb = MPEI_TC_INT_AVX2_NB; kern = mpei_tc_int_avx2;
+  }
+  const int mp = (M + mr - 1) / mr, np = (N + nb - 1) / nb;
+  int *kmap = malloc(sizeof(int) * ((size_t)2 * KP + 1));
+  int32_t *pa = malloc(sizeof(int32_t) * ((size_t)mp * mr * KP + 1));
+  int32_t *pb = malloc(sizeof(int32_t) * ((size_t)np * nb * KP + 1));
+  int r = MPE_OK;
+  if (!kmap || !pa || !pb) {
+    r = MPE_ENOMEM;
+    goto out;
+  }
+  for (int q = 0; q < 2 * KP; q++) {
+    int s = q / (2 * segp), off = q % (2 * segp), l = s * seg + off;
+    kmap[q] = off < seg && l < K ? l : -1;
+  }
+  mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs };
+  if (pack(a, M, KP, kmap, mr, pa) | pack(&bT, N, KP, kmap, nb, pb)) {
+    r = MPE_ERANGE;
+    goto out;
+  }
+  /* k chunks of whole segments, for the caches */
+  const int cseg = segp >= KC_PAIRS ? 1 : KC_PAIRS / segp;
+  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
+#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
+  for (int ti = 0; ti < mt; ti++)
+    for (int tj = 0; tj < nt; tj++) {
+      int32_t cbuf[MPEI_TC_INT_AVX512_MR * MPEI_TC_INT_AVX512_NB];
+      for (int s0 = 0; s0 < nseg; s0 += cseg) {
+        int ns = nseg - s0 < cseg ? nseg - s0 : cseg;
+        size_t k0 = (size_t)s0 * segp;
+        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
+          for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
+            const int32_t *ap = pa + ((size_t)ip * KP + k0) * mr, *bp = pb + ((size_t)jp * KP + k0) * nb;
+            int full = (ip + 1) * mr <= M && (jp + 1) * nb <= N;
+            if (full) {
+              kern(ap, bp, acc + (size_t)ip * mr * N + (size_t)jp * nb, N, ns, segp, sat);
+              continue;
+            }
+            for (int rr = 0; rr < mr; rr++)
+              for (int jj = 0; jj < nb; jj++) {
+                int i = ip * mr + rr, j = jp * nb + jj;
+                cbuf[rr * nb + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0;
+              }
+            kern(ap, bp, cbuf, nb, ns, segp, sat);
+            for (int rr = 0; rr < mr; rr++)
+              for (int jj = 0; jj < nb; jj++) {
+                int i = ip * mr + rr, j = jp * nb + jj;
+                if (i < M && j < N)
+                  acc[(size_t)i * N + j] = cbuf[rr * nb + jj];
+              }
+          }
+      }
+    }
+out:
+  free(kmap); free(pa); free(pb);
+  return r;
+}
+
+#else
+
+static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                    const mpei_tc_opnd *b, int32_t *acc)
+{
+  (void)m; (void)M; (void)N; (void)K; (void)a; (void)b; (void)acc;
+  return MPE_EUNSUP;
+}
+
+#endif
+
+/* acc (M×N, row-major) holds the initial accumulators on entry and the
+   results on return. */
+static int int_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                   const mpei_tc_opnd *b, int32_t *acc)
+{
+  if (K == 0)
+    return MPE_OK;
+  if (mpei_simd_level() > MPEI_SIMD_NONE) {
+    int r = run_fast(m, M, N, K, a, b, acc);
+    if (r != MPE_EUNSUP)
+      return r;
+  }
+  return run_portable(m, M, N, K, a, b, acc);
+}
+
+/* ------------------------------------------------------------ public entries */
+
+/* Types: MPE_EINVAL for values outside the enum, MPE_EUNSUP for well-formed
+   combinations this model does not compute (a float model with integer data,
+   an integer model with float data, operands of the other width, an output
+   other than MPE_INT32). */
+static int check_types(const struct mpe_tc_model *m, mpe_type at, mpe_type bt, mpe_type ct)
+{
+  if (!known_type(at) || !known_type(bt) || !known_type(ct))
+    return MPE_EINVAL;
+  int w = width_of(m->p.in);
+  if (!w || width_of(at) != w || width_of(bt) != w || ct != MPE_INT32)
+    return MPE_EUNSUP;
+  return MPE_OK;
+}
+
+int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype,
+                    int lda, const void *B, mpe_type btype, int ldb, const void *C, int ldc, void *D,
+                    mpe_type dtype, int ldd)
+{
+  if (!model || m < 0 || n < 0 || k < 0)
+    return MPE_EINVAL;
+  int r = check_types(model, atype, btype, dtype);
+  if (r)
+    return r;
+  if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
+      (C && ldc < (n > 1 ? n : 1)))
+    return MPE_EINVAL;
+  if ((m > 0 && k > 0 && !A) || (k > 0 && n > 0 && !B) || (m > 0 && n > 0 && !D))
+    return MPE_EINVAL;
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  int32_t *acc = malloc(sizeof(int32_t) * (size_t)m * n);
+  if (!acc)
+    return MPE_ENOMEM;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      acc[(size_t)i * n + j] = C ? ((const int32_t *)C)[(size_t)i * ldc + j] : 0;
+  mpei_tc_opnd a = { A, atype, lda, 1 }, b = { B, btype, ldb, 1 };
+  r = int_run(model, m, n, k, &a, &b, acc);
+  if (r == MPE_OK)
+    for (int i = 0; i < m; i++)
+      memcpy((int32_t *)D + (size_t)i * ldd, acc + (size_t)i * n, sizeof(int32_t) * (size_t)n);
+  free(acc);
+  return r;
+}
+
+/* alpha, beta: integers in the int32 range (cuBLASLt's CUDA_R_32I scale type). */
+static int int_scalar(float x, int32_t *v)
+{
+  if (isnan(x))
+    return MPE_EINVAL;
+  if (!(x >= -2147483648.0f && x < 2147483648.0f) || x != truncf(x))
+    return MPE_EUNSUP;
+  *v = (int32_t)x;
+  return MPE_OK;
+}
+
+/* alpha*acc + beta*c: int32 arithmetic (wrap-around) or, for a saturating
+   model, the exact value clamped. */
+static inline int32_t epilogue(int32_t acc, int32_t c, int32_t alpha, int32_t beta, int sat)
+{
+  if (sat) {
+    __int128 v = (__int128)alpha * acc + (__int128)beta * c;
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+  }
+  return (int32_t)((uint32_t)alpha * (uint32_t)acc + (uint32_t)beta * (uint32_t)c);
+}
+
+int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                     int m, int n, int k, float alpha, const void *A, mpe_type atype, int lda,
+                     const void *B, mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc)
+{
+  if (!model || m < 0 || n < 0 || k < 0)
+    return MPE_EINVAL;
+  if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
+    return MPE_EINVAL;
+  if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
+    return MPE_EINVAL;
+  int r = check_types(model, atype, btype, ctype);
+  if (r)
+    return r;
+  int32_t ia, ib;
+  if ((r = int_scalar(alpha, &ia)) != MPE_OK || (r = int_scalar(beta, &ib)) != MPE_OK)
+    return r;
+  int row = layout == MPE_ROW_MAJOR;
+  int a_cols = (ta == MPE_NO_TRANS) == row ? k : m;
+  int b_cols = (tb == MPE_NO_TRANS) == row ? n : k;
+  int c_cols = row ? n : m;
+  if (lda < (a_cols > 1 ? a_cols : 1) || ldb < (b_cols > 1 ? b_cols : 1) ||
+      ldc < (c_cols > 1 ? c_cols : 1))
+    return MPE_EINVAL;
+  int use_ab = k > 0 && ia != 0;
+  if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && !A) || (use_ab && n > 0 && !B))
+    return MPE_EINVAL;
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  long ars, acs, brs, bcs;
+  if (row) {
+    ars = ta == MPE_NO_TRANS ? lda : 1; acs = ta == MPE_NO_TRANS ? 1 : lda;
+    brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
+  } else {
+    ars = ta == MPE_NO_TRANS ? 1 : lda; acs = ta == MPE_NO_TRANS ? lda : 1;
+    brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
+  }
+  mpei_tc_opnd a = { A, atype, ars, acs }, b = { B, btype, brs, bcs };
+  /* column-major C is the row-major C^T = op(B)^T op(A)^T; the products of a
+     block are the same integers either way, so the bits are too */
+  int M = m, N = n;
+  if (!row) {
+    mpei_tc_opnd t = { B, btype, bcs, brs };
+    b = (mpei_tc_opnd){ A, atype, acs, ars };
+    a = t;
+    M = n; N = m;
+  }
+  int32_t *acc = calloc((size_t)M * N, sizeof(int32_t));
+  if (!acc)
+    return MPE_ENOMEM;
+  if (use_ab)
+    r = int_run(model, M, N, k, &a, &b, acc);
+  if (r == MPE_OK) {
+    const int sat = model->p.satfinite;
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+    for (int i = 0; i < M; i++) {
+      int32_t *c = (int32_t *)C + (size_t)i * ldc;
+      const int32_t *v = acc + (size_t)i * N;
+      for (int j = 0; j < N; j++)
+        c[j] = epilogue(use_ab ? v[j] : 0, ib != 0 ? c[j] : 0, use_ab ? ia : 0, ib, sat);
+    }
+  }
+  free(acc);
+  return r;
+}

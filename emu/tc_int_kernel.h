@@ -1,0 +1,76 @@
+/* The integer block kernel, one source for every SIMD width (included by
+   tc_int_avx2.c and tc_int_avx512.c after they define VW, MR, ROWS(X) (X(0)
+   ... X(MR-1)) and MADD(a, b): the 32-bit lane sums a.lo*b.lo + a.hi*b.hi of
+   int16 halves). MR rows × 2*VW columns of int32 outputs; see tc_int.h for
+   the layout. */
+typedef int32_t vi __attribute__((vector_size(VW * 4)));
+typedef uint32_t vu __attribute__((vector_size(VW * 4)));
+
+static inline vi broadcast(int32_t x)
+{
+  vi v;
+  for (int l = 0; l < VW; l++)
+    v[l] = x;
+  return v;
+}
+
+/* c + s clamped to the int32 range: the wrapped sum overflowed exactly when c
+   and s share a sign that the sum does not. */
+static inline vi sat_add(vi c, vi s)
+{
+  vi r = (vi)((vu)c + (vu)s);
+  vi ovf = ((c ^ r) & (s ^ r)) >> 31;          /* -1 where it overflowed */
+  vi lim = (c >> 31) ^ broadcast(INT32_MAX);   /* INT32_MAX, or INT32_MIN for c < 0 */
+  return (r & ~ovf) | (lim & ovf);
+}
+
+static inline vi loadv(const int32_t *p)
+{
+  vi v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* c = c + s (mod 2^32) or clamp(c + s), one vector of outputs */
+static inline void fold(int32_t *c, vi s, int sat)
+{
+  vi cv = loadv(c);
+  cv = sat ? sat_add(cv, s) : (vi)((vu)cv + (vu)s);
+  memcpy(c, &cv, sizeof cv);
+}
+
+/* Two vectors of columns (NB = 2 VW) per row; ROWS(X) expands X(r) for each of
+   the MR rows, so that every accumulator is a named variable (a register). */
+#define DECL(r) vi s##r##_0 = broadcast(0), s##r##_1 = broadcast(0);
+#define STEP(r)                                                      \
+  {                                                                  \
+    vi a_ = broadcast(ap[(size_t)kp * MR + (r)]);                    \
+    s##r##_0 = (vi)((vu)s##r##_0 + (vu)MADD(a_, b0));                \
+    s##r##_1 = (vi)((vu)s##r##_1 + (vu)MADD(a_, b1));                \
+  }
+#define SAVE(r) out[2 * (r)] = s##r##_0; out[2 * (r) + 1] = s##r##_1;
+
+/* One segment, in a function of its own: GCC then keeps the 2*MR
+   accumulators in registers (inlined into the segment loop it spilled them). */
+static __attribute__((noinline)) void seg_kernel(const int32_t *ap, const int32_t *bp, int32_t *c, long ldc,
+                                                 int segp, int sat)
+{
+  ROWS(DECL)
+  for (int kp = 0; kp < segp; kp++) {
+    vi b0 = loadv(bp + (size_t)kp * 2 * VW), b1 = loadv(bp + (size_t)kp * 2 * VW + VW);
+    ROWS(STEP)
+  }
+  vi out[2 * MR];
+  ROWS(SAVE)
+  for (int r = 0; r < MR; r++) {
+    fold(c + r * ldc, out[2 * r], sat);
+    fold(c + r * ldc + VW, out[2 * r + 1], sat);
+  }
+}
+
+static inline void int_kernel(const int32_t *ap, const int32_t *bp, int32_t *c, long ldc, int nseg, int segp,
+                              int sat)
+{
+  for (int sg = 0; sg < nseg; sg++)
+    seg_kernel(ap + (size_t)sg * segp * MR, bp + (size_t)sg * segp * 2 * VW, c, ldc, segp, sat);
+}
