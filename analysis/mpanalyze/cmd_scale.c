@@ -52,7 +52,7 @@ int mpa_cmd_scale(int argc, char **argv)
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
   optind = 1;
-  while ((c = getopt_long(argc, argv, "p:f:t:m:qh", lo, NULL)) != -1) {
+  while ((c = mpa_getopt(argc, argv, "p:f:t:m:qh", lo)) != -1) {
     char *e;
     switch (c) {
     case 'p': preset = optarg; break;
