@@ -757,7 +757,7 @@ int mpa_cmd_range(int argc, char **argv)
       for (size_t k = 0; k < nf; k++)
         if (tg[k].t.kind == MPE_TARGET_FX16) {
           t->fxblock = tg[k].t.block;
-          fxused = nres == 1 || fxused == t->fxblock ? t->fxblock : 0;
+          fxused = g == 0 || fxused == t->fxblock ? t->fxblock : 0;   /* g: nres drops while streaming */
         }
       if (np > 1) {
         /* rank 0: analyse its own share now; merge every tensor in order later */
@@ -832,7 +832,7 @@ walked:
     }
   if (ng == 0) {
     if (nsk) {   /* say what there was */
-      char en[256], hint[300] = "";
+      char en[256], hint[400] = "";
       mpa_esc(en, sizeof en, sk[0].name);
       if (strstr(sk[0].why, "integer") || strstr(sk[0].why, "untyped"))
         snprintf(hint, sizeof hint, "; --dtype '%s=TYPE' reads it as TYPE's bit patterns", en);
