@@ -316,6 +316,7 @@ class _Range:
             else:
                 x["recommended_scale"] = None
                 x["recommended_scale_log2"] = None
+                x["recommended_scale_capped"] = False
             x["underflow_at_scale"] = st.underflow_at_scale
             x["underflow_at_scale_flush"] = st.underflow_at_scale_flush
             x["max_finite"] = _L.mpe_format_max(f)
