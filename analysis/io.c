@@ -55,6 +55,7 @@ struct mpe_io {
   /* text */
   struct mpei_text txt;
   struct mpei_pt *pt;   /* PyTorch archives (io_pt.c) */
+  struct mpei_skips sk; /* members skipped, other kinds (io_member.c) */
   char msg[256];
 };
 
@@ -160,6 +161,17 @@ static struct tens *add_tensor(mpe_io *f, const char *name, size_t namelen)
   t->info.name = t->name;
   f->nt++;
   return t;
+}
+
+/* the last tensor added holds no floating-point data: list it as skipped instead */
+static int skip_last(mpe_io *f, const struct mpei_npy_skip *sk)
+{
+  struct tens *t = &f->t[--f->nt];
+  int rc = mpei_skip_add(&f->sk, t->name, strlen(t->name), sk->dtype, sk->why);
+  free(t->name);
+  if (rc)
+    mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
+  return rc;
 }
 
 /* count = product of the shape, and nbytes = count * size, both without overflow */
@@ -296,8 +308,28 @@ bad:
   return MPE_EFORMAT;
 }
 
-/* descr -> dtype and byte order; V/u types need the user's dtype */
-static int npy_descr(const char *d, const mpe_io_opts *o, mpe_type *t, int *be, char *msg, size_t msglen)
+/* why a member of .npy kind c (NumPy's type character) is skipped */
+static const char *npy_skip_why(char c, size_t n)
+{
+  switch (c) {
+  case 'i': return "integer array";
+  case 'u': return n == 2 || n == 1 ? "integer array (bit patterns? give a dtype for it)" : "integer array";
+  case 'b': case '?': return "boolean array";
+  case 'c': return "complex array";
+  case 'f': return "floating-point width not supported";
+  case 'V': return n == 2 ? "untyped 2-byte values: give a dtype (bf16 or fp16)" :
+                   n == 1 ? "untyped 1-byte values: give a dtype (e4m3 or e5m2)" : "untyped values";
+  case 'U': case 'S': case 'a': return "string array";
+  case 'M': case 'm': return "date/time array";
+  case 'O': return "Python objects (not read)";
+  default: return "not a numeric type";
+  }
+}
+
+/* descr -> dtype and byte order; V/u types need the user's dtype; a member
+   with no floating-point data gives MPEI_SKIP and sk says why */
+static int npy_descr(const char *d, const char *name, const mpe_io_opts *o, mpe_type *t, int *be,
+                     char *msg, size_t msglen, struct mpei_npy_skip *sk)
 {
   char order = d[0];
   const char *c = d + 1;
@@ -306,15 +338,24 @@ static int npy_descr(const char *d, const mpe_io_opts *o, mpe_type *t, int *be, 
     c = d;
   }
   *be = order == '>';
+  char *end;
+  unsigned long isz = c[0] && c[1] >= '0' && c[1] <= '9' ? strtoul(c + 1, &end, 10) : 0;
+  if (isz && !*end && isz <= 16) {
+    int rr = mpei_dtype_rule(o, name, isz, t, msg, msglen);
+    if (rr == 1)
+      return MPE_OK;
+    if (rr < 0)
+      return MPE_EINVAL;
+  }
   if (!strcmp(c, "f2")) *t = MPE_FP16;
   else if (!strcmp(c, "f4")) *t = MPE_FP32;
   else if (!strcmp(c, "f8")) *t = MPE_FP64;
   else if (!strcmp(c, "V2") || !strcmp(c, "V1") || !strcmp(c, "u2") || !strcmp(c, "u1")) {
     size_t n = (size_t)(c[1] - '0');
     if (!o->has_dtype) {
-      mpei_io_msg(msg, msglen, "array of %s holds opaque %zu-byte values: say what they are with a dtype (%s)",
-                  d, n, n == 2 ? "bf16 or fp16" : "e4m3 or e5m2");
-      return MPE_EFORMAT;
+      snprintf(sk->dtype, sizeof sk->dtype, "%s", d);
+      sk->why = npy_skip_why(c[0], n);
+      return MPEI_SKIP;
     }
     if (mpe_io_dtype_size(o->dtype) != n) {
       mpei_io_msg(msg, msglen, "dtype %s has %zu-byte values but the array (%s) has %zu-byte values",
@@ -323,8 +364,9 @@ static int npy_descr(const char *d, const mpe_io_opts *o, mpe_type *t, int *be, 
     }
     *t = o->dtype;
   } else {
-    mpei_io_msg(msg, msglen, "unsupported .npy dtype '%s' (supported: f2, f4, f8, and V2/V1 with a dtype)", d);
-    return MPE_EUNSUP;
+    snprintf(sk->dtype, sizeof sk->dtype, "%s", d);
+    sk->why = npy_skip_why(c[0], isz);
+    return MPEI_SKIP;
   }
   return MPE_OK;
 }
@@ -332,7 +374,8 @@ static int npy_descr(const char *d, const mpe_io_opts *o, mpe_type *t, int *be, 
 /* Parse a whole .npy preamble held in buf[0..len). *hdr receives the header size.
    Needs len >= 12 or the whole header; returns MPE_EFORMAT on anything wrong. */
 int mpei_npy_parse(const unsigned char *buf, size_t len, uint64_t avail, const mpe_io_opts *o,
-                   mpe_io_tensor *t, uint64_t *hdr, uint64_t *nbytes, char *msg, size_t msglen)
+                   mpe_io_tensor *t, uint64_t *hdr, uint64_t *nbytes, char *msg, size_t msglen,
+                   struct mpei_npy_skip *sk)
 {
   uint64_t hlen, pre;
   if (len >= 6 && !memcmp(buf, "\x93NUMPY", 6) && len < 10) {
@@ -378,7 +421,7 @@ int mpei_npy_parse(const unsigned char *buf, size_t len, uint64_t avail, const m
   if (rc)
     return rc;
   int be;
-  if ((rc = npy_descr(descr, o, &t->dtype, &be, msg, msglen)))
+  if ((rc = npy_descr(descr, t->name ? t->name : "", o, &t->dtype, &be, msg, msglen, sk)))
     return rc;
   t->ndim = ndim;
   t->fortran_order = fortran;
@@ -433,26 +476,27 @@ static int open_npy(mpe_io *f, const char *path, const mpe_io_opts *o)
   }
   struct tens *t;
   int rc = add_single(f, path, &t);
-  if (!rc) {
-    rc = mpei_npy_parse(hb, got, f->fsize, o, &t->info, &t->offset, &t->nbytes, f->msg, sizeof f->msg);
-  }
+  struct mpei_npy_skip sk;
+  if (!rc && (rc = mpei_npy_parse(hb, got, f->fsize, o, &t->info, &t->offset, &t->nbytes, f->msg, sizeof f->msg,
+                                  &sk)) == MPEI_SKIP)
+    rc = skip_last(f, &sk);
   free(hb);
   return rc;
 }
 
 static int open_raw(mpe_io *f, const char *path, const mpe_io_opts *o)
 {
-  if (!o->has_dtype)
-    FAIL(MPE_EINVAL, "a raw binary file needs a dtype");
-  size_t es = mpe_io_dtype_size(o->dtype);
-  if (!es)
-    FAIL(MPE_EINVAL, "unknown dtype");
   struct tens *t;
   int rc = add_single(f, path, &t);
   if (rc)
     return rc;
-  t->info.dtype = o->dtype;
-  t->info.value_type = o->dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
+  mpe_type dt = o->dtype;   /* a rule naming the file, else the dtype */
+  int ruled = mpei_dtype_rule(o, t->name, 0, &dt, NULL, 0) == 1;
+  if (!o->has_dtype && !ruled)
+    FAIL(MPE_EINVAL, "a raw binary file needs a dtype");
+  size_t es = mpe_io_dtype_size(dt);
+  t->info.dtype = dt;
+  t->info.value_type = dt == MPE_FP64 ? MPE_FP64 : MPE_FP32;
   if (o->ndim > 0) {
     if (o->ndim > MPE_IO_MAXDIM)
       FAIL(MPE_EINVAL, "more than %d dimensions", MPE_IO_MAXDIM);
@@ -463,13 +507,13 @@ static int open_raw(mpe_io *f, const char *path, const mpe_io_opts *o)
     if (t->nbytes != f->fsize) {
       char s[128];
       shape_str(&t->info, s, sizeof s);
-      FAIL(MPE_EFORMAT, "shape %s of %s needs %llu bytes but the file has %llu", s, mpe_type_name(o->dtype),
+      FAIL(MPE_EFORMAT, "shape %s of %s needs %llu bytes but the file has %llu", s, mpe_type_name(dt),
            (unsigned long long)t->nbytes, (unsigned long long)f->fsize);
     }
   } else {
     if (f->fsize % es)
       FAIL(MPE_EFORMAT, "file size %llu is not a multiple of %zu (%s)", (unsigned long long)f->fsize, es,
-           mpe_type_name(o->dtype));
+           mpe_type_name(dt));
     t->info.ndim = 1;
     t->info.shape[0] = t->info.count = f->fsize / es;
     t->nbytes = f->fsize;
@@ -510,7 +554,7 @@ static int cmp_tens(const void *a, const void *b)
   return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-static int open_safetensors(mpe_io *f)
+static int open_safetensors(mpe_io *f, const mpe_io_opts *o)
 {
   unsigned char lb[8];
   if (f->fsize < 8 || fread(lb, 1, 8, f->fp) != 8)
@@ -620,8 +664,19 @@ static int open_safetensors(mpe_io *f)
     sp[nsp].e = (uint64_t)e;
     sp[nsp].name = key;
     nsp++;
-    if (dt < 0) {
-      f->skipped++;
+    int rr = mpei_dtype_rule(o, key, es, &ti.dtype, f->msg, sizeof f->msg);
+    if (rr < 0) {
+      rc = MPE_EINVAL;
+      goto done;
+    }
+    if (rr == 1) {
+      dt = (int)ti.dtype;
+    } else if (dt < 0) {
+      const char *sd = json_string_value(jd);
+      if ((rc = mpei_skip_add(&f->sk, key, strlen(key), sd, !strcmp(sd, "BOOL") ? "boolean tensor" : "integer tensor"))) {
+        mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
+        goto done;
+      }
       continue;
     }
     struct tens *t = add_tensor(f, key, strlen(key));
@@ -663,7 +718,7 @@ static int zip_msg(mpe_io *f, int code, const char *what, zip_error_t *ze)
 }
 
 /* torch.save archives: the pickle and the views are io_pt.c's */
-static int open_pt(mpe_io *f, const char *path)
+static int open_pt(mpe_io *f, const char *path, const mpe_io_opts *o)
 {
   size_t bl;
   const char *b = base_name(path, &bl);
@@ -681,6 +736,10 @@ static int open_pt(mpe_io *f, const char *path)
     t->info = ti;
     t->info.name = t->name;
     t->nbytes = nb;
+    int rr = mpei_dtype_rule(o, t->name, mpe_io_dtype_size(ti.dtype), &t->info.dtype, f->msg, sizeof f->msg);
+    if (rr < 0)
+      return MPE_EINVAL;
+    t->info.value_type = t->info.dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
   }
   f->skipped += rc ? 0 : mpei_pt_nskipped(f->pt);
   return rc;
@@ -702,7 +761,7 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
     FAIL(MPE_EFORMAT, "zip archive claims %lld members", (long long)ne);
   char top[256];
   if (f->kind == MPE_IO_PT || (!o->kind && mpei_pt_sniff(f->za, top, sizeof top)))
-    return open_pt(f, path);
+    return open_pt(f, path, o);
   uint64_t cap = o->max_member_bytes ? o->max_member_bytes : DEFAULT_MAX_MEMBER;
   unsigned char *hb = malloc(NPY_MAX_HEADER + 12);
   if (!hb)
@@ -774,8 +833,11 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
       break;
     }
     char m[200];
-    rc = mpei_npy_parse(hb, got, st.size, o, &t->info, &t->offset, &t->nbytes, m, sizeof m);
-    if (rc)
+    struct mpei_npy_skip sk;
+    rc = mpei_npy_parse(hb, got, st.size, o, &t->info, &t->offset, &t->nbytes, m, sizeof m, &sk);
+    if (rc == MPEI_SKIP)
+      rc = skip_last(f, &sk);
+    else if (rc)
       mpei_io_msg(f->msg, sizeof f->msg, "member '%.64s': %s", st.name, m);
     t->zindex = (zip_uint64_t)i;
   }
@@ -823,7 +885,7 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   if (!o)
     o = &defaults;
   if ((unsigned)o->kind > MPE_IO_PT || o->ndim < 0 || o->ndim > MPE_IO_MAXDIM ||
-      (o->has_dtype && !mpe_io_dtype_size(o->dtype))) {
+      (o->has_dtype && !mpe_io_dtype_size(o->dtype)) || (o->nrules && !o->rules)) {
     mpei_io_msg(msg, msglen, "invalid reader options");
     return MPE_EINVAL;
   }
@@ -832,6 +894,12 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
     mpei_io_msg(msg, msglen, "out of memory");
     return MPE_ENOMEM;
   }
+  for (size_t r = 0; r < o->nrules; r++)
+    if (!o->rules[r].pattern || !mpe_io_dtype_size(o->rules[r].dtype)) {
+      mpei_io_msg(msg, msglen, "invalid reader options (dtype rule %zu)", r);
+      free(f);
+      return MPE_EINVAL;
+    }
   f->cur = -1;
   f->tab8_type = -1;
   f->bufsize = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;
@@ -869,7 +937,7 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
     f->fp = NULL;
     rc = open_npz(f, path, o);
     break;
-  case MPE_IO_SAFETENSORS: rc = open_safetensors(f); break;
+  case MPE_IO_SAFETENSORS: rc = open_safetensors(f, o); break;
   case MPE_IO_RAW: rc = open_raw(f, path, o); break;
   case MPE_IO_TEXT: {
     struct tens *t;
@@ -906,6 +974,7 @@ void mpe_io_close(mpe_io *f)
   if (f->zf)
     zip_fclose(f->zf);
   mpei_pt_free(f->pt);
+  mpei_skips_free(&f->sk);
   if (f->za)
     zip_discard(f->za);
   if (f->fp)
@@ -920,15 +989,20 @@ void mpe_io_close(mpe_io *f)
 
 mpe_io_kind mpe_io_kind_of(const mpe_io *f) { return f ? f->kind : MPE_IO_AUTO; }
 size_t mpe_io_count(const mpe_io *f) { return f ? f->nt : 0; }
-size_t mpe_io_skipped(const mpe_io *f) { return f ? f->skipped : 0; }
+size_t mpe_io_skipped(const mpe_io *f) { return f ? f->skipped + f->sk.n : 0; }
 
 int mpe_io_skipped_info(const mpe_io *f, size_t i, const char **name, const char **dtype, const char **why)
 {
-  if (!f || !name || !dtype || !why || i >= f->skipped)
+  if (!f || !name || !dtype || !why || i >= mpe_io_skipped(f))
     return MPE_EINVAL;
-  if (!f->pt)
-    return MPE_EUNSUP;
-  mpei_pt_skipped(f->pt, i, name, dtype, why);
+  if (i < f->skipped) {
+    mpei_pt_skipped(f->pt, i, name, dtype, why);
+  } else {
+    const struct mpei_skip *k = &f->sk.v[i - f->skipped];
+    *name = k->name;
+    *dtype = k->dtype;
+    *why = k->why;
+  }
   return MPE_OK;
 }
 const char *mpe_io_message(const mpe_io *f) { return f ? f->msg : ""; }

@@ -16,6 +16,20 @@ struct mpei_text {
   int eof;
 };
 
+/* members skipped because they hold no floating-point data (io_member.c) */
+struct mpei_skip { char *name; char dtype[32]; const char *why; };
+struct mpei_skips { struct mpei_skip *v; size_t n, cap; };
+MPEI_HIDDEN int mpei_skip_add(struct mpei_skips *s, const char *name, size_t nl, const char *dtype, const char *why);
+MPEI_HIDDEN void mpei_skips_free(struct mpei_skips *s);
+/* The element type the options give member `name` whose stored values are `es`
+   bytes wide (0: any width, for raw files): 1 and *t when a rule applies, 0 when none does, -1 (msg set)
+   when a plain-name rule names it but its values have another width. */
+MPEI_HIDDEN int mpei_dtype_rule(const mpe_io_opts *o, const char *name, size_t es, mpe_type *t,
+                                char *msg, size_t msglen);
+/* returned by mpei_npy_parse for a member to skip: sk receives its dtype and why */
+#define MPEI_SKIP (-1)
+struct mpei_npy_skip { char dtype[32]; const char *why; };
+
 MPEI_HIDDEN void mpei_io_msg(char *msg, size_t len, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
 MPEI_HIDDEN int mpei_mul_u64(uint64_t a, uint64_t b, uint64_t *r);
@@ -23,7 +37,8 @@ MPEI_HIDDEN int mpei_utf8_valid(const char *s, size_t n);
 MPEI_HIDDEN int mpei_npy_dict(const char *p, const char *e, char *descr, size_t dlen, int *fortran,
                               int *ndim, uint64_t *shape, char *msg, size_t msglen);
 MPEI_HIDDEN int mpei_npy_parse(const unsigned char *buf, size_t len, uint64_t avail, const mpe_io_opts *o,
-                               mpe_io_tensor *t, uint64_t *hdr, uint64_t *nbytes, char *msg, size_t msglen);
+                               mpe_io_tensor *t, uint64_t *hdr, uint64_t *nbytes, char *msg, size_t msglen,
+                               struct mpei_npy_skip *sk);
 /* Scan a whole text file once: count and check every number; sets the shape
    (rows x columns when every line has the same number of values, else 1-D). */
 MPEI_HIDDEN int mpei_text_scan(struct mpei_text *s, FILE *fp, mpe_io_tensor *t, char *msg, size_t msglen);

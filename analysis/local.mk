@@ -1,5 +1,5 @@
 # analysis/local.mk: tensor-file readers, range analysis, loss scalers, mpanalyze (issue 6)
-libmpemu_la_SOURCES += analysis/io.c analysis/io_pt.c analysis/io_text.c analysis/io_write.c analysis/io_internal.h \
+libmpemu_la_SOURCES += analysis/io.c analysis/io_member.c analysis/io_pt.c analysis/io_text.c analysis/io_write.c analysis/io_internal.h \
 	analysis/range.c analysis/range_internal.h analysis/scaler.c
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_range_avx2.la libmpemu_range_avx512.la

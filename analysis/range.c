@@ -1269,6 +1269,10 @@ int mpe_range_stats_get(const mpe_range *r, size_t k, mpe_range_stats *s)
   } else if (r->max_abs > 0) {
     s->has_scale = 1;
     s->scale_log2 = best_scale(r->max_abs, g->maxf, r->margin);
+    if (s->scale_log2 > MPE_RANGE_SCALE_MAX_LOG2) {   /* no binary32 loss scale is larger */
+      s->scale_log2 = MPE_RANGE_SCALE_MAX_LOG2;
+      s->scale_capped = 1;
+    }
     underflow_at(r, g, s->scale_log2, &s->underflow_at_scale, &s->underflow_at_scale_flush);
   }
   return MPE_OK;

@@ -139,7 +139,7 @@ int main(int argc, char **argv)
     run *r = &R[l];
     r->ran = 1;
     r->loss = malloc((size_t)steps * sizeof *r->loss);
-    double t0 = mpt_now();
+    double t0 = mpt_now(), last = t0;
     for (long t = 0; t < steps; t++) {
       mpt_step_info info;
       if ((rc = mpt_step(net, x, y, NULL, (int)N, &info))) {
@@ -156,8 +156,15 @@ int main(int argc, char **argv)
       if (every && !json && (t + 1) % every == 0)
         printf("%s step %5ld  loss %.6g  scale %g%s\n", mpt_level_name((mpt_level)l), t + 1, info.loss,
                info.scale, info.skipped ? "  (skipped)" : "");
+      /* a level takes tens of seconds: say where it is every 5 s (stderr, so tables stay clean) */
+      if (mpt_now() - last >= 5.0) {
+        last = mpt_now();
+        fprintf(stderr, "amp_lab: %s step %ld/%ld, %.0f s so far\n", mpt_level_name((mpt_level)l), t + 1, steps,
+                last - t0);
+      }
     }
     r->seconds = mpt_now() - t0;
+    fprintf(stderr, "amp_lab: %s done in %.1f s\n", mpt_level_name((mpt_level)l), r->seconds);
     r->final_scale = mpt_loss_scale(net);
     mpt_net_free(net);
   }

@@ -219,7 +219,8 @@ int main(int argc, char **argv)
     }
     r->ran = 1;
     r->loss = malloc((size_t)steps * sizeof *r->loss);
-    double t0 = mpt_now();
+    double t0 = mpt_now(), last = t0;
+    fprintf(stderr, "mlp_lab: %s: %ld steps...\n", r->name, steps);
     for (long t = 0; t < steps; t++) {
       long i0 = (t % steps_per_epoch) * batch;
       int m = (int)(ntrain - i0 < batch ? ntrain - i0 : batch);
@@ -233,6 +234,10 @@ int main(int argc, char **argv)
       r->lost += info.lost;
       r->skipped += (uint64_t)info.skipped;
       r->diverged |= info.nonfinite;
+      if (mpt_now() - last >= 5.0) {   /* a run takes tens of seconds: a line every 5 s on stderr */
+        last = mpt_now();
+        fprintf(stderr, "mlp_lab: %s step %ld/%ld, %.0f s so far\n", r->name, t + 1, steps, last - t0);
+      }
     }
     r->final_loss = r->loss[r->nloss - 1];
     r->accuracy = accuracy(net, xte, yte, (int)ntest, (int)dim, (int)batch, out);

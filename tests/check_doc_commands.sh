@@ -45,6 +45,15 @@ for s in range(4):
     put('step%d.npy' % s, npy('<f4', [2048], f32(vals(2048, 10.0 ** -(s + 2)))))
     put('step%d.safetensors' % s, st([('g', vals(2048, 10.0 ** -(s + 2)))]))
 put('w.npy', npy('<f4', [1024], f32([rnd.uniform(-1, 1) for _ in range(1024)])))
+# a mixed .npz as ml_dtypes and a training loop write it: untyped bf16 and FP8 members, a step counter
+with zipfile.ZipFile(os.path.join(d, 'mixed.npz'), 'w') as z:
+    z.writestr('attn.q.npy', npy('|V2', [2048], struct.pack('<%dH' % 2048, *bf)))
+    z.writestr('mlp.w.npy', npy('|V1', [256], bytes(rnd.randrange(0, 0x7e) for _ in range(256))))
+    z.writestr('step.npy', npy('<i8', [], struct.pack('<q', 7)))
+# a run: one safetensors dump per step in a folder (step2 sorts before step10)
+os.mkdir(os.path.join(d, 'dumps'))
+for s in range(1, 13):
+    put('dumps/step%d.safetensors' % s, st([('fc.weight', vals(1024, 10.0 ** -(2 + s / 3))), ('fc.bias', vals(64))]))
 put('u.npy', npy('<f4', [1024], f32(vals(1024, 1e-5))))
 PY
 

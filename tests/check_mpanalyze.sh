@@ -317,4 +317,133 @@ $bin update -w "$tmp/w3.txt" -u "$tmp/w3.txt" --max-memory 16M >"$tmp/out" 2>"$t
 [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "holds them all at once" "$tmp/err" && ok "update: budget up front" || bad "update budget: status $st"
 $bin update -q -w "$tmp/w3.txt" -u "$tmp/w3.txt" --max-memory 128M >/dev/null && ok "update: within the budget" || bad "update within budget"
 }
+# 10. mixed containers and whole runs (issue 15)
+if [ $have_py = 1 ]; then
+  # members with no floating-point data: named in the JSON "skipped" list and in the text report
+  $bin -q --json "$d/mixed.npz" >"$tmp/m.json" 2>"$tmp/err"; st=$?
+  got=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+print(' '.join('%s:%s:%s' % (s['name'], s['dtype'], s['why'].split(' ')[0]) for s in d['skipped']), [t['name'] for t in d['tensors']])" "$tmp/m.json")
+  [ $st -eq 0 ] && [ "$got" = "step:<i8:integer mask:|b1:boolean act:|V2:untyped q:|u1:integer ['w']" ] \
+    && ok "npz: skipped members in the JSON: $got" || bad "npz skipped JSON: status $st [$got]"
+  $bin -q --json "$d/mixed.safetensors" >"$tmp/m.json" 2>"$tmp/err"; st=$?
+  got=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+print(' '.join('%s:%s:%s' % (s['name'], s['dtype'], s['why']) for s in d['skipped']))" "$tmp/m.json")
+  [ $st -eq 0 ] && [ "$got" = "act:U16:integer tensor step:I64:integer tensor mask:BOOL:boolean tensor" ] \
+    && ok "safetensors: skipped members in the JSON" || bad "safetensors skipped JSON: status $st [$got]"
+  $bin -q "$d/mixed.npz" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 0 ] && grep -q "mixed.npz: step  skipped: integer array (<i8)" "$tmp/out" && [ ! -s "$tmp/err" ] \
+    && ok "text report names the skipped members" || bad "text report skipped: status $st"
+  $bin -q --json "$d/pt/state.pt" >"$tmp/m.json" 2>/dev/null \
+    && [ "$(jget "$tmp/m.json" skipped.0.why)" = '"integer tensor"' ] && ok "pt: skipped in the JSON" || bad "pt skipped JSON"
+  # --tensor finds any member: a skipped one is named with its dtype and a way to read it
+  $bin -q --tensor step "$d/mixed.npz" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "'step' is <i8, skipped (integer array); --dtype 'step=TYPE'" "$tmp/err" \
+    && ok "--tensor on a skipped member: $(cat "$tmp/err")" || bad "--tensor step: status $st: $(cat "$tmp/err")"
+  $bin -q --json --tensor w --tensor 'ma*' "$d/mixed.npz" >"$tmp/m.json" 2>"$tmp/err" \
+    && [ "$(jget "$tmp/m.json" skipped.0.name)" = '"mask"' ] && [ "$(jget "$tmp/m.json" tensors.0.name)" = '"w"' ] \
+    && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(len(d['skipped']) != 1 or len(d['tensors']) != 1)" "$tmp/m.json" \
+    && ok "--tensor NAME and a glob: the float member reported, the skipped one named" || bad "--tensor w 'ma*'"
+  # --dtype NAME=TYPE, NAME a glob: bf16 bits 3f80 0001 0080 7f7f 4780 477f in fp16:
+  # 2^-133 and 2^-126 underflow, 3.39e38 and 65536 overflow, 65280 fits
+  $bin -q --json --format fp16 --dtype 'a*=bf16' --dtype q=e4m3 "$d/mixed.npz" >"$tmp/m.json" 2>"$tmp/err"; st=$?
+  got=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t={x['name']: x for x in d['tensors']}
+a=t['act']; print(a['dtype'], a['formats']['fp16']['underflow'], a['formats']['fp16']['overflow'], t['q']['dtype'], t['q']['max_abs'], len(d['skipped']))" "$tmp/m.json")
+  [ $st -eq 0 ] && [ "$got" = "bf16 2 2 e4m3 448.0 2" ] && ok "--dtype 'a*=bf16' --dtype q=e4m3: $got" || bad "--dtype rules: status $st [$got] $(cat "$tmp/err")"
+  $bin -q --json --format fp16 --dtype 'act=bf16' "$d/mixed.safetensors" >"$tmp/m.json" \
+    && [ "$(jget "$tmp/m.json" tensors.1.dtype)" = '"bf16"' ] && ok "--dtype on a safetensors U16 member" || bad "--dtype U16 member"
+  for args in "--dtype w=bf16 $d/mixed.npz" "--dtype nothing*=bf16 $d/mixed.npz" "--dtype =bf16 $d/mixed.npz" \
+              "--dtype w=int4 $d/mixed.npz" "--tensor nothing $d/mixed.npz"; do
+    $bin -q $args >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^mpanalyze: " "$tmp/err" \
+      && ok "refused: $args: $(cat "$tmp/err")" || bad "'$args': status $st"
+  done
+
+  # whole runs: a folder and a quoted glob, sorted naturally (step2 before step10), one
+  # row per file; the shares against Python's own binary16 packing (struct 'e', RNE)
+  mkdir "$tmp/run"
+  python3 - "$tmp/run" >"$tmp/want_steps" <<'PY'
+import random, struct, sys
+d = sys.argv[1]
+def npy(vals):
+    h = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(vals)
+    h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
+    return b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + struct.pack('<%df' % len(vals), *vals)
+for s in (1, 2, 3, 10, 11):
+    r = random.Random(s)
+    v = [struct.unpack('<f', struct.pack('<f', r.gauss(0, 10.0 ** -(s % 6 + 2))))[0] for _ in range(3000)]
+    v += [1e5] * s              # overflows in fp16
+    open('%s/step%d.npy' % (d, s), 'wb').write(npy(v))
+    u = sub = o = 0
+    for x in v:
+        try:
+            h = struct.unpack('<e', struct.pack('<e', x))[0]
+        except OverflowError:
+            o += 1; continue
+        if h == 0 and x != 0: u += 1
+        elif h != 0 and abs(h) < 2.0 ** -14: sub += 1
+    print('step%d.npy %d %d %d %d' % (s, len(v), u, sub, o))
+PY
+  echo "not a tensor" >"$tmp/run/notes.md"
+  for src in "$tmp/run" "$tmp/run/step*.npy"; do
+    $bin -q --json --format fp16,bf16 "$src" >"$tmp/s.json" 2>"$tmp/err"; st=$?
+    python3 -c "import json,os,sys; d=json.load(open(sys.argv[1]))
+for s in d['steps']:
+    f = s['formats']['fp16']
+    assert abs(f['underflow_share'] - f['underflow'] / s['count']) < 1e-15
+    print(os.path.basename(s['file']), s['count'], f['underflow'], f['subnormal'], f['overflow'])
+assert 'tensors' not in d and d['total']['count'] == sum(s['count'] for s in d['steps'])" "$tmp/s.json" >"$tmp/got_steps" 2>>"$tmp/err"
+    [ $st -eq 0 ] && [ -s "$tmp/got_steps" ] && cmp -s "$tmp/got_steps" "$tmp/want_steps" \
+      && ok "per-step summary of '$(basename "$src")': natural order, counts equal Python's binary16 ($(tr '\n' ' ' <"$tmp/got_steps"))" \
+      || bad "per-step '$src': status $st, got [$(tr '\n' ' ' <"$tmp/got_steps")] want [$(tr '\n' ' ' <"$tmp/want_steps")] $(cat "$tmp/err")"
+  done
+  $bin -q --format fp16 "$tmp/run" >"$tmp/out" 2>&1 && grep -q "^per-step summary" "$tmp/out" \
+    && [ "$(grep -c 'step[0-9]*\.npy$' "$tmp/out")" = 5 ] && ok "text: a per-step table, one row per file" || bad "text per-step table"
+  $bin -q --json --per-layer "$tmp/run" >"$tmp/s.json" && [ "$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['tensors']))" "$tmp/s.json")" = 5 ] \
+    && ok "--per-layer: every tensor too" || bad "--per-layer"
+  if $bin -q "$tmp/run" --plot "$tmp/trend.svg" >/dev/null 2>"$tmp/err"; then
+    grep -q "</svg>" "$tmp/trend.svg" && ok "--plot: the trend over steps" || bad "--plot trend content"
+  else
+    grep -q "without PLplot" "$tmp/err" && ok "--plot trend refused without PLplot" || bad "--plot trend: $(cat "$tmp/err")"
+  fi
+  $bin scale -q --preset pytorch --json "$tmp/run" >"$tmp/s.json" && [ "$(jget "$tmp/s.json" steps.4.file | sed 's|.*/||')" = 'step11.npy"' ] \
+    && ok "scale takes a folder in natural order" || bad "scale folder"
+  mkdir "$tmp/empty"
+  for args in "$tmp/empty" "$tmp/run/nothing*.npy"; do
+    $bin -q "$args" >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && ok "input refused: $(cat "$tmp/err")" || bad "input '$args': status $st"
+  done
+
+  # the recommended BF16 scale is capped at 2^127, binary32's largest power of two, and says so
+  python3 -c "import struct,sys
+h = \"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\"; h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + struct.pack('<2f', 1e-3, -2e-4))" "$tmp/small.npy"
+  $bin -q --json --format bf16,fp16 "$tmp/small.npy" >"$tmp/c.json" \
+    && [ "$(jget "$tmp/c.json" tensors.0.formats.bf16.recommended_scale_log2)" = 127 ] \
+    && [ "$(jget "$tmp/c.json" tensors.0.formats.bf16.recommended_scale_capped)" = true ] \
+    && [ "$(jget "$tmp/c.json" tensors.0.formats.fp16.recommended_scale_log2)" = 25 ] \
+    && [ "$(jget "$tmp/c.json" tensors.0.formats.fp16.recommended_scale_capped)" = false ] \
+    && ok "bf16 scale capped at 2^127 (fp16: 2^25, not capped)" || bad "bf16 cap: $(cat "$tmp/c.json" | head -c 300)"
+  $bin -q --format bf16 "$tmp/small.npy" >"$tmp/out" && grep -q "2^127\*" "$tmp/out" \
+    && grep -q "note: bf16: the recommended scale is capped at 2^127, binary32's largest power of two.*would take 2^137" "$tmp/out" \
+    && ok "the cap is noted in the text report" || bad "cap note: $(tail -2 "$tmp/out")"
+fi
+# CLI messages: the prefix, a --help hint, the valid values
+$bin range --formt fp16 "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && [ "$(cat "$tmp/err")" = "mpanalyze: range: unrecognized option '--formt' (mpanalyze range --help)" ] \
+  && ok "unknown option: $(cat "$tmp/err")" || bad "unknown option: status $st: $(cat "$tmp/err")"
+$bin "$d/boundary.npy" --format >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && grep -q "^mpanalyze: range: option '--format' needs a value (mpanalyze range --help)$" "$tmp/err" \
+  && ok "missing value: $(cat "$tmp/err")" || bad "missing value: $(cat "$tmp/err")"
+$bin scale --preset pytorch --json=1 "$d/half.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && grep -q "option '--json' takes no value (mpanalyze scale --help)" "$tmp/err" && ok "no value allowed: $(cat "$tmp/err")" || bad "--json=1: $(cat "$tmp/err")"
+$bin --chunk 10 "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && grep -q "from 4096 to 1099511627776" "$tmp/err" && ok "--chunk range: $(cat "$tmp/err")" || bad "--chunk: $(cat "$tmp/err")"
+$bin refine --model nope --n 16 >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && grep -q "valid: none, v100, t4, a100.*h100.*fma-chain" "$tmp/err" && ok "--model lists the models: $(cat "$tmp/err")" || bad "--model: $(cat "$tmp/err")"
+$bin refine --factor bf16 --model v100 --n 16 >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && ! grep -q "v100," "$tmp/err" && grep -q "a100" "$tmp/err" && ok "--model for bf16 lists only those with bf16" || bad "--model bf16: $(cat "$tmp/err")"
+$bin scale --preset nope "$d/half.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && grep -q "pytorch, apex, megatron" "$tmp/err" && ok "--preset lists the presets" || bad "--preset: $(cat "$tmp/err")"
+$bin --format fp17 "$d/half.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && grep -q "fp16, bf16, tf32, e4m3, e5m2" "$tmp/err" && ok "--format lists the formats" || bad "--format: $(cat "$tmp/err")"
 exit $fail

@@ -73,7 +73,7 @@ for fmt in fp16,bf16,e4m3,e5m2 tf32,q16.12,fx16; do
   cmp -s "$tmp/one.txt" "$tmp/n.txt" && ok "np 3 --format $fmt: text byte-identical" || bad "np 3 text differs"
 done
 # bad input: exit 2, one line from mpanalyze, nothing on stdout
-$run -np 3 "$bin" --json $files "$d/bf16.npy" >"$tmp/o" 2>"$tmp/e"
+$run -np 3 "$bin" --json $files "$d/hostile/truncated.npy" >"$tmp/o" 2>"$tmp/e"
 rc=$?
 n=$(grep -c '^mpanalyze: ' "$tmp/e")
 [ $rc -ne 0 ] && [ "$n" = 1 ] && [ ! -s "$tmp/o" ] && ok "np 3, a bad file: exit $rc, one message, no report" ||

@@ -104,6 +104,10 @@ START_TEST(test_oracle_counts)
     while (ldexp(maxabs, kk) > ldexp(mpe_format_max(f), -margin))
       kk--;
     ck_assert_int_eq(s.has_scale, 1);
+    /* a loss scale is a binary32 number: the largest is 2^127, and the cap says so */
+    ck_assert_int_eq(s.scale_capped, kk > 127);
+    if (kk > 127)
+      kk = 127;
     ck_assert_int_eq(s.scale_log2, kk);
     /* counts at several scales against rounding the scaled values */
     int ks[] = { kk, kk - 3, kk + 5, 0, -7, 12 };

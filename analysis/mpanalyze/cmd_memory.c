@@ -113,7 +113,7 @@ int mpa_cmd_memory(int argc, char **argv)
   long v;
   optind = 1;
   opterr = 1;
-  while ((ch = getopt_long(argc, argv, "p:o:P:z:g:a:qh", lo, NULL)) != -1) {
+  while ((ch = mpa_getopt(argc, argv, "p:o:P:z:g:a:qh", lo)) != -1) {
     switch (ch) {
     case 'p':
       if (parse_count(optarg, &c.params) || !(c.params > 0))

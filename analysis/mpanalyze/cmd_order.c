@@ -102,7 +102,7 @@ int mpa_cmd_order(int argc, char **argv)
   memset(&io, 0, sizeof io);
   optind = 1;
   opterr = 1;
-  while ((ch = getopt_long(argc, argv, "t:f:r:l:n:s:qh", lo, NULL)) != -1) {
+  while ((ch = mpa_getopt(argc, argv, "t:f:r:l:n:s:qh", lo)) != -1) {
     char *e;
     switch (ch) {
     case 't': tensor = optarg; break;

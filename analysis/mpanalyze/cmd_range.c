@@ -161,6 +161,7 @@ static int int8_pass(mpe_io *f, size_t i, const char *path, double max_abs, stru
 
 struct tres {
   const char *file;
+  size_t step;                /* which input file */
   size_t fxblock;             /* the fx16 block used (0: several) */
   char *name;
   mpe_type dtype;
@@ -305,11 +306,13 @@ static json_t *tensor_json(const struct tres *t, const struct target *tg, size_t
     if (s->has_scale) {
       json_object_set_new(x, "recommended_scale", mpa_json_num(ldexp(1.0, s->scale_log2)));
       json_object_set_new(x, "recommended_scale_log2", json_integer(s->scale_log2));
+      json_object_set_new(x, "recommended_scale_capped", json_boolean(s->scale_capped));
       json_object_set_new(x, "underflow_at_scale", json_integer((json_int_t)s->underflow_at_scale));
       json_object_set_new(x, "underflow_at_scale_flush", json_integer((json_int_t)s->underflow_at_scale_flush));
     } else {
       json_object_set_new(x, "recommended_scale", json_null());
       json_object_set_new(x, "recommended_scale_log2", json_null());
+      json_object_set_new(x, "recommended_scale_capped", json_false());
       json_object_set_new(x, "underflow_at_scale", json_integer((json_int_t)s->underflow_at_scale));
       json_object_set_new(x, "underflow_at_scale_flush", json_integer((json_int_t)s->underflow_at_scale_flush));
     }
@@ -390,7 +393,7 @@ static void print_tensor(const struct tres *t, const struct target *tg, size_t n
     const mpe_range_stats *s = &t->st[k];
     char sc[16];
     if (s->has_scale)
-      snprintf(sc, sizeof sc, "2^%d", s->scale_log2);
+      snprintf(sc, sizeof sc, "2^%d%s", s->scale_log2, s->scale_capped ? "*" : "");
     else
       snprintf(sc, sizeof sc, "-");
     printf("  %-6s %-18s %-18s %-16s %-9.3g %-7s %-18s %s\n", tg[k].name,
@@ -462,22 +465,201 @@ static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
 
 /* ---------------------------------------------------------------- command */
 
+/* a recommended scale held at 2^127: say so, with the scale the values would take */
+static void print_capped(const struct tres *all, const struct target *tg, size_t nf, int margin)
+{
+  for (size_t k = 0; k < nf; k++) {
+    const mpe_range_stats *s = &all->st[k];
+    if (!s->has_scale || !s->scale_capped)
+      continue;
+    printf("note: %s: the recommended scale is capped at 2^%d, binary32's largest power of two (a loss scale is a "
+           "binary32 number)", tg[k].name, MPE_RANGE_SCALE_MAX_LOG2);
+    if (tg[k].t.kind == MPE_TARGET_FLOAT && all->sum.max_abs > 0) {
+      int ea, et;
+      double ma = frexp(all->sum.max_abs, &ea), mt = frexp(mpe_format_max(tg[k].t.format), &et);
+      printf("; max|x| = %.4g would take 2^%d", all->sum.max_abs, et - margin - ea - (ma > mt));
+    }
+    printf("\n");
+  }
+}
+
+/* ---------------------------------------------------------------- whole runs */
+
+/* one input file (a step, or a shard): sums over its tensors */
+struct step {
+  const char *file;
+  size_t tensors;
+  uint64_t count, zeros, nan, inf;
+  double max_abs;
+  struct { uint64_t u, s, o; int has, k, capped; } f[MAXF];
+};
+
+static void step_add(struct step *st, const struct tres *t, size_t nf)
+{
+  st->tensors++;
+  st->count += t->sum.count;
+  st->zeros += t->sum.zeros;
+  st->nan += t->sum.nan;
+  st->inf += t->sum.inf;
+  if (t->sum.max_abs > st->max_abs)
+    st->max_abs = t->sum.max_abs;
+  for (size_t k = 0; k < nf; k++) {
+    const mpe_range_stats *s = &t->st[k];
+    st->f[k].u += s->underflow;
+    st->f[k].s += s->subnormal;
+    st->f[k].o += s->overflow;
+    if (s->has_scale) {   /* the step's scale is the smallest of its tensors' (it is set by max|x|) */
+      if (!st->f[k].has || s->scale_log2 < st->f[k].k)
+        st->f[k].k = s->scale_log2;
+      st->f[k].capped = st->f[k].has ? st->f[k].capped && s->scale_capped : s->scale_capped;
+      st->f[k].has = 1;
+    }
+  }
+}
+
+static double share(uint64_t a, uint64_t n)
+{
+  return n ? (double)a / (double)n : 0.0;
+}
+
+static json_t *step_json(const struct step *st, size_t i, const struct target *tg, size_t nf)
+{
+  json_t *o = json_object();
+  json_object_set_new(o, "step", json_integer((json_int_t)i));
+  json_object_set_new(o, "file", json_string(st->file));
+  json_object_set_new(o, "tensors", json_integer((json_int_t)st->tensors));
+  json_object_set_new(o, "count", json_integer((json_int_t)st->count));
+  json_object_set_new(o, "zeros", json_integer((json_int_t)st->zeros));
+  json_object_set_new(o, "nan", json_integer((json_int_t)st->nan));
+  json_object_set_new(o, "inf", json_integer((json_int_t)st->inf));
+  json_object_set_new(o, "max_abs", json_real(st->max_abs));
+  json_t *fo = json_object();
+  for (size_t k = 0; k < nf; k++) {
+    json_t *x = json_object();
+    json_object_set_new(x, "underflow", json_integer((json_int_t)st->f[k].u));
+    json_object_set_new(x, "subnormal", json_integer((json_int_t)st->f[k].s));
+    json_object_set_new(x, "overflow", json_integer((json_int_t)st->f[k].o));
+    json_object_set_new(x, "underflow_share", json_real(share(st->f[k].u, st->count)));
+    json_object_set_new(x, "subnormal_share", json_real(share(st->f[k].s, st->count)));
+    json_object_set_new(x, "overflow_share", json_real(share(st->f[k].o, st->count)));
+    json_object_set_new(x, "recommended_scale_log2", st->f[k].has ? json_integer(st->f[k].k) : json_null());
+    json_object_set_new(x, "recommended_scale_capped", json_boolean(st->f[k].has && st->f[k].capped));
+    json_object_set_new(fo, tg[k].name, x);
+  }
+  json_object_set_new(o, "formats", fo);
+  return o;
+}
+
+static const char *pc(double v, char *b, size_t n)
+{
+  if (v == 0)
+    snprintf(b, n, "0");
+  else
+    snprintf(b, n, "%.3g", 100 * v);
+  return b;
+}
+
+static void print_steps(const struct step *st, size_t ns, const struct target *tg, size_t nf)
+{
+  printf("per-step summary: %% of values that underflow / turn subnormal / overflow, per format\n");
+  printf("%5s %8s %12s %10s", "step", "tensors", "values", "max|x|");
+  for (size_t k = 0; k < nf; k++)
+    printf("  %-20s", tg[k].name);
+  printf("  file\n");
+  for (size_t i = 0; i < ns; i++) {
+    const struct step *s = &st[i];
+    printf("%5zu %8zu %12llu %10.4g", i, s->tensors, (unsigned long long)s->count, s->max_abs);
+    for (size_t k = 0; k < nf; k++) {
+      char a[16], b[16], c[16], cell[64];
+      snprintf(cell, sizeof cell, "%s/%s/%s", pc(share(s->f[k].u, s->count), a, sizeof a),
+               pc(share(s->f[k].s, s->count), b, sizeof b), pc(share(s->f[k].o, s->count), c, sizeof c));
+      printf("  %-20s", cell);
+    }
+    char ef[512];
+    printf("  %s\n", mpa_esc(ef, sizeof ef, s->file));
+  }
+  printf("\n");
+}
+
+/* members skipped (no floating-point data), for the report */
+struct skip { const char *file; char *name, *dtype; const char *why; };
+
+static int keep_skips(mpe_io *f, const char *path, const char **want, size_t nwant, char *found,
+                      struct skip **sk, size_t *nsk, size_t *csk)
+{
+  for (size_t i = 0; i < mpe_io_skipped(f); i++) {
+    const char *name, *dtype, *why;
+    if (mpe_io_skipped_info(f, i, &name, &dtype, &why))
+      continue;
+    int keep = nwant == 0;
+    for (size_t w = 0; w < nwant; w++)
+      if (mpa_name_match(want[w], name))
+        keep = 1, found[w] = found[w] ? found[w] : 2;   /* 2: only a skipped member */
+    if (!keep)
+      continue;
+    if (*nsk == *csk) {
+      size_t nc = *csk ? 2 * *csk : 8;
+      struct skip *n2 = realloc(*sk, nc * sizeof *n2);
+      if (!n2)
+        return -1;
+      *sk = n2;
+      *csk = nc;
+    }
+    struct skip *s = &(*sk)[*nsk];
+    s->file = path;
+    s->why = why;   /* static text of the library */
+    s->name = strdup(name);
+    s->dtype = strdup(dtype);
+    if (!s->name || !s->dtype) {
+      free(s->name);
+      free(s->dtype);
+      return -1;
+    }
+    (*nsk)++;
+  }
+  return 0;
+}
+
+/* the rules of --dtype NAME=TYPE that named a member of f */
+static void mark_rules(mpe_io *f, const mpe_io_opts *io, char *used)
+{
+  for (size_t r = 0; r < io->nrules; r++) {
+    for (size_t i = 0; !used[r] && i < mpe_io_count(f); i++) {
+      mpe_io_tensor ti;
+      if (!mpe_io_info(f, i, &ti) && mpa_name_match(io->rules[r].pattern, ti.name))
+        used[r] = 1;
+    }
+    for (size_t i = 0; !used[r] && i < mpe_io_skipped(f); i++) {
+      const char *n, *d, *w;
+      if (!mpe_io_skipped_info(f, i, &n, &d, &w) && mpa_name_match(io->rules[r].pattern, n))
+        used[r] = 1;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- command */
+
 static void help(void)
 {
-  printf("usage: mpanalyze [range] FILE... [options]\n"
+  printf("usage: mpanalyze [range] FILE|FOLDER|'GLOB'... [options]\n"
          "  -f, --format LIST   target formats (default fp16,bf16,e4m3,e5m2); also q<F>\n"
          "                      (= q16.<F>: 16-bit fixed point, F fraction bits), fx16, and int8\n"
          "                      (per-tensor symmetric INT8: what it rounds to 0 and clips)\n"
          "      --fx-block N    fx16 block length (default: the contiguous dimension, at most 65536)\n"
-         "  -t, --tensor NAME   only this tensor (may be repeated)\n"
+         "  -t, --tensor NAME   only this tensor or member (a name or a glob; may be repeated)\n"
          "  -m, --margin BITS   head room for the recommended scale (default 0)\n"
          "      --dtype T       raw files, and .npy |V2/|V1 arrays: bf16, fp16, e4m3, e5m2, fp32, fp64\n"
+         "      --dtype NAME=T  members named NAME (a glob) hold T (may be repeated; first match wins)\n"
          "      --shape D,D..   raw files: the shape (default: from the file size)\n"
          "      --kind K        npy, npz, safetensors, raw, text, pt (default: guessed)\n"
-         "      --chunk BYTES   read size (default 4 MiB)\n"
+         "      --chunk BYTES   read size (4096 to 2^40; default 4 MiB)\n"
+         "      --per-layer     with several files: every tensor's report too, not only the per-step summary\n"
          "      --json          one JSON document on stdout\n"
-         "      --plot FILE     binade histogram as .svg or .png\n"
-         "  -q, --quiet         no progress bar\n");
+         "      --plot FILE     .svg or .png: the binade histogram (one file), the trend over steps (several)\n"
+         "      --linear        the histogram's axis in percent, not log\n"
+         "  -q, --quiet         no progress bar\n"
+         "A FOLDER stands for its tensor files; a quoted GLOB is expanded by mpanalyze. Both are\n"
+         "sorted naturally (step2 before step10); one file at a time is read.\n");
 }
 
 int mpa_cmd_range(int argc, char **argv)
@@ -488,33 +670,38 @@ int mpa_cmd_range(int argc, char **argv)
     { "shape", required_argument, 0, 's' }, { "kind", required_argument, 0, 'k' },
     { "chunk", required_argument, 0, 'c' }, { "json", no_argument, 0, 'j' },
     { "plot", required_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
-    { "help", no_argument, 0, 'h' }, { "fx-block", required_argument, 0, 'B' }, { 0, 0, 0, 0 } };
+    { "help", no_argument, 0, 'h' }, { "fx-block", required_argument, 0, 'B' },
+    { "per-layer", no_argument, 0, 'L' }, { "linear", no_argument, 0, 'y' }, { 0, 0, 0, 0 } };
   struct target tg[MAXF];
   size_t nf = 0;
   const char *flist = "fp16,bf16,e4m3,e5m2", *plot = NULL;
   const char **want = calloc((size_t)argc + 1, sizeof *want);
   size_t nwant = 0;
-  int json = 0;
+  int json = 0, per_layer = 0, linear = 0;
   long margin = 0, chunk = 0, fxblock = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
+  char **paths = NULL;
+  size_t npaths = 0;
   optind = 1;
   int c, rc = MPA_EXIT_INPUT;
-  while ((c = getopt_long(argc, argv, "f:t:m:qh", lo, NULL)) != -1) {
+  if (!want)
+    return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
+  while ((c = mpa_getopt(argc, argv, "f:t:m:qh", lo)) != -1) {
     switch (c) {
     case 'f': flist = optarg; break;
     case 't': want[nwant++] = optarg; break;
     case 'm':
-      if (mpa_parse_int(optarg, 0, 1000, &margin)) { mpa_error(NULL, "bad --margin '%s'", optarg); goto out; }
+      if (mpa_parse_int(optarg, 0, 1000, &margin)) { mpa_error(NULL, "bad --margin '%s' (0 to 1000 bits)", optarg); goto out; }
       break;
-    case 'd':
-      if (mpe_io_dtype_lookup(optarg, &io.dtype)) { mpa_error(NULL, "unknown --dtype '%s'", optarg); goto out; }
-      io.has_dtype = 1;
-      break;
+    case 'd': if (mpa_parse_dtype(optarg, &io)) goto out; break;
     case 's': if (mpa_parse_shape(optarg, &io)) goto out; break;
     case 'k': if (mpa_parse_kind(optarg, &io)) goto out; break;
     case 'c':
-      if (mpa_parse_int(optarg, 4096, 1L << 40, &chunk)) { mpa_error(NULL, "bad --chunk '%s'", optarg); goto out; }
+      if (mpa_parse_int(optarg, 4096, 1L << 40, &chunk)) {
+        mpa_error(NULL, "bad --chunk '%s' (a number of bytes from 4096 to 1099511627776 = 2^40)", optarg);
+        goto out;
+      }
       io.chunk_bytes = (size_t)chunk;
       break;
     case 'B':
@@ -523,6 +710,8 @@ int mpa_cmd_range(int argc, char **argv)
         goto out;
       }
       break;
+    case 'L': per_layer = 1; break;
+    case 'y': linear = 1; break;
     case 'j': json = 1; break;
     case 'p': plot = optarg; break;
     case 'q': mpa_quiet = 1; break;
@@ -542,9 +731,17 @@ int mpa_cmd_range(int argc, char **argv)
       mpa_error(NULL, "--format int8 runs in one process only (not under mpirun)");
     goto out;
   }
-  if (plot && ((rc = mpa_plot_check_name(plot)) || (rc = mpa_output_check(plot, argc, argv))))
+  if ((rc = mpa_expand_inputs(argc - optind, argv + optind, &paths, &npaths)))
     goto out;
   rc = MPA_EXIT_INPUT;
+  if (plot && ((rc = mpa_plot_check_name(plot)) || (rc = mpa_output_check(plot, argc, argv)) ||
+               (rc = mpa_output_check(plot, (int)npaths, paths))))
+    goto out;
+  rc = MPA_EXIT_INPUT;
+  mpa_skips_in_report = 1;
+  /* several files: one per step (or shard); the summary is per file, and the
+     tensors' own reports are kept only with --per-layer */
+  const int stepwise = npaths > 1, keep_layers = !stepwise || per_layer;
   mpe_range_opts ro = { .margin = (int)margin };
   mpe_range *total = alloc_for(tg, nf, &ro);
   size_t fxused = 0;   /* the fx16 block of every tensor, 0 when they differ */
@@ -555,6 +752,10 @@ int mpa_cmd_range(int argc, char **argv)
   int empty_ok = 0;
   size_t empty_blocks[MAXF];
   char *found = calloc(nwant + 1, 1);
+  char *rule_used = calloc(io.nrules + 1, 1);
+  struct step *steps = calloc(npaths, sizeof *steps);
+  struct skip *sk = NULL;
+  size_t nsk = 0, csk = 0;
   /* under mpirun (np > 1): tensor g is analysed by rank g mod np; rank 0 keeps an
      accumulator for every tensor (pend[g].r), the others send theirs packed
      (pend[g].pk), and rank 0 merges them into the total in file order, so the
@@ -562,15 +763,23 @@ int mpa_cmd_range(int argc, char **argv)
   int np = mpa_mpi_size(), me = mpa_mpi_rank(), failed = 0;
   size_t ng = 0, npend = 0, cpend = 0;
   struct pend { size_t g; mpe_range *r; void *pk; size_t len; } *pend = NULL;
-  if (!total || !found) {
+  if (!total || !found || !rule_used || !steps) {
     mpa_error(NULL, "out of memory");
     rc = MPA_EXIT_FAIL;
     goto done;
   }
-  for (int a = optind; a < argc; a++) {
-    const char *path = argv[a];
+  for (size_t a = 0; a < npaths; a++) {
+    const char *path = paths[a];
+    steps[a].file = path;
     mpe_io *f;
     if (mpa_open(path, &io, &f)) {
+      failed = 1;
+      goto walked;
+    }
+    mark_rules(f, &io, rule_used);
+    if (keep_skips(f, path, want, nwant, found, &sk, &nsk, &csk)) {
+      mpe_io_close(f);
+      rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
       failed = 1;
       goto walked;
     }
@@ -579,7 +788,7 @@ int mpa_cmd_range(int argc, char **argv)
       mpe_io_info(f, i, &ti);
       int keep = nwant == 0;
       for (size_t w = 0; w < nwant; w++)
-        if (!strcmp(want[w], ti.name))
+        if (mpa_name_match(want[w], ti.name))
           keep = 1, found[w] = 1;
       if (!keep)
         continue;
@@ -620,14 +829,14 @@ int mpa_cmd_range(int argc, char **argv)
         continue;
       }
       set_blocks(tg, nf, &ti);
-      mpe_range *r = ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks) ? NULL : alloc_for(tg, nf, &ro);
-      int need_r = !(ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks));
+      int share_empty = ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks);
+      mpe_range *r = share_empty ? NULL : alloc_for(tg, nf, &ro);
       if (nres == cap) {
         cap = cap ? 2 * cap : 16;
         struct tres *nr = realloc(res, cap * sizeof *nr);
-        if (!nr) { mpe_range_free(r); r = NULL; } else res = nr;
+        if (!nr) { mpe_range_free(r); r = NULL; share_empty = 0; } else res = nr;
       }
-      if (!r && need_r) {
+      if (!r && !share_empty) {
         mpe_io_close(f);
         rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
         failed = 1;
@@ -636,6 +845,7 @@ int mpa_cmd_range(int argc, char **argv)
       struct tres *t = &res[nres++];
       memset(t, 0, sizeof *t);
       t->file = path;
+      t->step = a;
       /* shape and name in one block, the shape first (aligned) */
       size_t nl = strlen(ti.name) + 1, sb = (size_t)ti.ndim * sizeof *t->shape;
       if ((t->shape = malloc(sb + nl))) {
@@ -653,7 +863,7 @@ int mpa_cmd_range(int argc, char **argv)
       for (size_t k = 0; k < nf; k++)
         if (tg[k].t.kind == MPE_TARGET_FX16) {
           t->fxblock = tg[k].t.block;
-          fxused = nres == 1 || fxused == t->fxblock ? t->fxblock : 0;
+          fxused = g == 0 || fxused == t->fxblock ? t->fxblock : 0;   /* g: nres drops while streaming */
         }
       if (np > 1) {
         /* rank 0: analyse its own share now; merge every tensor in order later */
@@ -673,7 +883,7 @@ int mpa_cmd_range(int argc, char **argv)
         continue;
       }
       int e = 0;
-      if (ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks)) {
+      if (share_empty) {
         /* an empty tensor's results depend only on the targets: copy the
            last empty one's instead of building an accumulator (thousands of
            empty tensors took a millisecond and kilobytes each) */
@@ -687,7 +897,7 @@ int mpa_cmd_range(int argc, char **argv)
           e = mpa_error(NULL, "out of memory");
         if (!e && i8)
           e = int8_pass(f, i, path, t->sum.max_abs, &t->i8);
-        if (!e && ti.count == 0) {
+        if (!e && ti.count == 0 && keep_layers) {
           /* this tensor lends its (all-zero) histograms to the empty ones
              after it; they never free them, it frees them with res[] */
           empty = *t;
@@ -701,6 +911,9 @@ int mpa_cmd_range(int argc, char **argv)
         mpe_io_close(f);
         goto done;
       }
+      step_add(&steps[a], t, nf);
+      if (!keep_layers)   /* streaming: the step's sums are all a summary needs */
+        free_tres(&res[--nres], nf);
     }
     mpe_io_close(f);
   }
@@ -721,8 +934,23 @@ walked:
       mpa_error(NULL, "no tensor named '%s' in the input", want[w]);
       goto done;
     }
+  for (size_t r = 0; r < io.nrules; r++)
+    if (!rule_used[r]) {
+      mpa_error(NULL, "--dtype %s=%s: no member of the input is named so", io.rules[r].pattern,
+                mpe_type_name(io.rules[r].dtype));
+      goto done;
+    }
   if (ng == 0) {
-    mpa_error(argv[optind], "no floating-point tensor to analyse");
+    if (nsk) {   /* say what there was */
+      char en[256], hint[400] = "";
+      mpa_esc(en, sizeof en, sk[0].name);
+      if (strstr(sk[0].why, "integer") || strstr(sk[0].why, "untyped"))
+        snprintf(hint, sizeof hint, "; --dtype '%s=TYPE' reads it as TYPE's bit patterns", en);
+      mpa_error(npaths == 1 ? paths[0] : NULL, "no floating-point tensor to analyse: %s'%s' is %s, skipped (%s)%s",
+                nsk > 1 ? "every member is skipped, e.g. " : "", en, sk[0].dtype, sk[0].why, hint);
+    } else {
+      mpa_error(npaths == 1 ? paths[0] : NULL, "no floating-point tensor to analyse");
+    }
     goto done;
   }
   if (np > 1 && me > 0) {
@@ -755,31 +983,57 @@ walked:
         rc = MPA_EXIT_FAIL;
         goto done;
       }
+      step_add(&steps[res[k].step], &res[k], nf);
     }
   }
   struct tres all;
   memset(&all, 0, sizeof all);
   char allname[64];
-  snprintf(allname, sizeof allname, "all %zu tensors", nres);
+  snprintf(allname, sizeof allname, "all %zu tensors", (size_t)ng);
   all.name = strdup(allname);
   all.fxblock = fxused;
-  if (extract(total, nf, &all)) {
+  if (!all.name || extract(total, nf, &all)) {
     mpa_error(NULL, "out of memory");
+    free_tres(&all, nf);
     goto done;
   }
   if (plot) {
-    const struct tres *pt = nres == 1 ? &res[0] : &all;
-    char title[200];
-    snprintf(title, sizeof title, "%s: %s", nres == 1 ? res[0].file : "mpanalyze", pt->name);
-    mpa_mark marks[MAXF];
-    size_t nm = 0;
-    for (size_t k = 0; k < nf; k++) {
-      struct limits l = limits_of(&tg[k]);
-      if (l.has)
-        marks[nm++] = (mpa_mark){ tg[k].name, l.minsub, l.minnorm, l.max + 1 };
+    char title[300], ef[200];
+    if (stepwise) {
+      const char *names[MAXF];
+      double *sh = malloc(nf * 3 * npaths * sizeof *sh);
+      if (!sh) {
+        mpa_error(NULL, "out of memory");
+        free_tres(&all, nf);
+        goto done;
+      }
+      for (size_t k = 0; k < nf; k++) {
+        names[k] = tg[k].name;
+        for (size_t s = 0; s < npaths; s++) {
+          sh[(k * 3 + 0) * npaths + s] = share(steps[s].f[k].u, steps[s].count);
+          sh[(k * 3 + 1) * npaths + s] = share(steps[s].f[k].s, steps[s].count);
+          sh[(k * 3 + 2) * npaths + s] = share(steps[s].f[k].o, steps[s].count);
+        }
+      }
+      char el[200];
+      snprintf(title, sizeof title, "%s ... %s (%zu files)", mpa_esc(ef, sizeof ef, paths[0]),
+               mpa_esc(el, sizeof el, paths[npaths - 1]), npaths);
+      rc = mpa_plot_steps(plot, title, names, nf, sh, npaths);
+      free(sh);
+    } else {
+      const struct tres *pt = nres == 1 ? &res[0] : &all;
+      snprintf(title, sizeof title, "%s: %s", paths[0], pt->name);
+      mpa_mark marks[MAXF];
+      size_t nm = 0;
+      for (size_t k = 0; k < nf; k++) {
+        struct limits l = limits_of(&tg[k]);
+        if (l.has)
+          marks[nm++] = (mpa_mark){ tg[k].name, l.minsub, l.minnorm, l.max + 1 };
+      }
+      mpa_hist_plot hp = { title, pt->h.first, pt->h.c, pt->h.n, nm, marks, linear };
+      rc = mpa_plot_histogram(plot, &hp);
     }
-    mpa_hist_plot hp = { title, pt->h.first, pt->h.c, pt->h.n, nm, marks };
-    if ((rc = mpa_plot_histogram(plot, &hp))) {
+    if (rc) {
       free_tres(&all, nf);
       goto done;
     }
@@ -787,13 +1041,17 @@ walked:
   if (json) {
     /* one document, written a tensor at a time: 200,000 tensors as one
        jansson tree took gigabytes */
-    json_t *fl = json_array();
+    json_t *fl = json_array(), *sl = json_array();
     for (size_t k = 0; k < nf; k++)
       json_array_append_new(fl, json_string(tg[k].name));
-    json_t *head = json_pack("{s:s, s:s, s:s, s:i, s:o}", "mpanalyze", mpe_version_string(), "command", "range",
-                             "rounding", "rne", "margin", (int)margin, "formats", fl);
+    for (size_t k = 0; k < nsk; k++)
+      json_array_append_new(sl, json_pack("{s:s, s:s, s:s, s:s}", "file", sk[k].file, "name", sk[k].name,
+                                          "dtype", sk[k].dtype, "why", sk[k].why));
+    json_t *head = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o}", "mpanalyze", mpe_version_string(), "command", "range",
+                             "rounding", "rne", "margin", (int)margin, "formats", fl, "skipped", sl);
     rc = head ? MPA_EXIT_OK : MPA_EXIT_FAIL;
     const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
+    const size_t one = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_COMPACT;
     char *text = head ? json_dumps(head, flags) : NULL;
     json_decref(head);
     if (!text) {
@@ -802,30 +1060,56 @@ walked:
       text[strlen(text) - 2] = '\0';   /* drop the closing "\n}" */
       fputs(text, stdout);
       free(text);
-      fputs(",\n  \"tensors\": [", stdout);
-      for (size_t i = 0; i <= nres && rc == MPA_EXIT_OK; i++) {
-        json_t *o = tensor_json(i < nres ? &res[i] : &all, tg, nf, (int)margin);
-        if (i == nres)
-          fputs("\n  ],\n  \"total\": ", stdout);
-        else
-          fputs(i ? ",\n    " : "\n    ", stdout);
-        if (!o || json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_COMPACT))
-          rc = MPA_EXIT_FAIL;
-        json_decref(o);
+      if (stepwise) {
+        fputs(",\n  \"steps\": [", stdout);
+        for (size_t s = 0; s < npaths && rc == MPA_EXIT_OK; s++) {
+          json_t *o = step_json(&steps[s], s, tg, nf);
+          fputs(s ? ",\n    " : "\n    ", stdout);
+          if (!o || json_dumpf(o, stdout, one))
+            rc = MPA_EXIT_FAIL;
+          json_decref(o);
+        }
+        fputs("\n  ]", stdout);
       }
+      if (keep_layers) {
+        fputs(",\n  \"tensors\": [", stdout);
+        for (size_t i = 0; i < nres && rc == MPA_EXIT_OK; i++) {
+          json_t *o = tensor_json(&res[i], tg, nf, (int)margin);
+          fputs(i ? ",\n    " : "\n    ", stdout);
+          if (!o || json_dumpf(o, stdout, one))
+            rc = MPA_EXIT_FAIL;
+          json_decref(o);
+        }
+        fputs("\n  ]", stdout);
+      }
+      fputs(",\n  \"total\": ", stdout);
+      json_t *o = tensor_json(&all, tg, nf, (int)margin);
+      if (!o || json_dumpf(o, stdout, one))
+        rc = MPA_EXIT_FAIL;
+      json_decref(o);
       fputs("\n}\n", stdout);
     }
   } else {
-    for (size_t i = 0; i < nres; i++) {
+    for (size_t k = 0; k < nsk; k++) {
+      char ef[512], en[256];
+      printf("%s: %s  skipped: %s (%s)\n", mpa_esc(ef, sizeof ef, sk[k].file), mpa_esc(en, sizeof en, sk[k].name),
+             sk[k].why, sk[k].dtype);
+    }
+    if (nsk)
+      printf("\n");
+    if (stepwise)
+      print_steps(steps, npaths, tg, nf);
+    for (size_t i = 0; keep_layers && i < nres; i++) {
       print_tensor(&res[i], tg, nf);
       if (nres == 1)
         print_hist(&res[i], tg, nf);
       printf("\n");
     }
-    if (nres > 1) {
+    if (ng > 1 || stepwise) {
       print_tensor(&all, tg, nf);
       print_hist(&all, tg, nf);
     }
+    print_capped(ng > 1 || stepwise ? &all : &res[0], tg, nf, (int)margin);
     if (plot && !mpa_quiet)
       fprintf(stderr, "mpanalyze: wrote %s\n", plot);
     rc = MPA_EXIT_OK;
@@ -837,6 +1121,13 @@ done:
     free_tres(&res[i], nf);
   free(res);
   free(found);
+  free(rule_used);
+  free(steps);
+  for (size_t k = 0; k < nsk; k++) {
+    free(sk[k].name);
+    free(sk[k].dtype);
+  }
+  free(sk);
   mpe_range_free(total);
   for (size_t k = 0; k < npend; k++) {
     mpe_range_free(pend[k].r);
@@ -844,6 +1135,7 @@ done:
   }
   free(pend);
 out:
+  mpa_free_inputs(paths, npaths);
   free(want);
   return rc;
 }

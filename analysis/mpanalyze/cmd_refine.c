@@ -236,8 +236,19 @@ static int variant_opts(const refine_args *a, const char *factor, const char *so
     return fail("refine", solver, "unknown --solver (lu-ir, gmres-ir)");
   if (a->model && strcmp(a->model, "none") != 0 && o->factor != MPE_FP32) {
     o->model = mpe_tc_model_get(a->model, o->factor);
-    if (!o->model)
-      return fail("refine", a->model, "unknown tensor-core model for this factor format");
+    if (!o->model) {
+      /* name the models that have this instruction */
+      static const char *names[] = { "v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200",
+                                     "rtx-pro-6000", "exact", "fma-chain" };
+      char why[400];
+      size_t w = (size_t)snprintf(why, sizeof why, "unknown tensor-core model for --factor %s (valid: none", factor);
+      for (size_t k = 0; k < sizeof names / sizeof names[0] && w < sizeof why; k++)
+        if (mpe_tc_model_get(names[k], o->factor))
+          w += (size_t)snprintf(why + w, sizeof why - w, ", %s", names[k]);
+      if (w < sizeof why)
+        snprintf(why + w, sizeof why - w, ")");
+      return fail("refine", a->model, why);
+    }
   }
   o->scale = a->scale;
   o->no_fallback = a->no_fallback;
@@ -605,7 +616,7 @@ int mpa_cmd_refine(int argc, char **argv)
                "                                    take comma lists)\n");
         return 0;
       } else
-        return fail("refine", o, "unknown option or missing value");
+        return fail("refine", o, "unknown option or missing value (mpanalyze refine --help)");
     }
     i += used;
   }
@@ -661,7 +672,7 @@ int mpa_cmd_cg(int argc, char **argv)
                "         [--seed S] [--json] [--plot FILE.svg|.png] [-q]\n");
         return 0;
       } else
-        return fail("cg", o, "unknown option or missing value");
+        return fail("cg", o, "unknown option or missing value (mpanalyze cg --help)");
     }
     i += used;
   }

@@ -49,10 +49,12 @@ int mpa_cmd_scale(int argc, char **argv)
   double init = 0;
   long interval = 0, hyst = 0, history = 0, margin = 0;
   int json = 0, c, rc = MPA_EXIT_INPUT;
+  char **paths = NULL;   /* the step files, folders and globs expanded */
+  size_t ns = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
   optind = 1;
-  while ((c = getopt_long(argc, argv, "p:f:t:m:qh", lo, NULL)) != -1) {
+  while ((c = mpa_getopt(argc, argv, "p:f:t:m:qh", lo)) != -1) {
     char *e;
     switch (c) {
     case 'p': preset = optarg; break;
@@ -66,10 +68,7 @@ int mpa_cmd_scale(int argc, char **argv)
     case 'H': if (mpa_parse_int(optarg, 1, 1L << 30, &hyst)) { mpa_error(NULL, "bad --hysteresis '%s'", optarg); goto out; } break;
     case 'L': if (mpa_parse_int(optarg, 1, 1L << 24, &history)) { mpa_error(NULL, "bad --history '%s'", optarg); goto out; } break;
     case 'm': if (mpa_parse_int(optarg, 0, 126, &margin)) { mpa_error(NULL, "bad --margin '%s'", optarg); goto out; } break;
-    case 'd':
-      if (mpe_io_dtype_lookup(optarg, &io.dtype)) { mpa_error(NULL, "unknown --dtype '%s'", optarg); goto out; }
-      io.has_dtype = 1;
-      break;
+    case 'd': if (mpa_parse_dtype(optarg, &io)) goto out; break;
     case 's': if (mpa_parse_shape(optarg, &io)) goto out; break;
     case 'k': if (mpa_parse_kind(optarg, &io)) goto out; break;
     case 'j': json = 1; break;
@@ -90,10 +89,14 @@ int mpa_cmd_scale(int argc, char **argv)
   int delayed = !strcmp(preset, "delayed") || !strcmp(preset, "te");
   const mpe_format *fmt = mpe_format_lookup(fname ? fname : delayed ? "e5m2" : "fp16");
   if (!fmt) {
-    mpa_error(NULL, "unknown format '%s'", fname);
+    mpa_error(NULL, "unknown format '%s' (fp16, bf16, tf32, e4m3, e5m2, fp32, fp64)", fname);
     goto out;
   }
-  if (plot && (mpa_plot_check_name(plot) || mpa_output_check(plot, argc, argv)))
+  if ((rc = mpa_expand_inputs(argc - optind, argv + optind, &paths, &ns)))
+    goto out;
+  rc = MPA_EXIT_INPUT;
+  if (plot && (mpa_plot_check_name(plot) || mpa_output_check(plot, argc, argv) ||
+               mpa_output_check(plot, (int)ns, paths)))
     goto out;
   mpe_scaler *sc = NULL;
   mpe_delayed *dl = NULL;
@@ -107,7 +110,8 @@ int mpa_cmd_scale(int argc, char **argv)
     }
   } else {
     if (mpe_scaler_params_preset(&sp, preset)) {
-      mpa_error(NULL, "unknown --preset '%s'", preset);
+      mpa_error(NULL, "unknown --preset '%s' (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)",
+                preset);
       goto out;
     }
     if (init > 0) {
@@ -124,7 +128,6 @@ int mpa_cmd_scale(int argc, char **argv)
       goto out;
     }
   }
-  size_t ns = (size_t)(argc - optind);
   struct step *st = calloc(ns, sizeof *st);
   double *scales = calloc(ns, sizeof *scales);
   int *ovf = calloc(ns, sizeof *ovf);
@@ -134,7 +137,7 @@ int mpa_cmd_scale(int argc, char **argv)
     goto done;
   }
   for (size_t s = 0; s < ns; s++) {
-    const char *path = argv[optind + (int)s];
+    const char *path = paths[s];
     struct step *p = &st[s];
     p->file = path;
     p->scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
@@ -266,6 +269,7 @@ done:
   mpe_scaler_free(sc);
   mpe_delayed_free(dl);
 out:
+  mpa_free_inputs(paths, ns);
   free(want);
   return rc;
 }

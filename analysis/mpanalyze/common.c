@@ -1,10 +1,14 @@
 /* mpanalyze: helpers shared by the subcommands. */
 #include <config.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "mpanalyze.h"
@@ -160,6 +164,8 @@ int mpa_parse_kind(const char *s, mpe_io_opts *o)
   return -1;
 }
 
+int mpa_skips_in_report;
+
 int mpa_open(const char *path, const mpe_io_opts *o, mpe_io **f)
 {
   char msg[300];
@@ -167,9 +173,239 @@ int mpa_open(const char *path, const mpe_io_opts *o, mpe_io **f)
   if (rc)
     return mpa_error(path, "%s", msg);
   const char *name, *dtype, *why;   /* tensors the analysis cannot use, named */
-  for (size_t i = 0; !mpa_quiet && i < mpe_io_skipped(*f) && !mpe_io_skipped_info(*f, i, &name, &dtype, &why); i++)
-    fprintf(stderr, "mpanalyze: note: %s: skipped '%s' (%s: %s)\n", path, name, dtype, why);
+  for (size_t i = 0; !mpa_quiet && !mpa_skips_in_report && i < mpe_io_skipped(*f) &&
+                     !mpe_io_skipped_info(*f, i, &name, &dtype, &why); i++) {
+    char ep[512], en[256];
+    fprintf(stderr, "mpanalyze: note: %s: skipped '%s' (%s: %s)\n", mpa_esc(ep, sizeof ep, path),
+            mpa_esc(en, sizeof en, name), dtype, why);
+  }
   return 0;
+}
+
+static mpe_io_dtype_rule rules[MPA_MAX_RULES];
+
+int mpa_parse_dtype(const char *arg, mpe_io_opts *o)
+{
+  const char *eq = strrchr(arg, '=');
+  mpe_type t;
+  if (mpe_io_dtype_lookup(eq ? eq + 1 : arg, &t)) {
+    mpa_error(NULL, "unknown --dtype '%s' (bf16, fp16, e4m3, e5m2, fp32, fp64; or NAME=TYPE for the members NAME names)",
+              arg);
+    return -1;
+  }
+  if (!eq) {
+    o->has_dtype = 1;
+    o->dtype = t;
+    return 0;
+  }
+  if (eq == arg) {
+    mpa_error(NULL, "--dtype '%s' names no member (NAME=TYPE, NAME a member name or a glob)", arg);
+    return -1;
+  }
+  if (o->nrules == MPA_MAX_RULES) {
+    mpa_error(NULL, "too many --dtype NAME=TYPE rules (at most %d)", MPA_MAX_RULES);
+    return -1;
+  }
+  char *name = strndup(arg, (size_t)(eq - arg));   /* lives as long as the process */
+  if (!name) {
+    mpa_error(NULL, "out of memory");
+    return -1;
+  }
+  rules[o->nrules] = (mpe_io_dtype_rule){ name, t };
+  o->rules = rules;
+  o->nrules++;
+  return 0;
+}
+
+int mpa_name_match(const char *pattern, const char *name)
+{
+  return !strcmp(pattern, name) || (strpbrk(pattern, "*?[") && !fnmatch(pattern, name, 0));
+}
+
+int mpa_natcmp(const char *a, const char *b)
+{
+  while (*a && *b) {
+    if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+      const char *ea = a, *eb = b;
+      while (*a == '0' && a[1] >= '0' && a[1] <= '9') a++;   /* leading zeros do not count */
+      while (*b == '0' && b[1] >= '0' && b[1] <= '9') b++;
+      const char *da = a, *db = b;
+      while (*a >= '0' && *a <= '9') a++;
+      while (*b >= '0' && *b <= '9') b++;
+      if (a - da != b - db)
+        return a - da < b - db ? -1 : 1;
+      int c = strncmp(da, db, (size_t)(a - da));
+      if (c)
+        return c;
+      if (a - ea != b - eb)   /* equal numbers: fewer leading zeros first */
+        return a - ea < b - eb ? -1 : 1;
+      continue;
+    }
+    if (*a != *b)
+      return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+    a++, b++;
+  }
+  return *a ? 1 : *b ? -1 : 0;
+}
+
+static int natcmp_p(const void *a, const void *b)
+{
+  return mpa_natcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int tensor_ext(const char *name)
+{
+  static const char *ext[] = { ".npy", ".npz", ".safetensors", ".pt", ".pth", ".bin", ".csv", ".txt", ".tsv",
+                               ".dat", ".raw" };
+  const char *dot = strrchr(name, '.');
+  for (size_t i = 0; dot && i < sizeof ext / sizeof ext[0]; i++)
+    if (!strcasecmp(dot, ext[i]))
+      return 1;
+  return 0;
+}
+
+void mpa_free_inputs(char **paths, size_t np)
+{
+  for (size_t i = 0; paths && i < np; i++)
+    free(paths[i]);
+  free(paths);
+}
+
+int mpa_expand_inputs(int n, char **args, char ***paths, size_t *np)
+{
+  char **v = NULL;
+  size_t nv = 0, cap = 0;
+  *paths = NULL;
+  *np = 0;
+#define PUSH(str) do { \
+    if (nv == cap) { \
+      cap = cap ? 2 * cap : 16; \
+      char **nn = realloc(v, cap * sizeof *nn); \
+      if (!nn) goto oom; \
+      v = nn; \
+    } \
+    if (!(v[nv] = strdup(str))) goto oom; \
+    nv++; \
+  } while (0)
+  for (int a = 0; a < n; a++) {
+    const char *arg = args[a];
+    struct stat sb;
+    size_t first = nv;
+    if (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      DIR *d = opendir(arg);
+      if (!d) {
+        mpa_free_inputs(v, nv);
+        return mpa_error(arg, "cannot read the folder: %s", strerror(errno));
+      }
+      size_t al = strlen(arg);
+      for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.' || !tensor_ext(e->d_name))
+          continue;
+        char *p = malloc(al + strlen(e->d_name) + 2);
+        if (!p) {
+          closedir(d);
+          goto oom;
+        }
+        sprintf(p, "%s%s%s", arg, al && arg[al - 1] == '/' ? "" : "/", e->d_name);
+        struct stat fb;
+        int reg = stat(p, &fb) == 0 && S_ISREG(fb.st_mode);
+        if (reg && nv == cap) {
+          cap = cap ? 2 * cap : 16;
+          char **nn = realloc(v, cap * sizeof *nn);
+          if (!nn) {
+            free(p);
+            closedir(d);
+            goto oom;
+          }
+          v = nn;
+        }
+        if (reg)
+          v[nv++] = p;
+        else
+          free(p);
+      }
+      closedir(d);
+      if (nv == first) {
+        mpa_free_inputs(v, nv);
+        return mpa_error(arg, "the folder holds no tensor file (.npy, .npz, .safetensors, .pt, .pth, .bin, .csv, .txt, ...)");
+      }
+    } else if (access(arg, F_OK) != 0 && strpbrk(arg, "*?[")) {
+      glob_t g;
+      int gr = glob(arg, GLOB_NOSORT, NULL, &g);
+      if (gr == GLOB_NOMATCH || (gr == 0 && g.gl_pathc == 0)) {
+        globfree(&g);
+        mpa_free_inputs(v, nv);
+        return mpa_error(arg, "no file matches this pattern");
+      }
+      if (gr) {
+        globfree(&g);
+        mpa_free_inputs(v, nv);
+        return gr == GLOB_NOSPACE ? (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL) : mpa_error(arg, "cannot read the folders this pattern names");
+      }
+      for (size_t k = 0; k < g.gl_pathc; k++) {
+        struct stat fb;
+        if (stat(g.gl_pathv[k], &fb) == 0 && S_ISDIR(fb.st_mode))
+          continue;   /* a pattern names files; folders it matches are passed by */
+        if (nv == cap) {
+          cap = cap ? 2 * cap : 16;
+          char **nn = realloc(v, cap * sizeof *nn);
+          if (!nn) {
+            globfree(&g);
+            goto oom;
+          }
+          v = nn;
+        }
+        if (!(v[nv] = strdup(g.gl_pathv[k]))) {
+          globfree(&g);
+          goto oom;
+        }
+        nv++;
+      }
+      globfree(&g);
+      if (nv == first) {
+        mpa_free_inputs(v, nv);
+        return mpa_error(arg, "no file matches this pattern (only folders)");
+      }
+    } else {
+      PUSH(arg);   /* a file (or a name that fails to open later, with its own message) */
+    }
+    if (nv - first > 1)
+      qsort(v + first, nv - first, sizeof *v, natcmp_p);
+  }
+#undef PUSH
+  *paths = v;
+  *np = nv;
+  return 0;
+oom:
+  mpa_free_inputs(v, nv);
+  mpa_error(NULL, "out of memory");
+  return MPA_EXIT_FAIL;
+}
+
+int mpa_getopt(int argc, char **argv, const char *shortopts, const struct option *lo)
+{
+  opterr = 0;
+  int c = getopt_long(argc, argv, shortopts, lo, NULL);
+  if (c != '?' && c != ':')
+    return c;
+  /* the word that was wrong is the last one getopt took */
+  const char *w = optind - 1 >= 1 && optind - 1 < argc ? argv[optind - 1] : "";
+  char opt[80];
+  const char *why = "unrecognized option '%s'";
+  if (w[0] == '-' && w[1] == '-') {
+    snprintf(opt, sizeof opt, "%.*s", (int)strcspn(w, "="), w);
+    if (optopt)
+      why = strchr(w, '=') ? "option '%s' takes no value" : "option '%s' needs a value";
+  } else {
+    snprintf(opt, sizeof opt, "-%c", optopt);
+    const char *sp = optopt ? strchr(shortopts, optopt) : NULL;
+    if (sp && sp[1] == ':')
+      why = "option '%s' needs a value";
+  }
+  char msg[200];
+  snprintf(msg, sizeof msg, why, opt);
+  mpa_error(argv[0], "%s (mpanalyze %s --help)", msg, argv[0]);
+  return '?';
 }
 
 /* progress bar */

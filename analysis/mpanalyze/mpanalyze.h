@@ -11,6 +11,7 @@
 #define MPANALYZE_H
 #include <stdint.h>
 #include <stdio.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <mpemu.h>
 
@@ -45,8 +46,29 @@ int mpa_parse_formats(const char *list, const mpe_format **out, size_t max, size
 int mpa_parse_shape(const char *s, mpe_io_opts *o);
 int mpa_parse_kind(const char *s, mpe_io_opts *o);
 int mpa_parse_int(const char *s, long lo, long hi, long *v);
-/* open with a message naming the file on failure */
+/* open with a message naming the file on failure; members skipped (no
+   floating-point data) are noted on stderr unless -q or mpa_skips_in_report */
 int mpa_open(const char *path, const mpe_io_opts *o, mpe_io **f);
+extern int mpa_skips_in_report;
+/* --dtype T (raw files, untyped members) or --dtype NAME=T (NAME a glob or a
+   member name; may be repeated: the rules go to o->rules, kept in a static
+   table of MPA_MAX_RULES). 0, or prints and returns -1. */
+#define MPA_MAX_RULES 64
+int mpa_parse_dtype(const char *arg, mpe_io_opts *o);
+/* a member name matches a --tensor or --dtype pattern: equal, or an fnmatch glob */
+int mpa_name_match(const char *pattern, const char *name);
+/* The inputs: each argument a file, a folder (its tensor files: .npy .npz
+   .safetensors .pt .pth .bin .csv .txt .tsv .dat .raw, not hidden ones, not
+   recursive) or a quoted glob; what mpanalyze expands is sorted naturally
+   (step2 before step10), arguments keep their order. *paths (malloc'ed
+   strings, free with mpa_free_inputs). 0, or prints and returns 2. */
+int mpa_expand_inputs(int n, char **args, char ***paths, size_t *np);
+void mpa_free_inputs(char **paths, size_t np);
+/* natural order: runs of digits compare as numbers */
+int mpa_natcmp(const char *a, const char *b);
+/* getopt_long with mpanalyze's own messages: an unknown option or a missing
+   argument prints "mpanalyze: CMD: ... (mpanalyze CMD --help)" and gives '?' */
+int mpa_getopt(int argc, char **argv, const char *shortopts, const struct option *lo);
 /* Stream tensor i of f into the range accumulators r[0..nr) (values scaled by
    `scale` first when scale != 1, in binary64); *amax (when not NULL) is raised to
    the largest |x| seen (NaN if a NaN is seen). Returns 0 or prints and returns 2. */
@@ -114,7 +136,12 @@ typedef struct {
   size_t n;
   size_t nmarks;
   const mpa_mark *marks;
+  int linear;               /* 1: a linear axis of percent; 0: log (the tails show) */
 } mpa_hist_plot;
 int mpa_plot_histogram(const char *file, const mpa_hist_plot *h);
 int mpa_plot_scale(const char *file, const char *title, const double *scale, const int *overflow, size_t n);
+/* shares (0..1) per step of values that underflow, turn subnormal, overflow:
+   share[(k * 3 + j) * n + s] for format k (names[k]), kind j, step s; on a log axis */
+int mpa_plot_steps(const char *file, const char *title, const char *const *names, size_t nf,
+                   const double *share, size_t n);
 #endif

@@ -145,25 +145,38 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
       mx = h->counts[i];
   }
   double xmin = h->n ? h->first - 2 : -30, xmax = h->n ? h->first + (double)h->n + 2 : 20;
-  for (size_t k = 0; k < h->nmarks; k++) {   /* show the format limits near the data */
+  for (size_t k = 0; k < h->nmarks; k++) {   /* every format's limits are drawn, however far from the data */
     double lo = h->marks[k].min_sub;
     double hi = h->marks[k].max_end;
-    if (lo < xmin && lo > xmin - 40) xmin = lo - 2;
-    if (hi > xmax && hi < xmax + 40) xmax = hi + 2;
+    if (lo - 2 < xmin) xmin = lo - 2;
+    if (hi + 2 > xmax) xmax = hi + 2;
   }
-  double ymax = total ? 100.0 * (double)mx / (double)total * 1.25 : 1;
+  /* the axis: percent, linear or log10 (a single value in a million still shows) */
+  double pmin = 100.0, pmax = total ? 100.0 * (double)mx / (double)total : 1;
+  for (size_t i = 0; i < h->n; i++)
+    if (h->counts[i] && 100.0 * (double)h->counts[i] / (double)total < pmin)
+      pmin = 100.0 * (double)h->counts[i] / (double)total;
+  double y0 = h->linear ? 0 : floor(log10(pmin)) - 0.5;
+  double ymax = h->linear ? pmax * 1.25 : log10(pmax) + 0.6;
+  if (!h->linear && y0 > -1)
+    y0 = -1;
   plcol0(1);
   plschr(0, 0.8);
-  plenv(xmin, xmax, 0, ymax, 0, 0);
+  plenv(xmin, xmax, y0, ymax, 0, h->linear ? 0 : 20);
   char title[600];
-  pllab("binade  log#d2#u|x|", "% of values", plot_text(title, sizeof title, h->title));
+  pllab("binade  log#d2#u|x|", h->linear ? "% of values" : "% of values (log scale)", plot_text(title, sizeof title, h->title));
   plscol0(3, 110, 110, 110);
   for (size_t i = 0; i < h->n; i++) {
     PLFLT x[4], y[4];
     double v = total ? 100.0 * (double)h->counts[i] / (double)total : 0;
+    if (!h->linear) {
+      if (v <= 0)
+        continue;
+      v = log10(v);
+    }
     x[0] = x[1] = h->first + (double)i;
     x[2] = x[3] = h->first + (double)i + 1;
-    y[0] = y[3] = 0;
+    y[0] = y[3] = y0;
     y[1] = y[2] = v;
     plcol0(3);
     plfill(4, x, y);
@@ -176,8 +189,8 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
     for (int j = 0; j < 3; j++) {
       if (lines[j] < xmin || lines[j] > xmax)
         continue;
-      double ylab = ymax * (0.97 - 0.045 * (double)(3 * k + (size_t)j));   /* stagger the labels */
-      plline(2, (PLFLT[]){ lines[j], lines[j] }, (PLFLT[]){ 0, ylab });
+      double ylab = y0 + (ymax - y0) * (0.97 - 0.045 * (double)(3 * k + (size_t)j));   /* stagger the labels */
+      plline(2, (PLFLT[]){ lines[j], lines[j] }, (PLFLT[]){ y0, ylab });
       char lab[64];
       if (j == 1 && f->min_normal == f->min_sub)
         continue;   /* Q formats: no subnormal range */
@@ -225,7 +238,71 @@ int mpa_plot_scale(const char *file, const char *title, const double *scale, con
   free(y);
   return mpa_plot_end(file);
 }
+int mpa_plot_steps(const char *file, const char *title, const char *const *names, size_t nf,
+                   const double *share, size_t n)
+{
+  /* log10 of percent; a share of 0 sits on the floor line */
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < nf * 3 * n; i++)
+    if (share[i] > 0) {
+      double v = log10(100 * share[i]);
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  if (!(hi >= lo))
+    lo = -3, hi = 0;
+  double floor_y = floor(lo) - 1, top = (hi > 2 ? 2 : ceil(hi)) + 0.3 + 0.25 * (double)nf;
+  PLFLT *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  if (!x || !y) {
+    free(x);
+    free(y);
+    return mpa_error(NULL, "out of memory");
+  }
+  if (plot_begin(file)) {
+    free(x);
+    free(y);
+    return MPA_EXIT_INPUT;
+  }
+  plcol0(1);
+  plschr(0, 0.8);
+  plenv(-0.5, n > 1 ? (double)n - 0.5 : 1, floor_y - 0.3, top, 0, 20);
+  char t[600];
+  pllab("step (input file, in order)", "% of values (log scale; bottom line: none)", plot_text(t, sizeof t, title));
+  static const char *kind[3] = { "underflow", "subnormal", "overflow" };
+  for (size_t k = 0; k < nf; k++) {
+    format_colour(k);
+    for (int j = 0; j < 3; j++) {
+      pllsty(j + 1);   /* solid: underflow, dashed: subnormal, dotted: overflow */
+      for (size_t s = 0; s < n; s++) {
+        double v = share[(k * 3 + (size_t)j) * n + s];
+        x[s] = (double)s;
+        y[s] = v > 0 ? log10(100 * v) : floor_y;
+      }
+      if (n > 1)
+        plline((PLINT)n, x, y);
+      plpoin((PLINT)n, x, y, j == 0 ? 4 : j == 1 ? 17 : 5);
+    }
+    pllsty(1);
+    char lab[96];
+    snprintf(lab, sizeof lab, "%s", names[k]);
+    plptex(-0.4, top - 0.25 * (double)(k + 1), 1, 0, 0, lab);
+  }
+  plcol0(1);
+  char key[128];
+  snprintf(key, sizeof key, "solid, o: %s   dashed, dot: %s   dotted, x: %s", kind[0], kind[1], kind[2]);
+  plmtex("t", 0.6, 1.0, 1.0, key);
+  free(x);
+  free(y);
+  return mpa_plot_end(file);
+}
 #else
+int mpa_plot_steps(const char *file, const char *title, const char *const *names, size_t nf,
+                   const double *share, size_t n)
+{
+  (void)title; (void)names; (void)nf; (void)share; (void)n;
+  return mpa_plot_check_name(file);
+}
+
 int mpa_plot_begin(const char *file)
 {
   return mpa_plot_check_name(file);

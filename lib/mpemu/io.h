@@ -22,6 +22,18 @@ typedef enum {
   MPE_IO_PT            /* torch.save zip archive (.pt, .pth, .bin): an allow-listed pickle, never executed */
 } mpe_io_kind;
 
+/* A per-member element type: members whose name matches `pattern` (fnmatch(3) glob,
+   or a plain name) are read as `dtype`, whatever the file says they hold (raw and
+   untyped |V2/|V1 members, integer members holding bit patterns, reinterpreting
+   one float type as another of the same width). A rule applies to a member of the
+   same element size; a plain name (no * ? [) naming a member of another size is
+   an error (MPE_EINVAL). Single-tensor files (.npy, raw) are named by their file
+   name without extension. Text files ignore rules. */
+typedef struct {
+  const char *pattern;
+  mpe_type dtype;      /* MPE_FP64, MPE_FP32, MPE_FP16, MPE_BF16, MPE_E4M3 or MPE_E5M2 */
+} mpe_io_dtype_rule;
+
 typedef struct {
   mpe_io_kind kind;    /* MPE_IO_AUTO (0) to guess */
   int has_dtype;       /* 1: `dtype` says what raw files and .npy |V1/|V2 (or u1/u2) arrays hold */
@@ -30,6 +42,8 @@ typedef struct {
   uint64_t shape[MPE_IO_MAXDIM];
   size_t chunk_bytes;  /* bytes read at a time (0: 4 MiB; at least 4096 is used) */
   uint64_t max_member_bytes; /* .npz: refuse members larger than this once inflated (0: 64 GiB) */
+  size_t nrules;       /* per-member element types, the first matching rule wins; */
+  const mpe_io_dtype_rule *rules;   /* they take precedence over has_dtype/dtype */
 } mpe_io_opts;         /* a zeroed struct or NULL means the defaults */
 
 typedef struct {
@@ -55,13 +69,15 @@ MPE_API void mpe_io_close(mpe_io *f);                 /* NULL is ignored */
 
 MPE_API mpe_io_kind mpe_io_kind_of(const mpe_io *f);
 MPE_API const char *mpe_io_kind_name(mpe_io_kind k);  /* "npy", "npz", ... */
-/* Number of tensors. safetensors tensors of dtypes other than floating point
-   (I64, U8, BOOL, ...) are validated but not listed; mpe_io_skipped counts them. */
+/* Number of tensors. Members that hold no floating-point data (integer, bool,
+   complex, string arrays; untyped |V2/|V1 arrays with no dtype for them) are not
+   listed, in any kind of file: mpe_io_skipped counts them, mpe_io_skipped_info
+   names them. */
 MPE_API size_t mpe_io_count(const mpe_io *f);
 MPE_API size_t mpe_io_skipped(const mpe_io *f);
-/* Skipped tensor i (0 <= i < mpe_io_skipped): its name, its dtype as the file names it
-   ("int64", "bool", ...) and why it was skipped ("integer tensor", ...), valid until
-   mpe_io_close. PyTorch files keep these; other kinds give MPE_EUNSUP (counted only). */
+/* Skipped member i (0 <= i < mpe_io_skipped): its name, its dtype as the file names it
+   ("int64", "I64", "<i8", "|V2", ...) and why it was skipped ("integer tensor", ...),
+   valid until mpe_io_close. */
 MPE_API int mpe_io_skipped_info(const mpe_io *f, size_t i, const char **name, const char **dtype, const char **why);
 /* The description of tensor i (the name stays valid until mpe_io_close). */
 MPE_API int mpe_io_info(const mpe_io *f, size_t i, mpe_io_tensor *t);

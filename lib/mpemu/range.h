@@ -41,6 +41,7 @@ MPE_API mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nfor
      block as 0; other binary64 inputs are rounded to binary32 (RNE) first. */
 typedef enum { MPE_TARGET_FLOAT = 0, MPE_TARGET_Q16 = 1, MPE_TARGET_FX16 = 2 } mpe_target_kind;
 #define MPE_RANGE_FX16_MAXBLOCK ((size_t)1 << 20)
+#define MPE_RANGE_SCALE_MAX_LOG2 127   /* the largest recommended loss scale: 2^127, binary32's largest power of two */
 typedef struct {
   mpe_target_kind kind;
   const mpe_format *format;  /* MPE_TARGET_FLOAT */
@@ -91,11 +92,14 @@ typedef struct {
   double max_rel_error;      /* max |round(x)-x|/|x| over the same x, x != 0 */
   /* (round(x): the format's value; Q16: q*2^-F exactly; FX16: the decoded binary32 q*scale) */
   /* the recommended static loss scale S = 2^scale_log2: the largest power of two with
-     S*max_abs <= max_finite*2^-margin; has_scale is 0 when no non-zero finite value was seen */
+     S*max_abs <= max_finite*2^-margin, but at most 2^127 (a loss scale is a binary32
+     number: scale_capped is 1 when the cap lowered it); has_scale is 0 when no non-zero
+     finite value was seen */
   int has_scale;
   int scale_log2;
   uint64_t underflow_at_scale;       /* non-zero finite x with S*x rounding to ±0 */
   uint64_t underflow_at_scale_flush; /* ... or to a subnormal, i.e. with subnormals flushed */
+  int scale_capped;          /* 1: S would be larger than 2^127, binary32's largest power of two */
 } mpe_range_stats;
 
 MPE_API int mpe_range_summary_get(const mpe_range *r, mpe_range_summary *s);

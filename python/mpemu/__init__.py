@@ -312,9 +312,11 @@ class _Range:
                 except OverflowError:
                     x["recommended_scale"] = None
                 x["recommended_scale_log2"] = st.scale_log2
+                x["recommended_scale_capped"] = bool(st.scale_capped)
             else:
                 x["recommended_scale"] = None
                 x["recommended_scale_log2"] = None
+                x["recommended_scale_capped"] = False
             x["underflow_at_scale"] = st.underflow_at_scale
             x["underflow_at_scale_flush"] = st.underflow_at_scale_flush
             x["max_finite"] = _L.mpe_format_max(f)
@@ -364,7 +366,13 @@ def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 
     if rc:
         raise MpemuError(rc, f"{path}: {msg.value.decode(errors='replace')}")
     want = None if tensors is None else [tensors] if isinstance(tensors, str) else list(tensors)
+    skipped: List[Dict[str, str]] = []
     try:
+        for i in range(_L.mpe_io_skipped(f)):   # members with no floating-point data, named
+            nm, dt, why = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p()
+            _check(_L.mpe_io_skipped_info(f, i, ctypes.byref(nm), ctypes.byref(dt), ctypes.byref(why)))
+            skipped.append({"file": path, "name": nm.value.decode(), "dtype": dt.value.decode(),
+                            "why": why.value.decode()})
         total = _Range(formats, margin)
         out: List[Dict[str, Any]] = []
         found = set()
@@ -399,7 +407,8 @@ def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 
         _L.mpe_io_close(f)
     fl = [formats] if isinstance(formats, str) else list(formats)
     return {"mpanalyze": version(), "command": "range", "rounding": "rne", "margin": int(margin),
-            "formats": fl, "tensors": out, "total": {"name": f"all {len(out)} tensors", **total.report()}}
+            "formats": fl, "skipped": skipped, "tensors": out,
+            "total": {"name": f"all {len(out)} tensors", **total.report()}}
 
 
 # ---------------------------------------------------------------- loss scaling

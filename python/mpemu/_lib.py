@@ -69,7 +69,8 @@ class RangeStats(ctypes.Structure):
     _fields_ = [("underflow", ctypes.c_uint64), ("subnormal", ctypes.c_uint64), ("overflow", ctypes.c_uint64),
                 ("underflow_flush", ctypes.c_uint64), ("rel_error", ctypes.c_double),
                 ("max_rel_error", ctypes.c_double), ("has_scale", ctypes.c_int), ("scale_log2", ctypes.c_int),
-                ("underflow_at_scale", ctypes.c_uint64), ("underflow_at_scale_flush", ctypes.c_uint64)]
+                ("underflow_at_scale", ctypes.c_uint64), ("underflow_at_scale_flush", ctypes.c_uint64),
+                ("scale_capped", ctypes.c_int)]
 
 
 class ScalerParams(ctypes.Structure):
@@ -90,7 +91,7 @@ class IoTensor(ctypes.Structure):
 class IoOpts(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int), ("has_dtype", ctypes.c_int), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int),
                 ("shape", ctypes.c_uint64 * MAXDIM), ("chunk_bytes", ctypes.c_size_t),
-                ("max_member_bytes", ctypes.c_uint64)]
+                ("max_member_bytes", ctypes.c_uint64), ("nrules", ctypes.c_size_t), ("rules", ctypes.c_void_p)]
 
 
 def declare(lib: ctypes.CDLL) -> None:
@@ -142,6 +143,8 @@ def declare(lib: ctypes.CDLL) -> None:
         "mpe_io_open": (I, [ctypes.POINTER(P), ctypes.c_char_p, ctypes.POINTER(IoOpts), ctypes.c_char_p, S]),
         "mpe_io_close": (None, [P]),
         "mpe_io_count": (S, [P]),
+        "mpe_io_skipped": (S, [P]),
+        "mpe_io_skipped_info": (I, [P, S] + [ctypes.POINTER(ctypes.c_char_p)] * 3),
         "mpe_io_info": (I, [P, S, ctypes.POINTER(IoTensor)]),
         "mpe_io_select": (I, [P, S]),
         "mpe_io_read": (I, [P, P, S, ctypes.POINTER(S)]),

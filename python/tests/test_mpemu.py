@@ -233,7 +233,8 @@ def _mpanalyze():
     return exe if os.access(exe, os.X_OK) else None
 
 
-@pytest.mark.parametrize("name", ["pt/state.pt", "pt/nested.pt", "grads.npz", "model.safetensors"])
+@pytest.mark.parametrize("name", ["pt/state.pt", "pt/nested.pt", "grads.npz", "model.safetensors", "mixed.npz",
+                                  "mixed.safetensors"])
 def test_analyze_equals_mpanalyze_json(name):
     exe = _mpanalyze()
     if not exe:

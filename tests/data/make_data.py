@@ -134,3 +134,21 @@ w('hostile/zip_not_npy.npz', (lambda b: b.getvalue())((lambda b: (zipfile.ZipFil
 w('hostile/bad_token.csv', b'1.0, 2.0\n3.0, abc\n')
 w('hostile/binary.csv', b'1.0\x00\x01\x02')
 w('hostile/odd_size.bin', pB[:-1])
+
+# ------------------------------------------------------------------ mixed containers (issue 15)
+# members that hold no floating-point data are skipped and named; untyped or
+# integer members holding bf16/fp8 bit patterns are read with a per-member dtype
+MIXED_W = [1.0, 2.0**-25, 70000.0, 2.0**-20]
+pW = struct.pack('<4f', *MIXED_W)
+npz('mixed.npz', [('w.npy', npy_bytes('<f4', [4], pW)),
+                  ('step.npy', npy_bytes('<i8', [], struct.pack('<q', 7))),
+                  ('mask.npy', npy_bytes('|b1', [3], bytes([1, 0, 1]))),
+                  ('act.npy', npy_bytes('|V2', [2, 3], struct.pack('<6H', *BF16_BITS))),
+                  ('q.npy', npy_bytes('|u1', [6], bytes(E4M3_BYTES)))], zipfile.ZIP_STORED)
+w('mixed.safetensors', st_bytes([
+    ('w', 'F32', [4], pW),
+    ('act', 'U16', [2, 3], struct.pack('<6H', *BF16_BITS)),
+    ('h', 'F16', [2], struct.pack('<2e', 1.0, 2.0**-24)),
+    ('step', 'I64', [1], struct.pack('<q', 7)),
+    ('mask', 'BOOL', [3], bytes([1, 0, 1])),
+]))

@@ -1,0 +1,64 @@
+/* Members of tensor files that are not plain floating point: the list of
+   those skipped (integer, bool, complex, untyped), and the per-member element
+   types a caller gives with mpe_io_opts.rules (issue 15). */
+#include <config.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io_internal.h"
+
+int mpei_skip_add(struct mpei_skips *s, const char *name, size_t nl, const char *dtype, const char *why)
+{
+  if (s->n == s->cap) {
+    size_t nc = s->cap ? 2 * s->cap : 8;
+    struct mpei_skip *nv = realloc(s->v, nc * sizeof *nv);
+    if (!nv)
+      return MPE_ENOMEM;
+    s->v = nv;
+    s->cap = nc;
+  }
+  struct mpei_skip *k = &s->v[s->n];
+  if (!(k->name = malloc(nl + 1)))
+    return MPE_ENOMEM;
+  memcpy(k->name, name, nl);
+  k->name[nl] = 0;
+  snprintf(k->dtype, sizeof k->dtype, "%s", dtype);
+  k->why = why;
+  s->n++;
+  return MPE_OK;
+}
+
+void mpei_skips_free(struct mpei_skips *s)
+{
+  for (size_t i = 0; i < s->n; i++)
+    free(s->v[i].name);
+  free(s->v);
+  s->v = NULL;
+  s->n = s->cap = 0;
+}
+
+static int is_plain(const char *p)
+{
+  return strpbrk(p, "*?[") == NULL;
+}
+
+int mpei_dtype_rule(const mpe_io_opts *o, const char *name, size_t es, mpe_type *t, char *msg, size_t msglen)
+{
+  for (size_t r = 0; o && r < o->nrules; r++) {
+    const mpe_io_dtype_rule *u = &o->rules[r];
+    int plain = is_plain(u->pattern);
+    if (plain ? strcmp(u->pattern, name) != 0 : fnmatch(u->pattern, name, 0) != 0)
+      continue;
+    size_t want = mpe_io_dtype_size(u->dtype);
+    if (want == es || es == 0) {
+      *t = u->dtype;
+      return 1;
+    }
+    if (plain) {
+      mpei_io_msg(msg, msglen, "member '%.64s' holds %zu-byte values; dtype %s has %zu-byte ones", name, es,
+                  mpe_type_name(u->dtype), want);
+      return -1;
+    }
+  }
+  return 0;
+}
