@@ -19,6 +19,26 @@ double mpt_now(void)
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+int mpt_parse_long(const char *s, long lo, long hi, long *v)
+{
+  char *e;
+  long x = strtol(s, &e, 10);
+  if (e == s || *e || x < lo || x > hi)
+    return 1;
+  *v = x;
+  return 0;
+}
+
+int mpt_parse_pos(const char *s, double *v)
+{
+  char *e;
+  double x = strtod(s, &e);
+  if (e == s || *e || !(x > 0) || !isfinite(x))
+    return 1;
+  *v = x;
+  return 0;
+}
+
 int mpt_plot_available(void)
 {
 #ifdef HAVE_PLPLOT

@@ -6,6 +6,10 @@
 
 /* seconds from a monotonic clock */
 double mpt_now(void);
+/* Option values: a whole decimal integer in [lo, hi], a finite number > 0.
+   0 and *v set, or 1 (and *v untouched). */
+int mpt_parse_long(const char *s, long lo, long hi, long *v);
+int mpt_parse_pos(const char *s, double *v);
 /* 1 when plots can be drawn (built with PLplot) */
 int mpt_plot_available(void);
 /* 0 when `file` ends in .svg or .png and PLplot is there; else a message on stderr and 2 */

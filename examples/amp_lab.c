@@ -40,16 +40,6 @@ static void usage(FILE *o)
              "  --every K        print the losses every K steps (default 0: only the table)\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *v)
-{
-  char *e;
-  long x = strtol(s, &e, 10);
-  if (e == s || *e || x < lo || x > hi)
-    return 1;
-  *v = x;
-  return 0;
-}
-
 int main(int argc, char **argv)
 {
   static const struct option lo[] = {
@@ -70,12 +60,12 @@ int main(int argc, char **argv)
     case 'L': levels = optarg; break;
     case 'f': fname = optarg; break;
     case 'm': model = optarg; break;
-    case 's': bad = parse_long(optarg, 1, 1000000, &steps); break;
-    case 'N': bad = parse_long(optarg, 1, 1 << 16, &N); break;
-    case 'I': bad = parse_long(optarg, 1, 1 << 16, &Din); break;
-    case 'O': bad = parse_long(optarg, 1, 1 << 16, &Dout); break;
-    case 'e': bad = parse_long(optarg, 0, 1000000, &every); break;
-    case 'S': bad = parse_long(optarg, 0, 1L << 40, &seed); break;
+    case 's': bad = mpt_parse_long(optarg, 1, 1000000, &steps); break;
+    case 'N': bad = mpt_parse_long(optarg, 1, 1 << 16, &N); break;
+    case 'I': bad = mpt_parse_long(optarg, 1, 1 << 16, &Din); break;
+    case 'O': bad = mpt_parse_long(optarg, 1, 1 << 16, &Dout); break;
+    case 'e': bad = mpt_parse_long(optarg, 0, 1000000, &every); break;
+    case 'S': bad = mpt_parse_long(optarg, 0, 1L << 40, &seed); break;
     case 'r': { char *e; lr = strtod(optarg, &e); bad = e == optarg || *e || !(lr > 0); break; }
     case 'c': scaler = optarg; break;
     case 'i': { char *e; init_scale = strtod(optarg, &e); bad = e == optarg || *e || !(init_scale > 0) || !isfinite(init_scale); break; }

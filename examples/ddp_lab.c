@@ -54,26 +54,6 @@ static void usage(FILE *o)
              "  --every K        a progress line every K steps (default 20; 0: none)\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *v)
-{
-  char *e;
-  long x = strtol(s, &e, 10);
-  if (e == s || *e || x < lo || x > hi)
-    return 1;
-  *v = x;
-  return 0;
-}
-
-static int parse_pos(const char *s, double *v)
-{
-  char *e;
-  double x = strtod(s, &e);
-  if (e == s || *e || !(x > 0) || !isfinite(x))
-    return 1;
-  *v = x;
-  return 0;
-}
-
 /* One training run; r->err is an mpemu error code. */
 static void train(const config *c, const float *x, const float *y, run *r)
 {
@@ -167,7 +147,7 @@ int main(int argc, char **argv)
   while ((ch = getopt_long(argc, argv, "h", lo, &li)) != -1) {
     int bad = 0;
     switch (ch) {
-    case 'w': bad = parse_long(optarg, 1, MAX_WORKERS, &c.workers); break;
+    case 'w': bad = mpt_parse_long(optarg, 1, MAX_WORKERS, &c.workers); break;
     case 'a': {
       int a = mpe_allreduce_algo_lookup(optarg);
       bad = a < 0;
@@ -177,14 +157,14 @@ int main(int argc, char **argv)
     }
     case 'f': formats = optarg; break;
     case 'm': c.model = optarg; break;
-    case 's': bad = parse_long(optarg, 1, 1000000, &c.steps); break;
-    case 'N': bad = parse_long(optarg, 1, 1 << 16, &c.n); break;
-    case 'I': bad = parse_long(optarg, 1, 1 << 16, &c.din); break;
-    case 'O': bad = parse_long(optarg, 1, 1 << 16, &c.dout); break;
-    case 'e': bad = parse_long(optarg, 0, 1000000, &c.every); break;
-    case 'S': bad = parse_long(optarg, 0, 1L << 40, &seed); break;
-    case 'r': bad = parse_pos(optarg, &c.lr); break;
-    case 'x': bad = parse_pos(optarg, &c.xscale); break;
+    case 's': bad = mpt_parse_long(optarg, 1, 1000000, &c.steps); break;
+    case 'N': bad = mpt_parse_long(optarg, 1, 1 << 16, &c.n); break;
+    case 'I': bad = mpt_parse_long(optarg, 1, 1 << 16, &c.din); break;
+    case 'O': bad = mpt_parse_long(optarg, 1, 1 << 16, &c.dout); break;
+    case 'e': bad = mpt_parse_long(optarg, 0, 1000000, &c.every); break;
+    case 'S': bad = mpt_parse_long(optarg, 0, 1L << 40, &seed); break;
+    case 'r': bad = mpt_parse_pos(optarg, &c.lr); break;
+    case 'x': bad = mpt_parse_pos(optarg, &c.xscale); break;
     case 'p': plot = optarg; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;

@@ -43,16 +43,6 @@ static void usage(FILE *o)
              "  --plot FILE      training-loss curves of every run (.svg or .png)\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *v)
-{
-  char *e;
-  long x = strtol(s, &e, 10);
-  if (e == s || *e || x < lo || x > hi)
-    return 1;
-  *v = x;
-  return 0;
-}
-
 static int split(char *s, const char **out, int max)
 {
   int n = 0;
@@ -103,13 +93,13 @@ int main(int argc, char **argv)
     case 'L': snprintf(levels, sizeof levels, "%s", optarg); break;
     case 'f': snprintf(formats, sizeof formats, "%s", optarg); break;
     case 'm': snprintf(models, sizeof models, "%s", optarg); break;
-    case 'E': bad = parse_long(optarg, 1, 100000, &epochs); break;
-    case 'T': bad = parse_long(optarg, 1, 1 << 24, &ntrain); break;
-    case 't': bad = parse_long(optarg, 1, 1 << 24, &ntest); break;
-    case 'D': bad = parse_long(optarg, 2, 1 << 14, &dim); break;
-    case 'H': bad = parse_long(optarg, 1, 1 << 14, &hidden); break;
-    case 'B': bad = parse_long(optarg, 1, 1 << 16, &batch); break;
-    case 'S': bad = parse_long(optarg, 0, 1L << 40, &seed); break;
+    case 'E': bad = mpt_parse_long(optarg, 1, 100000, &epochs); break;
+    case 'T': bad = mpt_parse_long(optarg, 1, 1 << 24, &ntrain); break;
+    case 't': bad = mpt_parse_long(optarg, 1, 1 << 24, &ntest); break;
+    case 'D': bad = mpt_parse_long(optarg, 2, 1 << 14, &dim); break;
+    case 'H': bad = mpt_parse_long(optarg, 1, 1 << 14, &hidden); break;
+    case 'B': bad = mpt_parse_long(optarg, 1, 1 << 16, &batch); break;
+    case 'S': bad = mpt_parse_long(optarg, 0, 1L << 40, &seed); break;
     case 'o': optim = optarg; bad = strcmp(optarg, "sgd") && strcmp(optarg, "adam"); break;
     case 'a': actname = optarg; bad = strcmp(optarg, "relu") && strcmp(optarg, "gelu"); break;
     case 'r': { char *e; lr = strtod(optarg, &e); bad = e == optarg || *e || !(lr > 0); break; }
