@@ -250,7 +250,7 @@ int main(int argc, char **argv)
     if (ref && ref != r)
       snprintf(vs, sizeof vs, "%+.2e", (fin - ref->loss[c.steps - 1]) / ref->loss[c.steps - 1]);
     printf("%-6s %-9s %12.6g %10s %8llu %11g %11.3f%% %11.3f%% %8.1f%s\n", r->fmt,
-           r->scaled ? "2^16 dyn" : "none", fin, vs, (unsigned long long)r->skipped, r->final_scale,
+           r->scaled ? "dynamic" : "none", fin, vs, (unsigned long long)r->skipped, r->final_scale,
            r->reduced ? 100.0 * (double)r->zeroed / (double)r->reduced : 0.0,
            r->updates ? 100.0 * (double)r->lost / (double)r->updates : 0.0, r->seconds,
            r->diverged ? "  diverged" : "");

@@ -53,4 +53,17 @@ d=$(jget "$tmp/o.json" differ)
 "$bin" order "$tmp/missing.npy" >"$tmp/o2" 2>"$tmp/e"; [ $? -eq 2 ] && ok "order: missing file refused" || bad "order missing"
 printf '1\nnan\n' >"$tmp/nan.txt"
 "$bin" order "$tmp/nan.txt" >"$tmp/o2" 2>"$tmp/e"; [ $? -eq 2 ] && [ ! -s "$tmp/o2" ] && ok "order: NaN refused" || bad "order NaN"
+# ddp_lab: an FP16 all-reduce without loss scaling zeroes gradients that the scaled one keeps
+lab=$(dirname "$bin")/examples/ddp_lab
+if [ -x "$lab" ]; then
+  "$lab" --steps 3 --n 16 --din 128 --dout 64 --workers 4 --every 0 --formats fp32,fp16 >"$tmp/ddp" 2>"$tmp/e" ||
+    bad "ddp_lab exit"
+  z() { awk -v f="$1" -v s="$2" '$1 == f && $2 == s { sub("%", "", $7); print $7 }' "$tmp/ddp"; }
+  [ "$(grep -c '^fp' "$tmp/ddp")" = 4 ] && ok "ddp_lab: 4 runs" || { bad "ddp_lab rows"; cat "$tmp/ddp"; }
+  awk -v a="$(z fp16 none)" -v b="$(z fp16 dynamic)" -v c="$(z fp32 none)" 'BEGIN { exit !(a > b && c == 0) }' &&
+    ok "ddp_lab: fp16 unscaled zeroes $(z fp16 none)% of the gradients, scaled $(z fp16 dynamic)%, fp32 0" ||
+    { bad "ddp_lab zeroed"; cat "$tmp/ddp"; }
+  "$lab" --workers 3 >"$tmp/o2" 2>"$tmp/e"; [ $? -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] &&
+    ok "ddp_lab: --workers not dividing --n refused" || bad "ddp_lab bad workers"
+fi
 exit $fail
