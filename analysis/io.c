@@ -27,12 +27,17 @@
 #define NPZ_MAX_MEMBERS 100000
 #define DEFLATE_MAX_RATIO 1032         /* deflate cannot inflate more than this */
 
+/* One tensor, compact: the name and the shape live in two arenas of the reader
+   (f->names, f->dims), so a file of 200,000 small tensors costs ~60 bytes each
+   plus its names, not a full mpe_io_tensor (~300 bytes) and a malloc per name. */
 struct tens {
-  mpe_io_tensor info;
-  char *name;
   uint64_t offset;      /* file offset of the data (npy, raw, safetensors) or header bytes to skip (npz) */
   uint64_t nbytes;
+  uint64_t count;
   zip_uint64_t zindex;  /* npz member */
+  size_t name;          /* offset of the name in f->names */
+  size_t dims;          /* offset of the shape in f->dims */
+  unsigned char ndim, dtype, value_type, fortran_order, big_endian;
 };
 
 struct mpe_io {
@@ -42,6 +47,10 @@ struct mpe_io {
   uint64_t fsize;
   struct tens *t;
   size_t nt, cap, skipped;
+  char *names;          /* every name, NUL-terminated, one after the other */
+  size_t nlen, ncap;
+  uint64_t *dims;       /* every shape, one after the other */
+  size_t dlen, dcap;
   /* reading */
   long cur;             /* selected tensor or -1 */
   uint64_t left;        /* values still to read */
@@ -141,34 +150,81 @@ int mpei_utf8_valid(const char *s, size_t n)
   return 1;
 }
 
-static struct tens *add_tensor(mpe_io *f, const char *name, size_t namelen)
+#define TNAME(f, t) ((f)->names + (t)->name)
+
+/* grow *p (cap elements of esize bytes) to hold at least need elements */
+static int grow_to(void **p, size_t *cap, size_t need, size_t esize)
 {
-  if (f->nt == f->cap) {
-    size_t nc = f->cap ? 2 * f->cap : 8;
-    struct tens *nt = realloc(f->t, nc * sizeof *nt);
-    if (!nt)
-      return NULL;
-    f->t = nt;
-    f->cap = nc;
+  if (need <= *cap)
+    return 0;
+  size_t nc = *cap ? *cap : 16;
+  while (nc < need) {
+    if (nc > SIZE_MAX / 2 / esize)
+      return -1;
+    nc *= 2;
   }
-  struct tens *t = &f->t[f->nt];
-  memset(t, 0, sizeof *t);
-  t->name = malloc(namelen + 1);
-  if (!t->name)
+  void *q = realloc(*p, nc * esize);
+  if (!q)
+    return -1;
+  *p = q;
+  *cap = nc;
+  return 0;
+}
+
+/* copy a name into f->names: its offset there, or (size_t)-1 when out of memory */
+static size_t add_name(mpe_io *f, const char *name, size_t namelen)
+{
+  if (namelen > SIZE_MAX - 1 - f->nlen || grow_to((void **)&f->names, &f->ncap, f->nlen + namelen + 1, 1))
+    return (size_t)-1;
+  size_t at = f->nlen;
+  memcpy(f->names + at, name, namelen);
+  f->names[at + namelen] = 0;
+  f->nlen += namelen + 1;
+  return at;
+}
+
+/* a new tensor called name[0..namelen) described by *ti (its name is ignored);
+   the pointer is valid until the next call. NULL when out of memory. */
+static struct tens *add_tensor(mpe_io *f, const char *name, size_t namelen, const mpe_io_tensor *ti)
+{
+  if (grow_to((void **)&f->t, &f->cap, f->nt + 1, sizeof *f->t) ||
+      grow_to((void **)&f->dims, &f->dcap, f->dlen + (size_t)ti->ndim, sizeof *f->dims))
     return NULL;
-  memcpy(t->name, name, namelen);
-  t->name[namelen] = 0;
-  t->info.name = t->name;
-  f->nt++;
+  size_t at = add_name(f, name, namelen);
+  if (at == (size_t)-1)
+    return NULL;
+  struct tens *t = &f->t[f->nt++];
+  memset(t, 0, sizeof *t);
+  t->name = at;
+  t->dims = f->dlen;
+  memcpy(f->dims + f->dlen, ti->shape, (size_t)ti->ndim * sizeof *f->dims);
+  f->dlen += (size_t)ti->ndim;
+  t->ndim = (unsigned char)ti->ndim;
+  t->count = ti->count;
+  t->dtype = (unsigned char)ti->dtype;
+  t->value_type = (unsigned char)ti->value_type;
+  t->fortran_order = (unsigned char)!!ti->fortran_order;
+  t->big_endian = (unsigned char)!!ti->big_endian;
   return t;
 }
 
-/* the last tensor added holds no floating-point data: list it as skipped instead */
-static int skip_last(mpe_io *f, const struct mpei_npy_skip *sk)
+static void tens_info(const mpe_io *f, const struct tens *t, mpe_io_tensor *ti)
 {
-  struct tens *t = &f->t[--f->nt];
-  int rc = mpei_skip_add(&f->sk, t->name, strlen(t->name), sk->dtype, sk->why);
-  free(t->name);
+  memset(ti, 0, sizeof *ti);
+  ti->name = TNAME(f, t);
+  ti->dtype = (mpe_type)t->dtype;
+  ti->value_type = (mpe_type)t->value_type;
+  ti->ndim = t->ndim;
+  memcpy(ti->shape, f->dims + t->dims, (size_t)t->ndim * sizeof *f->dims);
+  ti->count = t->count;
+  ti->fortran_order = t->fortran_order;
+  ti->big_endian = t->big_endian;
+}
+
+/* a member with no floating-point data: listed as skipped, with why */
+static int skip_add(mpe_io *f, const char *name, size_t len, const struct mpei_npy_skip *sk)
+{
+  int rc = mpei_skip_add(&f->sk, name, len, sk->dtype, sk->why);
   if (rc)
     mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
   return rc;
@@ -453,14 +509,33 @@ static const char *base_name(const char *path, size_t *len)
   return b;
 }
 
-static int add_single(mpe_io *f, const char *path, struct tens **out)
+/* the name of a single-tensor file's tensor: the file's base name without
+   its extension (a neutral one where it is not valid UTF-8, to keep names
+   printable), NUL-terminated in buf */
+enum { SINGLE_NAME_MAX = 512 };
+static const char *single_name(const char *path, char buf[SINGLE_NAME_MAX])
 {
   size_t n;
   const char *b = base_name(path, &n);
-  if (!mpei_utf8_valid(b, n))  /* keep names printable: replace by a neutral one */
+  if (!mpei_utf8_valid(b, n))
     b = "tensor", n = 6;
-  if (!(*out = add_tensor(f, b, n)))
+  if (n >= SINGLE_NAME_MAX)
+    n = SINGLE_NAME_MAX - 1;
+  memcpy(buf, b, n);
+  buf[n] = 0;
+  return buf;
+}
+
+/* the one tensor of a single-tensor file, named after the file */
+static int add_single(mpe_io *f, const char *path, const mpe_io_tensor *ti, uint64_t offset, uint64_t nbytes)
+{
+  char nm[SINGLE_NAME_MAX];
+  single_name(path, nm);
+  struct tens *t = add_tensor(f, nm, strlen(nm), ti);
+  if (!t)
     FAIL(MPE_ENOMEM, "out of memory");
+  t->offset = offset;
+  t->nbytes = nbytes;
   return MPE_OK;
 }
 
@@ -474,52 +549,58 @@ static int open_npy(mpe_io *f, const char *path, const mpe_io_opts *o)
     free(hb);
     FAIL(MPE_EIO, "read error: %s", strerror(errno));
   }
-  struct tens *t;
-  int rc = add_single(f, path, &t);
+  char nm[SINGLE_NAME_MAX];
+  mpe_io_tensor ti;
+  uint64_t offset, nbytes;
+  memset(&ti, 0, sizeof ti);
+  ti.name = single_name(path, nm);   /* for the dtype rules */
   struct mpei_npy_skip sk;
-  if (!rc && (rc = mpei_npy_parse(hb, got, f->fsize, o, &t->info, &t->offset, &t->nbytes, f->msg, sizeof f->msg,
-                                  &sk)) == MPEI_SKIP)
-    rc = skip_last(f, &sk);
+  int rc = mpei_npy_parse(hb, got, f->fsize, o, &ti, &offset, &nbytes, f->msg, sizeof f->msg, &sk);
+  if (rc == MPEI_SKIP) {
+    free(hb);
+    return skip_add(f, nm, strlen(nm), &sk);
+  }
   free(hb);
-  return rc;
+  return rc ? rc : add_single(f, path, &ti, offset, nbytes);
 }
 
 static int open_raw(mpe_io *f, const char *path, const mpe_io_opts *o)
 {
-  struct tens *t;
-  int rc = add_single(f, path, &t);
-  if (rc)
-    return rc;
+  char nm[SINGLE_NAME_MAX];
   mpe_type dt = o->dtype;   /* a rule naming the file, else the dtype */
-  int ruled = mpei_dtype_rule(o, t->name, 0, &dt, NULL, 0) == 1;
+  int ruled = mpei_dtype_rule(o, single_name(path, nm), 0, &dt, NULL, 0) == 1;
   if (!o->has_dtype && !ruled)
     FAIL(MPE_EINVAL, "a raw binary file needs a dtype");
   size_t es = mpe_io_dtype_size(dt);
-  t->info.dtype = dt;
-  t->info.value_type = dt == MPE_FP64 ? MPE_FP64 : MPE_FP32;
+  if (!es)
+    FAIL(MPE_EINVAL, "unknown dtype");
+  mpe_io_tensor ti;
+  uint64_t nbytes;
+  memset(&ti, 0, sizeof ti);
+  ti.dtype = dt;
+  ti.value_type = dt == MPE_FP64 ? MPE_FP64 : MPE_FP32;
   if (o->ndim > 0) {
     if (o->ndim > MPE_IO_MAXDIM)
       FAIL(MPE_EINVAL, "more than %d dimensions", MPE_IO_MAXDIM);
-    t->info.ndim = o->ndim;
-    memcpy(t->info.shape, o->shape, (size_t)o->ndim * sizeof o->shape[0]);
-    if (shape_bytes(&t->info, es, &t->info.count, &t->nbytes))
+    ti.ndim = o->ndim;
+    memcpy(ti.shape, o->shape, (size_t)o->ndim * sizeof o->shape[0]);
+    if (shape_bytes(&ti, es, &ti.count, &nbytes))
       FAIL(MPE_EFORMAT, "shape is too large");
-    if (t->nbytes != f->fsize) {
+    if (nbytes != f->fsize) {
       char s[128];
-      shape_str(&t->info, s, sizeof s);
+      shape_str(&ti, s, sizeof s);
       FAIL(MPE_EFORMAT, "shape %s of %s needs %llu bytes but the file has %llu", s, mpe_type_name(dt),
-           (unsigned long long)t->nbytes, (unsigned long long)f->fsize);
+           (unsigned long long)nbytes, (unsigned long long)f->fsize);
     }
   } else {
     if (f->fsize % es)
       FAIL(MPE_EFORMAT, "file size %llu is not a multiple of %zu (%s)", (unsigned long long)f->fsize, es,
            mpe_type_name(dt));
-    t->info.ndim = 1;
-    t->info.shape[0] = t->info.count = f->fsize / es;
-    t->nbytes = f->fsize;
+    ti.ndim = 1;
+    ti.shape[0] = ti.count = f->fsize / es;
+    nbytes = f->fsize;
   }
-  t->offset = 0;
-  return MPE_OK;
+  return add_single(f, path, &ti, 0, nbytes);
 }
 
 /* ------------------------------------------------------------------ safetensors */
@@ -542,7 +623,14 @@ static int st_dtype(const char *s, mpe_type *t, size_t *es)
   return -2;
 }
 
-struct st_span { uint64_t b, e; const char *name; };
+/* The header is walked member by member instead of being loaded whole: Jansson
+   builds ~1 KB of tree per tensor entry (200,000 entries took 280 MB). The walk
+   below only finds where each key and value lie; Jansson then decodes each key
+   and each (small) value on its own, with its usual strictness (UTF-8, escapes,
+   numbers, duplicate keys inside an entry), and frees it at once. */
+#define ST_MAX_ENTRY (64u << 10)   /* text of one tensor entry: ~100 bytes in real files */
+
+struct st_span { uint64_t b, e; size_t name; };
 static int cmp_span(const void *a, const void *b)
 {
   const struct st_span *x = a, *y = b;
@@ -552,6 +640,255 @@ static int cmp_tens(const void *a, const void *b)
 {
   const struct tens *x = a, *y = b;
   return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* a string that occurs twice among v[0..n) (v is sorted on the way), or NULL */
+static const char *dup_name(const char **v, size_t n)
+{
+  if (n < 2)
+    return NULL;
+  qsort(v, n, sizeof *v, cmp_str);
+  for (size_t i = 1; i < n; i++)
+    if (!strcmp(v[i - 1], v[i]))
+      return v[i];
+  return NULL;
+}
+
+struct jwalk {
+  const char *h;        /* the header text */
+  size_t n, p;          /* its length, the position reached */
+};
+
+static void jw_ws(struct jwalk *w)
+{
+  while (w->p < w->n && (w->h[w->p] == ' ' || w->h[w->p] == '\t' || w->h[w->p] == '\n' || w->h[w->p] == '\r'))
+    w->p++;
+}
+
+/* past the JSON string at w->p (which is '"'): 0, or -1 if it never ends */
+static int jw_string(struct jwalk *w)
+{
+  for (size_t p = w->p + 1; p < w->n; p++) {
+    if (w->h[p] == '\\')
+      p++;
+    else if (w->h[p] == '"') {
+      w->p = p + 1;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* past the JSON value at w->p: up to the first ',', '}' or ']' outside strings
+   and brackets (Jansson checks the text itself). 0, or -1 if the header ends first. */
+static int jw_value(struct jwalk *w)
+{
+  size_t depth = 0;
+  while (w->p < w->n) {
+    char c = w->h[w->p];
+    if (c == '"') {
+      if (jw_string(w))
+        return -1;
+      continue;
+    }
+    if (c == '{' || c == '[')
+      depth++;
+    else if (c == '}' || c == ']') {
+      if (!depth)
+        return 0;
+      depth--;
+    } else if (c == ',' && !depth)
+      return 0;
+    w->p++;
+  }
+  return -1;
+}
+
+/* the next member of the object being walked (w->p just past '{' or a member):
+   1 with [*k, *k + *kl) the key's text (quotes included) and [*v, *v + *vl) the
+   value's; 0 at the closing '}' (w->p past it); -1 malformed, *why says how */
+static int jw_member(struct jwalk *w, int first, const char **k, size_t *kl, const char **v, size_t *vl,
+                     const char **why)
+{
+  jw_ws(w);
+  if (w->p < w->n && w->h[w->p] == '}' && first) {
+    w->p++;
+    return 0;
+  }
+  if (!first) {
+    if (w->p < w->n && w->h[w->p] == '}') {
+      w->p++;
+      return 0;
+    }
+    if (w->p >= w->n || w->h[w->p] != ',')
+      return *why = w->p >= w->n ? "unexpected end of header" : "',' or '}' expected", -1;
+    w->p++;
+    jw_ws(w);
+  }
+  if (w->p >= w->n || w->h[w->p] != '"')
+    return *why = w->p >= w->n ? "unexpected end of header" : "string or '}' expected", -1;
+  size_t k0 = w->p;
+  if (jw_string(w))
+    return *why = "unterminated string", -1;
+  *k = w->h + k0;
+  *kl = w->p - k0;
+  jw_ws(w);
+  if (w->p >= w->n || w->h[w->p] != ':')
+    return *why = w->p >= w->n ? "unexpected end of header" : "':' expected", -1;
+  w->p++;
+  jw_ws(w);
+  size_t v0 = w->p;
+  if (jw_value(w))
+    return *why = "unexpected end of header", -1;
+  *v = w->h + v0;
+  *vl = w->p - v0;
+  if (*vl == 0)
+    return *why = "a value expected", -1;
+  return 1;
+}
+
+#define STFAIL(code, ...) do { mpei_io_msg(f->msg, sizeof f->msg, __VA_ARGS__); rc = (code); goto done; } while (0)
+#define STJSON(pos, text) STFAIL(MPE_EFORMAT, "safetensors header is not valid JSON: %s (byte %zu)", (text), (size_t)(pos))
+
+/* decode the JSON text [p, p + len) at byte `at` of the header: NULL and a message on error */
+static json_t *st_decode(mpe_io *f, const char *p, size_t len, size_t at)
+{
+  json_error_t je;
+  json_t *j = json_loadb(p, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+  if (!j)
+    mpei_io_msg(f->msg, sizeof f->msg, "safetensors header is not valid JSON: %s (byte %zu)", je.text,
+                at + (je.position > 0 ? (size_t)je.position : 0));
+  return j;
+}
+
+/* __metadata__: an object of strings (as the safetensors format has it), keys unique */
+static int st_metadata(mpe_io *f, const char *h, size_t at, size_t len)
+{
+  int rc = MPE_OK;
+  struct jwalk w = { h, at + len, at };
+  char *keys = NULL;
+  size_t *ka = NULL, nk = 0, capk = 0, klen = 0, kcap = 0;
+  const char **kp = NULL;
+  jw_ws(&w);
+  if (w.p >= w.n || h[w.p] != '{')
+    STFAIL(MPE_EFORMAT, "safetensors __metadata__ is not an object");
+  w.p++;
+  for (int first = 1;; first = 0) {
+    const char *k, *v, *why;
+    size_t kl, vl;
+    int m = jw_member(&w, first, &k, &kl, &v, &vl, &why);
+    if (m < 0)
+      STJSON(w.p, why);
+    if (m == 0)
+      break;
+    json_t *jk = st_decode(f, k, kl, (size_t)(k - h));
+    if (!jk)
+      { rc = MPE_EFORMAT; goto done; }
+    size_t sl = json_string_length(jk);
+    if (grow_to((void **)&keys, &kcap, klen + sl + 1, 1) || grow_to((void **)&ka, &capk, nk + 1, sizeof *ka)) {
+      json_decref(jk);
+      STFAIL(MPE_ENOMEM, "out of memory");
+    }
+    memcpy(keys + klen, json_string_value(jk), sl + 1);
+    ka[nk++] = klen;
+    klen += sl + 1;
+    json_decref(jk);
+    json_t *jv = st_decode(f, v, vl, (size_t)(v - h));
+    if (!jv)
+      { rc = MPE_EFORMAT; goto done; }
+    int is_str = json_is_string(jv);
+    json_decref(jv);
+    if (!is_str)
+      STFAIL(MPE_EFORMAT, "safetensors __metadata__ '%.64s' is not a string", keys + ka[nk - 1]);
+  }
+  jw_ws(&w);
+  if (w.p != w.n)
+    STJSON(w.p, "end of __metadata__ expected");
+  if (nk && !(kp = malloc(nk * sizeof *kp)))
+    STFAIL(MPE_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nk; i++)
+    kp[i] = keys + ka[i];
+  const char *d = dup_name(kp, nk);
+  if (d)
+    STFAIL(MPE_EFORMAT, "safetensors __metadata__ has the key '%.64s' twice", d);
+done:
+  free(keys);
+  free(ka);
+  free(kp);
+  return rc;
+}
+
+/* one tensor entry: key (decoded) and the text of its value at byte `at` */
+static int st_entry(mpe_io *f, const mpe_io_opts *o, const char *key, size_t keylen, const char *v, size_t vl,
+                    size_t at, uint64_t hlen, uint64_t dsize, struct st_span *sp)
+{
+  int rc = MPE_OK;
+  json_t *jv = NULL;
+  if (vl > ST_MAX_ENTRY)
+    STFAIL(MPE_EFORMAT, "safetensors entry '%.64s' is %zu bytes of JSON (at most %u expected)", key, vl, ST_MAX_ENTRY);
+  if (!(jv = st_decode(f, v, vl, at)))
+    return MPE_EFORMAT;
+  json_t *jd = json_object_get(jv, "dtype"), *js = json_object_get(jv, "shape"),
+         *jo = json_object_get(jv, "data_offsets");
+  if (!json_is_object(jv) || !json_is_string(jd) || !json_is_array(js) || !json_is_array(jo) ||
+      json_array_size(jo) != 2 || !json_is_integer(json_array_get(jo, 0)) ||
+      !json_is_integer(json_array_get(jo, 1)))
+    STFAIL(MPE_EFORMAT, "safetensors entry '%.64s' lacks dtype, shape or data_offsets [begin, end]", key);
+  mpe_io_tensor ti;
+  memset(&ti, 0, sizeof ti);
+  size_t es;
+  int dt = st_dtype(json_string_value(jd), &ti.dtype, &es);
+  if (dt == -2)
+    STFAIL(MPE_EFORMAT, "safetensors entry '%.64s' has unknown dtype '%.16s'", key, json_string_value(jd));
+  if (json_array_size(js) > MPE_IO_MAXDIM)
+    STFAIL(MPE_EFORMAT, "safetensors entry '%.64s' has more than %d dimensions", key, MPE_IO_MAXDIM);
+  ti.ndim = (int)json_array_size(js);
+  for (int d = 0; d < ti.ndim; d++) {
+    json_t *x = json_array_get(js, (size_t)d);
+    if (!json_is_integer(x) || json_integer_value(x) < 0)
+      STFAIL(MPE_EFORMAT, "safetensors entry '%.64s' has a bad shape", key);
+    ti.shape[d] = (uint64_t)json_integer_value(x);
+  }
+  json_int_t b = json_integer_value(json_array_get(jo, 0)), e = json_integer_value(json_array_get(jo, 1));
+  uint64_t nb;
+  if (shape_bytes(&ti, es, &ti.count, &nb))
+    STFAIL(MPE_EFORMAT, "safetensors entry '%.64s': shape is too large", key);
+  if (b < 0 || e < b || (uint64_t)e > dsize)
+    STFAIL(MPE_EFORMAT, "safetensors entry '%.64s': data_offsets [%lld, %lld] outside the %llu data bytes",
+           key, (long long)b, (long long)e, (unsigned long long)dsize);
+  if ((uint64_t)(e - b) != nb)
+    STFAIL(MPE_EFORMAT, "safetensors entry '%.64s': data_offsets span %llu bytes but shape x dtype needs %llu",
+           key, (unsigned long long)(e - b), (unsigned long long)nb);
+  sp->b = (uint64_t)b;
+  sp->e = (uint64_t)e;
+  int rr = mpei_dtype_rule(o, key, es, &ti.dtype, f->msg, sizeof f->msg);   /* --dtype NAME=TYPE */
+  if (rr < 0) {
+    rc = MPE_EINVAL;
+    goto done;
+  }
+  if (rr == 1)
+    dt = (int)ti.dtype;
+  if (dt < 0) {   /* validated, not read: listed as skipped; its name kept for messages */
+    const char *sd = json_string_value(jd);
+    if (mpei_skip_add(&f->sk, key, keylen, sd, !strcmp(sd, "BOOL") ? "boolean tensor" : "integer tensor") ||
+        (sp->name = add_name(f, key, keylen)) == (size_t)-1)
+      STFAIL(MPE_ENOMEM, "out of memory");
+    goto done;
+  }
+  ti.value_type = ti.dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
+  struct tens *t = add_tensor(f, key, keylen, &ti);
+  if (!t)
+    STFAIL(MPE_ENOMEM, "out of memory");
+  t->offset = 8 + hlen + (uint64_t)b;
+  t->nbytes = nb;
+  sp->name = t->name;
+done:
+  json_decref(jv);
+  return rc;
 }
 
 static int open_safetensors(mpe_io *f, const mpe_io_opts *o)
@@ -576,136 +913,75 @@ static int open_safetensors(mpe_io *f, const mpe_io_opts *o)
     free(h);
     FAIL(MPE_EFORMAT, "truncated safetensors header");
   }
-  json_error_t je;
-  json_t *root = json_loadb(h, n, JSON_REJECT_DUPLICATES, &je);
-  free(h);
-  if (!root)
-    FAIL(MPE_EFORMAT, "safetensors header is not valid JSON: %s (byte %d)", je.text, je.position);
-  int rc = MPE_OK;
+  int rc = MPE_OK, meta = 0;
   uint64_t dsize = f->fsize - 8 - n;
-  size_t nobj = json_object_size(root);
   struct st_span *sp = NULL;
-  size_t nsp = 0;
-  if (!json_is_object(root)) {
-    mpei_io_msg(f->msg, sizeof f->msg, "safetensors header is not a JSON object");
-    rc = MPE_EFORMAT;
-    goto done;
+  size_t nsp = 0, capsp = 0;
+  const char **names = NULL;
+  struct jwalk w = { h, (size_t)n, 0 };
+  jw_ws(&w);
+  if (w.p >= w.n || h[w.p] != '{') {
+    /* a JSON value of another kind, or not JSON at all */
+    if (w.p < w.n && strchr("[\"-0123456789tfn", h[w.p]))
+      STFAIL(MPE_EFORMAT, "safetensors header is not a JSON object");
+    STJSON(w.p, w.p < w.n ? "'{' expected" : "no JSON text");
   }
-  sp = calloc(nobj ? nobj : 1, sizeof *sp);
-  if (!sp) {
-    rc = MPE_ENOMEM;
-    mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
-    goto done;
-  }
-  const char *key;
-  json_t *v;
-  json_object_foreach(root, key, v) {
+  w.p++;
+  for (int first = 1;; first = 0) {
+    const char *k, *v, *why;
+    size_t kl, vl;
+    int m = jw_member(&w, first, &k, &kl, &v, &vl, &why);
+    if (m < 0)
+      STJSON(w.p, why);
+    if (m == 0)
+      break;
+    json_t *jk = st_decode(f, k, kl, (size_t)(k - h));
+    if (!jk)
+      { rc = MPE_EFORMAT; goto done; }
+    const char *key = json_string_value(jk);
     if (!strcmp(key, "__metadata__")) {
-      if (!json_is_object(v)) {
-        mpei_io_msg(f->msg, sizeof f->msg, "safetensors __metadata__ is not an object");
-        rc = MPE_EFORMAT;
+      json_decref(jk);
+      if (meta++)
+        STFAIL(MPE_EFORMAT, "safetensors header has __metadata__ twice");
+      if ((rc = st_metadata(f, h, (size_t)(v - h), vl)))
         goto done;
-      }
       continue;
     }
-    json_t *jd = json_object_get(v, "dtype"), *js = json_object_get(v, "shape"),
-           *jo = json_object_get(v, "data_offsets");
-    if (!json_is_object(v) || !json_is_string(jd) || !json_is_array(js) || !json_is_array(jo) ||
-        json_array_size(jo) != 2 || !json_is_integer(json_array_get(jo, 0)) ||
-        !json_is_integer(json_array_get(jo, 1))) {
-      mpei_io_msg(f->msg, sizeof f->msg, "safetensors entry '%.64s' lacks dtype, shape or data_offsets [begin, end]", key);
-      rc = MPE_EFORMAT;
+    if (grow_to((void **)&sp, &capsp, nsp + 1, sizeof *sp)) {
+      json_decref(jk);
+      STFAIL(MPE_ENOMEM, "out of memory");
+    }
+    rc = st_entry(f, o, key, json_string_length(jk), v, vl, (size_t)(v - h), n, dsize, &sp[nsp]);
+    json_decref(jk);
+    if (rc)
       goto done;
-    }
-    mpe_io_tensor ti;
-    memset(&ti, 0, sizeof ti);
-    size_t es;
-    int dt = st_dtype(json_string_value(jd), &ti.dtype, &es);
-    if (dt == -2) {
-      mpei_io_msg(f->msg, sizeof f->msg, "safetensors entry '%.64s' has unknown dtype '%.16s'", key, json_string_value(jd));
-      rc = MPE_EFORMAT;
-      goto done;
-    }
-    if (json_array_size(js) > MPE_IO_MAXDIM) {
-      mpei_io_msg(f->msg, sizeof f->msg, "safetensors entry '%.64s' has more than %d dimensions", key, MPE_IO_MAXDIM);
-      rc = MPE_EFORMAT;
-      goto done;
-    }
-    ti.ndim = (int)json_array_size(js);
-    for (int d = 0; d < ti.ndim; d++) {
-      json_t *x = json_array_get(js, (size_t)d);
-      if (!json_is_integer(x) || json_integer_value(x) < 0) {
-        mpei_io_msg(f->msg, sizeof f->msg, "safetensors entry '%.64s' has a bad shape", key);
-        rc = MPE_EFORMAT;
-        goto done;
-      }
-      ti.shape[d] = (uint64_t)json_integer_value(x);
-    }
-    json_int_t b = json_integer_value(json_array_get(jo, 0)), e = json_integer_value(json_array_get(jo, 1));
-    uint64_t nb;
-    if (shape_bytes(&ti, es, &ti.count, &nb)) {
-      mpei_io_msg(f->msg, sizeof f->msg, "safetensors entry '%.64s': shape is too large", key);
-      rc = MPE_EFORMAT;
-      goto done;
-    }
-    if (b < 0 || e < b || (uint64_t)e > dsize) {
-      mpei_io_msg(f->msg, sizeof f->msg, "safetensors entry '%.64s': data_offsets [%lld, %lld] outside the %llu data bytes",
-                  key, (long long)b, (long long)e, (unsigned long long)dsize);
-      rc = MPE_EFORMAT;
-      goto done;
-    }
-    if ((uint64_t)(e - b) != nb) {
-      mpei_io_msg(f->msg, sizeof f->msg, "safetensors entry '%.64s': data_offsets span %llu bytes but shape x dtype needs %llu",
-                  key, (unsigned long long)(e - b), (unsigned long long)nb);
-      rc = MPE_EFORMAT;
-      goto done;
-    }
-    sp[nsp].b = (uint64_t)b;
-    sp[nsp].e = (uint64_t)e;
-    sp[nsp].name = key;
     nsp++;
-    int rr = mpei_dtype_rule(o, key, es, &ti.dtype, f->msg, sizeof f->msg);
-    if (rr < 0) {
-      rc = MPE_EINVAL;
-      goto done;
-    }
-    if (rr == 1) {
-      dt = (int)ti.dtype;
-    } else if (dt < 0) {
-      const char *sd = json_string_value(jd);
-      if ((rc = mpei_skip_add(&f->sk, key, strlen(key), sd, !strcmp(sd, "BOOL") ? "boolean tensor" : "integer tensor"))) {
-        mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
-        goto done;
-      }
-      continue;
-    }
-    struct tens *t = add_tensor(f, key, strlen(key));
-    if (!t) {
-      rc = MPE_ENOMEM;
-      mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
-      goto done;
-    }
-    ti.name = t->name;
-    ti.value_type = ti.dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
-    t->info = ti;
-    t->offset = 8 + n + (uint64_t)b;
-    t->nbytes = nb;
   }
+  jw_ws(&w);
+  if (w.p != w.n)
+    STJSON(w.p, "end of header expected");
+  free(h);
+  h = NULL;
+  /* every key once: the names of all entries, sorted */
+  if (nsp && !(names = malloc(nsp * sizeof *names)))
+    STFAIL(MPE_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nsp; i++)
+    names[i] = f->names + sp[i].name;
+  const char *d = dup_name(names, nsp);
+  if (d)
+    STFAIL(MPE_EFORMAT, "safetensors header is not valid JSON: duplicate object key '%.64s'", d);
   if (nsp > 1)     /* qsort wants a non-NULL array even for 0 elements */
     qsort(sp, nsp, sizeof *sp, cmp_span);
   for (size_t i = 1; i < nsp; i++)
-    if (sp[i].b < sp[i - 1].e) {
-      mpei_io_msg(f->msg, sizeof f->msg, "safetensors entries '%.64s' and '%.64s' overlap", sp[i - 1].name, sp[i].name);
-      rc = MPE_EFORMAT;
-      goto done;
-    }
+    if (sp[i].b < sp[i - 1].e)
+      STFAIL(MPE_EFORMAT, "safetensors entries '%.64s' and '%.64s' overlap", f->names + sp[i - 1].name,
+             f->names + sp[i].name);
   if (f->nt > 1)   /* f->t is NULL when no entry is a float tensor */
     qsort(f->t, f->nt, sizeof *f->t, cmp_tens);
-  for (size_t i = 0; i < f->nt; i++)
-    f->t[i].info.name = f->t[i].name;
 done:
+  free(h);
   free(sp);
-  json_decref(root);
+  free(names);
   return rc;
 }
 
@@ -730,16 +1006,13 @@ static int open_pt(mpe_io *f, const char *path, const mpe_io_opts *o)
     mpe_io_tensor ti;
     uint64_t nb;
     mpei_pt_info(f->pt, i, &ti, &nb);
-    struct tens *t = add_tensor(f, ti.name, strlen(ti.name));
+    if (mpei_dtype_rule(o, ti.name, mpe_io_dtype_size(ti.dtype), &ti.dtype, f->msg, sizeof f->msg) < 0)
+      return MPE_EINVAL;
+    ti.value_type = ti.dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
+    struct tens *t = add_tensor(f, ti.name, strlen(ti.name), &ti);
     if (!t)
       FAIL(MPE_ENOMEM, "out of memory");
-    t->info = ti;
-    t->info.name = t->name;
     t->nbytes = nb;
-    int rr = mpei_dtype_rule(o, t->name, mpe_io_dtype_size(ti.dtype), &t->info.dtype, f->msg, sizeof f->msg);
-    if (rr < 0)
-      return MPE_EINVAL;
-    t->info.value_type = t->info.dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
   }
   f->skipped += rc ? 0 : mpei_pt_nskipped(f->pt);
   return rc;
@@ -826,19 +1099,33 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
       rc = MPE_EFORMAT;
       break;
     }
-    struct tens *t = add_tensor(f, st.name, nl - 4);
+    char m[200], nm[SINGLE_NAME_MAX];
+    mpe_io_tensor ti;
+    uint64_t offset, nbytes;
+    memset(&ti, 0, sizeof ti);
+    size_t ml = nl - 4 < SINGLE_NAME_MAX ? nl - 4 : SINGLE_NAME_MAX - 1;
+    memcpy(nm, st.name, ml);
+    nm[ml] = 0;
+    ti.name = nm;   /* for the dtype rules */
+    struct mpei_npy_skip sk;
+    rc = mpei_npy_parse(hb, got, st.size, o, &ti, &offset, &nbytes, m, sizeof m, &sk);
+    if (rc == MPEI_SKIP) {
+      if ((rc = skip_add(f, st.name, nl - 4, &sk)))
+        break;
+      continue;
+    }
+    if (rc) {
+      mpei_io_msg(f->msg, sizeof f->msg, "member '%.64s': %s", st.name, m);
+      break;
+    }
+    struct tens *t = add_tensor(f, st.name, nl - 4, &ti);
     if (!t) {
       rc = MPE_ENOMEM;
       mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
       break;
     }
-    char m[200];
-    struct mpei_npy_skip sk;
-    rc = mpei_npy_parse(hb, got, st.size, o, &t->info, &t->offset, &t->nbytes, m, sizeof m, &sk);
-    if (rc == MPEI_SKIP)
-      rc = skip_last(f, &sk);
-    else if (rc)
-      mpei_io_msg(f->msg, sizeof f->msg, "member '%.64s': %s", st.name, m);
+    t->offset = offset;
+    t->nbytes = nbytes;
     t->zindex = (zip_uint64_t)i;
   }
   free(hb);
@@ -940,11 +1227,11 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   case MPE_IO_SAFETENSORS: rc = open_safetensors(f, o); break;
   case MPE_IO_RAW: rc = open_raw(f, path, o); break;
   case MPE_IO_TEXT: {
-    struct tens *t;
-    rc = add_single(f, path, &t);
+    mpe_io_tensor ti;
+    memset(&ti, 0, sizeof ti);
+    rc = mpei_text_scan(&f->txt, f->fp, &ti, f->msg, sizeof f->msg);
     if (!rc)
-      rc = mpei_text_scan(&f->txt, f->fp, &t->info, f->msg, sizeof f->msg);
-    t->nbytes = f->fsize;
+      rc = add_single(f, path, &ti, 0, f->fsize);
     break;
   }
   default:
@@ -959,6 +1246,12 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   }
   for (size_t i = 0; i < f->nt; i++)
     f->total += f->t[i].nbytes;
+  /* the lists are complete: give back what doubling left unused */
+  if (f->nt < f->cap) {
+    struct tens *t = realloc(f->t, f->nt * sizeof *f->t);
+    if (t || !f->nt)
+      f->t = t, f->cap = f->nt;
+  }
   *out = f;
   return MPE_OK;
 fail:
@@ -979,9 +1272,9 @@ void mpe_io_close(mpe_io *f)
     zip_discard(f->za);
   if (f->fp)
     fclose(f->fp);
-  for (size_t i = 0; i < f->nt; i++)
-    free(f->t[i].name);
   free(f->t);
+  free(f->names);
+  free(f->dims);
   free(f->buf);
   free(f->tab16);
   free(f);
@@ -1013,7 +1306,7 @@ int mpe_io_info(const mpe_io *f, size_t i, mpe_io_tensor *t)
 {
   if (!f || !t || i >= f->nt)
     return MPE_EINVAL;
-  *t = f->t[i].info;
+  tens_info(f, &f->t[i], t);
   return MPE_OK;
 }
 
@@ -1022,7 +1315,7 @@ int mpe_io_find(const mpe_io *f, const char *name, size_t *i)
   if (!f || !name || !i)
     return MPE_EINVAL;
   for (size_t k = 0; k < f->nt; k++)
-    if (!strcmp(f->t[k].name, name)) {
+    if (!strcmp(TNAME(f, &f->t[k]), name)) {
       *i = k;
       return MPE_OK;
     }
@@ -1054,7 +1347,7 @@ int mpe_io_select(mpe_io *f, size_t i)
       size_t c = skip < f->bufsize ? (size_t)skip : f->bufsize;
       zip_int64_t r = zip_fread(f->zf, f->buf, c);
       if (r <= 0)
-        FAIL(MPE_EFORMAT, "member '%.64s': truncated or corrupt", t->name);
+        FAIL(MPE_EFORMAT, "member '%.64s': truncated or corrupt", TNAME(f, t));
       skip -= (uint64_t)r;
     }
   } else if (f->kind == MPE_IO_TEXT) {
@@ -1066,7 +1359,7 @@ int mpe_io_select(mpe_io *f, size_t i)
       FAIL(MPE_EIO, "seek failed: %s", strerror(errno));
   }
   f->cur = (long)i;
-  f->left = t->info.count;
+  f->left = t->count;
   return MPE_OK;
 }
 
@@ -1076,16 +1369,16 @@ static int read_bytes(mpe_io *f, void *dst, size_t n)
   struct tens *t = &f->t[f->cur];
   size_t got = 0;
   if (f->pt) {
-    int rc = mpei_pt_read(f->pt, dst, n / mpe_io_dtype_size(t->info.dtype), f->msg, sizeof f->msg);
+    int rc = mpei_pt_read(f->pt, dst, n / mpe_io_dtype_size((mpe_type)t->dtype), f->msg, sizeof f->msg);
     if (rc)
       return rc;
   } else if (f->zf) {
     while (got < n) {
       zip_int64_t r = zip_fread(f->zf, (char *)dst + got, n - got);
       if (r < 0)
-        FAIL(MPE_EFORMAT, "member '%.64s': %s", t->name, zip_file_strerror(f->zf));
+        FAIL(MPE_EFORMAT, "member '%.64s': %s", TNAME(f, t), zip_file_strerror(f->zf));
       if (r == 0)
-        FAIL(MPE_EFORMAT, "member '%.64s': data end early", t->name);
+        FAIL(MPE_EFORMAT, "member '%.64s': data end early", TNAME(f, t));
       got += (size_t)r;
     }
   } else {
@@ -1093,7 +1386,7 @@ static int read_bytes(mpe_io *f, void *dst, size_t n)
     if (got != n) {
       if (ferror(f->fp))
         FAIL(MPE_EIO, "read error: %s", strerror(errno));
-      FAIL(MPE_EFORMAT, "data of '%.64s' end early (the file shrank?)", t->name);
+      FAIL(MPE_EFORMAT, "data of '%.64s' end early (the file shrank?)", TNAME(f, t));
     }
   }
   f->done += n;
@@ -1106,9 +1399,9 @@ static int finish_member(mpe_io *f)
   char c;
   zip_int64_t r = zip_fread(f->zf, &c, 1);
   if (r < 0)
-    FAIL(MPE_EFORMAT, "member '%.64s': %s", f->t[f->cur].name, zip_file_strerror(f->zf));
+    FAIL(MPE_EFORMAT, "member '%.64s': %s", TNAME(f, &f->t[f->cur]), zip_file_strerror(f->zf));
   if (r > 0)
-    FAIL(MPE_EFORMAT, "member '%.64s' is longer than declared", f->t[f->cur].name);
+    FAIL(MPE_EFORMAT, "member '%.64s' is longer than declared", TNAME(f, &f->t[f->cur]));
   zip_fclose(f->zf);
   f->zf = NULL;
   return MPE_OK;
@@ -1148,7 +1441,7 @@ int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
   if (f->cur < 0)
     FAIL(MPE_EINVAL, "no tensor selected");
   struct tens *t = &f->t[f->cur];
-  mpe_type dt = t->info.dtype;
+  mpe_type dt = (mpe_type)t->dtype;
   if (f->kind == MPE_IO_TEXT) {
     int rc = mpei_text_read(&f->txt, f->fp, values, max, n, f->msg, sizeof f->msg);
     if (rc)
@@ -1177,7 +1470,7 @@ int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
   unsigned char *src = direct ? values : f->buf;
   if ((rc = read_bytes(f, src, k * es)))
     return rc;
-  if (t->info.big_endian)
+  if (t->big_endian)
     bswap_n(src, k, es);
   float *y = values;
   switch (dt) {

@@ -542,6 +542,112 @@ START_TEST(test_dtype_rules)
 }
 END_TEST
 
+/* The safetensors header is walked member by member (so that 200,000 entries do
+   not become a 280 MB JSON tree): the walk must accept exactly what a JSON
+   parser accepts. Each header below is framed as a file with 4 data bytes. */
+static const struct { const char *hdr; int rc; const char *says; size_t count, skipped; } st_hdr[] = {
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 0, "", 1, 0 },
+  { " \r\n\t{ \"a\" : { \"dtype\" : \"F32\" , \"shape\" : [ 1 ] , \"data_offsets\" : [ 0 , 4 ] } }    ", 0, "", 1, 0 },
+  { "{\"\\u00e9\\n\\\"q\\\\\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 0, "", 1, 0 },
+  { "{\"__metadata__\":{\"format\":\"pt\",\"x\":\"}]\\\"\"},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 0, "", 1, 0 },
+  { "{\"__metadata__\":{}}", 0, "", 0, 0 },
+  { "{}", 0, "", 0, 0 },
+  { "{\"i\":{\"dtype\":\"I32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 0, "", 0, 1 },
+  { "{\"a\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]},\"b\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[2,4]}}", 0, "", 2, 0 },
+  /* duplicates: top level (also a float and a skipped entry), inside an entry, in the metadata */
+  { "{\"a\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]},\"a\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[2,4]}}", MPE_EFORMAT, "duplicate", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]},\"\\u0061\":{\"dtype\":\"I16\",\"shape\":[1],\"data_offsets\":[2,4]}}", MPE_EFORMAT, "duplicate", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", MPE_EFORMAT, "duplicate", 0, 0 },
+  { "{\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"}}", MPE_EFORMAT, "twice", 0, 0 },
+  { "{\"__metadata__\":{},\"__metadata__\":{}}", MPE_EFORMAT, "twice", 0, 0 },
+  { "{\"__metadata__\":{\"k\":1}}", MPE_EFORMAT, "not a string", 0, 0 },
+  { "{\"__metadata__\":[]}", MPE_EFORMAT, "not an object", 0, 0 },
+  { "{\"__metadata__\":{\"k\":\"1\",}}", MPE_EFORMAT, "JSON", 0, 0 },
+  /* not JSON, or not an object */
+  { "[{\"a\":1}]", MPE_EFORMAT, "not a JSON object", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}} x", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]]}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\" {\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]} \"b\":1}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{a:{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\":}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\\u0000\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[01],\"data_offsets\":[0,4]}}", MPE_EFORMAT, "JSON", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", MPE_EFORMAT, "overlap", 0, 0 },
+  { "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4],\"pad\":\"%PAD%\"}}", MPE_EFORMAT, "bytes of JSON", 0, 0 },
+  { "\"a\"", MPE_EFORMAT, "not a JSON object", 0, 0 },
+  { "  ", MPE_EFORMAT, "JSON", 0, 0 },
+};
+
+START_TEST(test_st_header)
+{
+  char path[] = "/tmp/mpe_check_st_XXXXXX.safetensors";
+  int fd = mkstemps(path, 12);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  const char *tpl = st_hdr[_i].hdr, *pad = strstr(tpl, "%PAD%");
+  size_t padn = pad ? 70000 : 0, n = strlen(tpl) - (pad ? 5 : 0) + padn;
+  char *h = malloc(n + 1);
+  ck_assert_ptr_nonnull(h);
+  if (pad) {
+    size_t a = (size_t)(pad - tpl);
+    memcpy(h, tpl, a);
+    memset(h + a, 'x', padn);
+    strcpy(h + a + padn, pad + 5);
+  } else {
+    strcpy(h, tpl);
+  }
+  FILE *fp = fopen(path, "wb");
+  ck_assert_ptr_nonnull(fp);
+  for (int k = 0; k < 8; k++)
+    fputc((int)((uint64_t)n >> (8 * k) & 0xff), fp);
+  fwrite(h, 1, n, fp);
+  fwrite("\0\0\x80\x3f", 1, 4, fp);
+  ck_assert_int_eq(fclose(fp), 0);
+  free(h);
+  mpe_io *f = NULL;
+  char msg[256];
+  int rc = mpe_io_open(&f, path, NULL, msg, sizeof msg);
+  unlink(path);
+  ck_assert_msg(rc == st_hdr[_i].rc, "header %d: rc %d (%s)", _i, rc, msg);
+  ck_assert_msg(strstr(msg, st_hdr[_i].says) != NULL, "header %d: message '%s'", _i, msg);
+  ck_assert_ptr_null(strchr(msg, '\n'));
+  if (rc) {
+    ck_assert_ptr_null(f);
+    return;
+  }
+  ck_assert_uint_eq(mpe_io_count(f), st_hdr[_i].count);
+  ck_assert_uint_eq(mpe_io_skipped(f), st_hdr[_i].skipped);
+  if (_i == 2) {   /* escapes in a key are decoded */
+    mpe_io_tensor t;
+    mpe_io_info(f, 0, &t);
+    ck_assert_str_eq(t.name, "\xc3\xa9\n\"q\\");
+  }
+  if (_i == 7) {   /* listed by offset, each with its own name and shape */
+    mpe_io_tensor t;
+    size_t i;
+    ck_assert_int_eq(mpe_io_find(f, "b", &i), 0);
+    ck_assert_uint_eq(i, 1);
+    mpe_io_info(f, 1, &t);
+    ck_assert_str_eq(t.name, "b");
+    ck_assert_int_eq(t.ndim, 1);
+    ck_assert_uint_eq(t.shape[0], 1);
+    ck_assert_int_eq(t.dtype, MPE_FP16);
+    ck_assert_int_eq(mpe_io_select(f, 1), 0);
+    float v[2];
+    size_t got;
+    ck_assert_int_eq(mpe_io_read(f, v, 2, &got), 0);
+    ck_assert_uint_eq(got, 1);
+    ck_assert_float_eq(v[0], 1.875f);   /* fp16 0x3f80 */
+  }
+  mpe_io_close(f);
+}
+END_TEST
+
 /* a member whose data inflate past the size it declares: found while reading */
 START_TEST(test_zip_longer)
 {
@@ -744,6 +850,7 @@ int main(void)
   tcase_add_test(tc, test_st_no_float);
   tcase_add_test(tc, test_skipped_named);
   tcase_add_test(tc, test_dtype_rules);
+  tcase_add_loop_test(tc, test_st_header, 0, (int)(sizeof st_hdr / sizeof st_hdr[0]));
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_fuzz_replay);
   suite_add_tcase(s, tc);
