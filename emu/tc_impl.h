@@ -32,6 +32,20 @@ MPEI_HIDDEN double mpei_tc_load(const struct mpe_tc_model *m, const void *base, 
 /* Operand view: element (i, l) at index i*rs + l*cs. */
 typedef struct { const void *p; mpe_type t; long rs, cs; } mpei_tc_opnd;
 
+/* A BLAS-style GEMM call (mpe_gemm, and the integer GEMM of tc_int.c) made
+   row-major: the leading dimensions checked against the stored shapes, NULL
+   operands refused where they are read (C always when m, n > 0; A and B when
+   use_ab), and a column-major call turned into the row-major C^T = op(B)^T op(A)^T.
+   Returns MPE_EINVAL or MPE_OK (layout and transposes must be valid already). */
+typedef struct {
+  mpei_tc_opnd a, b;   /* op(A) and op(B) of the row-major problem */
+  int M, N;            /* its output: M rows of N, C's leading dimension unchanged */
+  int a_rows, b_rows;  /* rows of A and B as stored (the bytes they span) */
+} mpei_tc_call;
+MPEI_HIDDEN int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n, int k,
+                                  const void *A, mpe_type atype, int lda, const void *B, mpe_type btype,
+                                  int ldb, const void *C, int ldc, int use_ab, mpei_tc_call *o);
+
 /* The shared driver of mpe_mma and mpe_gemm: acc[i*n + j] receives the value of
    output (i, j) of the chained-block computation (exact output-format values,
    held in binary32). c == NULL (or c->p == NULL) means an accumulator starting at zero.

@@ -358,36 +358,14 @@ int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout layout, mpe_tr
   int32_t ia, ib;
   if ((r = int_scalar(alpha, &ia)) != MPE_OK || (r = int_scalar(beta, &ib)) != MPE_OK)
     return r;
-  int row = layout == MPE_ROW_MAJOR;
-  int a_cols = (ta == MPE_NO_TRANS) == row ? k : m;
-  int b_cols = (tb == MPE_NO_TRANS) == row ? n : k;
-  int c_cols = row ? n : m;
-  if (lda < (a_cols > 1 ? a_cols : 1) || ldb < (b_cols > 1 ? b_cols : 1) ||
-      ldc < (c_cols > 1 ? c_cols : 1))
-    return MPE_EINVAL;
   int use_ab = k > 0 && ia != 0;
-  if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && !A) || (use_ab && n > 0 && !B))
+  mpei_tc_call cl;   /* the shape checks and row-major views of mpe_gemm (tc_mma.c) */
+  if (mpei_tc_gemm_call(layout, ta, tb, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, use_ab, &cl))
     return MPE_EINVAL;
   if (m == 0 || n == 0)
     return MPE_OK;
-  long ars, acs, brs, bcs;
-  if (row) {
-    ars = ta == MPE_NO_TRANS ? lda : 1; acs = ta == MPE_NO_TRANS ? 1 : lda;
-    brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
-  } else {
-    ars = ta == MPE_NO_TRANS ? 1 : lda; acs = ta == MPE_NO_TRANS ? lda : 1;
-    brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
-  }
-  mpei_tc_opnd a = { A, atype, ars, acs }, b = { B, btype, brs, bcs };
-  /* column-major C is the row-major C^T = op(B)^T op(A)^T; the products of a
-     block are the same integers either way, so the bits are too */
-  int M = m, N = n;
-  if (!row) {
-    mpei_tc_opnd t = { B, btype, bcs, brs };
-    b = (mpei_tc_opnd){ A, atype, acs, ars };
-    a = t;
-    M = n; N = m;
-  }
+  const mpei_tc_opnd a = cl.a, b = cl.b;
+  const int M = cl.M, N = cl.N;
   int32_t *acc = calloc((size_t)M * N, sizeof(int32_t));
   if (!acc)
     return MPE_ENOMEM;

@@ -129,6 +129,50 @@ static void epilogue_row(float *c, const float *v, int n, float alpha, float bet
   epilogue_row_body(c, v, n, alpha, beta, use_ab);
 }
 
+/* A BLAS-style GEMM call made row-major (tc_impl.h). */
+int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n, int k, const void *A,
+                      mpe_type atype, int lda, const void *B, mpe_type btype, int ldb, const void *C, int ldc,
+                      int use_ab, mpei_tc_call *o)
+{
+  const int row = layout == MPE_ROW_MAJOR;
+  /* stored shapes: A is m×k (or k×m transposed), B k×n (or n×k) */
+  const int a_cols = (ta == MPE_NO_TRANS) == row ? k : m;
+  const int b_cols = (tb == MPE_NO_TRANS) == row ? n : k;
+  const int c_cols = row ? n : m;
+  if (lda < (a_cols > 1 ? a_cols : 1) || ldb < (b_cols > 1 ? b_cols : 1) ||
+      ldc < (c_cols > 1 ? c_cols : 1))
+    return MPE_EINVAL;
+  if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && !A) || (use_ab && n > 0 && !B))
+    return MPE_EINVAL;
+  o->a_rows = (ta == MPE_NO_TRANS) == row ? m : k;
+  o->b_rows = (tb == MPE_NO_TRANS) == row ? k : n;
+  /* element (i, l) of op(A) is at A[i*ars + l*acs], (l, j) of op(B) at B[l*brs + j*bcs] */
+  long ars, acs, brs, bcs;
+  if (row) {
+    ars = ta == MPE_NO_TRANS ? lda : 1; acs = ta == MPE_NO_TRANS ? 1 : lda;
+    brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
+  } else {
+    ars = ta == MPE_NO_TRANS ? 1 : lda; acs = ta == MPE_NO_TRANS ? lda : 1;
+    brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
+  }
+  /* Every call becomes a row-major one: a column-major C (m×n) is the row-major
+     C^T = op(B)^T op(A)^T (n×m), and since each product is exact and the block
+     model only sums them, swapping the operands' roles gives the same bits. So
+     the epilogue always walks C along its rows, whatever the layout. */
+  if (row) {
+    o->a = (mpei_tc_opnd){ A, atype, ars, acs };
+    o->b = (mpei_tc_opnd){ B, btype, brs, bcs };
+    o->M = m;
+    o->N = n;
+  } else {
+    o->a = (mpei_tc_opnd){ B, btype, bcs, brs };
+    o->b = (mpei_tc_opnd){ A, atype, acs, ars };
+    o->M = n;
+    o->N = m;
+  }
+  return MPE_OK;
+}
+
 int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
              int m, int n, int k, float alpha,
              const void *A, mpe_type atype, int lda,
@@ -149,43 +193,17 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
     return MPE_EINVAL;
   if (ctype != MPE_FP32 && ctype != MPE_FP16)
     return MPE_EINVAL;
-  int row = layout == MPE_ROW_MAJOR;
-  /* stored shapes: A is m×k (or k×m transposed), B k×n (or n×k) */
-  int a_cols = (ta == MPE_NO_TRANS) == row ? k : m;
-  int b_cols = (tb == MPE_NO_TRANS) == row ? n : k;
-  int c_cols = row ? n : m;
-  if (lda < (a_cols > 1 ? a_cols : 1) || ldb < (b_cols > 1 ? b_cols : 1) ||
-      ldc < (c_cols > 1 ? c_cols : 1))
-    return MPE_EINVAL;
   int use_ab = k > 0 && alpha != 0.0f;
-  if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && !A) || (use_ab && n > 0 && !B))
+  mpei_tc_call cl;
+  if (mpei_tc_gemm_call(layout, ta, tb, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, use_ab, &cl))
     return MPE_EINVAL;
   if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
     return MPE_EUNSUP;
   if (m == 0 || n == 0)
     return MPE_OK;
-  /* element (i, l) of op(A) is at A[i*ars + l*acs], (l, j) of op(B) at B[l*brs + j*bcs] */
-  long ars, acs, brs, bcs;
-  if (row) {
-    ars = ta == MPE_NO_TRANS ? lda : 1; acs = ta == MPE_NO_TRANS ? 1 : lda;
-    brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
-  } else {
-    ars = ta == MPE_NO_TRANS ? 1 : lda; acs = ta == MPE_NO_TRANS ? lda : 1;
-    brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
-  }
-  size_t a_span = extent(atype, a_cols == k ? m : k, lda), b_span = extent(btype, b_cols == n ? k : n, ldb);
-  mpei_tc_opnd a = { A, atype, ars, acs }, b = { B, btype, brs, bcs };
-  /* Every call becomes a row-major one: a column-major C (m×n) is the row-major
-     C^T = op(B)^T op(A)^T (n×m), and since each product is exact and the block
-     model only sums them, swapping the operands' roles gives the same bits. So
-     the epilogue always walks C along its rows, whatever the layout. */
-  int M = m, N = n;
-  if (!row) {
-    mpei_tc_opnd t = { B, btype, bcs, brs };
-    b = (mpei_tc_opnd){ A, atype, acs, ars };
-    a = t;
-    M = n; N = m;
-  }
+  size_t a_span = extent(atype, cl.a_rows, lda), b_span = extent(btype, cl.b_rows, ldb);
+  mpei_tc_opnd a = cl.a, b = cl.b;
+  const int M = cl.M, N = cl.N;
   /* the plain case (binary32 C without padding, alpha = 1, beta = 0): the accumulators are C itself */
   size_t c_bytes = (size_t)M * N * 4;
   if (use_ab && ctype == MPE_FP32 && alpha == 1.0f && beta == 0.0f && ldc == N &&
