@@ -24,6 +24,9 @@ typedef struct {
   mpei_tc_fma_fn tc_fma;
   mpei_tc_epi_fn tc_epilogue;
   int tc_vw, tc_mr, tc_mrf;
+  /* 2:4 sparse A (tc_kernel.h, emu/tc_sparse.c): block, wide-block and fma-chain */
+  mpei_tc_blk_sp_fn tc_blk_sp, tc_blkw_sp;
+  mpei_tc_fma_sp_fn tc_fma_sp;
 } mpei_isa_kernels;
 
 MPEI_HIDDEN const mpei_isa_kernels *mpei_isa(void);

@@ -29,3 +29,20 @@ void mpei_tc_epilogue_avx2(float *c, const float *v, int n, float alpha, float b
 {
   epilogue_row_body(c, v, n, alpha, beta, use_ab);
 }
+
+void mpei_tc_blk_sp_avx2(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                        const int32_t *be, float *c, long ldc, const mpei_tc_kp *kp)
+{
+  blk_sp_kernel(av, ae, ax, bv, be, c, ldc, kp);
+}
+
+void mpei_tc_blkw_sp_avx2(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                         const int32_t *be, float *c, long ldc, const mpei_tc_kp *kp)
+{
+  blk_sp_kernel_wide(av, ae, ax, bv, be, c, ldc, kp);
+}
+
+void mpei_tc_fma_sp_avx2(const float *av, const int32_t *ax, const float *bv, float *c, long ldc, int K)
+{
+  fma_sp_kernel(av, ax, bv, c, ldc, K);
+}

@@ -39,6 +39,13 @@ typedef struct { const void *p; mpe_type t; long rs, cs; } mpei_tc_opnd;
 MPEI_HIDDEN int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                             const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
 
+/* atype/btype t is one the model reads: MPE_FP32 or its input type */
+MPEI_HIDDEN int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t);
+/* mpe_gemm's epilogue: row-major M × N C (leading dimension ldc, binary32 or
+   binary16) = alpha*acc + beta*C (use_ab 0: beta*C only). */
+MPEI_HIDDEN void mpei_tc_epilogue_run(const float *acc, int M, int N, float alpha, float beta, int use_ab,
+                                      void *C, mpe_type ctype, int ldc);
+
 /* ---- fast kernels (tc_kernel.h, compiled per SIMD level) */
 /* Where the fast kernels sum a block's cut addends. Each cut product is an
    integer of magnitude at most 2^(F+2) - 1 (significands below 2 each, scaled
@@ -83,9 +90,24 @@ typedef void (*mpei_tc_epi_fn)(float *c, const float *v, int n, float alpha, flo
                                       float *, long, const mpei_tc_kp *);                      \
   MPEI_HIDDEN void mpei_tc_fma_##isa(const float *, const float *, float *, long, int);         \
   MPEI_HIDDEN void mpei_tc_epilogue_##isa(float *, const float *, int, float, float, int);
+/* 2:4 sparse A (emu/tc_sparse.c): the same kernels over the packed kept values
+   of A, where ax (laid out like av) gives for each kept value the offset k*VW,
+   in the B panel bv/be, of the B row it multiplies; bv/be is the whole panel. */
+typedef void (*mpei_tc_blk_sp_fn)(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                                  const int32_t *be, float *c, long ldc, const mpei_tc_kp *kp);
+typedef void (*mpei_tc_fma_sp_fn)(const float *av, const int32_t *ax, const float *bv, float *c, long ldc,
+                                  int K);
+#define MPEI_TC_SP_DECLARE(isa)                                                                \
+  MPEI_HIDDEN void mpei_tc_blk_sp_##isa(const float *, const int32_t *, const int32_t *, const float *, \
+                                        const int32_t *, float *, long, const mpei_tc_kp *);   \
+  MPEI_HIDDEN void mpei_tc_blkw_sp_##isa(const float *, const int32_t *, const int32_t *, const float *, \
+                                         const int32_t *, float *, long, const mpei_tc_kp *);  \
+  MPEI_HIDDEN void mpei_tc_fma_sp_##isa(const float *, const int32_t *, const float *, float *, long, int);
 #ifdef HAVE_X86_SIMD
 MPEI_TC_DECLARE(avx2)
 MPEI_TC_DECLARE(avx512)
+MPEI_TC_SP_DECLARE(avx2)
+MPEI_TC_SP_DECLARE(avx512)
 #endif
 /* register geometry: VW columns per vector, MR rows per block-kernel call,
    MRF rows per fma-kernel call */

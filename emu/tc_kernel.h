@@ -389,3 +389,165 @@ static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int
   for (int r = 0; r < MRF; r++)
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
 }
+
+/* ---- 2:4 sparse A (emu/tc_sparse.c)
+
+   The same block model over the kept products of a compressed A: the packed
+   panel holds K/2 kept values per row (value av, exponent ae, as above) and,
+   in ax laid out like them, the offset k*VW of the B row each one multiplies
+   in the B panel (bv, be: the whole panel). So a row of the tile reads its own
+   B rows; there are half as many products as in the dense kernel. A padding
+   value is 0 with exponent MPEI_TC_ZERO_EXP and points at a zero B row: it
+   drops out like a zero product. */
+
+/* c's exponent in the block's E_max (the zero_c and late_c rules above) */
+static inline __attribute__((always_inline)) vi sp_c_exp(vf cv, const mpei_tc_kp *kp)
+{
+  if (kp->late_c)
+    return SPLATI(MPEI_TC_ZERO_EXP);
+  const vu cb = (vu)cv;
+  const vi ce = MPEI_MAX_EPI32((vi)((cb >> 23) & 0xffu) - 127, SPLATI(kp->emin));
+  const vi z = (vi)((cb & 0x7fffffffu) == 0);
+  return (z & SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP)) | (~z & ce);
+}
+
+/* pass 1 over the kept products k0 .. k1-1 of a block, each row its own B rows */
+static inline __attribute__((always_inline)) void sp_emax(vi *em, const int32_t *ea, const int32_t *xa,
+                                                          const int32_t *be, int L)
+{
+#pragma GCC unroll 4
+  for (int k = 0; k < L; k++)
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+      em[r] = MPEI_MAX_EPI32(em[r], loadi(be + xa[k * MR + r]) + ea[k * MR + r]);
+}
+
+/* pass 2 in int32 lanes: acc[r] += trunc(b * a * s[r]) for kept products k0 .. k1-1 */
+static inline __attribute__((always_inline)) void sp_sum(vi *acc, const vf *s, const float *a, const int32_t *xa,
+                                                         const float *bv, int k0, int k1)
+{
+#pragma GCC unroll 4
+  for (int k = k0; k < k1; k++)
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      vf x = (loadf(bv + xa[k * MR + r]) * a[k * MR + r]) * s[r];
+      acc[r] += __builtin_convertvector(x, vi);
+    }
+}
+
+static inline __attribute__((always_inline)) void blk_sp_t(const float *av, const int32_t *ae, const int32_t *ax,
+                                                           const float *bv, const int32_t *be, float *c, long ldc,
+                                                           const mpei_tc_kp *kp, const int split)
+{
+  const int L = kp->L, F = kp->F;
+  const vi slo = SPLATI(F - 126);
+  vf cv[MR];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+    cv[r] = loadf(c + r * ldc);
+  for (int blk = 0; blk < kp->nblk; blk++) {
+    const size_t o = (size_t)blk * L * MR;
+    vi em[MR], acc[MR], acc2[MR];
+    vf s[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+      em[r] = sp_c_exp(cv[r], kp);
+    sp_emax(em, ae + o, ax + o, be, L);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      s[r] = (vf)((127 + F - MPEI_MAX_EPI32(em[r], slo)) << 23);
+      acc[r] = SPLATI(0);
+      acc2[r] = SPLATI(0);
+    }
+    const int kh = split ? kp->half : L;
+    sp_sum(acc, s, av + o, ax + o, bv, 0, kh);
+    if (split)
+      sp_sum(acc2, s, av + o, ax + o, bv, kh, L);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      /* with split, the two int32 sums joined exactly in binary64 */
+      vd lo2 = __builtin_convertvector(MPEI_HALF_LO(acc[r]), vd), hi2 = __builtin_convertvector(MPEI_HALF_HI(acc[r]), vd);
+      if (split) {
+        lo2 += __builtin_convertvector(MPEI_HALF_LO(acc2[r]), vd);
+        hi2 += __builtin_convertvector(MPEI_HALF_HI(acc2[r]), vd);
+      }
+      hf lo = block_end_halfd(lo2, MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+      hf hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+      cv[r] = MPEI_JOIN(lo, hi_);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+    memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
+}
+
+static void blk_sp_kernel(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                          const int32_t *be, float *c, long ldc, const mpei_tc_kp *kp)
+{
+  if (kp->half)
+    blk_sp_t(av, ae, ax, bv, be, c, ldc, kp, 1);
+  else
+    blk_sp_t(av, ae, ax, bv, be, c, ldc, kp, 0);
+}
+
+/* binary64 sums, for the blocks of blk_kernel_wide */
+static void blk_sp_kernel_wide(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                               const int32_t *be, float *c, long ldc, const mpei_tc_kp *kp)
+{
+  const int L = kp->L, F = kp->F;
+  vf cv[MR];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+    cv[r] = loadf(c + r * ldc);
+  for (int blk = 0; blk < kp->nblk; blk++) {
+    const size_t o = (size_t)blk * L * MR;
+    const float *a = av + o;
+    const int32_t *xa = ax + o;
+    vi em[MR];
+    vd slo[MR], shi[MR], alo[MR], ahi[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+      em[r] = sp_c_exp(cv[r], kp);
+    sp_emax(em, ae + o, xa, be, L);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      vl el = __builtin_convertvector(MPEI_HALF_LO(em[r]), vl), eh = __builtin_convertvector(MPEI_HALF_HI(em[r]), vl);
+      el = SELL((vl)(el < -400), SPLATL(-400), el);
+      eh = SELL((vl)(eh < -400), SPLATL(-400), eh);
+      slo[r] = pow2d(F - el);
+      shi[r] = pow2d(F - eh);
+      alo[r] = (vd){} + 0.0;
+      ahi[r] = (vd){} + 0.0;
+    }
+    for (int k = 0; k < L; k++)
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        vf pr = loadf(bv + xa[k * MR + r]) * a[k * MR + r];   /* exact in binary32 */
+        alo[r] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_LO(pr), vd) * slo[r]);
+        ahi[r] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_HI(pr), vd) * shi[r]);
+      }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      hf lo = block_end_halfd(alo[r], MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+      hf hi_ = block_end_halfd(ahi[r], MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+      cv[r] = MPEI_JOIN(lo, hi_);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+    memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
+}
+
+/* fma chain over the kept products: c[r][j] = fmaf(a[k][r], b[row k of r][j], c[r][j]) */
+static void fma_sp_kernel(const float *av, const int32_t *ax, const float *bv, float *c, long ldc, int K)
+{
+  vf acc[MRF];
+  for (int r = 0; r < MRF; r++)
+    acc[r] = loadf(c + r * ldc);
+  for (int k = 0; k < K; k++)
+#pragma GCC unroll 16
+    for (int r = 0; r < MRF; r++)
+      acc[r] = MPEI_FMA_PS(loadf(bv + ax[(size_t)k * MRF + r]), SPLATF(av[(size_t)k * MRF + r]), acc[r]);
+  for (int r = 0; r < MRF; r++)
+    memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
+}

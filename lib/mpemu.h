@@ -9,6 +9,7 @@
 #include "mpemu/arith.h"
 #include "mpemu/fixed.h"
 #include "mpemu/tc.h"
+#include "mpemu/sparse.h"
 #include "mpemu/gpu.h"
 #include "mpemu/io.h"
 #include "mpemu/range.h"
