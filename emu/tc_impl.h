@@ -91,18 +91,20 @@ typedef void (*mpei_tc_epi_fn)(float *c, const float *v, int n, float alpha, flo
   MPEI_HIDDEN void mpei_tc_fma_##isa(const float *, const float *, float *, long, int);         \
   MPEI_HIDDEN void mpei_tc_epilogue_##isa(float *, const float *, int, float, float, int);
 /* 2:4 sparse A (emu/tc_sparse.c): the same kernels over the packed kept values
-   of A, where ax (laid out like av) gives for each kept value the offset k*VW,
-   in the B panel bv/be, of the B row it multiplies; bv/be is the whole panel. */
+   of A (panels of MRS rows, MRFS for the fma chain), where ax (laid out like
+   av) gives for each kept value the offset k*VW of the B row it multiplies in
+   a B panel; bv/be are MPEI_TC_NRS whole B panels bpitch elements apart, and
+   c is a tile of MRS (MRFS) rows × MPEI_TC_NRS*VW columns. */
 typedef void (*mpei_tc_blk_sp_fn)(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
-                                  const int32_t *be, float *c, long ldc, const mpei_tc_kp *kp);
-typedef void (*mpei_tc_fma_sp_fn)(const float *av, const int32_t *ax, const float *bv, float *c, long ldc,
-                                  int K);
+                                  const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp);
+typedef void (*mpei_tc_fma_sp_fn)(const float *av, const int32_t *ax, const float *bv, long bpitch, float *c,
+                                  long ldc, int K);
 #define MPEI_TC_SP_DECLARE(isa)                                                                \
   MPEI_HIDDEN void mpei_tc_blk_sp_##isa(const float *, const int32_t *, const int32_t *, const float *, \
-                                        const int32_t *, float *, long, const mpei_tc_kp *);   \
+                                        const int32_t *, long, float *, long, const mpei_tc_kp *); \
   MPEI_HIDDEN void mpei_tc_blkw_sp_##isa(const float *, const int32_t *, const int32_t *, const float *, \
-                                         const int32_t *, float *, long, const mpei_tc_kp *);  \
-  MPEI_HIDDEN void mpei_tc_fma_sp_##isa(const float *, const int32_t *, const float *, float *, long, int);
+                                         const int32_t *, long, float *, long, const mpei_tc_kp *); \
+  MPEI_HIDDEN void mpei_tc_fma_sp_##isa(const float *, const int32_t *, const float *, long, float *, long, int);
 #ifdef HAVE_X86_SIMD
 MPEI_TC_DECLARE(avx2)
 MPEI_TC_DECLARE(avx512)
@@ -112,7 +114,10 @@ MPEI_TC_SP_DECLARE(avx512)
 /* register geometry: VW columns per vector, MR rows per block-kernel call,
    MRF rows per fma-kernel call */
 enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 8,
-       MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12 };
+       MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12,
+       /* the sparse kernels' rows per call; their tiles are MPEI_TC_NRS panels wide */
+       MPEI_TC_NRS = 2,
+       MPEI_TC_AVX2_MRS = 2, MPEI_TC_AVX2_MRFS = 4, MPEI_TC_AVX512_MRS = 4, MPEI_TC_AVX512_MRFS = 6 };
 /* Exponent given to zero operands in packed panels: never the largest. */
 #define MPEI_TC_ZERO_EXP (-(1 << 20))
 

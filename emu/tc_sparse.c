@@ -17,7 +17,7 @@
 #include "sparse_impl.h"
 #include "isa.h"
 
-enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8 };
+enum { MC_PANELS = 16, NC_PAIRS = 2 };
 
 /* The operands of one call, row-major view: kept value (i, q) of A at
    v->p[i*v->rs + q*v->cs] multiplying row kidx[i*kc + q] (-1: none) of op(B). */
@@ -78,20 +78,22 @@ static int sp_run_fast(const sp_call *s, float *acc)
     return MPE_EUNSUP;
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
   const int L = fma ? 1 : m->p.block, F = m->p.align_bits;
-  const int vw = isa->tc_vw, mr = fma ? isa->tc_mrf : isa->tc_mr;
+  const int vw = isa->tc_vw, mr = fma ? isa->tc_mrfs : isa->tc_mrs;
   const mpei_tc_blk_sp_fn blk = path == MPEI_TC_ACC_F64 ? isa->tc_blkw_sp : isa->tc_blk_sp;
   /* kept values padded to whole blocks; B rows to whole groups plus one zero
      row that padding values point at */
   const int Kcp = (kc + L - 1) / L * L, Kb = (K + 3) / 4 * 4 + 1;
-  const int mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
+  /* the kernels' tiles are mr × NRS*vw: B panels in groups of NRS, zero panels past N */
+  const int NRS = MPEI_TC_NRS, mp = (M + mr - 1) / mr, nq = (N + NRS * vw - 1) / (NRS * vw), np = NRS * nq;
   const size_t asz = (size_t)mp * mr * Kcp + 1, bsz = (size_t)np * vw * Kb;
-  mpei_tc_panels pa = { malloc(sizeof(float) * asz), NULL }, pb = { malloc(sizeof(float) * bsz), NULL };
+  const long bpitch = (long)Kb * vw;
+  mpei_tc_panels pa = { malloc(sizeof(float) * asz), NULL }, pb = { calloc(bsz, sizeof(float)), NULL };
   int32_t *ax = malloc(sizeof(int32_t) * asz);
   unsigned char *bad = calloc((size_t)mp * mr + (size_t)np * vw, 1);
   double *ra = malloc(sizeof(double) * 2 * ((size_t)kc + 1));   /* for the portable fix-up */
   if (!fma) {
     pa.e = malloc(sizeof(int32_t) * asz);
-    pb.e = malloc(sizeof(int32_t) * bsz);
+    pb.e = calloc(bsz, sizeof(int32_t));
   }
   int r = MPE_OK;
   if (!pa.v || !pb.v || !ax || !bad || !ra || (!fma && (!pa.e || !pb.e))) {
@@ -113,8 +115,11 @@ static int sp_run_fast(const sp_call *s, float *acc)
     acc[t] = 0.0f;
   mpei_tc_out o;
   mpei_tc_out_of(m, s->out16, &o);
-  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
-  const int kcb = fma ? KC : (KC / L > 0 ? KC / L : 1) * L;   /* a chunk of whole blocks */
+  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (nq + NC_PAIRS - 1) / NC_PAIRS;
+  /* a chunk of whole blocks whose B rows (two per kept value, NRS panels,
+     value and exponent) stay within 16 KiB, half of a level-1 cache */
+  const int kct = 1024 / (NRS * vw) > 4 ? 1024 / (NRS * vw) : 4;
+  const int kcb = fma ? 2 * kct : (kct / L > 0 ? kct / L : 1) * L;
 #pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * kc > 100000)
   for (int ti = 0; ti < mt; ti++)
     for (int tj = 0; tj < nt; tj++) {
@@ -124,16 +129,16 @@ static int sp_run_fast(const sp_call *s, float *acc)
         const mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
                                 o.mode, m->p.zero_c_counts, m->p.late_c,
                                 path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0 };
-        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
+        for (int jq = tj * NC_PAIRS; jq < nq && jq < (tj + 1) * NC_PAIRS; jq++)
           for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
-            const size_t ao = ((size_t)ip * Kcp + k0) * mr, bo = (size_t)jp * Kb * vw;
+            const size_t ao = ((size_t)ip * Kcp + k0) * mr, bo = (size_t)(NRS * jq) * bpitch;
             long ldc;
-            float *cp = mpei_tc_tile_get(acc, M, N, ip, jp, mr, vw, cbuf, &ldc);
+            float *cp = mpei_tc_tile_get(acc, M, N, ip, jq, mr, NRS * vw, cbuf, &ldc);
             if (fma)
-              isa->tc_fma_sp(pa.v + ao, ax + ao, pb.v + bo, cp, ldc, kn);
+              isa->tc_fma_sp(pa.v + ao, ax + ao, pb.v + bo, bpitch, cp, ldc, kn);
             else
-              blk(pa.v + ao, pa.e + ao, ax + ao, pb.v + bo, pb.e + bo, cp, ldc, &kp);
-            mpei_tc_tile_put(acc, M, N, ip, jp, mr, vw, cbuf, cp);
+              blk(pa.v + ao, pa.e + ao, ax + ao, pb.v + bo, pb.e + bo, bpitch, cp, ldc, &kp);
+            mpei_tc_tile_put(acc, M, N, ip, jq, mr, NRS * vw, cbuf, cp);
           }
       }
     }
