@@ -326,6 +326,24 @@ int mpt_weights(const mpt_net *net, int l, float *W, float *b)
   return MPE_OK;
 }
 
+int mpt_set_weights(mpt_net *net, int l, const float *W, const float *b)
+{
+  if (!net || l < 0 || l >= net->arch.nlayers)
+    return MPE_EINVAL;
+  layer *y = &net->L[l];
+  const size_t nw = (size_t)y->in * y->out, nb = (size_t)y->out;
+  if (W)
+    memcpy(y->W, W, nw * sizeof *W);
+  if (b)
+    memcpy(y->b, b, nb * sizeof *b);
+  int rc = MPE_OK;
+  if (net->pol.level == MPT_O3)
+    rc = mpe_round_f32(y->W, y->W, nw, net->f, NULL) || mpe_round_f32(y->b, y->b, nb, net->f, NULL) ? MPE_EINVAL : 0;
+  else if (net->pol.level == MPT_O2)
+    rc = mpe_round_f32(y->Wl, y->W, nw, net->f, NULL) || mpe_round_f32(y->bl, y->b, nb, net->f, NULL) ? MPE_EINVAL : 0;
+  return rc;
+}
+
 /* ---- forward */
 
 static void act_fwd(mpt_act act, float *a, const float *z, size_t n, float *t)

@@ -100,6 +100,11 @@ int  mpt_update(mpt_net *net, mpt_step_info *info);
 int  mpt_forward(mpt_net *net, const float *x, int n, float *out);
 /* Copy of the weights (master for O0-O2) of layer l: W (out x in) and b (out). */
 int  mpt_weights(const mpt_net *net, int l, float *W, float *b);
+/* Replace the weights of layer l (W: out x in, b: out; either may be NULL to keep
+   it): the weights of record as the level holds them (rounded to the low format
+   for O3) and, for O2, the low-format copy. The optimizer state is kept (the
+   sparse lab re-applies a pruning mask after every step this way). */
+int mpt_set_weights(mpt_net *net, int l, const float *W, const float *b);
 double mpt_loss_scale(const mpt_net *net);
 
 const char *mpt_level_name(mpt_level l);    /* "O0".."O3" */

@@ -24,6 +24,11 @@ typedef struct {
   mpei_tc_fma_fn tc_fma;
   mpei_tc_epi_fn tc_epilogue;
   int tc_vw, tc_mr, tc_mrf;
+  /* 2:4 sparse A (tc_kernel.h, emu/tc_sparse.c): block, wide-block and fma-chain
+     kernels and their rows per call (block, fma-chain); tiles are MPEI_TC_NRS*tc_vw wide */
+  mpei_tc_blk_sp_fn tc_blk_sp, tc_blkw_sp;
+  mpei_tc_fma_sp_fn tc_fma_sp;
+  int tc_mrs, tc_mrfs;
 } mpei_isa_kernels;
 
 MPEI_HIDDEN const mpei_isa_kernels *mpei_isa(void);

@@ -1,5 +1,6 @@
 # emu/tc.mk: tensor-core models, mpe_mma / mpe_gemm and their kernels
-libmpemu_la_SOURCES += emu/tc_impl.h emu/tc_model.c emu/tc_mma.c emu/tc_gemm.c emu/tc_kernel.h emu/tc_epilogue.h
+libmpemu_la_SOURCES += emu/tc_impl.h emu/tc_model.c emu/tc_mma.c emu/tc_gemm.c emu/tc_kernel.h emu/tc_epilogue.h \
+	emu/tc_pack.h emu/sparse_impl.h emu/sparse.c emu/tc_sparse.c
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_tc_avx2.la libmpemu_tc_avx512.la
 libmpemu_tc_avx2_la_SOURCES = emu/tc_avx2.c
@@ -27,5 +28,7 @@ examples_tc_lab_LDADD = libmpemu.la $(LIBM)
 
 dist_man_MANS += man/man3/mpe_mma.3 man/man3/mpe_gemm.3 man/man3/mpe_tc_model_get.3 \
 	man/man3/mpe_tc_model_params.3 man/man3/mpe_tc_model_name.3 man/man3/mpe_tc_model_custom.3 \
-	man/man3/mpe_tc_model_free.3
+	man/man3/mpe_tc_model_free.3 man/man3/mpe_prune_2_4.3 man/man3/mpe_sparse_compress.3 \
+	man/man3/mpe_sparse_decompress.3 man/man3/mpe_sparse_kept.3 man/man3/mpe_sparse_meta_words.3 \
+	man/man3/mpe_gemm_sp.3
 EXTRA_DIST += examples/tc_lab.md

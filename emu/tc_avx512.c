@@ -5,6 +5,8 @@
 #define VW 16
 #define MR MPEI_TC_AVX512_MR
 #define MRF MPEI_TC_AVX512_MRF
+#define MRS MPEI_TC_AVX512_MRS
+#define MRFS MPEI_TC_AVX512_MRFS
 #define AVX512_BLOCK_END 1
 #include "tc_kernel.h"
 #include "tc_epilogue.h"
@@ -29,4 +31,22 @@ void mpei_tc_fma_avx512(const float *av, const float *bv, float *c, long ldc, in
 void mpei_tc_epilogue_avx512(float *c, const float *v, int n, float alpha, float beta, int use_ab)
 {
   epilogue_row_body(c, v, n, alpha, beta, use_ab);
+}
+
+void mpei_tc_blk_sp_avx512(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                        const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp)
+{
+  blk_sp_kernel(av, ae, ax, bv, be, bpitch, c, ldc, kp);
+}
+
+void mpei_tc_blkw_sp_avx512(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                         const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp)
+{
+  blk_sp_kernel_wide(av, ae, ax, bv, be, bpitch, c, ldc, kp);
+}
+
+void mpei_tc_fma_sp_avx512(const float *av, const int32_t *ax, const float *bv, long bpitch, float *c, long ldc,
+                        int K)
+{
+  fma_sp_kernel(av, ax, bv, bpitch, c, ldc, K);
 }

@@ -14,7 +14,7 @@
 #include <omp.h>
 #endif
 #include "mpemu/convert.h"
-#include "tc_impl.h"
+#include "tc_pack.h"
 #include "mpei_round_core.h"
 #include "isa.h"
 
@@ -22,11 +22,6 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
                      const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
 
 enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8, EXP_LO = -48, EXP_HI = 62 };
-
-typedef struct {
-  float *v;
-  int32_t *e;     /* NULL for the fma-chain kernel */
-} panels;
 
 /* Fast operand decoding: the exact input-format value as binary32 bits. */
 typedef struct {
@@ -88,7 +83,7 @@ static inline float decode_one(const decoder *d, const void *base, mpe_type t, s
 /* One panel of `w` rows (the operand type t a constant after inlining). */
 static inline __attribute__((always_inline)) int pack_panel(const decoder *d, const mpei_tc_opnd *x,
                                                            mpe_type t, int transpose, int rows, int K,
-                                                           int Kp, int w, int p, int pin, panels *pk,
+                                                           int Kp, int w, int p, int pin, mpei_tc_panels *pk,
                                                            unsigned char *bad)
 {
   int unsafe = 0;
@@ -121,11 +116,9 @@ static inline __attribute__((always_inline)) int pack_panel(const decoder *d, co
   return unsafe;
 }
 
-/* Decode operand X (rows × K, element (i, l)) into panels of `w` rows:
-   panel p, element (l, r) at p*Kp*w + l*w + r. Sets bad[i] for rows holding
-   inf/NaN; returns 1 when some value is outside the exact window. */
-static int pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows, int K,
-                int Kp, int w, panels *pk, unsigned char *bad)
+/* tc_pack.h */
+int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows, int K,
+                int Kp, int w, mpei_tc_panels *pk, unsigned char *bad)
 {
   const int pin = ((const struct mpe_format *)mpe_format_of(m->p.in))->emin;
   int npan = (rows + w - 1) / w, unsafe = 0;
@@ -144,6 +137,49 @@ static int pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpo
     }
   }
   return unsafe;
+}
+
+void mpei_tc_finish(float *acc, size_t n, int fma, int out16)
+{
+  /* fma-chain: binary16 output is one rounding of the binary32 chain */
+  if (fma && out16) {
+    const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
+    for (size_t t = 0; t < n; t++) {
+      unsigned fl = 0;   /* the sticky flags are not touched */
+      acc[t] = (float)mpei_round_ref(acc[t], 0, f16, MPE_RNE, 0, 0, 0, &fl);
+    }
+  }
+  for (size_t t = 0; t < n; t++)
+    if (isnan(acc[t]))
+      acc[t] = mpei_u2f(0x7fffffffu);
+}
+
+float *mpei_tc_tile_get(float *acc, int M, int N, int ip, int jp, int mr, int vw, float *buf, long *ldc)
+{
+  if ((ip + 1) * mr <= M && (jp + 1) * vw <= N) {
+    *ldc = N;
+    return acc + (size_t)ip * mr * N + (size_t)jp * vw;   /* the kernel works in place */
+  }
+  for (int rr = 0; rr < mr; rr++)
+    for (int jj = 0; jj < vw; jj++) {
+      int i = ip * mr + rr, j = jp * vw + jj;
+      buf[rr * vw + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0f;
+    }
+  *ldc = vw;
+  return buf;
+}
+
+void mpei_tc_tile_put(float *acc, int M, int N, int ip, int jp, int mr, int vw, const float *buf,
+                      const float *tile)
+{
+  if (tile != buf)
+    return;
+  for (int rr = 0; rr < mr; rr++)
+    for (int jj = 0; jj < vw; jj++) {
+      int i = ip * mr + rr, j = jp * vw + jj;
+      if (i < M && j < N)
+        acc[(size_t)i * N + j] = buf[rr * vw + jj];
+    }
 }
 
 int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
@@ -165,8 +201,8 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   const int Kp = (K + L - 1) / L * L;
   const int mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
   size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
-  panels pa = { malloc(sizeof(float) * (asz ? asz : 1)), NULL };
-  panels pb = { malloc(sizeof(float) * (bsz ? bsz : 1)), NULL };
+  mpei_tc_panels pa = { malloc(sizeof(float) * (asz ? asz : 1)), NULL };
+  mpei_tc_panels pb = { malloc(sizeof(float) * (bsz ? bsz : 1)), NULL };
   unsigned char *bad = calloc((size_t)mp * mr + (size_t)np * vw, 1);
   double *ra = malloc(sizeof(double) * ((size_t)K + 1) * 2);   /* for the portable fix-up */
   if (!fma) {
@@ -179,8 +215,8 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
     goto out;
   }
   unsigned char *rowbad = bad, *colbad = bad + (size_t)mp * mr;
-  int unsafe = pack(m, a, 0, M, K, Kp, mr, &pa, rowbad);
-  unsafe |= pack(m, b, 1, N, K, Kp, vw, &pb, colbad);
+  int unsafe = mpei_tc_pack(m, a, 0, M, K, Kp, mr, &pa, rowbad);
+  unsafe |= mpei_tc_pack(m, b, 1, N, K, Kp, vw, &pb, colbad);
   if (unsafe) {
     r = MPE_EUNSUP;
     goto out;
@@ -211,44 +247,17 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
         for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
           for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
             size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
-            int full = (ip + 1) * mr <= M && (jp + 1) * vw <= N;
-            float *cp = cbuf;
-            long ldc = vw;
-            if (full) {
-              cp = acc + (size_t)ip * mr * N + (size_t)jp * vw;   /* the kernel works in place */
-              ldc = N;
-            } else {
-              for (int rr = 0; rr < mr; rr++)
-                for (int jj = 0; jj < vw; jj++) {
-                  int i = ip * mr + rr, j = jp * vw + jj;
-                  cbuf[rr * vw + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0f;
-                }
-            }
+            long ldc;
+            float *cp = mpei_tc_tile_get(acc, M, N, ip, jp, mr, vw, cbuf, &ldc);
             if (fma)
               fmak(pa.v + ao, pb.v + bo, cp, ldc, kn);
             else
               blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cp, ldc, &kp);
-            if (!full)
-              for (int rr = 0; rr < mr; rr++)
-                for (int jj = 0; jj < vw; jj++) {
-                  int i = ip * mr + rr, j = jp * vw + jj;
-                  if (i < M && j < N)
-                    acc[(size_t)i * N + j] = cbuf[rr * vw + jj];
-                }
+            mpei_tc_tile_put(acc, M, N, ip, jp, mr, vw, cbuf, cp);
           }
       }
     }
-  /* fma-chain: binary16 output is one rounding of the binary32 chain */
-  if (fma && out16) {
-    const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
-    for (size_t t = 0; t < (size_t)M * N; t++) {
-      unsigned fl = 0;   /* the sticky flags are not touched */
-      acc[t] = (float)mpei_round_ref(acc[t], 0, f16, MPE_RNE, 0, 0, 0, &fl);
-    }
-  }
-  for (size_t t = 0; t < (size_t)M * N; t++)
-    if (isnan(acc[t]))
-      acc[t] = mpei_u2f(0x7fffffffu);
+  mpei_tc_finish(acc, (size_t)M * N, fma, out16);
   if (!fma) {
     /* outputs touched by inf/NaN: the portable engine */
     double *cb = ra + K + 1;

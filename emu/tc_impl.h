@@ -53,6 +53,13 @@ MPEI_HIDDEN int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb,
 MPEI_HIDDEN int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                             const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
 
+/* atype/btype t is one the model reads: MPE_FP32 or its input type */
+MPEI_HIDDEN int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t);
+/* mpe_gemm's epilogue: row-major M × N C (leading dimension ldc, binary32 or
+   binary16) = alpha*acc + beta*C (use_ab 0: beta*C only). */
+MPEI_HIDDEN void mpei_tc_epilogue_run(const float *acc, int M, int N, float alpha, float beta, int use_ab,
+                                      void *C, mpe_type ctype, int ldc);
+
 /* ---- fast kernels (tc_kernel.h, compiled per SIMD level) */
 /* Where the fast kernels sum a block's cut addends. Each cut product is an
    integer of magnitude at most 2^(F+2) - 1 (significands below 2 each, scaled
@@ -97,14 +104,34 @@ typedef void (*mpei_tc_epi_fn)(float *c, const float *v, int n, float alpha, flo
                                       float *, long, const mpei_tc_kp *);                      \
   MPEI_HIDDEN void mpei_tc_fma_##isa(const float *, const float *, float *, long, int);         \
   MPEI_HIDDEN void mpei_tc_epilogue_##isa(float *, const float *, int, float, float, int);
+/* 2:4 sparse A (emu/tc_sparse.c): the same kernels over the packed kept values
+   of A (panels of MRS rows, MRFS for the fma chain), where ax (laid out like
+   av) gives for each kept value the offset k*VW of the B row it multiplies in
+   a B panel; bv/be are MPEI_TC_NRS whole B panels bpitch elements apart, and
+   c is a tile of MRS (MRFS) rows × MPEI_TC_NRS*VW columns. */
+typedef void (*mpei_tc_blk_sp_fn)(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                                  const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp);
+typedef void (*mpei_tc_fma_sp_fn)(const float *av, const int32_t *ax, const float *bv, long bpitch, float *c,
+                                  long ldc, int K);
+#define MPEI_TC_SP_DECLARE(isa)                                                                \
+  MPEI_HIDDEN void mpei_tc_blk_sp_##isa(const float *, const int32_t *, const int32_t *, const float *, \
+                                        const int32_t *, long, float *, long, const mpei_tc_kp *); \
+  MPEI_HIDDEN void mpei_tc_blkw_sp_##isa(const float *, const int32_t *, const int32_t *, const float *, \
+                                         const int32_t *, long, float *, long, const mpei_tc_kp *); \
+  MPEI_HIDDEN void mpei_tc_fma_sp_##isa(const float *, const int32_t *, const float *, long, float *, long, int);
 #ifdef HAVE_X86_SIMD
 MPEI_TC_DECLARE(avx2)
 MPEI_TC_DECLARE(avx512)
+MPEI_TC_SP_DECLARE(avx2)
+MPEI_TC_SP_DECLARE(avx512)
 #endif
 /* register geometry: VW columns per vector, MR rows per block-kernel call,
    MRF rows per fma-kernel call */
 enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 8,
-       MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12 };
+       MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12,
+       /* the sparse kernels' rows per call; their tiles are MPEI_TC_NRS panels wide */
+       MPEI_TC_NRS = 2,
+       MPEI_TC_AVX2_MRS = 2, MPEI_TC_AVX2_MRFS = 4, MPEI_TC_AVX512_MRS = 4, MPEI_TC_AVX512_MRFS = 6 };
 /* Exponent given to zero operands in packed panels: never the largest. */
 #define MPEI_TC_ZERO_EXP (-(1 << 20))
 

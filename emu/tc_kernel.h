@@ -389,3 +389,184 @@ static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int
   for (int r = 0; r < MRF; r++)
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
 }
+
+/* ---- 2:4 sparse A (emu/tc_sparse.c)
+
+   The same block model over the kept products of a compressed A: the packed
+   panel holds K/2 kept values per row (value av, exponent ae, as above) and,
+   in ax laid out like them, the offset k*VW of the B row each one multiplies
+   within a B panel. So each row of the tile reads its own B rows, and there
+   are half as many products as in the dense kernel. A row's index and value
+   then serve MPEI_TC_NRS B panels (bv, be + h*bpitch: NRS*VW columns), which
+   spreads the loads that the gather adds over several products. The
+   includer defines MRS and MRFS (rows per call); the tile is MRS × NRS*VW. A
+   padding value is 0 with exponent MPEI_TC_ZERO_EXP and points at a zero B
+   row: it drops out like a zero product. */
+#define NRS MPEI_TC_NRS
+
+/* c's exponent in the block's E_max (the zero_c and late_c rules above) */
+static inline __attribute__((always_inline)) vi sp_c_exp(vf cv, const mpei_tc_kp *kp)
+{
+  if (kp->late_c)
+    return SPLATI(MPEI_TC_ZERO_EXP);
+  const vu cb = (vu)cv;
+  const vi ce = MPEI_MAX_EPI32((vi)((cb >> 23) & 0xffu) - 127, SPLATI(kp->emin));
+  const vi z = (vi)((cb & 0x7fffffffu) == 0);
+  return (z & SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP)) | (~z & ce);
+}
+
+/* pass 1 over the L kept products of a block, each row its own B rows */
+static inline __attribute__((always_inline)) void sp_emax(vi *em, const int32_t *ea, const int32_t *xa,
+                                                          const int32_t *be, long bpitch, int L)
+{
+#pragma GCC unroll 4
+  for (int k = 0; k < L; k++)
+#pragma GCC unroll 16
+    for (int r = 0; r < MRS; r++) {
+      const int32_t *e = be + xa[k * MRS + r];
+      const int32_t x = ea[k * MRS + r];
+#pragma GCC unroll 8
+      for (int h = 0; h < NRS; h++)
+        em[NRS * r + h] = MPEI_MAX_EPI32(em[NRS * r + h], loadi(e + h * bpitch) + x);
+    }
+}
+
+/* pass 2 in int32 lanes: acc += trunc(b * a * s) for kept products k0 .. k1-1 */
+static inline __attribute__((always_inline)) void sp_sum(vi *acc, const vf *s, const float *a, const int32_t *xa,
+                                                         const float *bv, long bpitch, int k0, int k1)
+{
+#pragma GCC unroll 4
+  for (int k = k0; k < k1; k++)
+#pragma GCC unroll 16
+    for (int r = 0; r < MRS; r++) {
+      const float *b = bv + xa[k * MRS + r];
+      const float x = a[k * MRS + r];
+#pragma GCC unroll 8
+      for (int h = 0; h < NRS; h++)
+        acc[NRS * r + h] += __builtin_convertvector((loadf(b + h * bpitch) * x) * s[NRS * r + h], vi);
+    }
+}
+
+static inline __attribute__((always_inline)) void blk_sp_t(const float *av, const int32_t *ae, const int32_t *ax,
+                                                           const float *bv, const int32_t *be, long bpitch, float *c,
+                                                           long ldc, const mpei_tc_kp *kp, const int split)
+{
+  const int L = kp->L, F = kp->F;
+  const vi slo = SPLATI(F - 126);
+  vf cv[MRS * NRS];
+#pragma GCC unroll 16
+  for (int u = 0; u < MRS * NRS; u++)
+    cv[u] = loadf(c + (u / NRS) * ldc + (u % NRS) * VW);
+  for (int blk = 0; blk < kp->nblk; blk++) {
+    const size_t o = (size_t)blk * L * MRS;
+    vi em[MRS * NRS], acc[MRS * NRS], acc2[MRS * NRS];
+    vf s[MRS * NRS];
+#pragma GCC unroll 16
+    for (int u = 0; u < MRS * NRS; u++)
+      em[u] = sp_c_exp(cv[u], kp);
+    sp_emax(em, ae + o, ax + o, be, bpitch, L);
+#pragma GCC unroll 16
+    for (int u = 0; u < MRS * NRS; u++) {
+      s[u] = (vf)((127 + F - MPEI_MAX_EPI32(em[u], slo)) << 23);
+      acc[u] = SPLATI(0);
+      acc2[u] = SPLATI(0);
+    }
+    const int kh = split ? kp->half : L;
+    sp_sum(acc, s, av + o, ax + o, bv, bpitch, 0, kh);
+    if (split)
+      sp_sum(acc2, s, av + o, ax + o, bv, bpitch, kh, L);
+#pragma GCC unroll 16
+    for (int u = 0; u < MRS * NRS; u++) {
+      /* with split, the two int32 sums joined exactly in binary64 */
+      vd lo2 = __builtin_convertvector(MPEI_HALF_LO(acc[u]), vd), hi2 = __builtin_convertvector(MPEI_HALF_HI(acc[u]), vd);
+      if (split) {
+        lo2 += __builtin_convertvector(MPEI_HALF_LO(acc2[u]), vd);
+        hi2 += __builtin_convertvector(MPEI_HALF_HI(acc2[u]), vd);
+      }
+      hf lo = block_end_halfd(lo2, MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(em[u]), kp);
+      hf hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(em[u]), kp);
+      cv[u] = MPEI_JOIN(lo, hi_);
+    }
+  }
+#pragma GCC unroll 16
+  for (int u = 0; u < MRS * NRS; u++)
+    memcpy(c + (u / NRS) * ldc + (u % NRS) * VW, &cv[u], sizeof cv[u]);
+}
+
+static void blk_sp_kernel(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                          const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp)
+{
+  if (kp->half)
+    blk_sp_t(av, ae, ax, bv, be, bpitch, c, ldc, kp, 1);
+  else
+    blk_sp_t(av, ae, ax, bv, be, bpitch, c, ldc, kp, 0);
+}
+
+/* binary64 sums, for the blocks of blk_kernel_wide */
+static void blk_sp_kernel_wide(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
+                               const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp)
+{
+  const int L = kp->L, F = kp->F;
+  vf cv[MRS * NRS];
+#pragma GCC unroll 16
+  for (int u = 0; u < MRS * NRS; u++)
+    cv[u] = loadf(c + (u / NRS) * ldc + (u % NRS) * VW);
+  for (int blk = 0; blk < kp->nblk; blk++) {
+    const size_t o = (size_t)blk * L * MRS;
+    const float *a = av + o;
+    const int32_t *xa = ax + o;
+    vi em[MRS * NRS];
+    vd slo[MRS * NRS], shi[MRS * NRS], alo[MRS * NRS], ahi[MRS * NRS];
+#pragma GCC unroll 16
+    for (int u = 0; u < MRS * NRS; u++)
+      em[u] = sp_c_exp(cv[u], kp);
+    sp_emax(em, ae + o, xa, be, bpitch, L);
+#pragma GCC unroll 16
+    for (int u = 0; u < MRS * NRS; u++) {
+      vl el = __builtin_convertvector(MPEI_HALF_LO(em[u]), vl), eh = __builtin_convertvector(MPEI_HALF_HI(em[u]), vl);
+      el = SELL((vl)(el < -400), SPLATL(-400), el);
+      eh = SELL((vl)(eh < -400), SPLATL(-400), eh);
+      slo[u] = pow2d(F - el);
+      shi[u] = pow2d(F - eh);
+      alo[u] = (vd){} + 0.0;
+      ahi[u] = (vd){} + 0.0;
+    }
+    for (int k = 0; k < L; k++)
+#pragma GCC unroll 16
+      for (int u = 0; u < MRS * NRS; u++) {
+        vf pr = loadf(bv + xa[k * MRS + u / NRS] + (u % NRS) * bpitch) * a[k * MRS + u / NRS];   /* exact */
+        alo[u] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_LO(pr), vd) * slo[u]);
+        ahi[u] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_HI(pr), vd) * shi[u]);
+      }
+#pragma GCC unroll 16
+    for (int u = 0; u < MRS * NRS; u++) {
+      hf lo = block_end_halfd(alo[u], MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(em[u]), kp);
+      hf hi_ = block_end_halfd(ahi[u], MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(em[u]), kp);
+      cv[u] = MPEI_JOIN(lo, hi_);
+    }
+  }
+#pragma GCC unroll 16
+  for (int u = 0; u < MRS * NRS; u++)
+    memcpy(c + (u / NRS) * ldc + (u % NRS) * VW, &cv[u], sizeof cv[u]);
+}
+
+/* fma chain over the kept products: c[r][j] = fmaf(a[k][r], b[row k of r][j], c[r][j]),
+   MRFS rows × NRS*VW columns */
+static void fma_sp_kernel(const float *av, const int32_t *ax, const float *bv, long bpitch, float *c, long ldc,
+                          int K)
+{
+  vf acc[MRFS * NRS];
+  for (int u = 0; u < MRFS * NRS; u++)
+    acc[u] = loadf(c + (u / NRS) * ldc + (u % NRS) * VW);
+  for (int k = 0; k < K; k++)
+#pragma GCC unroll 16
+    for (int r = 0; r < MRFS; r++) {
+      const float *b = bv + ax[(size_t)k * MRFS + r];
+      const vf x = SPLATF(av[(size_t)k * MRFS + r]);
+#pragma GCC unroll 8
+      for (int h = 0; h < NRS; h++)
+        acc[NRS * r + h] = MPEI_FMA_PS(loadf(b + h * bpitch), x, acc[NRS * r + h]);
+    }
+  for (int u = 0; u < MRFS * NRS; u++)
+    memcpy(c + (u / NRS) * ldc + (u % NRS) * VW, &acc[u], sizeof acc[u]);
+}

@@ -11,7 +11,7 @@
 #include "tc_epilogue.h"
 #include "isa.h"
 
-static int in_ok(const struct mpe_tc_model *m, mpe_type t)
+int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t)
 {
   return t == MPE_FP32 || t == m->p.in || (t == MPE_TF32 && m->p.in == MPE_TF32);
 }
@@ -74,7 +74,7 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
     return mpei_tc_int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
   if (!model || m < 0 || n < 0 || k < 0)
     return MPE_EINVAL;
-  if (!in_ok(model, atype) || !in_ok(model, btype))
+  if (!mpei_tc_in_ok(model, atype) || !mpei_tc_in_ok(model, btype))
     return MPE_EINVAL;
   if (dtype != MPE_FP32 && dtype != MPE_FP16)
     return MPE_EINVAL;
@@ -173,6 +173,28 @@ int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int 
   return MPE_OK;
 }
 
+void mpei_tc_epilogue_run(const float *acc, int M, int N, float alpha, float beta, int use_ab, void *C,
+                          mpe_type ctype, int ldc)
+{
+  const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
+  mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+  for (int i = 0; i < M; i++) {
+    const float *v = acc + (size_t)i * N;
+    if (ctype == MPE_FP32) {
+      row_fn((float *)C + (size_t)i * ldc, v, N, alpha, beta, use_ab);
+      continue;
+    }
+    uint16_t *c16 = (uint16_t *)C + (size_t)i * ldc;
+    for (int j = 0; j < N; j++) {
+      float out = epilogue_one(v[j], beta != 0.0f ? mpe_fp16_to_fp32(c16[j]) : 0.0f, alpha, beta, use_ab);
+      unsigned fl = 0;
+      double h = mpei_round_ref(out, 0, f16, MPE_RNE, 0, 0, 0, &fl);
+      c16[j] = mpei_tc_h_bits(h);
+    }
+  }
+}
+
 int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
              int m, int n, int k, float alpha,
              const void *A, mpe_type atype, int lda,
@@ -189,7 +211,7 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
     return MPE_EINVAL;
   if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
     return MPE_EINVAL;
-  if (!in_ok(model, atype) || !in_ok(model, btype))
+  if (!mpei_tc_in_ok(model, atype) || !mpei_tc_in_ok(model, btype))
     return MPE_EINVAL;
   if (ctype != MPE_FP32 && ctype != MPE_FP16)
     return MPE_EINVAL;
@@ -218,25 +240,8 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
   else
     for (size_t t = 0; t < (size_t)M * N; t++)
       acc[t] = 0.0f;
-  if (r == MPE_OK) {
-    const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
-    mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
-#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
-    for (int i = 0; i < M; i++) {
-      const float *v = acc + (size_t)i * N;
-      if (ctype == MPE_FP32) {
-        row_fn((float *)C + (size_t)i * ldc, v, N, alpha, beta, use_ab);
-        continue;
-      }
-      uint16_t *c16 = (uint16_t *)C + (size_t)i * ldc;
-      for (int j = 0; j < N; j++) {
-        float out = epilogue_one(v[j], beta != 0.0f ? mpe_fp16_to_fp32(c16[j]) : 0.0f, alpha, beta, use_ab);
-        unsigned fl = 0;
-        double h = mpei_round_ref(out, 0, f16, MPE_RNE, 0, 0, 0, &fl);
-        c16[j] = mpei_tc_h_bits(h);
-      }
-    }
-  }
+  if (r == MPE_OK)
+    mpei_tc_epilogue_run(acc, M, N, alpha, beta, use_ab, C, ctype, ldc);
   free(acc);
   return r;
 }

@@ -10,6 +10,7 @@
 #include "mpemu/fixed.h"
 #include "mpemu/tc.h"
 #include "mpemu/quant.h"
+#include "mpemu/sparse.h"
 #include "mpemu/gpu.h"
 #include "mpemu/io.h"
 #include "mpemu/range.h"

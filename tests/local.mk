@@ -43,3 +43,10 @@ TESTS += tests/check_boundary
 tests_check_boundary_SOURCES = tests/check_boundary.c
 tests_check_boundary_CFLAGS = $(TEST_CFLAGS)
 tests_check_boundary_LDADD = $(TEST_LDADD)
+
+# 2:4 structured sparsity: prune, compress/decompress, the sparse GEMM model
+check_PROGRAMS += tests/check_sparse
+TESTS += tests/check_sparse
+tests_check_sparse_SOURCES = tests/check_sparse.c
+tests_check_sparse_CFLAGS = $(TEST_CFLAGS)
+tests_check_sparse_LDADD = $(TEST_LDADD)

@@ -1,0 +1,31 @@
+/* Internal: the packed panels of the fast GEMM drivers (emu/tc_gemm.c, dense;
+   emu/tc_sparse.c, 2:4 sparse A), shared so that both decode operands and move
+   output tiles the same way. */
+#ifndef MPEI_TC_PACK_H
+#define MPEI_TC_PACK_H
+#include "tc_impl.h"
+
+typedef struct {
+  float *v;
+  int32_t *e;     /* NULL for the fma-chain kernel */
+} mpei_tc_panels;
+
+/* Decode operand X (rows × K, element (i, l); transposed: (l, i)) into panels of
+   `w` rows: panel p, element (l, r) at p*Kp*w + l*w + r, zeros past rows and K.
+   With pk->e, each element's exponent too (MPEI_TC_ZERO_EXP for zeros, at least
+   the input format's emin), inf/NaN replaced by 0 and bad[i] set for their rows.
+   Returns 1 when some value is outside the kernels' exact window. */
+MPEI_HIDDEN int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows,
+                             int K, int Kp, int w, mpei_tc_panels *pk, unsigned char *bad);
+
+/* The mr × vw output tile (ip, jp) of the M × N accumulators acc: a pointer the
+   kernel can update in place (*ldc = N) when the tile is whole, else the tile
+   copied to buf (*ldc = vw, zeros outside) and mpei_tc_tile_put copies it back. */
+MPEI_HIDDEN float *mpei_tc_tile_get(float *acc, int M, int N, int ip, int jp, int mr, int vw, float *buf,
+                                    long *ldc);
+MPEI_HIDDEN void mpei_tc_tile_put(float *acc, int M, int N, int ip, int jp, int mr, int vw, const float *buf,
+                                  const float *tile);
+/* After the kernels: a binary16 fma-chain result rounded once (RNE), every NaN
+   made the one quiet NaN. */
+MPEI_HIDDEN void mpei_tc_finish(float *acc, size_t n, int fma, int out16);
+#endif
