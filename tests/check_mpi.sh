@@ -87,6 +87,32 @@ for np in 2 3; do
   $run -np $np "$bin" $sweep >"$tmp/s.json" 2>"$tmp/err"
   cmp -s "$tmp/s1.json" "$tmp/s.json" && ok "np $np refine --cond-sweep: JSON byte-identical" || bad "np $np refine sweep differs"
 done
+# scale: the steps shared out; with a scaler that backs off, grows and skips,
+# and with FP8 delayed scaling, the same table
+if [ -x ./examples/amp_dump ] && ./examples/amp_dump "$tmp/steps" 9 >/dev/null 2>&1; then
+  for sc in "--preset pytorch --format fp16 --init 67108864 --interval 3" "--preset delayed --format e4m3 --history 4"; do
+    # shellcheck disable=SC2086
+    "$bin" scale -q --json $sc "$tmp"/steps/grad_step*.npy >"$tmp/c1.json" 2>/dev/null || bad "scale $sc alone"
+    # shellcheck disable=SC2086
+    "$bin" scale -q $sc "$tmp"/steps/grad_step*.npy >"$tmp/c1.txt" 2>/dev/null
+    for np in 2 3; do
+      # shellcheck disable=SC2086
+      $run -np $np "$bin" scale -q --json $sc "$tmp"/steps/grad_step*.npy >"$tmp/c.json" 2>"$tmp/err"
+      cmp -s "$tmp/c1.json" "$tmp/c.json" &&
+        ok "np $np scale $sc: JSON byte-identical ($(grep -c '"skipped": true' "$tmp/c.json") steps skipped)" ||
+        bad "np $np scale $sc: JSON differs"
+    done
+    # shellcheck disable=SC2086
+    $run -np 3 "$bin" scale -q $sc "$tmp"/steps/grad_step*.npy >"$tmp/c.txt" 2>"$tmp/err"
+    cmp -s "$tmp/c1.txt" "$tmp/c.txt" && ok "np 3 scale: text byte-identical" || bad "np 3 scale text differs"
+  done
+  $run -np 3 "$bin" scale -q --preset pytorch "$tmp"/steps/grad_step0.npy "$d/hostile/truncated.npy" \
+    "$tmp"/steps/grad_step1.npy >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  n=$(grep -c '^mpanalyze' "$tmp/e")
+  [ $rc -eq 2 ] && [ "$n" = 1 ] && [ ! -s "$tmp/o" ] && ok "np 3 scale, a bad step file: exit 2, one message, no table" ||
+    bad "np 3 scale bad file: rc $rc, $n messages"
+fi
 # other commands run once, on rank 0
 $run -np 2 "$bin" memory --params 1e9 >"$tmp/o" 2>&1
 [ "$(grep -c '^total' "$tmp/o")" = 1 ] && ok "np 2 memory: printed once" || bad "np 2 memory"

@@ -32,6 +32,141 @@ static void help(void)
          "  -q, --quiet         no progress bar\n");
 }
 
+/* One step file with its gradients multiplied by scale: p's counts and
+   p->amax (max |x| of the unscaled values, NaN once a NaN is seen). 0, or
+   an exit code with the message said. */
+static int step_stats(const char *path, const mpe_io_opts *io, const mpe_format *fmt, const char *const *want,
+                      size_t nwant, double scale, struct step *p)
+{
+  mpe_io *f;
+  if (mpa_open(path, io, &f))
+    return MPA_EXIT_INPUT;
+  mpe_range *r = mpe_range_alloc(&fmt, 1, NULL);
+  if (!r) {
+    mpe_io_close(f);
+    mpa_error(NULL, "out of memory");
+    return MPA_EXIT_FAIL;
+  }
+  size_t used = 0;
+  int err = 0;
+  p->amax = 0;
+  for (size_t i = 0; i < mpe_io_count(f) && !err; i++) {
+    mpe_io_tensor ti;
+    mpe_io_info(f, i, &ti);
+    int keep = nwant == 0;
+    for (size_t w = 0; w < nwant; w++)
+      keep |= !strcmp(want[w], ti.name);
+    if (!keep)
+      continue;
+    used++;
+    err = mpa_feed(f, i, path, &r, 1, scale, &p->amax);
+  }
+  mpe_io_close(f);
+  if (!err && used == 0)
+    err = mpa_error(path, "no matching floating-point tensor");
+  if (err) {
+    mpe_range_free(r);
+    return MPA_EXIT_INPUT;
+  }
+  mpe_range_summary su;
+  mpe_range_stats rs;
+  mpe_range_summary_get(r, &su);
+  mpe_range_stats_get(r, 0, &rs);
+  mpe_range_free(r);
+  p->count = su.count;
+  p->nonfinite = su.nan + su.inf;
+  p->underflow = rs.underflow;
+  p->overflow = rs.overflow;
+  p->found_inf = p->overflow > 0 || p->nonfinite > 0;
+  return 0;
+}
+
+/* Would a step whose largest |x| is amax overflow at this scale? The range
+   report's own classification of amax * scale (binary64, as mpa_feed scales):
+   it is monotone in |x|, so the largest magnitude decides for the whole step. */
+static int overflows_at(const mpe_format *fmt, double amax, double scale, int *out)
+{
+  mpe_range *r = mpe_range_alloc(&fmt, 1, NULL);
+  if (!r)
+    return MPA_EXIT_FAIL;
+  double v = amax * scale;
+  mpe_range_add_f64(r, &v, 1);
+  mpe_range_summary su;
+  mpe_range_stats rs;
+  mpe_range_summary_get(r, &su);
+  mpe_range_stats_get(r, 0, &rs);
+  mpe_range_free(r);
+  *out = rs.overflow > 0 || su.nan + su.inf > 0;
+  return 0;
+}
+
+/* Under mpirun: the steps' files are shared out among the ranks (step s on
+   rank s mod np) in two passes. Pass 1 gives every step's largest |x| and
+   non-finite count; every rank then replays the scaler over them (the
+   decision "found inf" of a step is that of its largest magnitude, see
+   overflows_at); pass 2 counts each step at its scale. The sums of the
+   ranks' arrays (zeros where a rank has no step) give every rank the
+   single-process table; rank 0 prints it. */
+static int scale_ranks(char **paths, size_t ns, const mpe_io_opts *io, const mpe_format *fmt,
+                       const char *const *want, size_t nwant, mpe_scaler *sc, mpe_delayed *dl, struct step *st)
+{
+  const int np = mpa_mpi_size(), me = mpa_mpi_rank();
+  double *v = calloc(ns * 6, sizeof *v);
+  int status = v ? 0 : MPA_EXIT_FAIL;
+  if (!v)
+    mpa_error(NULL, "out of memory");
+  mpa_err_local = 1;
+  for (size_t s = (size_t)me; s < ns && !status; s += (size_t)np) {
+    struct step p = { 0 };
+    status = step_stats(paths[s], io, fmt, want, nwant, 1.0, &p);
+    v[2 * s] = p.amax;
+    v[2 * s + 1] = (double)p.nonfinite;
+  }
+  mpa_err_local = 0;
+  if ((status = mpa_mpi_max(status)) || mpa_mpi_sum_double(v, 2 * ns))
+    goto out;
+  for (size_t s = 0; s < ns && !status; s++) {
+    struct step *p = &st[s];
+    p->file = paths[s];
+    p->scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
+    double amax = v[2 * s];
+    int ovf = 0;
+    if (v[2 * s + 1] == 0 && (status = overflows_at(fmt, amax, p->scale, &ovf)))
+      mpa_error(NULL, "out of memory");
+    p->found_inf = v[2 * s + 1] > 0 || ovf;
+    if (sc)
+      p->skipped = !mpe_scaler_update(sc, p->found_inf);
+    else
+      mpe_delayed_update(dl, isnan(amax) ? INFINITY : amax);
+  }
+  double *c = v + 2 * ns;
+  memset(c, 0, ns * 4 * sizeof *c);
+  mpa_err_local = 1;
+  for (size_t s = (size_t)me; s < ns && !status; s += (size_t)np) {
+    struct step p = { 0 };
+    status = step_stats(paths[s], io, fmt, want, nwant, st[s].scale, &p);
+    if (!status && p.found_inf != st[s].found_inf)
+      status = mpa_error(paths[s], "internal error: the overflow decision of pass 1 does not hold");
+    c[4 * s] = (double)p.count;
+    c[4 * s + 1] = (double)p.nonfinite;
+    c[4 * s + 2] = (double)p.underflow;
+    c[4 * s + 3] = (double)p.overflow;
+  }
+  mpa_err_local = 0;
+  if ((status = mpa_mpi_max(status)) || mpa_mpi_sum_double(c, 4 * ns))
+    goto out;
+  for (size_t s = 0; s < ns; s++) {
+    st[s].amax = v[2 * s];
+    st[s].count = (uint64_t)c[4 * s];
+    st[s].nonfinite = (uint64_t)c[4 * s + 1];
+    st[s].underflow = (uint64_t)c[4 * s + 2];
+    st[s].overflow = (uint64_t)c[4 * s + 3];
+  }
+out:
+  free(v);
+  return status ? status : MPA_EXIT_OK;
+}
+
 int mpa_cmd_scale(int argc, char **argv)
 {
   static const struct option lo[] = {
@@ -136,57 +271,27 @@ int mpa_cmd_scale(int argc, char **argv)
     mpa_error(NULL, "out of memory");
     goto done;
   }
-  for (size_t s = 0; s < ns; s++) {
-    const char *path = paths[s];
-    struct step *p = &st[s];
-    p->file = path;
-    p->scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
-    mpe_io *f;
-    if (mpa_open(path, &io, &f))
-      goto done;
-    mpe_range *r = mpe_range_alloc(&fmt, 1, NULL);
-    if (!r) {
-      mpe_io_close(f);
-      rc = MPA_EXIT_FAIL;
-      mpa_error(NULL, "out of memory");
-      goto done;
+  if (mpa_mpi_size() > 1) {
+    if ((rc = scale_ranks(paths, ns, &io, fmt, want, nwant, sc, dl, st)) || mpa_mpi_rank() > 0)
+      goto done;   /* rank 0 alone prints, the others end with its status */
+    for (size_t s = 0; s < ns; s++) {
+      scales[s] = st[s].scale;
+      ovf[s] = st[s].found_inf;
     }
-    size_t used = 0;
-    int err = 0;
-    for (size_t i = 0; i < mpe_io_count(f) && !err; i++) {
-      mpe_io_tensor ti;
-      mpe_io_info(f, i, &ti);
-      int keep = nwant == 0;
-      for (size_t w = 0; w < nwant; w++)
-        keep |= !strcmp(want[w], ti.name);
-      if (!keep)
-        continue;
-      used++;
-      err = mpa_feed(f, i, path, &r, 1, p->scale, &p->amax);
+  } else {
+    for (size_t s = 0; s < ns; s++) {
+      struct step *p = &st[s];
+      p->file = paths[s];
+      p->scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
+      if ((rc = step_stats(paths[s], &io, fmt, want, nwant, p->scale, p)))
+        goto done;
+      if (sc)
+        p->skipped = !mpe_scaler_update(sc, p->found_inf);
+      else
+        mpe_delayed_update(dl, isnan(p->amax) ? INFINITY : p->amax);
+      scales[s] = p->scale;
+      ovf[s] = p->found_inf;
     }
-    mpe_io_close(f);
-    if (!err && used == 0)
-      err = mpa_error(path, "no matching floating-point tensor");
-    if (err) {
-      mpe_range_free(r);
-      goto done;
-    }
-    mpe_range_summary su;
-    mpe_range_stats rs;
-    mpe_range_summary_get(r, &su);
-    mpe_range_stats_get(r, 0, &rs);
-    mpe_range_free(r);
-    p->count = su.count;
-    p->nonfinite = su.nan + su.inf;
-    p->underflow = rs.underflow;
-    p->overflow = rs.overflow;
-    p->found_inf = p->overflow > 0 || p->nonfinite > 0;
-    if (sc)
-      p->skipped = !mpe_scaler_update(sc, p->found_inf);
-    else
-      mpe_delayed_update(dl, isnan(p->amax) ? INFINITY : p->amax);
-    scales[s] = p->scale;
-    ovf[s] = p->found_inf;
   }
   mpa_progress_end();
   if (plot) {

@@ -59,8 +59,8 @@ static int run(int argc, char **argv)
   return mpa_close_stdout(commands[0].run(argc, argv));
 }
 
-/* under mpirun the range report and refine --cond-sweep are shared out among
-   the ranks; any other command (and help) runs on rank 0 alone */
+/* under mpirun the range report, refine --cond-sweep and the scale replay are
+   shared out among the ranks; any other command (and help) runs on rank 0 alone */
 static int rank0_only(int argc, char **argv)
 {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help") ||
@@ -68,7 +68,7 @@ static int rank0_only(int argc, char **argv)
     return 1;
   for (size_t i = 1; i < NCMD; i++)
     if (!strcmp(argv[1], commands[i].name))
-      return strcmp(argv[1], "refine") != 0;   /* refine --cond-sweep shares its points out */
+      return strcmp(argv[1], "refine") != 0 && strcmp(argv[1], "scale") != 0;   /* these share their work out */
   return 0;
 }
 

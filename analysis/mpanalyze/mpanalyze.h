@@ -88,6 +88,7 @@ int mpa_mpi_rank(void);
 int mpa_mpi_size(void);
 int mpa_mpi_max(int v);          /* the largest v over the ranks */
 int mpa_mpi_sum_int(int *v, size_t n);   /* v = the sum over the ranks, on every rank */
+int mpa_mpi_sum_double(double *v, size_t n);   /* the same for binary64 (exact for integers below 2^53) */
 int mpa_mpi_send(const void *buf, size_t len, int to, int tag);
 int mpa_mpi_recv(void **buf, size_t *len, int from, int tag);   /* *buf is malloc'ed */
 /* ranks other than 0 print errors only while this is set (the errors only

@@ -1,8 +1,9 @@
 /* mpanalyze under mpirun: MPI is started only when a launcher set the
-   environment (so a plain `mpanalyze` never touches MPI), and only the range
-   report is shared out among the ranks (cmd_range.c); every other command
-   runs on rank 0 alone. Without MPI at build time these are single-process
-   stand-ins. */
+   environment (so a plain `mpanalyze` never touches MPI). The range report
+   (cmd_range.c), refine --cond-sweep's points (cmd_refine.c) and the scale
+   replay's steps (cmd_scale.c) are shared out among the ranks; every other
+   command runs on rank 0 alone. Without MPI at build time these are
+   single-process stand-ins. */
 #include <config.h>
 #include <stdlib.h>
 #include "mpanalyze.h"
@@ -51,6 +52,14 @@ int mpa_mpi_sum_int(int *v, size_t n)
   return 0;
 }
 
+int mpa_mpi_sum_double(double *v, size_t n)
+{
+  if (started && size > 1 && n > 0 &&
+      (n > INT32_MAX || MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS))
+    return -1;
+  return 0;
+}
+
 int mpa_mpi_send(const void *buf, size_t len, int to, int tag)
 {
   uint64_t n = len;
@@ -92,6 +101,7 @@ int mpa_mpi_rank(void) { return 0; }
 int mpa_mpi_size(void) { return 1; }
 int mpa_mpi_max(int v) { return v; }
 int mpa_mpi_sum_int(int *v, size_t n) { (void)v; (void)n; return 0; }
+int mpa_mpi_sum_double(double *v, size_t n) { (void)v; (void)n; return 0; }
 int mpa_mpi_send(const void *buf, size_t len, int to, int tag) { (void)buf; (void)len; (void)to; (void)tag; return -1; }
 int mpa_mpi_recv(void **buf, size_t *len, int from, int tag) { (void)buf; (void)len; (void)from; (void)tag; return -1; }
 #endif
