@@ -29,12 +29,14 @@ enum vkind { V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_BYTES, V_TUPLE, V_LIST, V_
 
 struct val {
   unsigned char kind;
-  uint32_t n, cap;        /* containers: kids used / allocated (a dict holds key, value pairs) */
+  uint32_t n;             /* containers: kids (a dict holds key, value pairs); a list's or dict's
+                             array holds room for cap_of(n): 16 bytes a value, not 24 */
   union {
     int64_t i;
     double d;
     struct { uint32_t off, len; } s;   /* a string: bytes of the pickle */
-    uint32_t *kids;
+    uint32_t *kids;       /* lists and dicts */
+    size_t tk;            /* tuples (immutable): their kids are p->tk[tk..tk + n) */
     uint32_t id;          /* global, storage or tensor index */
   } u;
 };
@@ -91,7 +93,7 @@ struct view {
   unsigned st;            /* element type: index in stypes */
   uint64_t offset, count;
   int ndim;
-  uint64_t size[MPE_IO_MAXDIM], stride[MPE_IO_MAXDIM];
+  size_t dims;            /* the sizes then the strides, ndim of each, in p->dims */
 };
 
 struct out {              /* a tensor found in the checkpoint, under a name */
@@ -117,6 +119,10 @@ struct mpei_pt {
   size_t ns, caps_;
   struct view *views;
   size_t nviews, capviews;
+  uint64_t *dims;         /* of every view: kept compact, a checkpoint may hold 10^5 tensors */
+  size_t ndims, capdims;
+  uint32_t *tk;           /* the kids of every tuple */
+  size_t ntk, captk;
   struct out *o, *sk;     /* tensors listed, tensors skipped */
   size_t no, capo, nsk, capsk;
   size_t namebytes;
@@ -134,6 +140,7 @@ struct mpei_pt {
   int contiguous;
 };
 
+#define KIDS(v) ((v)->kind == V_TUPLE ? p->tk + (v)->u.tk : (v)->u.kids)
 #define ERR(code, ...) do { mpei_io_msg(msg, msglen, __VA_ARGS__); return (code); } while (0)
 
 static int grow(void **p, size_t *cap, size_t need, size_t esize)
@@ -180,13 +187,21 @@ static int push(struct mpei_pt *p, uint32_t id)
   return MPE_OK;
 }
 
+/* the room grow() leaves for n kids: 16, 32, 64, ... */
+static size_t cap_of(uint32_t n)
+{
+  size_t c = 16;
+  while (c < n)
+    c *= 2;
+  return n ? c : 0;
+}
+
 static int kid_add(struct mpei_pt *p, uint32_t c, uint32_t x)
 {
   struct val *v = &p->v[c];
-  size_t cap = v->cap;
-  if (grow((void **)&v->u.kids, &cap, (size_t)v->n + 1, sizeof(uint32_t)) || cap > UINT32_MAX)
+  size_t cap = cap_of(v->n);
+  if (v->n == UINT32_MAX || grow((void **)&v->u.kids, &cap, (size_t)v->n + 1, sizeof(uint32_t)))
     return MPE_ENOMEM;
-  v->cap = (uint32_t)cap;
   v->u.kids[v->n++] = x;
   return MPE_OK;
 }
@@ -213,7 +228,7 @@ static int int_tuple(const struct mpei_pt *p, uint32_t id, uint64_t *x, int *n)
   if ((v->kind != V_TUPLE && v->kind != V_LIST) || v->n > MPE_IO_MAXDIM)
     return -1;
   for (uint32_t i = 0; i < v->n; i++)
-    if (as_u64(p, v->u.kids[i], &x[i]))
+    if (as_u64(p, KIDS(v)[i], &x[i]))
       return -1;
   *n = (int)v->n;
   return 0;
@@ -225,13 +240,13 @@ static int int_tuple(const struct mpei_pt *p, uint32_t id, uint64_t *x, int *n)
 static int persistent(struct mpei_pt *p, uint32_t tup, uint32_t *res, char *msg, size_t msglen)
 {
   const struct val *t = &p->v[tup];
-  if (t->kind != V_TUPLE || t->n != 5 || !is_str(p, t->u.kids[0], "storage"))
+  if (t->kind != V_TUPLE || t->n != 5 || !is_str(p, KIDS(t)[0], "storage"))
     ERR(MPE_EFORMAT, "a persistent id that is not ('storage', type, key, location, size)");
-  const struct val *ty = &p->v[t->u.kids[1]], *key = &p->v[t->u.kids[2]], *loc = &p->v[t->u.kids[3]];
+  const struct val *ty = &p->v[KIDS(t)[1]], *key = &p->v[KIDS(t)[2]], *loc = &p->v[KIDS(t)[3]];
   uint64_t numel;
   if (ty->kind != V_GLOBAL || (ty->u.id != G_UNTYPED && (ty->u.id < G_STORAGE0 || ty->u.id >= G_DTYPE0)))
     ERR(MPE_EFORMAT, "a storage whose type is not a torch storage class");
-  if (key->kind != V_STR || loc->kind != V_STR || as_u64(p, t->u.kids[4], &numel))
+  if (key->kind != V_STR || loc->kind != V_STR || as_u64(p, KIDS(t)[4], &numel))
     ERR(MPE_EFORMAT, "a storage with a malformed key, location or size");
   if (key->u.s.len == 0 || key->u.s.len >= sizeof p->s[0].key)
     ERR(MPE_EFORMAT, "a storage key of %u bytes", (unsigned)key->u.s.len);
@@ -300,15 +315,16 @@ static int rebuild(struct mpei_pt *p, uint32_t args, int version, uint32_t *res,
   unsigned lo = version == 1 ? 4 : version == 2 ? 6 : 7, hi = version == 1 ? 4 : lo + 1;
   if (a->kind != V_TUPLE || a->n < lo || a->n > hi)
     ERR(MPE_EFORMAT, "a tensor rebuild with %u arguments", a->kind == V_TUPLE ? (unsigned)a->n : 0u);
-  const struct val *sv = &p->v[a->u.kids[0]];
+  const struct val *sv = &p->v[KIDS(a)[0]];
   if (sv->kind != V_STORAGE)
     ERR(MPE_EFORMAT, "a tensor rebuild whose first argument is not a storage");
   struct view w;
+  uint64_t size[MPE_IO_MAXDIM], stride[MPE_IO_MAXDIM];
   memset(&w, 0, sizeof w);
   w.storage = sv->u.id;
   w.st = p->s[w.storage].st;
   if (version == 3) {
-    const struct val *dt = &p->v[a->u.kids[6]];
+    const struct val *dt = &p->v[KIDS(a)[6]];
     if (dt->kind != V_GLOBAL || dt->u.id < G_DTYPE0)
       ERR(MPE_EFORMAT, "a tensor rebuild whose dtype is not a torch dtype");
     w.st = dt->u.id - G_DTYPE0;
@@ -318,19 +334,19 @@ static int rebuild(struct mpei_pt *p, uint32_t args, int version, uint32_t *res,
     ERR(MPE_EFORMAT, "a tensor over an untyped storage without a dtype");
   }
   int nd1, nd2;
-  if (as_u64(p, a->u.kids[1], &w.offset) || int_tuple(p, a->u.kids[2], w.size, &nd1) ||
-      int_tuple(p, a->u.kids[3], w.stride, &nd2) || nd1 != nd2)
+  if (as_u64(p, KIDS(a)[1], &w.offset) || int_tuple(p, KIDS(a)[2], size, &nd1) ||
+      int_tuple(p, KIDS(a)[3], stride, &nd2) || nd1 != nd2)
     ERR(MPE_EFORMAT, "a tensor rebuild with a malformed offset, size or stride");
   w.ndim = nd1;
   const struct storage *s = &p->s[w.storage];
   uint64_t count = 1, last = w.offset;
   for (int d = 0; d < w.ndim; d++)
-    if (mpei_mul_u64(count, w.size[d], &count))
+    if (mpei_mul_u64(count, size[d], &count))
       ERR(MPE_EFORMAT, "tensor of storage '%s': size overflows", s->key);
   if (count) {
     for (int d = 0; d < w.ndim; d++) {
       uint64_t span;
-      if (mpei_mul_u64(w.size[d] - 1, w.stride[d], &span) || __builtin_add_overflow(last, span, &last))
+      if (mpei_mul_u64(size[d] - 1, stride[d], &span) || __builtin_add_overflow(last, span, &last))
         ERR(MPE_EFORMAT, "tensor of storage '%s': strides overflow", s->key);
     }
     if (last >= s->nbytes / stypes[w.st].size)
@@ -343,8 +359,13 @@ static int rebuild(struct mpei_pt *p, uint32_t args, int version, uint32_t *res,
           (unsigned long long)(s->nbytes / stypes[w.st].size), (unsigned long long)PT_MAX_REPEAT);
   }
   w.count = count;
-  if (grow((void **)&p->views, &p->capviews, p->nviews + 1, sizeof *p->views))
+  if (grow((void **)&p->views, &p->capviews, p->nviews + 1, sizeof *p->views) ||
+      grow((void **)&p->dims, &p->capdims, p->ndims + 2 * (size_t)w.ndim, sizeof *p->dims))
     ERR(MPE_ENOMEM, "out of memory");
+  w.dims = p->ndims;
+  memcpy(p->dims + p->ndims, size, (size_t)w.ndim * sizeof *size);
+  memcpy(p->dims + p->ndims + w.ndim, stride, (size_t)w.ndim * sizeof *stride);
+  p->ndims += 2 * (size_t)w.ndim;
   p->views[p->nviews] = w;
   uint32_t id;
   if (new_val(p, V_TENSOR, &id))
@@ -367,9 +388,9 @@ static int reduce(struct mpei_pt *p, uint32_t fn, uint32_t args, uint32_t *res, 
   case G_REBUILD_V3: return rebuild(p, args, 3, res, msg, msglen);
   case G_REBUILD: return rebuild(p, args, 1, res, msg, msglen);
   case G_REBUILD_PARAM:
-    if ((a->n != 3 && a->n != 4) || p->v[a->u.kids[0]].kind != V_TENSOR)
+    if ((a->n != 3 && a->n != 4) || p->v[KIDS(a)[0]].kind != V_TENSOR)
       ERR(MPE_EFORMAT, "a parameter rebuild whose first argument is not a tensor");
-    *res = a->u.kids[0];
+    *res = KIDS(a)[0];
     return MPE_OK;
   default:   /* OrderedDict() */
     if (a->n != 0)
@@ -535,9 +556,12 @@ static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
         base = p->sp - n;
       }
       NEW(V_TUPLE, id);
-      for (size_t i = 0; i < n; i++)
-        if (kid_add(p, id, p->stack[base + i]))
-          ERR(MPE_ENOMEM, "out of memory");
+      if (n > UINT32_MAX || grow((void **)&p->tk, &p->captk, p->ntk + n, sizeof *p->tk))
+        ERR(MPE_ENOMEM, "out of memory");
+      memcpy(p->tk + p->ntk, p->stack + base, n * sizeof *p->tk);
+      p->v[id].u.tk = p->ntk;
+      p->v[id].n = (uint32_t)n;
+      p->ntk += n;
       p->sp = base;
       PUSH(id);
       break;
@@ -709,12 +733,12 @@ static int walk(struct mpei_pt *p, uint32_t id, char *name, size_t len, int dept
   int dict = v->kind == V_DICT;
   for (uint32_t i = 0; i < v->n; i += dict ? 2 : 1) {
     char key[PT_MAX_NAME];
-    uint32_t child = v->u.kids[dict ? i + 1 : i];
+    uint32_t child = KIDS(v)[dict ? i + 1 : i];
     int ck = p->v[child].kind;
     if (ck != V_TENSOR && ck != V_LIST && ck != V_TUPLE && ck != V_DICT)
       continue;   /* optimizer settings, strings, numbers */
     if (dict) {
-      if (key_text(p, v->u.kids[i], key, sizeof key))
+      if (key_text(p, KIDS(v)[i], key, sizeof key))
         ERR(MPE_EFORMAT, "a dict key that is not a valid UTF-8 string or a number");
     } else {
       snprintf(key, sizeof key, "%u", (unsigned)i);
@@ -820,30 +844,45 @@ static int read_member(zip_t *za, const char *name, unsigned char **buf, size_t 
   return MPE_OK;
 }
 
+/* what only running the pickle and naming its tensors needs */
+static void parse_free(struct mpei_pt *p)
+{
+  for (size_t i = 0; i < p->nv; i++)
+    if (p->v[i].kind == V_LIST || p->v[i].kind == V_DICT)
+      free(p->v[i].u.kids);
+  free(p->v);
+  free(p->stack);
+  free(p->marks);
+  free(p->memo);
+  free(p->tk);
+  free((void *)p->pk);
+  p->v = NULL;
+  p->stack = NULL;
+  p->marks = NULL;
+  p->memo = NULL;
+  p->tk = NULL;
+  p->pk = NULL;
+  p->nv = p->capv = p->sp = p->caps = p->nmarks = p->capm = p->capmemo = p->ntk = p->captk = 0;
+}
+
 void mpei_pt_free(struct mpei_pt *p)
 {
   if (!p)
     return;
   if (p->zf)
     zip_fclose(p->zf);
-  for (size_t i = 0; i < p->nv; i++)
-    if (p->v[i].kind == V_TUPLE || p->v[i].kind == V_LIST || p->v[i].kind == V_DICT)
-      free(p->v[i].u.kids);
+  parse_free(p);
   for (size_t i = 0; i < p->no; i++)
     free(p->o[i].name);
   for (size_t i = 0; i < p->nsk; i++)
     free(p->sk[i].name);
-  free(p->v);
-  free(p->stack);
-  free(p->marks);
-  free(p->memo);
   free(p->s);
   free(p->by_member);
   free(p->views);
+  free(p->dims);
   free(p->o);
   free(p->sk);
   free(p->cache);
-  free((void *)p->pk);
   free(p);
 }
 
@@ -891,10 +930,13 @@ int mpei_pt_open(zip_t *za, const char *root_name, struct mpei_pt **out, char *m
   path[0] = 0;
   if (p->v[root].kind == V_TENSOR) {
     snprintf(path, sizeof path, "%s", root_name);
-    return emit(p, p->v[root].u.id, path, msg, msglen);
+    rc = emit(p, p->v[root].u.id, path, msg, msglen);
+    parse_free(p);
+    return rc;
   }
   if ((rc = walk(p, root, path, 0, 0, msg, msglen)))
     return rc;
+  parse_free(p);   /* before the reader copies the list: 200,000 tensors held ~100 MB of it */
   return unique_names(p, msg, msglen);
 }
 
@@ -909,7 +951,7 @@ void mpei_pt_info(const struct mpei_pt *p, size_t i, mpe_io_tensor *t, uint64_t 
   t->dtype = (mpe_type)stypes[w->st].type;
   t->value_type = t->dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
   t->ndim = w->ndim;
-  memcpy(t->shape, w->size, sizeof w->size);
+  memcpy(t->shape, p->dims + w->dims, (size_t)w->ndim * sizeof *t->shape);
   t->count = w->count;
   t->big_endian = p->big_endian && stypes[w->st].size > 1;
   *nbytes = w->count * stypes[w->st].size;
@@ -960,6 +1002,7 @@ int mpei_pt_select(struct mpei_pt *p, size_t i, char *msg, size_t msglen)
   const struct view *w = &p->views[p->o[i].view];
   const struct storage *s = &p->s[w->storage];
   size_t es = stypes[w->st].size;
+  const uint64_t *size = p->dims + w->dims, *stride = size + w->ndim;
   if (w->count == 0) {   /* nothing to read (its offset may even be the storage's end) */
     p->cur = (long)i;
     p->pos = 0;
@@ -970,9 +1013,9 @@ int mpei_pt_select(struct mpei_pt *p, size_t i, char *msg, size_t msglen)
   uint64_t want = 1;
   p->contiguous = 1;
   for (int d = w->ndim - 1; d >= 0; d--) {
-    if (w->size[d] > 1 && w->stride[d] != want)
+    if (size[d] > 1 && stride[d] != want)
       p->contiguous = 0;
-    want *= w->size[d];
+    want *= size[d];
   }
   if (!(p->zf = zip_fopen_index(p->za, s->zindex, 0)))
     ERR(MPE_EFORMAT, "cannot open storage '%s': %s", s->key, zip_strerror(p->za));
@@ -1024,13 +1067,14 @@ int mpei_pt_read(struct mpei_pt *p, unsigned char *dst, size_t n, char *msg, siz
     return MPE_OK;
   }
   int last = w->ndim - 1;
+  const uint64_t *size = p->dims + w->dims, *stride = size + w->ndim;
   for (size_t k = 0; k < n; k++) {
     uint64_t at = w->offset;
     for (int d = 0; d <= last; d++)
-      at += p->idx[d] * w->stride[d];
+      at += p->idx[d] * stride[d];
     memcpy(dst + k * es, p->cache + at * es, es);
     for (int d = last; d >= 0; d--) {   /* next index in C order */
-      if (++p->idx[d] < w->size[d])
+      if (++p->idx[d] < size[d])
         break;
       p->idx[d] = 0;
     }

@@ -2,6 +2,9 @@
    analysed completely before anything is printed, so bad input never leaves
    half a report behind. */
 #include <config.h>
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -275,24 +278,24 @@ static const char *pct(uint64_t a, uint64_t n, char *buf, size_t len)
   return buf;
 }
 
-static void print_tensor(const struct tres *t, const struct target *tg, size_t nf)
+static void print_tensor(FILE *out, const struct tres *t, const struct target *tg, size_t nf)
 {
   char b1[48], b2[48], b3[48], b4[48], b5[48];
   if (t->file) {
     char sh[160];
     shape_text(t, sh, sizeof sh);
     char ef[512], en[512];   /* names come from files: no terminal escapes */
-    printf("%s: %s  %s %s  %llu values\n", mpa_esc(ef, sizeof ef, t->file), mpa_esc(en, sizeof en, t->name),
+    fprintf(out, "%s: %s  %s %s  %llu values\n", mpa_esc(ef, sizeof ef, t->file), mpa_esc(en, sizeof en, t->name),
            mpe_type_name(t->dtype), sh, (unsigned long long)t->sum.count);
   } else {
-    printf("%s  %llu values\n", t->name, (unsigned long long)t->sum.count);
+    fprintf(out, "%s  %llu values\n", t->name, (unsigned long long)t->sum.count);
   }
-  printf("  zeros %s  nan %llu  inf %llu", pct(t->sum.zeros, t->sum.count, b1, sizeof b1),
+  fprintf(out, "  zeros %s  nan %llu  inf %llu", pct(t->sum.zeros, t->sum.count, b1, sizeof b1),
          (unsigned long long)t->sum.nan, (unsigned long long)t->sum.inf);
   if (t->sum.max_abs > 0)
-    printf("  max|x| %.4g (2^%d)  min|x|>0 %.4g (2^%d)", t->sum.max_abs, ilogb(t->sum.max_abs),
+    fprintf(out, "  max|x| %.4g (2^%d)  min|x|>0 %.4g (2^%d)", t->sum.max_abs, ilogb(t->sum.max_abs),
            t->sum.min_abs_nonzero, ilogb(t->sum.min_abs_nonzero));
-  printf("\n  %-6s %-18s %-18s %-16s %-9s %-7s %-18s %s\n", "format", "underflow", "subnormal", "overflow",
+  fprintf(out, "\n  %-6s %-18s %-18s %-16s %-9s %-7s %-18s %s\n", "format", "underflow", "subnormal", "overflow",
          "rel.err", "scale", "underflow@scale", "(flushed)");
   for (size_t k = 0; k < nf; k++) {
     const mpe_range_stats *s = &t->st[k];
@@ -301,7 +304,7 @@ static void print_tensor(const struct tres *t, const struct target *tg, size_t n
       snprintf(sc, sizeof sc, "2^%d", s->scale_log2);
     else
       snprintf(sc, sizeof sc, "-");
-    printf("  %-6s %-18s %-18s %-16s %-9.3g %-7s %-18s %s\n", tg[k].name,
+    fprintf(out, "  %-6s %-18s %-18s %-16s %-9.3g %-7s %-18s %s\n", tg[k].name,
            pct(s->underflow, t->sum.count, b1, sizeof b1), pct(s->subnormal, t->sum.count, b2, sizeof b2),
            pct(s->overflow, t->sum.count, b3, sizeof b3), s->rel_error, sc,
            pct(s->underflow_at_scale, t->sum.count, b4, sizeof b4),
@@ -327,7 +330,7 @@ static struct limits limits_of(const struct target *g)
   return l;
 }
 
-static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
+static void print_hist(FILE *out, const struct tres *t, const struct target *tg, size_t nf)
 {
   if (t->h.n == 0)
     return;
@@ -337,9 +340,9 @@ static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
       mx = t->h.c[i];
   struct limits l = limits_of(&tg[0]);
   if (l.has)
-    printf("  binades of |x| (marks: %s limits)\n", tg[0].name);
+    fprintf(out, "  binades of |x| (marks: %s limits)\n", tg[0].name);
   else
-    printf("  binades of |x|\n");
+    fprintf(out, "  binades of |x|\n");
   (void)nf;
   for (size_t i = 0; i < t->h.n; i++) {
     int e = t->h.first + (int)i;
@@ -357,7 +360,7 @@ static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
       if (e > l.max)
         mark = tg[0].t.kind == MPE_TARGET_Q16 ? "  saturates" : "  overflows";
     }
-    printf("  2^%-5d %10llu %-50s%s\n", e, (unsigned long long)t->h.c[i], bar, mark);
+    fprintf(out, "  2^%-5d %10llu %-50s%s\n", e, (unsigned long long)t->h.c[i], bar, mark);
   }
 }
 
@@ -378,6 +381,95 @@ static void help(void)
          "      --json          one JSON document on stdout\n"
          "      --plot FILE     binade histogram as .svg or .png\n"
          "  -q, --quiet         no progress bar\n");
+}
+
+
+/* Per-tensor results are written out as soon as they are known, to a spill
+   file (unlinked at once, in $TMPDIR), and copied to stdout only when every
+   input has been read: memory stays flat in the number of tensors (200,000
+   one-value tensors held 3.6 KB of histograms each, 730 MB), and an input
+   that fails late still leaves stdout empty. The first tensor stays in
+   memory: when it is the only one it is reported with its histogram and plotted. */
+struct emitter {
+  const struct target *tg;
+  size_t nf;
+  int json, margin;
+  size_t n;             /* tensors emitted */
+  struct tres first;
+  FILE *spill;
+};
+
+static FILE *spill_open(void)
+{
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/mpanalyze.XXXXXX", dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return NULL;
+  unlink(path);
+  FILE *fp = fdopen(fd, "w+b");
+  if (!fp)
+    close(fd);
+  return fp;
+}
+
+static int emit_write(struct emitter *em, FILE *out, const struct tres *t, size_t index)
+{
+  if (em->json) {
+    json_t *o = tensor_json(t, em->tg, em->nf, em->margin);
+    fputs(index ? ",\n    " : "\n    ", out);
+    int bad = !o || json_dumpf(o, out, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_COMPACT);
+    json_decref(o);
+    return bad ? -1 : 0;
+  }
+  print_tensor(out, t, em->tg, em->nf);
+  fputc('\n', out);
+  return 0;
+}
+
+/* the results of one more tensor, in file order; *t is emptied (its memory
+   freed or kept as em->first). MPA_EXIT_* */
+static int emit(struct emitter *em, struct tres *t)
+{
+  int rc = MPA_EXIT_OK;
+  if (em->n == 0) {
+    em->first = *t;
+    memset(t, 0, sizeof *t);
+    em->n++;
+    return rc;
+  }
+  if (em->n == 1) {
+    if (!(em->spill = spill_open()))
+      rc = mpa_error(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", "cannot make a scratch file for the report: %s",
+                     strerror(errno));
+    else if (emit_write(em, em->spill, &em->first, 0))
+      rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+  }
+  if (rc == MPA_EXIT_OK && emit_write(em, em->spill, t, em->n))
+    rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+  if (rc == MPA_EXIT_OK && ferror(em->spill))
+    rc = mpa_error(NULL, "cannot write the report's scratch file in %s: %s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                   strerror(errno));
+  free_tres(t, em->nf);
+  memset(t, 0, sizeof *t);
+  em->n++;
+  return rc;
+}
+
+/* the spilled results to stdout. MPA_EXIT_* */
+static int spill_copy(FILE *spill)
+{
+  char b[1 << 16];
+  size_t got;
+  if (fflush(spill) || ferror(spill) || fseek(spill, 0, SEEK_SET))
+    return mpa_error(NULL, "cannot write the report's scratch file: %s", strerror(errno));
+  while ((got = fread(b, 1, sizeof b, spill)) > 0)
+    if (fwrite(b, 1, got, stdout) != got)
+      return mpa_error("standard output", "write failed: %s", strerror(errno));
+  if (ferror(spill))
+    return mpa_error(NULL, "cannot read back the report's scratch file: %s", strerror(errno));
+  return MPA_EXIT_OK;
 }
 
 int mpa_cmd_range(int argc, char **argv)
@@ -442,9 +534,18 @@ int mpa_cmd_range(int argc, char **argv)
   mpe_range_opts ro = { .margin = (int)margin };
   mpe_range *total = alloc_for(tg, nf, &ro);
   size_t fxused = 0;   /* the fx16 block of every tensor, 0 when they differ */
-  struct tres *res = NULL;
+  struct emitter em;
+  memset(&em, 0, sizeof em);
+  em.tg = tg;
+  em.nf = nf;
+  em.json = json;
+  em.margin = (int)margin;
+  /* single process: one tensor's results at a time (cur); under mpirun rank 0
+     keeps every tensor's description in res[] until the others' results arrive */
+  struct tres cur, *res = NULL;
+  memset(&cur, 0, sizeof cur);
   size_t nres = 0, cap = 0;
-  struct tres empty;          /* the results of the last empty tensor */
+  struct tres empty;          /* the results of an empty tensor (owned here) */
   memset(&empty, 0, sizeof empty);
   int empty_ok = 0;
   size_t empty_blocks[MAXF];
@@ -514,12 +615,17 @@ int mpa_cmd_range(int argc, char **argv)
         continue;
       }
       set_blocks(tg, nf, &ti);
-      mpe_range *r = ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks) ? NULL : alloc_for(tg, nf, &ro);
       int need_r = !(ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks));
-      if (nres == cap) {
-        cap = cap ? 2 * cap : 16;
-        struct tres *nr = realloc(res, cap * sizeof *nr);
-        if (!nr) { mpe_range_free(r); r = NULL; } else res = nr;
+      mpe_range *r = need_r ? alloc_for(tg, nf, &ro) : NULL;
+      struct tres *t = &cur;
+      if (np > 1) {
+        if (nres == cap) {
+          cap = cap ? 2 * cap : 16;
+          struct tres *nr = realloc(res, cap * sizeof *nr);
+          if (!nr) { mpe_range_free(r); r = NULL; need_r = 1; } else res = nr;
+        }
+        if (nres < cap)
+          t = &res[nres++];
       }
       if (!r && need_r) {
         mpe_io_close(f);
@@ -527,7 +633,6 @@ int mpa_cmd_range(int argc, char **argv)
         failed = 1;
         goto walked;
       }
-      struct tres *t = &res[nres++];
       memset(t, 0, sizeof *t);
       t->file = path;
       /* shape and name in one block, the shape first (aligned) */
@@ -547,7 +652,7 @@ int mpa_cmd_range(int argc, char **argv)
       for (size_t k = 0; k < nf; k++)
         if (tg[k].t.kind == MPE_TARGET_FX16) {
           t->fxblock = tg[k].t.block;
-          fxused = nres == 1 || fxused == t->fxblock ? t->fxblock : 0;
+          fxused = g == 0 || fxused == t->fxblock ? t->fxblock : 0;
         }
       if (np > 1) {
         /* rank 0: analyse its own share now; merge every tensor in order later */
@@ -567,9 +672,9 @@ int mpa_cmd_range(int argc, char **argv)
         continue;
       }
       int e = 0;
-      if (ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks)) {
+      if (!need_r) {
         /* an empty tensor's results depend only on the targets: copy the
-           last empty one's instead of building an accumulator (thousands of
+           first empty one's instead of building an accumulator (thousands of
            empty tensors took a millisecond and kilobytes each) */
         if (share_results(t, &empty, nf))
           e = mpa_error(NULL, "out of memory");
@@ -578,16 +683,26 @@ int mpa_cmd_range(int argc, char **argv)
         if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
           e = mpa_error(NULL, "out of memory");
         if (!e && ti.count == 0) {
-          /* this tensor lends its (all-zero) histograms to the empty ones
-             after it; they never free them, it frees them with res[] */
-          empty = *t;
-          empty_ok = 1;
-          for (size_t k = 0; k < nf; k++)
-            empty_blocks[k] = tg[k].t.block;
+          /* keep these (all-zero) results for the empty tensors after it:
+             the histograms pass to `empty`, which frees them last */
+          free_tres(&empty, nf);
+          memset(&empty, 0, sizeof empty);
+          if (share_results(&empty, t, nf)) {
+            e = mpa_error(NULL, "out of memory");
+          } else {
+            empty.shared = 0;
+            t->shared = 1;
+            empty_ok = 1;
+            for (size_t k = 0; k < nf; k++)
+              empty_blocks[k] = tg[k].t.block;
+          }
         }
       }
       mpe_range_free(r);
+      if (!e)
+        e = emit(&em, t);
       if (e) {
+        rc = e;
         mpe_io_close(f);
         goto done;
       }
@@ -645,22 +760,29 @@ walked:
         rc = MPA_EXIT_FAIL;
         goto done;
       }
+      mpe_range_free(pd->r);
+      pd->r = NULL;
+      if ((rc = emit(&em, &res[k])) != MPA_EXIT_OK)
+        goto done;
     }
   }
+  rc = MPA_EXIT_INPUT;
+  size_t ntens = em.n;
   struct tres all;
   memset(&all, 0, sizeof all);
   char allname[64];
-  snprintf(allname, sizeof allname, "all %zu tensors", nres);
+  snprintf(allname, sizeof allname, "all %zu tensors", ntens);
   all.name = strdup(allname);
   all.fxblock = fxused;
-  if (extract(total, nf, &all)) {
+  if (!all.name || extract(total, nf, &all)) {
     mpa_error(NULL, "out of memory");
+    free_tres(&all, nf);
     goto done;
   }
   if (plot) {
-    const struct tres *pt = nres == 1 ? &res[0] : &all;
+    const struct tres *pt = ntens == 1 ? &em.first : &all;
     char title[200];
-    snprintf(title, sizeof title, "%s: %s", nres == 1 ? res[0].file : "mpanalyze", pt->name);
+    snprintf(title, sizeof title, "%s: %s", ntens == 1 ? em.first.file : "mpanalyze", pt->name);
     mpa_mark marks[MAXF];
     size_t nm = 0;
     for (size_t k = 0; k < nf; k++) {
@@ -693,32 +815,32 @@ walked:
       fputs(text, stdout);
       free(text);
       fputs(",\n  \"tensors\": [", stdout);
-      for (size_t i = 0; i <= nres && rc == MPA_EXIT_OK; i++) {
-        json_t *o = tensor_json(i < nres ? &res[i] : &all, tg, nf, (int)margin);
-        if (i == nres)
-          fputs("\n  ],\n  \"total\": ", stdout);
-        else
-          fputs(i ? ",\n    " : "\n    ", stdout);
-        if (!o || json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_COMPACT))
-          rc = MPA_EXIT_FAIL;
-        json_decref(o);
-      }
+      if (ntens == 1)
+        rc = emit_write(&em, stdout, &em.first, 0) ? MPA_EXIT_FAIL : MPA_EXIT_OK;
+      else
+        rc = spill_copy(em.spill);
+      fputs("\n  ],\n  \"total\": ", stdout);
+      json_t *o = rc ? NULL : tensor_json(&all, tg, nf, (int)margin);
+      if (!rc && (!o || json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_COMPACT)))
+        rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+      json_decref(o);
       fputs("\n}\n", stdout);
     }
   } else {
-    for (size_t i = 0; i < nres; i++) {
-      print_tensor(&res[i], tg, nf);
-      if (nres == 1)
-        print_hist(&res[i], tg, nf);
-      printf("\n");
-    }
-    if (nres > 1) {
-      print_tensor(&all, tg, nf);
-      print_hist(&all, tg, nf);
-    }
-    if (plot && !mpa_quiet)
-      fprintf(stderr, "mpanalyze: wrote %s\n", plot);
     rc = MPA_EXIT_OK;
+    if (ntens == 1) {
+      print_tensor(stdout, &em.first, tg, nf);
+      print_hist(stdout, &em.first, tg, nf);
+      printf("\n");
+    } else {
+      rc = spill_copy(em.spill);
+      if (rc == MPA_EXIT_OK) {
+        print_tensor(stdout, &all, tg, nf);
+        print_hist(stdout, &all, tg, nf);
+      }
+    }
+    if (rc == MPA_EXIT_OK && plot && !mpa_quiet)
+      fprintf(stderr, "mpanalyze: wrote %s\n", plot);
   }
   free_tres(&all, nf);
 done:
@@ -726,6 +848,11 @@ done:
   for (size_t i = 0; i < nres; i++)
     free_tres(&res[i], nf);
   free(res);
+  free_tres(&cur, nf);
+  free_tres(&em.first, nf);
+  free_tres(&empty, nf);
+  if (em.spill)
+    fclose(em.spill);
   free(found);
   mpe_range_free(total);
   for (size_t k = 0; k < npend; k++) {
