@@ -448,19 +448,16 @@ static AI void sr_block(uint64_t seed, uint64_t c, vq r[4])
   for (int j = 0; j < VW; j++)
     lane[j] = (uint64_t)j;
   philox_vec((SPQ(c) + lane) & CTR_MASK, seed, out);
-#if VW == 8
-  const vq p_lo = { 0, 8, 1, 9, 2, 10, 3, 11 }, p_hi = { 4, 12, 5, 13, 6, 14, 7, 15 };
-  const vq q_lo = { 0, 1, 8, 9, 2, 3, 10, 11 }, q_hi = { 4, 5, 12, 13, 6, 7, 14, 15 };
-#else
-  const vq p_lo = { 0, 4, 1, 5 }, p_hi = { 2, 6, 3, 7 };
-  const vq q_lo = { 0, 1, 4, 5 }, q_hi = { 2, 3, 6, 7 };
-#endif
-  vq lo01 = __builtin_shuffle(out[0], out[1], p_lo), hi01 = __builtin_shuffle(out[0], out[1], p_hi);
-  vq lo23 = __builtin_shuffle(out[2], out[3], p_lo), hi23 = __builtin_shuffle(out[2], out[3], p_hi);
-  r[0] = __builtin_shuffle(lo01, lo23, q_lo);
-  r[1] = __builtin_shuffle(lo01, lo23, q_hi);
-  r[2] = __builtin_shuffle(hi01, hi23, q_lo);
-  r[3] = __builtin_shuffle(hi01, hi23, q_hi);
+  /* (index lists from the ISA header: p_lo = {0, VW, 1, VW+1, ...}, p_hi the
+     same from VW/2, q_lo = {0, 1, VW, VW+1, 2, 3, ...}, q_hi from VW/2) */
+  vq lo01 = __builtin_shufflevector(out[0], out[1], MPEI_SHUF64_PLO);
+  vq hi01 = __builtin_shufflevector(out[0], out[1], MPEI_SHUF64_PHI);
+  vq lo23 = __builtin_shufflevector(out[2], out[3], MPEI_SHUF64_PLO);
+  vq hi23 = __builtin_shufflevector(out[2], out[3], MPEI_SHUF64_PHI);
+  r[0] = __builtin_shufflevector(lo01, lo23, MPEI_SHUF64_QLO);
+  r[1] = __builtin_shufflevector(lo01, lo23, MPEI_SHUF64_QHI);
+  r[2] = __builtin_shufflevector(hi01, hi23, MPEI_SHUF64_QLO);
+  r[3] = __builtin_shufflevector(hi01, hi23, MPEI_SHUF64_QHI);
 }
 
 static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew_plan *plan, uint64_t idx0,

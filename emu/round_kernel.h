@@ -143,18 +143,16 @@ static inline __attribute__((always_inline)) void random_block(const mpei_plan32
   }
   /* element 4j+w is word w of block j: the low dwords of (w0,w1) and (w2,w3)
      interleaved per block, then pairs of those per output vector */
-  vi il, q_lo, q_hi;
-  for (int j = 0; j < VW; j++) {
-    il[j] = (j & 1 ? VW : 0) + 2 * (j / 2);
-    q_lo[j] = ((j % 4) < 2 ? 0 : VW) + 2 * (j / 4) + (j & 1);
-    q_hi[j] = q_lo[j] + VW / 2;
-  }
-  vu a01 = __builtin_shuffle((vu)a0, (vu)a1, (vu)il), a23 = __builtin_shuffle((vu)a2, (vu)a3, (vu)il);
-  vu b01 = __builtin_shuffle((vu)b0, (vu)b1, (vu)il), b23 = __builtin_shuffle((vu)b2, (vu)b3, (vu)il);
-  out[0] = __builtin_shuffle(a01, a23, (vu)q_lo);
-  out[1] = __builtin_shuffle(a01, a23, (vu)q_hi);
-  out[2] = __builtin_shuffle(b01, b23, (vu)q_lo);
-  out[3] = __builtin_shuffle(b01, b23, (vu)q_hi);
+  /* (the index lists are the ISA header's: il[j] = (j odd ? VW : 0) + 2*(j/2),
+     q_lo[j] = (j%4 < 2 ? 0 : VW) + 2*(j/4) + (j&1), q_hi = q_lo + VW/2) */
+  vu a01 = __builtin_shufflevector((vu)a0, (vu)a1, MPEI_SHUF32_IL);
+  vu a23 = __builtin_shufflevector((vu)a2, (vu)a3, MPEI_SHUF32_IL);
+  vu b01 = __builtin_shufflevector((vu)b0, (vu)b1, MPEI_SHUF32_IL);
+  vu b23 = __builtin_shufflevector((vu)b2, (vu)b3, MPEI_SHUF32_IL);
+  out[0] = __builtin_shufflevector(a01, a23, MPEI_SHUF32_QLO);
+  out[1] = __builtin_shufflevector(a01, a23, MPEI_SHUF32_QHI);
+  out[2] = __builtin_shufflevector(b01, b23, MPEI_SHUF32_QLO);
+  out[3] = __builtin_shufflevector(b01, b23, MPEI_SHUF32_QHI);
 }
 
 /* Random words for the VW elements idx0 .. idx0 + VW - 1 (any alignment): the

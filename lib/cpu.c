@@ -3,6 +3,9 @@
    for the first time together all see the finished answer (no data race);
    the level forced by mpe_simd_level_set is an atomic. */
 #include <pthread.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <stdatomic.h>
 #include "config.h"
 #include "mpei.h"
@@ -17,7 +20,10 @@ static void detect_run(void)
   int level = MPEI_SIMD_NONE;
 #if defined(HAVE_X86_SIMD) && (defined(__x86_64__) || defined(__i386__))
   __builtin_cpu_init();
-  has_f16c = __builtin_cpu_supports("f16c");
+  /* F16C from CPUID leaf 1, ECX bit 29: clang's __builtin_cpu_supports has no "f16c"
+     (it is VEX-encoded, so usable wherever the AVX2 test below passes) */
+  unsigned eax, ebx, ecx, edx;
+  has_f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c &&
       __builtin_cpu_supports("bmi2"))
     level = MPEI_SIMD_AVX2;

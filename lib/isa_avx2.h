@@ -32,6 +32,19 @@
 /* the halves of a register of 32-bit lanes */
 #define MPEI_HALF_LO(v) __builtin_shufflevector(v, v, 0, 1, 2, 3)
 #define MPEI_HALF_HI(v) __builtin_shufflevector(v, v, 4, 5, 6, 7)
+
+/* Lane orders for __builtin_shufflevector (constant indices: GCC >= 12 and clang
+   both take it; GCC's __builtin_shuffle with a mask vector is GCC only), used to
+   put Philox words in element order. With 32-bit lanes (8): IL interleaves the
+   low dwords of the 64-bit lanes of two vectors, QLO/QHI take pairs of those.
+   With 64-bit lanes (4): PLO/PHI interleave two vectors, QLO/QHI take pairs. */
+#define MPEI_SHUF32_IL 0, 8, 2, 10, 4, 12, 6, 14
+#define MPEI_SHUF32_QLO 0, 1, 8, 9, 2, 3, 10, 11
+#define MPEI_SHUF32_QHI 4, 5, 12, 13, 6, 7, 14, 15
+#define MPEI_SHUF64_PLO 0, 4, 1, 5
+#define MPEI_SHUF64_PHI 2, 6, 3, 7
+#define MPEI_SHUF64_QLO 0, 1, 4, 5
+#define MPEI_SHUF64_QHI 2, 3, 6, 7
 /* SLEEF's 1-ulp binary64 functions on a register (needs <sleef.h>) */
 #define MPEI_SLEEF_EXP(v) Sleef_expd4_u10avx2((__m256d)(v))
 #define MPEI_SLEEF_LOG(v) Sleef_logd4_u10avx2((__m256d)(v))

@@ -32,6 +32,16 @@
 /* the halves of a register of 32-bit lanes */
 #define MPEI_HALF_LO(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
 #define MPEI_HALF_HI(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
+
+/* Lane orders for __builtin_shufflevector (as in isa_avx2.h, for 16 32-bit or
+   8 64-bit lanes) */
+#define MPEI_SHUF32_IL 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
+#define MPEI_SHUF32_QLO 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23
+#define MPEI_SHUF32_QHI 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31
+#define MPEI_SHUF64_PLO 0, 8, 1, 9, 2, 10, 3, 11
+#define MPEI_SHUF64_PHI 4, 12, 5, 13, 6, 14, 7, 15
+#define MPEI_SHUF64_QLO 0, 1, 8, 9, 2, 3, 10, 11
+#define MPEI_SHUF64_QHI 4, 5, 12, 13, 6, 7, 14, 15
 /* SLEEF's 1-ulp binary64 functions on a register (needs <sleef.h>) */
 #define MPEI_SLEEF_EXP(v) Sleef_expd8_u10avx512f((__m512d)(v))
 #define MPEI_SLEEF_LOG(v) Sleef_logd8_u10avx512f((__m512d)(v))
