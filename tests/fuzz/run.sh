@@ -44,7 +44,7 @@ for k in $kinds; do
     deps=$(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$tree/libmpemu.la")
     $CC $flags -fopenmp -o "$out/fuzz_cli" "$here/fuzz_cli.c" \
       $(ls "$tree"/analysis/mpanalyze/mpanalyze-*.o | grep -v mpanalyze-main.o) "$tree/.libs/libmpemu.a" \
-      $deps $(pkg-config --libs jansson libzip) -lm
+      $deps $(sed -n 's/^PLPLOT_LIBS = //p' "$tree/Makefile") $(pkg-config --libs jansson libzip) -lm
   elif [ "$K" = pkl ]; then   # the PyTorch pickle alone, wrapped in a valid archive by the target
     $CC $flags -o "$out/fuzz_pkl" "$here/fuzz_pt_pickle.c" $srcs $(pkg-config --cflags --libs jansson libzip) -lm
   elif [ "$K" = mtx ]; then
