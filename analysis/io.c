@@ -539,12 +539,29 @@ static int add_single(mpe_io *f, const char *path, const mpe_io_tensor *ti, uint
   return MPE_OK;
 }
 
+/* the bytes of a .npy header, from its first 12: magic, version, length (at most
+   NPY_MAX_HEADER + 12; mpei_npy_parse judges the rest) */
+static size_t npy_header_size(const unsigned char *b, size_t got)
+{
+  if (got < 12 || memcmp(b, "\x93NUMPY", 6))
+    return got;
+  uint64_t n = b[6] == 1 ? 10 + (uint64_t)(b[8] | b[9] << 8)
+             : 12 + (uint64_t)(b[8] | b[9] << 8 | (uint64_t)b[10] << 16 | (uint64_t)b[11] << 24);
+  return n > NPY_MAX_HEADER + 12 ? NPY_MAX_HEADER + 12 : (size_t)n;
+}
+
 static int open_npy(mpe_io *f, const char *path, const mpe_io_opts *o)
 {
-  unsigned char *hb = malloc(NPY_MAX_HEADER + 12);
+  /* the header's own size, not the 1 MiB a header may take */
+  unsigned char pre[12];
+  size_t got = fread(pre, 1, sizeof pre, f->fp);
+  size_t want = npy_header_size(pre, got);
+  unsigned char *hb = malloc(want > got ? want : got ? got : 1);
   if (!hb)
     FAIL(MPE_ENOMEM, "out of memory");
-  size_t got = fread(hb, 1, NPY_MAX_HEADER + 12, f->fp);
+  memcpy(hb, pre, got);
+  if (want > got)
+    got += fread(hb + got, 1, want - got, f->fp);
   if (ferror(f->fp)) {
     free(hb);
     FAIL(MPE_EIO, "read error: %s", strerror(errno));

@@ -556,9 +556,10 @@ static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
         base = p->sp - n;
       }
       NEW(V_TUPLE, id);
-      if (n > UINT32_MAX || grow((void **)&p->tk, &p->captk, p->ntk + n, sizeof *p->tk))
+      if (n > UINT32_MAX || (n && grow((void **)&p->tk, &p->captk, p->ntk + n, sizeof *p->tk)))
         ERR(MPE_ENOMEM, "out of memory");
-      memcpy(p->tk + p->ntk, p->stack + base, n * sizeof *p->tk);
+      if (n)   /* an empty tuple first: tk and the stack may still be NULL (found by fuzz_pkl) */
+        memcpy(p->tk + p->ntk, p->stack + base, n * sizeof *p->tk);
       p->v[id].u.tk = p->ntk;
       p->v[id].n = (uint32_t)n;
       p->ntk += n;

@@ -291,6 +291,19 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/* an empty tuple made by MARK TUPLE before any other tuple (found by fuzz_pkl: the
+   tuple pool was still NULL, and UBSan stopped on NULL + 0): a valid pickle of no tensor */
+START_TEST(test_empty_tuple)
+{
+  char msg[256];
+  mpe_io *f = NULL;
+  ck_assert_int_eq(mpe_io_open(&f, data("hostile/pt_empty_tuple.pt"), NULL, msg, sizeof msg), MPE_OK);
+  ck_assert_uint_eq(mpe_io_count(f), 0);
+  ck_assert_uint_eq(mpe_io_skipped(f), 0);
+  mpe_io_close(f);
+}
+END_TEST
+
 /* files legal for torch.load that the reader first mishandled (tests/data/pt/attack/make_attack.py) */
 static const struct { const char *file; int rc; const char *says; } attack[] = {
   /* the same key twice in one dict; a key "a.b" beside a dict a holding b: one name, two tensors */
@@ -379,6 +392,7 @@ int main(void)
   tcase_add_test(tc, test_counts_equal_torch);
   suite_add_tcase(s, tc);
   tc = tcase_create("hostile");
+  tcase_add_test(tc, test_empty_tuple);
   tcase_add_loop_test(tc, test_hostile, 0, (int)(sizeof hostile / sizeof hostile[0]));
   tcase_add_test(tc, test_fuzz_replay);
   tcase_add_loop_test(tc, test_attack, 0, (int)(sizeof attack / sizeof attack[0]));

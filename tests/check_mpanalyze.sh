@@ -309,6 +309,26 @@ $bin cg --n 16 --max-iter 3 -q >"$tmp/out" 2>"$tmp/err"; st=$?
 printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1.7e308\n1 1 1.7e308\n2 2 1\n' >"$tmp/dupinf.mtx"
 $bin cg --matrix "$tmp/dupinf.mtx" --json >"$tmp/out" 2>"$tmp/err"; st=$?
 [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "cg: symmetric duplicates summing to inf refused" || bad "cg dupinf: status $st"
+# the CLI fuzz target's corpus (tests/fuzz/fuzz_cli.c: byte 0 picks the reader and the
+# options, the rest is the file) replayed through the tool: exit 0 or 2, never a crash
+n=0; badn=0
+for f in "$top"/tests/fuzz/corpus/cli/* "$top"/tests/fuzz/crashes/cli-*; do
+  [ -f "$f" ] || continue
+  sel=$(od -An -tu1 -N1 "$f" | tr -d ' ')
+  [ -n "$sel" ] || continue
+  tail -c +2 "$f" >"$tmp/in"
+  set -- range "$tmp/in" -q --kind
+  case $((sel % 6)) in 0) set -- "$@" npy;; 1) set -- "$@" npz;; 2) set -- "$@" safetensors;; 3) set -- "$@" text;;
+    4) set -- "$@" pt;; 5) if [ $((sel & 128)) -ne 0 ]; then set -- "$@" raw --dtype bf16; else set -- "$@" raw --dtype e4m3; fi;; esac
+  case $(((sel / 6) % 4)) in 0) set -- "$@" -f fp16,bf16,e4m3,e5m2;; 1) set -- "$@" -f fp16,q8,fx16;; 2) set -- "$@" -f e4m3,e5m2,q14;;
+    3) set -- "$@" -f bf16,fx16;; esac
+  [ $((sel & 64)) -ne 0 ] && set -- "$@" --json
+  [ $((sel & 32)) -ne 0 ] && set -- "$@" --fx-block 7
+  $bin "$@" >/dev/null 2>"$tmp/err"; st=$?
+  n=$((n + 1))
+  [ $st -eq 0 ] || [ $st -eq 2 ] || { badn=$((badn + 1)); echo "  $(basename "$f"): status $st: $(head -c 300 "$tmp/err")"; }
+done
+[ $n -gt 0 ] && [ $badn -eq 0 ] && ok "CLI fuzz corpus: $n inputs, each exit 0 or 2" || bad "CLI fuzz corpus: $badn of $n inputs"
 # update says what it needs before reading: 10^6 weights need ~180 MB
 [ $have_py = 1 ] && {
 python3 -c "import sys

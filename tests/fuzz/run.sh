@@ -4,7 +4,10 @@
 # for RUNS executions (default 200000) on its corpus in tests/fuzz/corpus/KIND.
 # with its dictionary tests/fuzz/dict/KIND.dict. New inputs found are added to the corpus; crashes are written to
 # tests/fuzz/crashes/ (commit them: make check replays them).
-#   tests/fuzz/run.sh [RUNS] [KIND...]       KIND: npy npz safetensors text raw pt pkl mtx
+#   tests/fuzz/run.sh [RUNS] [KIND...]       KIND: npy npz safetensors text raw pt pkl mtx cli
+# (cli: mpanalyze range itself, on a file whose first byte picks the reader and options; it
+# needs a whole clang build of the library and the tool, made once under $FUZZ_BUILD/tree)
+# FUZZ_SECONDS=S bounds each target's run by time as well (libFuzzer's -max_total_time).
 # (pkl: the pickle of a torch.save file alone; the target wraps it in a valid archive, so that
 # mutations reach the interpreter instead of failing the zip's CRC as most pt inputs do)
 # A dictionary tests/fuzz/KIND.dict is used when there is one.
@@ -25,10 +28,24 @@ srcs="$top/analysis/io.c $top/analysis/io_pt.c $top/analysis/io_text.c $top/anal
 for k in $kinds; do
   case $k in
     npy) K=MPE_IO_NPY;; npz) K=MPE_IO_NPZ;; safetensors) K=MPE_IO_SAFETENSORS;; text) K=MPE_IO_TEXT;;
-    raw) K=MPE_IO_RAW;; pt) K=MPE_IO_PT;; mtx) K=mtx;; pkl) K=pkl;;
+    raw) K=MPE_IO_RAW;; pt) K=MPE_IO_PT;; mtx) K=mtx;; pkl) K=pkl;; cli) K=cli;;
     *) echo "unknown kind $k"; exit 2;;
   esac
-  if [ "$K" = pkl ]; then   # the PyTorch pickle alone, wrapped in a valid archive by the target
+  if [ "$K" = cli ]; then   # the working tree, built with clang and the fuzzer's coverage
+    tree="$out/tree"
+    if [ ! -f "$tree/.libs/libmpemu.a" ] || [ ! -x "$tree/mpanalyze" ]; then
+      rm -rf "$tree" && mkdir -p "$tree"
+      (cd "$top" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -xf - -C "$tree"
+      (cd "$tree" && autoreconf -fi >/dev/null 2>&1 &&
+       ./configure -q CC="$CC" CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
+         LDFLAGS="-fsanitize=address,undefined" --disable-shared --without-cuda --without-mpi >/dev/null &&
+       make -s -j2 libmpemu.la mpanalyze >/dev/null)
+    fi
+    deps=$(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$tree/libmpemu.la")
+    $CC $flags -fopenmp -o "$out/fuzz_cli" "$here/fuzz_cli.c" \
+      $(ls "$tree"/analysis/mpanalyze/mpanalyze-*.o | grep -v mpanalyze-main.o) "$tree/.libs/libmpemu.a" \
+      $deps $(sed -n 's/^PLPLOT_LIBS = //p' "$tree/Makefile") $(pkg-config --libs jansson libzip) -lm
+  elif [ "$K" = pkl ]; then   # the PyTorch pickle alone, wrapped in a valid archive by the target
     $CC $flags -o "$out/fuzz_pkl" "$here/fuzz_pt_pickle.c" $srcs $(pkg-config --cflags --libs jansson libzip) -lm
   elif [ "$K" = mtx ]; then
     $CC $flags -o "$out/fuzz_mtx" "$here/fuzz_mtx.c" "$top/analysis/mmio.c" "$top/analysis/matgen.c" \
@@ -41,8 +58,11 @@ for k in $kinds; do
   echo "== fuzz_$k: $runs runs"
   dict="$here/dict/$k.dict"
   [ "$k" = pkl ] && dict="$here/dict/pt.dict"   # the pickle-only target shares the PyTorch dictionary
-  "$out/fuzz_$k" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict="$dict" \
-    -artifact_prefix="$here/crashes/$k-" "$out/new_$k" "$here/corpus/$k" 2>&1 | tail -n 3
+  ml=4096
+  [ "$k" = cli ] && ml=16384   # its seeds are whole files of every kind, torch.save archives included
+  "$out/fuzz_$k" -runs="$runs" -max_total_time="${FUZZ_SECONDS:-0}" -max_len=$ml -timeout=10 -rss_limit_mb=2048 \
+    -dict="$dict" -print_final_stats=1 -artifact_prefix="$here/crashes/$k-" "$out/new_$k" "$here/corpus/$k" 2>&1 |
+    grep -E "DONE|^Done|ERROR|crash|leak|oom|timeout|stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units" 
   # keep a minimal corpus: merge what was found into the committed one
   "$out/fuzz_$k" -merge=1 "$here/corpus/$k" "$out/new_$k" >/dev/null 2>&1 || true
 done

@@ -74,6 +74,9 @@ archive("pt_memo_unset.pt", b"\x80\x02" + b"N0" * 8 + b"h\x05.")
 # opcodes outside the allow-list: INST (calls a class by name), text PERSID, NEWOBJ
 archive("pt_inst.pt", b"\x80\x02(iposix\nsystem\n.")
 archive("pt_persid_text.pt", b"\x80\x02P0\n.")
+# an empty tuple built with MARK TUPLE before any other tuple: the reader's tuple pool was
+# still NULL (UBSan: zero offset applied to a null pointer; found by fuzz_pkl). Zero tensors.
+archive("pt_empty_tuple.pt", b"\x80\x02(t.")
 archive("pt_newobj.pt", state(s("w"), glob("collections", "OrderedDict") + b")\x81"))
 # truncated pickle; a pickle without STOP; a string running past the end
 archive("pt_truncated.pt", state(s("w"), tensor())[:-40], {"0": data0})
