@@ -41,36 +41,25 @@ static double accuracy(mpt_net *net, const dataset *d, float *out)
   return (double)good / d->n;
 }
 
-/* ---- INT8 inference, kept apart on purpose: a symmetric per-tensor int8
-   quantisation of weights and activations (scale = max|x| / 127, round to
-   nearest even, clamp to [-127, 127]), int32 accumulation (exact: at most
-   128 products of magnitude 127^2), dequantised as acc * sx * sw + b in
-   binary32. TODO: move to the library's quantisation API (lib/mpemu/quant.h,
-   issue 17 item 1) when it lands on main; this local copy is only what the
-   lab needs. */
-static float q8_scale(const float *x, size_t n)
+/* ---- INT8 inference: a symmetric per-tensor int8 quantisation of weights
+   and activations by the library (mpe_quant_params / mpe_quant_encode: scale =
+   max|x| / 127, round to nearest even), int32 accumulation (exact: at most 128
+   products of magnitude 128^2), dequantised as acc * sx * sw + b in binary32. */
+static int q8(int8_t *q, const float *x, size_t n, float *s)
 {
-  float m = 0.0f;
-  for (size_t i = 0; i < n; i++)
-    m = fmaxf(m, fabsf(x[i]));
-  return m > 0.0f ? m / 127.0f : 1.0f;
-}
-
-static void q8(int8_t *q, const float *x, size_t n, float s)
-{
-  for (size_t i = 0; i < n; i++) {
-    float v = nearbyintf(x[i] / s);   /* the default rounding mode: nearest even */
-    q[i] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
-  }
+  int32_t z;
+  int rc = mpe_quant_params(s, &z, x, 1, n, MPE_QUANT_TENSOR, MPE_INT8, 1);
+  return rc ? rc : mpe_quant_encode(q, x, 1, n, MPE_QUANT_TENSOR, MPE_INT8, s, &z, NULL);
 }
 
 /* y (n x out) = dequant(q8(x) q8(W)^T) + b, ReLU when relu */
-static void q8_layer(float *y, const float *x, int n, int in, int out, const float *W, const float *b, int relu,
-                     int8_t *qx, int8_t *qw)
+static int q8_layer(float *y, const float *x, int n, int in, int out, const float *W, const float *b, int relu,
+                    int8_t *qx, int8_t *qw)
 {
-  float sx = q8_scale(x, (size_t)n * in), sw = q8_scale(W, (size_t)in * out);
-  q8(qx, x, (size_t)n * in, sx);
-  q8(qw, W, (size_t)in * out, sw);
+  float sx, sw;
+  int rc = q8(qx, x, (size_t)n * in, &sx);
+  if (rc || (rc = q8(qw, W, (size_t)in * out, &sw)))
+    return rc;
   for (int i = 0; i < n; i++)
     for (int o = 0; o < out; o++) {
       int32_t acc = 0;
@@ -79,6 +68,7 @@ static void q8_layer(float *y, const float *x, int n, int in, int out, const flo
       float v = (float)acc * (sx * sw) + b[o];
       y[(size_t)i * out + o] = relu && v < 0.0f ? 0.0f : v;
     }
+  return MPE_OK;
 }
 
 /* test accuracy of the network's FP32 weights run in INT8 (per batch: the
@@ -95,8 +85,11 @@ static double accuracy_int8(mpt_net *net, const dataset *d)
     int good = 0;
     for (int i0 = 0; i0 < d->n; i0 += B) {
       int m = d->n - i0 < B ? d->n - i0 : B;
-      q8_layer(h, d->x + (size_t)i0 * D, m, D, H, W1, b1, 1, qx, qw);
-      q8_layer(o, h, m, H, 4, W2, b2, 0, qx, qw);
+      if (q8_layer(h, d->x + (size_t)i0 * D, m, D, H, W1, b1, 1, qx, qw) ||
+          q8_layer(o, h, m, H, 4, W2, b2, 0, qx, qw)) {
+        good = -1;   /* a weight or activation not finite: no INT8 accuracy */
+        break;
+      }
       for (int i = 0; i < m; i++) {
         int best = 0;
         for (int j = 1; j < 4; j++)
@@ -105,7 +98,7 @@ static double accuracy_int8(mpt_net *net, const dataset *d)
         good += best == d->lab[i0 + i];
       }
     }
-    acc = (double)good / d->n;
+    acc = good < 0 ? NAN : (double)good / d->n;
   }
   free(W1); free(b1); free(W2); free(b2); free(h); free(o); free(qx); free(qw);
   return acc;
