@@ -72,6 +72,16 @@ for fmt in fp16,bf16,e4m3,e5m2 tf32,q16.12,fx16; do
   $run -np 3 "$bin" -q --format $fmt $files >"$tmp/n.txt" 2>"$tmp/err"
   cmp -s "$tmp/one.txt" "$tmp/n.txt" && ok "np 3 --format $fmt: text byte-identical" || bad "np 3 text differs"
 done
+# every tensor's own report (one file of many tensors, --per-layer): rank 0 writes them to
+# its scratch file in file order as the others' results arrive
+"$bin" -q "$d/model.safetensors" >"$tmp/one.txt" && "$bin" -q --json --per-layer $files >"$tmp/one.json" ||
+  bad "per-tensor reports alone"
+$run -np 3 "$bin" -q "$d/model.safetensors" >"$tmp/n.txt" 2>"$tmp/err"
+cmp -s "$tmp/one.txt" "$tmp/n.txt" && ok "np 3, one file of $(grep -c '^/' "$tmp/n.txt") tensors: text byte-identical" ||
+  bad "np 3 one file: text differs"
+# shellcheck disable=SC2086
+$run -np 2 "$bin" -q --json --per-layer $files >"$tmp/n.json" 2>"$tmp/err"
+cmp -s "$tmp/one.json" "$tmp/n.json" && ok "np 2 --per-layer: JSON byte-identical" || bad "np 2 --per-layer: JSON differs"
 # bad input: exit 2, one line from mpanalyze, nothing on stdout
 $run -np 3 "$bin" --json $files "$d/hostile/truncated.npy" >"$tmp/o" 2>"$tmp/e"
 rc=$?

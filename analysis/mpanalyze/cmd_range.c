@@ -2,6 +2,9 @@
    analysed completely before anything is printed, so bad input never leaves
    half a report behind. */
 #include <config.h>
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <float.h>
 #include <getopt.h>
 #include <math.h>
@@ -370,24 +373,24 @@ static const char *pct(uint64_t a, uint64_t n, char *buf, size_t len)
   return buf;
 }
 
-static void print_tensor(const struct tres *t, const struct target *tg, size_t nf)
+static void print_tensor(FILE *out, const struct tres *t, const struct target *tg, size_t nf)
 {
   char b1[48], b2[48], b3[48], b4[48], b5[48];
   if (t->file) {
     char sh[160];
     shape_text(t, sh, sizeof sh);
     char ef[512], en[512];   /* names come from files: no terminal escapes */
-    printf("%s: %s  %s %s  %llu values\n", mpa_esc(ef, sizeof ef, t->file), mpa_esc(en, sizeof en, t->name),
+    fprintf(out, "%s: %s  %s %s  %llu values\n", mpa_esc(ef, sizeof ef, t->file), mpa_esc(en, sizeof en, t->name),
            mpe_type_name(t->dtype), sh, (unsigned long long)t->sum.count);
   } else {
-    printf("%s  %llu values\n", t->name, (unsigned long long)t->sum.count);
+    fprintf(out, "%s  %llu values\n", t->name, (unsigned long long)t->sum.count);
   }
-  printf("  zeros %s  nan %llu  inf %llu", pct(t->sum.zeros, t->sum.count, b1, sizeof b1),
+  fprintf(out, "  zeros %s  nan %llu  inf %llu", pct(t->sum.zeros, t->sum.count, b1, sizeof b1),
          (unsigned long long)t->sum.nan, (unsigned long long)t->sum.inf);
   if (t->sum.max_abs > 0)
-    printf("  max|x| %.4g (2^%d)  min|x|>0 %.4g (2^%d)", t->sum.max_abs, ilogb(t->sum.max_abs),
+    fprintf(out, "  max|x| %.4g (2^%d)  min|x|>0 %.4g (2^%d)", t->sum.max_abs, ilogb(t->sum.max_abs),
            t->sum.min_abs_nonzero, ilogb(t->sum.min_abs_nonzero));
-  printf("\n  %-6s %-18s %-18s %-16s %-9s %-7s %-18s %s\n", "format", "underflow", "subnormal", "overflow",
+  fprintf(out, "\n  %-6s %-18s %-18s %-16s %-9s %-7s %-18s %s\n", "format", "underflow", "subnormal", "overflow",
          "rel.err", "scale", "underflow@scale", "(flushed)");
   for (size_t k = 0; k < nf; k++) {
     const mpe_range_stats *s = &t->st[k];
@@ -396,7 +399,7 @@ static void print_tensor(const struct tres *t, const struct target *tg, size_t n
       snprintf(sc, sizeof sc, "2^%d%s", s->scale_log2, s->scale_capped ? "*" : "");
     else
       snprintf(sc, sizeof sc, "-");
-    printf("  %-6s %-18s %-18s %-16s %-9.3g %-7s %-18s %s\n", tg[k].name,
+    fprintf(out, "  %-6s %-18s %-18s %-16s %-9.3g %-7s %-18s %s\n", tg[k].name,
            pct(s->underflow, t->sum.count, b1, sizeof b1), pct(s->subnormal, t->sum.count, b2, sizeof b2),
            pct(s->overflow, t->sum.count, b3, sizeof b3), s->rel_error, sc,
            pct(s->underflow_at_scale, t->sum.count, b4, sizeof b4),
@@ -404,7 +407,7 @@ static void print_tensor(const struct tres *t, const struct target *tg, size_t n
   }
   if (t->i8.has) {
     const struct i8res *q = &t->i8;
-    printf("  int8   scale %.6g (max|x|/127, symmetric, per tensor)  rounds to 0 %s  clipped %s  nan %llu"
+    fprintf(out, "  int8   scale %.6g (max|x|/127, symmetric, per tensor)  rounds to 0 %s  clipped %s  nan %llu"
            "  rel.err %.3g  max rel.err %.3g\n", q->scale, pct(q->to_zero, t->sum.count, b1, sizeof b1),
            pct(q->clipped, t->sum.count, b2, sizeof b2), (unsigned long long)q->nan, q->rel_error,
            q->max_rel_error);
@@ -429,7 +432,7 @@ static struct limits limits_of(const struct target *g)
   return l;
 }
 
-static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
+static void print_hist(FILE *out, const struct tres *t, const struct target *tg, size_t nf)
 {
   if (t->h.n == 0)
     return;
@@ -439,9 +442,9 @@ static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
       mx = t->h.c[i];
   struct limits l = limits_of(&tg[0]);
   if (l.has)
-    printf("  binades of |x| (marks: %s limits)\n", tg[0].name);
+    fprintf(out, "  binades of |x| (marks: %s limits)\n", tg[0].name);
   else
-    printf("  binades of |x|\n");
+    fprintf(out, "  binades of |x|\n");
   (void)nf;
   for (size_t i = 0; i < t->h.n; i++) {
     int e = t->h.first + (int)i;
@@ -459,7 +462,7 @@ static void print_hist(const struct tres *t, const struct target *tg, size_t nf)
       if (e > l.max)
         mark = tg[0].t.kind == MPE_TARGET_Q16 ? "  saturates" : "  overflows";
     }
-    printf("  2^%-5d %10llu %-50s%s\n", e, (unsigned long long)t->h.c[i], bar, mark);
+    fprintf(out, "  2^%-5d %10llu %-50s%s\n", e, (unsigned long long)t->h.c[i], bar, mark);
   }
 }
 
@@ -481,6 +484,85 @@ static void print_capped(const struct tres *all, const struct target *tg, size_t
     }
     printf("\n");
   }
+}
+
+/* ---------------------------------------------------------------- many tensors */
+
+/* With many tensors (one file of thousands, or --per-layer), each tensor's own
+   report is written out as soon as it is known, to a scratch file that is
+   unlinked at once (in $TMPDIR), and copied to standard output when every input
+   has been read: memory stays flat in the number of tensors (200,000 one-value
+   tensors held 3.6 KB of histograms each, 730 MB), and an input that fails late
+   still leaves standard output empty. The first tensor stays in memory (res[0]):
+   alone, it is reported with its histogram and plotted. */
+struct spill {
+  FILE *fp;
+  size_t n;             /* tensors written to it */
+};
+
+static const char *tmpdir(void)
+{
+  const char *d = getenv("TMPDIR");
+  return d && *d ? d : "/tmp";
+}
+
+/* one tensor's report: text (with its histogram when hist) or a JSON array element */
+static int tensor_write(FILE *out, const struct tres *t, const struct target *tg, size_t nf, int json, int margin,
+                        int first, int hist)
+{
+  if (json) {
+    json_t *o = tensor_json(t, tg, nf, margin);
+    fputs(first ? "\n    " : ",\n    ", out);
+    int bad = !o || json_dumpf(o, out, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) | JSON_COMPACT);
+    json_decref(o);
+    return bad ? -1 : 0;
+  }
+  print_tensor(out, t, tg, nf);
+  if (hist)
+    print_hist(out, t, tg, nf);
+  fputc('\n', out);
+  return 0;
+}
+
+/* a tensor after the first into the scratch file. MPA_EXIT_* */
+static int spill_put(struct spill *sp, const struct tres *t, const struct target *tg, size_t nf, int json, int margin)
+{
+  if (!sp->fp) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mpanalyze.XXXXXX", tmpdir());
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+      unlink(path);
+      if (!(sp->fp = fdopen(fd, "w+b")))
+        close(fd);
+    }
+    if (!sp->fp)
+      return mpa_error(tmpdir(), "cannot make a scratch file for the report (set TMPDIR to a writable folder): %s",
+                       strerror(errno));
+  }
+  if (tensor_write(sp->fp, t, tg, nf, json, margin, 0, 0))
+    return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
+  if (ferror(sp->fp))
+    return mpa_error(tmpdir(), "cannot write the report's scratch file: %s", strerror(errno));
+  sp->n++;
+  return MPA_EXIT_OK;
+}
+
+/* the scratch file to standard output. MPA_EXIT_* */
+static int spill_copy(struct spill *sp)
+{
+  if (!sp->fp)
+    return MPA_EXIT_OK;
+  char b[1 << 16];
+  size_t got;
+  if (fflush(sp->fp) || ferror(sp->fp) || fseek(sp->fp, 0, SEEK_SET))
+    return mpa_error(tmpdir(), "cannot write the report's scratch file: %s", strerror(errno));
+  while ((got = fread(b, 1, sizeof b, sp->fp)) > 0)
+    if (fwrite(b, 1, got, stdout) != got)
+      return mpa_error("standard output", "write failed: %s", strerror(errno));
+  if (ferror(sp->fp))
+    return mpa_error(tmpdir(), "cannot read back the report's scratch file: %s", strerror(errno));
+  return MPA_EXIT_OK;
 }
 
 /* ---------------------------------------------------------------- whole runs */
@@ -747,8 +829,9 @@ int mpa_cmd_range(int argc, char **argv)
   size_t fxused = 0;   /* the fx16 block of every tensor, 0 when they differ */
   struct tres *res = NULL;
   size_t nres = 0, cap = 0;
-  struct tres empty;          /* the results of the last empty tensor */
+  struct tres empty;          /* the results of the last empty tensor (a copy, owned here) */
   memset(&empty, 0, sizeof empty);
+  struct spill sp = { NULL, 0 };
   int empty_ok = 0;
   size_t empty_blocks[MAXF];
   char *found = calloc(nwant + 1, 1);
@@ -897,13 +980,18 @@ int mpa_cmd_range(int argc, char **argv)
           e = mpa_error(NULL, "out of memory");
         if (!e && i8)
           e = int8_pass(f, i, path, t->sum.max_abs, &t->i8);
-        if (!e && ti.count == 0 && keep_layers) {
-          /* this tensor lends its (all-zero) histograms to the empty ones
-             after it; they never free them, it frees them with res[] */
-          empty = *t;
-          empty_ok = 1;
-          for (size_t k = 0; k < nf; k++)
-            empty_blocks[k] = tg[k].t.block;
+        if (!e && ti.count == 0) {
+          /* the empty tensors after this one copy its results (an empty
+             tensor's histograms are empty: nothing is shared but NULL) */
+          free_tres(&empty, nf);
+          memset(&empty, 0, sizeof empty);
+          if (share_results(&empty, t, nf)) {
+            e = mpa_error(NULL, "out of memory");
+          } else {
+            empty_ok = 1;
+            for (size_t k = 0; k < nf; k++)
+              empty_blocks[k] = tg[k].t.block;
+          }
         }
       }
       mpe_range_free(r);
@@ -912,7 +1000,12 @@ int mpa_cmd_range(int argc, char **argv)
         goto done;
       }
       step_add(&steps[a], t, nf);
-      if (!keep_layers)   /* streaming: the step's sums are all a summary needs */
+      if (keep_layers && nres > 1 && (e = spill_put(&sp, t, tg, nf, json, (int)margin))) {
+        mpe_io_close(f);
+        rc = e;
+        goto done;
+      }
+      if (!keep_layers || nres > 1)   /* streaming: written out, or the step's sums are all a summary needs */
         free_tres(&res[--nres], nf);
     }
     mpe_io_close(f);
@@ -984,6 +1077,13 @@ walked:
         goto done;
       }
       step_add(&steps[res[k].step], &res[k], nf);
+      if (k > 0 && keep_layers && (rc = spill_put(&sp, &res[k], tg, nf, json, (int)margin)))
+        goto done;
+      rc = MPA_EXIT_INPUT;
+      if (k > 0) {   /* written out, or summed into its step */
+        free_tres(&res[k], nf);
+        memset(&res[k], 0, sizeof res[k]);
+      }
     }
   }
   struct tres all;
@@ -1021,7 +1121,7 @@ walked:
       rc = mpa_plot_steps(plot, title, names, nf, sh, npaths);
       free(sh);
     } else {
-      const struct tres *pt = nres == 1 ? &res[0] : &all;
+      const struct tres *pt = ng == 1 ? &res[0] : &all;
       snprintf(title, sizeof title, "%s: %s", paths[0], pt->name);
       mpa_mark marks[MAXF];
       size_t nm = 0;
@@ -1073,13 +1173,10 @@ walked:
       }
       if (keep_layers) {
         fputs(",\n  \"tensors\": [", stdout);
-        for (size_t i = 0; i < nres && rc == MPA_EXIT_OK; i++) {
-          json_t *o = tensor_json(&res[i], tg, nf, (int)margin);
-          fputs(i ? ",\n    " : "\n    ", stdout);
-          if (!o || json_dumpf(o, stdout, one))
-            rc = MPA_EXIT_FAIL;
-          json_decref(o);
-        }
+        if (tensor_write(stdout, &res[0], tg, nf, 1, (int)margin, 1, 0))
+          rc = (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+        if (rc == MPA_EXIT_OK)
+          rc = spill_copy(&sp);
         fputs("\n  ]", stdout);
       }
       fputs(",\n  \"total\": ", stdout);
@@ -1099,20 +1196,19 @@ walked:
       printf("\n");
     if (stepwise)
       print_steps(steps, npaths, tg, nf);
-    for (size_t i = 0; keep_layers && i < nres; i++) {
-      print_tensor(&res[i], tg, nf);
-      if (nres == 1)
-        print_hist(&res[i], tg, nf);
-      printf("\n");
-    }
-    if (ng > 1 || stepwise) {
-      print_tensor(&all, tg, nf);
-      print_hist(&all, tg, nf);
-    }
-    print_capped(ng > 1 || stepwise ? &all : &res[0], tg, nf, (int)margin);
-    if (plot && !mpa_quiet)
-      fprintf(stderr, "mpanalyze: wrote %s\n", plot);
     rc = MPA_EXIT_OK;
+    if (keep_layers) {
+      tensor_write(stdout, &res[0], tg, nf, 0, (int)margin, 1, ng == 1);
+      rc = spill_copy(&sp);
+    }
+    if (rc == MPA_EXIT_OK && (ng > 1 || stepwise)) {
+      print_tensor(stdout, &all, tg, nf);
+      print_hist(stdout, &all, tg, nf);
+    }
+    if (rc == MPA_EXIT_OK)
+      print_capped(ng > 1 || stepwise ? &all : &res[0], tg, nf, (int)margin);
+    if (rc == MPA_EXIT_OK && plot && !mpa_quiet)
+      fprintf(stderr, "mpanalyze: wrote %s\n", plot);
   }
   free_tres(&all, nf);
 done:
@@ -1120,6 +1216,9 @@ done:
   for (size_t i = 0; i < nres; i++)
     free_tres(&res[i], nf);
   free(res);
+  free_tres(&empty, nf);
+  if (sp.fp)
+    fclose(sp.fp);
   free(found);
   free(rule_used);
   free(steps);
