@@ -1,6 +1,6 @@
 # analysis/dist.mk: beyond one machine (issue 18): memory arithmetic, low-precision
 # all-reduce, reduction-order studies
-libmpemu_la_SOURCES += analysis/memory.c analysis/allreduce.c analysis/order.c analysis/exactsum.h
+libmpemu_analysis_la_SOURCES += analysis/memory.c analysis/allreduce.c analysis/order.c analysis/exactsum.h
 mpanalyze_SOURCES += analysis/mpanalyze/cmd_memory.c analysis/mpanalyze/cmd_order.c analysis/mpanalyze/mpi.c
 if HAVE_MPI
 # under mpirun the range report is shared out among the ranks (mpi.c, cmd_range.c)
@@ -25,7 +25,7 @@ if HAVE_MPI
 noinst_PROGRAMS += examples/allreduce_mpi
 examples_allreduce_mpi_SOURCES = examples/allreduce_mpi.c
 examples_allreduce_mpi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(GSL_CFLAGS)
-examples_allreduce_mpi_LDADD = libmpemu.la $(MPI_LIBS) $(GSL_LIBS) $(LIBM)
+examples_allreduce_mpi_LDADD = $(MPE_ANALYSIS_LIBS) $(MPI_LIBS) $(GSL_LIBS) $(LIBM)
 TESTS += tests/check_mpi.sh
 endif
 EXTRA_DIST += tests/check_mpi.sh

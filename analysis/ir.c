@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cblas.h>
 #include <lapacke.h>
-#include "mpei.h"
+#include "ir_internal.h"
 #include "mpemu/format.h"
 #include "mpemu/ir.h"
 

@@ -1,5 +1,5 @@
 # analysis/local.mk: tensor-file readers, range analysis, loss scalers, mpanalyze (issue 6)
-libmpemu_la_SOURCES += analysis/io.c analysis/io_member.c analysis/io_pt.c analysis/io_text.c analysis/io_write.c analysis/io_internal.h \
+libmpemu_analysis_la_SOURCES += analysis/io.c analysis/io_member.c analysis/io_pt.c analysis/io_text.c analysis/io_write.c analysis/io_internal.h \
 	analysis/range.c analysis/range_internal.h analysis/scaler.c
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_range_avx2.la libmpemu_range_avx512.la
@@ -7,10 +7,8 @@ libmpemu_range_avx2_la_SOURCES = analysis/range_avx2.c analysis/range_kernel.h a
 libmpemu_range_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX2_CFLAGS)
 libmpemu_range_avx512_la_SOURCES = analysis/range_avx512.c analysis/range_kernel.h analysis/range_internal.h
 libmpemu_range_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX512_CFLAGS)
-libmpemu_la_LIBADD += libmpemu_range_avx2.la libmpemu_range_avx512.la
+libmpemu_analysis_la_LIBADD += libmpemu_range_avx2.la libmpemu_range_avx512.la
 endif
-libmpemu_la_CFLAGS += $(JANSSON_CFLAGS) $(LIBZIP_CFLAGS)
-libmpemu_la_LIBADD += $(JANSSON_LIBS) $(LIBZIP_LIBS)
 
 # the tool
 bin_PROGRAMS += mpanalyze
@@ -18,7 +16,7 @@ mpanalyze_SOURCES = analysis/mpanalyze/main.c analysis/mpanalyze/mpanalyze.h ana
 	analysis/mpanalyze/cmd_range.c analysis/mpanalyze/cmd_scale.c analysis/mpanalyze/plot.c \
 	analysis/mpanalyze/cmd_refine.c analysis/mpanalyze/cmd_update.c
 mpanalyze_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(PLPLOT_CFLAGS)
-mpanalyze_LDADD = libmpemu.la $(JANSSON_LIBS) $(PLPLOT_LIBS) $(LIBM)
+mpanalyze_LDADD = $(MPE_ANALYSIS_LIBS) $(JANSSON_LIBS) $(PLPLOT_LIBS) $(LIBM)
 
 # tests
 check_PROGRAMS += tests/check_io
@@ -50,12 +48,12 @@ EXTRA_DIST += tests/check_mpanalyze.sh tests/check_python.sh tests/data tests/fu
 noinst_PROGRAMS += examples/amp_dump
 examples_amp_dump_SOURCES = examples/amp_dump.c
 examples_amp_dump_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) $(GSL_CFLAGS)
-examples_amp_dump_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(LIBM)
+examples_amp_dump_LDADD = $(MPE_ANALYSIS_LIBS) $(OPENBLAS_LIBS) $(GSL_LIBS) $(LIBM)
 
 bench_programs += tests/bench/bench_analysis
 tests_bench_bench_analysis_SOURCES = tests/bench/bench_analysis.c
-tests_bench_bench_analysis_LDADD = libmpemu.la $(LIBM)
+tests_bench_bench_analysis_LDADD = $(MPE_ANALYSIS_LIBS) $(LIBM)
 
 dist_man_MANS += man/man1/mpanalyze.1 man/man3/mpe_delayed_alloc.3 man/man3/mpe_delayed_update.3 man/man3/mpe_io_close.3 man/man3/mpe_io_info.3 man/man3/mpe_io_open.3 man/man3/mpe_io_read.3 man/man3/mpe_io_select.3 man/man3/mpe_io_skipped_info.3 man/man3/mpe_io_write_npy.3 man/man3/mpe_io_write_safetensors.3 man/man3/mpe_range_add_f32.3 man/man3/mpe_range_alloc.3 man/man3/mpe_range_alloc_targets.3 man/man3/mpe_range_merge.3 man/man3/mpe_range_target_get.3 man/man3/mpe_range_at_scale.3 man/man3/mpe_range_free.3 man/man3/mpe_range_histogram.3 man/man3/mpe_range_stats_get.3 man/man3/mpe_scaler_alloc.3 man/man3/mpe_scaler_free.3 man/man3/mpe_scaler_params_preset.3 man/man3/mpe_scaler_update.3 
-TESTS += tests/check_doc_commands.sh
-EXTRA_DIST += tests/check_doc_commands.sh
+TESTS += tests/check_doc_commands.sh tests/check_layers.sh
+EXTRA_DIST += tests/check_doc_commands.sh tests/check_layers.sh

@@ -330,7 +330,7 @@ static const range_isa range_by_level[MPEI_SIMD_N] = {
 
 static void set_kernels(mpe_range *r)
 {
-  const range_isa *k = &range_by_level[mpei_simd_level()];   /* chosen at allocation (mpe_simd_level_set) */
+  const range_isa *k = &range_by_level[mpe_simd_level()];   /* chosen at allocation (mpe_simd_level_set) */
   if (!k->kfloat)
     k = &range_by_level[MPEI_SIMD_NONE];
   r->kfloat = k->kfloat;

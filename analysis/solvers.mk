@@ -1,5 +1,5 @@
 # analysis/solvers.mk: mixed-precision LU, LU-IR, GMRES-IR, test matrices, reliable-update CG
-libmpemu_la_SOURCES += analysis/matgen.c analysis/mmio.c analysis/ir_lu.c analysis/ir.c \
+libmpemu_analysis_la_SOURCES += analysis/ir_internal.h analysis/matgen.c analysis/mmio.c analysis/ir_lu.c analysis/ir.c \
 	analysis/cg.c
 
 check_PROGRAMS += tests/check_matgen tests/check_ir tests/check_cg
@@ -29,7 +29,7 @@ EXTRA_DIST += tests/data/general.mtx tests/data/symmetric.mtx tests/data/skew.mt
 bench_programs += tests/bench/bench_ir
 tests_bench_bench_ir_SOURCES = tests/bench/bench_ir.c
 tests_bench_bench_ir_CFLAGS = $(AM_CFLAGS) $(LAPACKE_CFLAGS) $(OPENBLAS_CFLAGS)
-tests_bench_bench_ir_LDADD = libmpemu.la $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(LIBM)
+tests_bench_bench_ir_LDADD = $(MPE_ANALYSIS_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(LIBM)
 
 dist_man_MANS += man/man3/mpe_ir_solve.3 man/man3/mpe_ir_opts_init.3 man/man3/mpe_ir_solve_cusolver.3 \
 	man/man3/mpe_ir_lu.3 man/man3/mpe_ir_lu_solve.3 man/man3/mpe_ir_default_block.3 \
@@ -42,5 +42,5 @@ dist_man_MANS += man/man3/mpe_ir_solve.3 man/man3/mpe_ir_opts_init.3 man/man3/mp
 
 noinst_PROGRAMS += examples/refine_lab
 examples_refine_lab_SOURCES = examples/refine_lab.c
-examples_refine_lab_LDADD = libmpemu.la $(LIBM)
+examples_refine_lab_LDADD = $(MPE_ANALYSIS_LIBS) $(LIBM)
 EXTRA_DIST += examples/refine_lab.md

@@ -7,5 +7,5 @@ examples_tour_LDADD = libmpemu.la $(LIBM)
 noinst_PROGRAMS += examples/sparse_lab
 examples_sparse_lab_SOURCES = examples/sparse_lab.c
 examples_sparse_lab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analysis
-examples_sparse_lab_LDADD = analysis/libmpetrain.la libmpemu.la $(LIBM)
+examples_sparse_lab_LDADD = analysis/libmpetrain.la $(MPE_ANALYSIS_LIBS) $(LIBM)
 EXTRA_DIST += examples/sparse_lab.md

@@ -1,6 +1,6 @@
 /* Lab: when does iterative refinement work? Hilbert and randsvd matrices,
    FP16 vs BF16 vs TF32 factors (H100 tensor-core model), LU-IR vs GMRES-IR.
-   Build: cc refine_lab.c $(pkg-config --cflags --libs mpemu)
+   Build: cc refine_lab.c $(pkg-config --cflags --libs mpemu-analysis)
    Run:   ./refine_lab [n]   (see refine_lab.md for the questions) */
 #include <math.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
-#include "mpei.h"
+#include "ir_internal.h"
 #include "cuda_lazy.h"
 
 static int solver_code(cusolverStatus_t s)

@@ -7,10 +7,17 @@ EXTRA_DIST += gpu/kernels.cu
 if HAVE_CUDA
 noinst_LTLIBRARIES += libmpemu_cuda.la
 libmpemu_cuda_la_SOURCES = gpu/gpu_host.c gpu/gpu_int.h gpu/round_dev.h gpu/epilogue.h \
-	gpu/cuda_lazy.c gpu/cuda_lazy.h gpu/ir_cusolver.c
+	gpu/cuda_lazy.c gpu/cuda_lazy.h
 libmpemu_cuda_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(CUDA_CFLAGS) -DMPE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"'
 libmpemu_cuda_la_LIBADD = gpu/kernels.lo
 libmpemu_la_LIBADD += libmpemu_cuda.la $(CUDA_LIBS) -lstdc++
+# the cuSOLVER refinement belongs to libmpemu-analysis (it shares mpe_ir_solve's
+# checks); it loads cuSOLVER through its own hidden copy of the lazy loader
+noinst_LTLIBRARIES += libmpemu_analysis_cuda.la
+libmpemu_analysis_cuda_la_SOURCES = gpu/ir_cusolver.c gpu/cuda_lazy.c gpu/cuda_lazy.h
+libmpemu_analysis_cuda_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(CUDA_CFLAGS) -I$(top_srcdir)/analysis \
+	-DMPE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"'
+libmpemu_analysis_la_LIBADD += libmpemu_analysis_cuda.la $(CUDA_LIBS)
 
 # nvcc has no libtool support: compile the PIC object into gpu/.libs and write
 # the .lo description libtool reads. No contraction, no flush to zero: the

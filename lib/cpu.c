@@ -55,6 +55,8 @@ int mpe_simd_level_set(int level)
   return mpei_simd_level();
 }
 
+int mpe_simd_level(void) { return mpei_simd_level(); }
+
 int mpei_cpu_has_avx512bf16(void) { detect(); return has_bf16; }
 int mpei_cpu_has_f16c(void) { detect(); return has_f16c; }
 

@@ -70,11 +70,4 @@ MPEI_HIDDEN unsigned mpei_round32_avx2(float *y, const float *x, size_t n, const
 MPEI_HIDDEN unsigned mpei_round32_avx512(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base);
 #endif
 
-/* ---- iterative refinement (analysis/ir.c), shared with the cuSOLVER path (gpu/) */
-#include "mpemu/ir.h"
-MPEI_HIDDEN int mpei_ir_check(int n, const double *A, int lda, const double *b, const double *x,
-                              const mpe_ir_opts *opts);
-MPEI_HIDDEN int mpei_ir_errors(int n, const double *A, int lda, const double *b, const double *x,
-                               const double *xtrue, double *backward, double *fwd);
-
 #endif

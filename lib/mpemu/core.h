@@ -91,6 +91,9 @@ MPE_API const char *mpe_cpu_features(void);
    0 portable reference, 1 AVX2, 2 AVX-512; larger than the CPU has is clamped.
    Returns the level in force. -1 restores automatic choice. */
 MPE_API int mpe_simd_level_set(int level);
+/* The SIMD level in force (0, 1 or 2, as above), for code built on the library
+   (libmpemu-analysis picks its kernels with it). */
+MPE_API int mpe_simd_level(void);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,9 @@ The library is looked for, in order:
      source tree (python/mpemu) or installed with `pip install ./python` (the path is
      recorded at install time in mpemu/_where.py);
   3. the system's dynamic linker paths (ldconfig): libmpemu.so.0, then ctypes.util.find_library.
+The readers, range reports and scalers live in libmpemu-analysis, which links libmpemu: it is
+loaded from the folder libmpemu came from (or by its soname), and the handle returned finds
+the functions of both.
 """
 import ctypes
 import ctypes.util
@@ -35,15 +38,32 @@ def _candidates():
         yield found
 
 
+def _open(core: str) -> ctypes.CDLL:
+    """libmpemu, then libmpemu-analysis beside it (its dependency on libmpemu.so.0 is then
+    the library already loaded); lookups in the returned handle also search libmpemu."""
+    ctypes.CDLL(core, mode=ctypes.RTLD_GLOBAL)
+    d = os.path.dirname(core)
+    names = [os.path.join(d, "libmpemu-analysis.so"), os.path.join(d, "libmpemu-analysis.so.0")] if d else []
+    errors = []
+    for a in names + ["libmpemu-analysis.so.0"]:
+        if os.path.dirname(a) and not os.path.exists(a):
+            continue
+        try:
+            return ctypes.CDLL(a)
+        except OSError as e:
+            errors.append(f"{a} ({e})")
+    raise OSError("libmpemu-analysis not found beside it: " + "; ".join(errors))
+
+
 def load() -> ctypes.CDLL:
     tried = []
     for c in _candidates():
         try:
-            return ctypes.CDLL(c)
+            return _open(c)
         except OSError as e:
             tried.append(f"{c} ({e})")
     raise ImportError("mpemu: libmpemu not found; build the repository (make) or set MPEMU_LIB "
-                      "to the path of libmpemu.so. Tried: " + "; ".join(tried))
+                      "to the path of libmpemu.so (libmpemu-analysis.so beside it). Tried: " + "; ".join(tried))
 
 
 c_float_p = ctypes.POINTER(ctypes.c_float)

@@ -33,17 +33,19 @@ for k in $kinds; do
   esac
   if [ "$K" = cli ]; then   # the working tree, built with clang and the fuzzer's coverage
     tree="$out/tree"
-    if [ ! -f "$tree/.libs/libmpemu.a" ] || [ ! -x "$tree/mpanalyze" ]; then
+    if [ ! -f "$tree/.libs/libmpemu-analysis.a" ] || [ ! -x "$tree/mpanalyze" ]; then
       rm -rf "$tree" && mkdir -p "$tree"
       (cd "$top" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -xf - -C "$tree"
       (cd "$tree" && autoreconf -fi >/dev/null 2>&1 &&
        ./configure -q CC="$CC" CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
          LDFLAGS="-fsanitize=address,undefined" --disable-shared --without-cuda --without-mpi >/dev/null &&
-       make -s -j2 libmpemu.la mpanalyze >/dev/null)
+       make -s -j2 libmpemu.la libmpemu-analysis.la mpanalyze >/dev/null)
     fi
-    deps=$(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$tree/libmpemu.la")
+    deps=$(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$tree/libmpemu.la" "$tree/libmpemu-analysis.la" | tr '\n' ' ' |
+           sed 's|[^ ]*libmpemu\.la||g')
     $CC $flags -fopenmp -o "$out/fuzz_cli" "$here/fuzz_cli.c" \
-      $(ls "$tree"/analysis/mpanalyze/mpanalyze-*.o | grep -v mpanalyze-main.o) "$tree/.libs/libmpemu.a" \
+      $(ls "$tree"/analysis/mpanalyze/mpanalyze-*.o | grep -v mpanalyze-main.o) "$tree/.libs/libmpemu-analysis.a" \
+      "$tree/.libs/libmpemu.a" \
       $deps $(sed -n 's/^PLPLOT_LIBS = //p' "$tree/Makefile") $(pkg-config --libs jansson libzip) -lm
   elif [ "$K" = pkl ]; then   # the PyTorch pickle alone, wrapped in a valid archive by the target
     $CC $flags -o "$out/fuzz_pkl" "$here/fuzz_pt_pickle.c" $srcs $(pkg-config --cflags --libs jansson libzip) -lm

@@ -1,0 +1,14 @@
+/* Private to libmpemu-analysis: the argument rules and error measures of
+   mpe_ir_solve (analysis/ir.c), shared with its cuSOLVER twin (gpu/ir_cusolver.c,
+   built into libmpemu-analysis). */
+#ifndef MPE_IR_INTERNAL_H
+#define MPE_IR_INTERNAL_H
+#include "mpei.h"
+#include "mpemu/ir.h"
+
+MPEI_HIDDEN int mpei_ir_check(int n, const double *A, int lda, const double *b, const double *x,
+                              const mpe_ir_opts *opts);
+MPEI_HIDDEN int mpei_ir_errors(int n, const double *A, int lda, const double *b, const double *x,
+                               const double *xtrue, double *backward, double *fwd);
+
+#endif

@@ -1,0 +1,91 @@
+#!/bin/sh
+# The two libraries (issue 16, DESIGN.md 1): libmpemu needs only libm, SLEEF and
+# OpenMP (and the CUDA runtime when built with CUDA); libmpemu-analysis carries
+# BLAS/LAPACK, GSL, Jansson and libzip; no include climbs (lib <- emu <- analysis
+# <- CLI); installed, a conversions-only program links with `pkg-config --libs
+# mpemu` alone and a reader program with `pkg-config --libs mpemu-analysis`.
+top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# 1. what each shared library needs
+if [ -f .libs/libmpemu.so ] && command -v ldd >/dev/null 2>&1; then
+  need=$(ldd .libs/libmpemu.so | awk '{print $1}' | tr '\n' ' ')
+  hit=$(echo "$need" | tr ' ' '\n' | grep -E 'openblas|lapack|blas|gsl|jansson|libzip|plplot|mpemu-analysis' | tr '\n' ' ')
+  [ -z "$hit" ] && ok "libmpemu.so needs: $need" || bad "libmpemu.so needs $hit"
+  need=$(ldd .libs/libmpemu-analysis.so | awk '{print $1}' | tr '\n' ' ')
+  case " $need " in *" libmpemu.so.0 "*) ok "libmpemu-analysis.so needs libmpemu.so.0" ;;
+    *) bad "libmpemu-analysis.so does not link libmpemu: $need" ;; esac
+  und=$(nm -D --undefined-only .libs/libmpemu.so | grep -E ' (mpe|mpei)_' | tr -s ' ' | tr '\n' ' ')
+  [ -z "$und" ] && ok "libmpemu.so leaves no mpe_ symbol undefined" || bad "libmpemu.so needs $und"
+else
+  echo "SKIP ldd checks (no shared library in this build)"
+fi
+
+# 2. no include climbs: the core's headers and sources name no analysis header (the
+# umbrella lib/mpemu.h names every header: it is the one exception)
+core_h="core convert format arith fixed tc quant gpu sparse version"
+ana_h="io range scaler update ir cg dist"
+pat=$(for h in $ana_h; do printf '#include [<"]mpemu/%s\\.h[>"]|' "$h"; done)'#include [<"](\.\./)?analysis/'
+for h in $core_h; do
+  f="$top/lib/mpemu/$h.h"
+  [ -f "$f" ] || f="lib/mpemu/$h.h"
+  if grep -En "$pat" "$f" >/dev/null; then bad "core header mpemu/$h.h includes an analysis header"; fi
+done
+climb=$(cd "$top" && grep -EnH "$pat|#include [<\"](\.\./)?emu/" lib/*.c $(ls lib/*.h | grep -v '^lib/mpemu\.h$') 2>/dev/null;
+        cd "$top" && grep -EnH "$pat" emu/*.c emu/*.h gpu/*.c gpu/*.h 2>/dev/null | grep -v '^gpu/ir_cusolver\.c:')
+[ -z "$climb" ] && ok "lib/, emu/ and gpu/ (but the cuSOLVER refinement, built into libmpemu-analysis) include no analysis header" ||
+  bad "includes that climb: $climb"
+
+# 3. installed: pkg-config is enough for each layer
+san=$( [ -f .libs/libmpemu.so ] && ldd .libs/libmpemu.so | grep -Eo 'lib(asan|ubsan|tsan)' | head -n 1)
+if [ ! -f .libs/libmpemu.so ]; then
+  echo "SKIP the installed-prefix builds: no shared library in this build (configured with --disable-shared)"
+elif [ -n "$san" ]; then
+  echo "SKIP the installed-prefix builds: this build's libraries need $san (a sanitizer build; the plain build runs them)"
+elif command -v pkg-config >/dev/null 2>&1 && [ -f Makefile ]; then
+  tmp=$(mktemp -d /tmp/mpe_check_layers.XXXXXX)
+  trap 'rm -rf "$tmp"' EXIT
+  if ${MAKE:-make} -s install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1; then
+    pc=$(find "$tmp/root" -name mpemu.pc | head -n 1)
+    libdir=$(dirname "$(dirname "$pc")")
+    export PKG_CONFIG_LIBDIR="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+    cc=${CC:-cc}
+    if $cc -o "$tmp/tour" "$top/examples/tour.c" $(pkg-config --cflags --libs mpemu) -lm 2>"$tmp/err" &&
+       LD_LIBRARY_PATH="$libdir" "$tmp/tour" >"$tmp/out" && grep -q '^fp16' "$tmp/out"; then
+      ok "examples/tour.c (conversions) built and ran with: pkg-config --libs mpemu = $(pkg-config --libs mpemu)"
+    else
+      bad "tour with pkg-config mpemu: $(cat "$tmp/err")"
+    fi
+    cat >"$tmp/reader.c" <<'C'
+#include <stdio.h>
+#include <mpemu.h>
+int main(int argc, char **argv)
+{
+  mpe_io *f;
+  char msg[256];
+  if (argc < 2 || mpe_io_open(&f, argv[1], NULL, msg, sizeof msg))
+    return 1;
+  printf("%zu tensors\n", mpe_io_count(f));
+  mpe_io_close(f);
+  return 0;
+}
+C
+    if $cc -o "$tmp/reader" "$tmp/reader.c" $(pkg-config --cflags --libs mpemu-analysis) 2>"$tmp/err" &&
+       LD_LIBRARY_PATH="$libdir" "$tmp/reader" "$top/tests/data/model.safetensors" >"$tmp/out" && grep -q ' tensors$' "$tmp/out"; then
+      ok "a reader program built with: pkg-config --libs mpemu-analysis = $(pkg-config --libs mpemu-analysis): $(cat "$tmp/out")"
+    else
+      bad "reader with pkg-config mpemu-analysis: $(cat "$tmp/err")"
+    fi
+    if $cc -o "$tmp/reader2" "$tmp/reader.c" $(pkg-config --cflags --libs mpemu) 2>/dev/null; then
+      bad "a reader program linked without libmpemu-analysis"
+    else
+      ok "the readers are not in libmpemu (linking a reader with mpemu alone fails)"
+    fi
+  else
+    tail -n 20 "$tmp/install.log"
+    bad "make install DESTDIR=$tmp/root failed"
+  fi
+fi
+[ $fails -eq 0 ]
