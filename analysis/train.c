@@ -1,12 +1,12 @@
 /* The training engine of the labs: dense layers, ReLU/GELU, MSE and softmax
    cross-entropy, SGD with momentum and Adam, under the AMP levels O0-O3 (see
-   train.h for what each level rounds where). Built with -ffp-contract=off so
+   mpemu/train.h for what each level rounds where). Built with -ffp-contract=off so
    the binary32 arithmetic written here is exactly the arithmetic done. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "train.h"
+#include "mpemu.h"
 
 #define GELU_K 0.7978845608028654f   /* sqrt(2/pi) */
 #define GELU_C 0.044715f
@@ -21,15 +21,15 @@ typedef struct {
   float *a;            /* post-activation outputs (the next layer's input), batch x out */
 } layer;
 
-struct mpt_net {
-  mpt_arch arch;
-  mpt_policy pol;
-  mpt_optim opt;
+struct mpe_train_net {
+  mpe_train_arch arch;
+  mpe_train_policy pol;
+  mpe_train_optim opt;
   const mpe_format *f;       /* the low format (NULL for O0) */
   const mpe_format *f32;
   const mpe_tc_model *tc;    /* NULL for O0 */
   mpe_scaler *scaler;        /* O1, O2 */
-  layer L[MPT_MAXLAYERS];
+  layer L[MPE_TRAIN_MAXLAYERS];
   float *x;                  /* the input as the level sees it, batch x sizes[0] */
   float *dz, *da, *tmp;      /* batch x max width */
   float *pack;               /* the binary32 GEMM's packed B */
@@ -38,14 +38,14 @@ struct mpt_net {
   int first;                 /* SGD momentum: buf = g at the first step */
 };
 
-static const char *const level_names[MPT_NLEVELS] = { "O0", "O1", "O2", "O3" };
+static const char *const level_names[MPE_TRAIN_NLEVELS] = { "O0", "O1", "O2", "O3" };
 
-const char *mpt_level_name(mpt_level l)
+const char *mpe_train_level_name(mpe_train_level l)
 {
-  return (unsigned)l < MPT_NLEVELS ? level_names[l] : NULL;
+  return (unsigned)l < MPE_TRAIN_NLEVELS ? level_names[l] : NULL;
 }
 
-int mpt_level_lookup(const char *name)
+int mpe_train_level_lookup(const char *name)
 {
   if (!name)
     return -1;
@@ -71,7 +71,7 @@ static double uniform01(uint64_t *s)   /* (0, 1) */
   return ((double)(splitmix(s) >> 11) + 0.5) * 0x1p-53;
 }
 
-void mpt_randn(float *x, size_t n, uint64_t seed)
+void mpe_train_randn(float *x, size_t n, uint64_t seed)
 {
   uint64_t s = seed;
   for (size_t i = 0; i < n; i += 2) {
@@ -82,7 +82,7 @@ void mpt_randn(float *x, size_t n, uint64_t seed)
   }
 }
 
-int mpt_spirals(float *x, int *labels, int n, int d, uint64_t seed)
+int mpe_train_spirals(float *x, int *labels, int n, int d, uint64_t seed)
 {
   if (!x || !labels || n < 1 || d < 2)
     return MPE_EINVAL;
@@ -94,7 +94,7 @@ int mpt_spirals(float *x, int *labels, int n, int d, uint64_t seed)
     return MPE_ENOMEM;
   }
   /* identity plus a random perturbation: well conditioned, spreads the plane over all features */
-  mpt_randn(mix, (size_t)d * d, seed * 31 + 7);
+  mpe_train_randn(mix, (size_t)d * d, seed * 31 + 7);
   for (int i = 0; i < d; i++)
     for (int j = 0; j < d; j++)
       mix[i * d + j] = (i == j ? 1.0f : 0.0f) + mix[i * d + j] * (float)(0.5 / sqrt((double)d));
@@ -104,7 +104,7 @@ int mpt_spirals(float *x, int *labels, int n, int d, uint64_t seed)
     double th = c * M_PI / 2 + 3.0 * r + 0.12 * (uniform01(&s) - 0.5) * 2;
     v[0] = (float)(2 * r * cos(th));
     v[1] = (float)(2 * r * sin(th));
-    mpt_randn(v + 2, (size_t)d - 2, splitmix(&s));
+    mpe_train_randn(v + 2, (size_t)d - 2, splitmix(&s));
     for (int j = 2; j < d; j++)
       v[j] *= 0.3f;
     for (int j = 0; j < d; j++) {
@@ -123,7 +123,7 @@ int mpt_spirals(float *x, int *labels, int n, int d, uint64_t seed)
 /* ---- GEMMs: C (m x n) = op(A) op(B), row-major, beta = 0 */
 
 /* binary32 multiply then add in ascending k, one output row per thread */
-static void gemm32(mpt_net *net, mpe_trans ta, mpe_trans tb, int m, int n, int k,
+static void gemm32(mpe_train_net *net, mpe_trans ta, mpe_trans tb, int m, int n, int k,
                    const float *A, int lda, const float *B, int ldb, float *C, int ldc)
 {
   const float *Bp = B;
@@ -150,7 +150,7 @@ static void gemm32(mpt_net *net, mpe_trans ta, mpe_trans tb, int m, int n, int k
   }
 }
 
-static int gemm(mpt_net *net, mpe_trans ta, mpe_trans tb, int m, int n, int k,
+static int gemm(mpe_train_net *net, mpe_trans ta, mpe_trans tb, int m, int n, int k,
                 const float *A, int lda, const float *B, int ldb, float *C, int ldc)
 {
   if (!net->tc) {
@@ -162,9 +162,9 @@ static int gemm(mpt_net *net, mpe_trans ta, mpe_trans tb, int m, int n, int k,
 }
 
 /* y = x rounded to the low format when the level holds values in it (O2, O3) */
-static int to_low(const mpt_net *net, float *y, const float *x, size_t n)
+static int to_low(const mpe_train_net *net, float *y, const float *x, size_t n)
 {
-  if (net->pol.level < MPT_O2) {
+  if (net->pol.level < MPE_TRAIN_O2) {
     if (y != x)
       memcpy(y, x, n * sizeof *y);
     return MPE_OK;
@@ -174,7 +174,7 @@ static int to_low(const mpt_net *net, float *y, const float *x, size_t n)
 
 /* ---- allocation */
 
-void mpt_net_free(mpt_net *net)
+void mpe_train_net_free(mpe_train_net *net)
 {
   if (!net)
     return;
@@ -198,21 +198,21 @@ static float *alloc_f(size_t n)
   return calloc(n ? n : 1, sizeof(float));
 }
 
-int mpt_net_alloc(mpt_net **out, const mpt_arch *arch, const mpt_policy *pol, const mpt_optim *opt)
+int mpe_train_net_alloc(mpe_train_net **out, const mpe_train_arch *arch, const mpe_train_policy *pol, const mpe_train_optim *opt)
 {
-  if (!out || !arch || !pol || !opt || arch->nlayers < 1 || arch->nlayers > MPT_MAXLAYERS ||
-      arch->batch < 1 || (unsigned)pol->level >= MPT_NLEVELS || (unsigned)arch->act > MPT_GELU ||
-      (unsigned)arch->loss > MPT_XENT || (unsigned)opt->kind > MPT_ADAM || !(opt->lr > 0) ||
+  if (!out || !arch || !pol || !opt || arch->nlayers < 1 || arch->nlayers > MPE_TRAIN_MAXLAYERS ||
+      arch->batch < 1 || (unsigned)pol->level >= MPE_TRAIN_NLEVELS || (unsigned)arch->act > MPE_TRAIN_GELU ||
+      (unsigned)arch->loss > MPE_TRAIN_XENT || (unsigned)opt->kind > MPE_TRAIN_ADAM || !(opt->lr > 0) ||
       !(opt->momentum >= 0 && opt->momentum < 1) || !(pol->init_scale >= 0))
     return MPE_EINVAL;
   for (int l = 0; l <= arch->nlayers; l++)
     if (arch->sizes[l] < 1 || arch->sizes[l] > (1 << 20))
       return MPE_EINVAL;
-  if (arch->loss == MPT_XENT && arch->sizes[arch->nlayers] < 2)
+  if (arch->loss == MPE_TRAIN_XENT && arch->sizes[arch->nlayers] < 2)
     return MPE_EINVAL;
   const mpe_format *f = NULL;
   const mpe_tc_model *tc = NULL;
-  if (pol->level != MPT_O0) {
+  if (pol->level != MPE_TRAIN_O0) {
     if (pol->low != MPE_FP16 && pol->low != MPE_BF16)
       return MPE_EINVAL;
     if (!pol->model)
@@ -224,7 +224,7 @@ int mpt_net_alloc(mpt_net **out, const mpt_arch *arch, const mpt_policy *pol, co
              ? MPE_EUNSUP : MPE_ENOTFOUND;
   }
   mpe_scaler_params sp;
-  if (pol->level == MPT_O1 || pol->level == MPT_O2) {
+  if (pol->level == MPE_TRAIN_O1 || pol->level == MPE_TRAIN_O2) {
     int rc = mpe_scaler_params_preset(&sp, pol->scaler ? pol->scaler : "pytorch");
     if (rc)
       return rc;
@@ -236,13 +236,13 @@ int mpt_net_alloc(mpt_net **out, const mpt_arch *arch, const mpt_policy *pol, co
         sp.min_scale = sp.init_scale;
     }
   }
-  mpt_net *net = calloc(1, sizeof *net);
+  mpe_train_net *net = calloc(1, sizeof *net);
   if (!net)
     return MPE_ENOMEM;
   net->arch = *arch;
   net->pol = *pol;
   net->opt = *opt;
-  if (net->opt.kind == MPT_ADAM) {
+  if (net->opt.kind == MPE_TRAIN_ADAM) {
     if (net->opt.beta1 == 0) net->opt.beta1 = 0.9f;
     if (net->opt.beta2 == 0) net->opt.beta2 = 0.999f;
     if (net->opt.eps == 0) net->opt.eps = 1e-8f;
@@ -252,7 +252,7 @@ int mpt_net_alloc(mpt_net **out, const mpt_arch *arch, const mpt_policy *pol, co
   net->tc = tc;
   net->first = 1;
   int ok = 1;
-  if (pol->level == MPT_O1 || pol->level == MPT_O2)
+  if (pol->level == MPE_TRAIN_O1 || pol->level == MPE_TRAIN_O2)
     ok = (net->scaler = mpe_scaler_alloc(&sp)) != NULL;
   const size_t B = (size_t)arch->batch;
   size_t maxw = 0, maxkn = 0;
@@ -272,12 +272,12 @@ int mpt_net_alloc(mpt_net **out, const mpt_arch *arch, const mpt_policy *pol, co
     y->s1W = alloc_f(nw); y->s1b = alloc_f((size_t)y->out);
     y->s2W = alloc_f(nw); y->s2b = alloc_f((size_t)y->out);
     y->z = alloc_f(B * y->out); y->a = alloc_f(B * y->out);
-    if (pol->level == MPT_O2) {
+    if (pol->level == MPE_TRAIN_O2) {
       y->Wl = alloc_f(nw);
       y->bl = alloc_f((size_t)y->out);
     }
     ok = y->W && y->b && y->gW && y->gb && y->s1W && y->s1b && y->s2W && y->s2b && y->z && y->a &&
-         (pol->level != MPT_O2 || (y->Wl && y->bl));
+         (pol->level != MPE_TRAIN_O2 || (y->Wl && y->bl));
     if (!ok)
       break;
     /* PyTorch's nn.Linear initialisation: U(-1/sqrt(in), 1/sqrt(in)) */
@@ -286,9 +286,9 @@ int mpt_net_alloc(mpt_net **out, const mpt_arch *arch, const mpt_policy *pol, co
       y->W[i] = (float)((2 * uniform01(&s) - 1) * bound);
     for (int i = 0; i < y->out; i++)
       y->b[i] = (float)((2 * uniform01(&s) - 1) * bound);
-    if (pol->level == MPT_O3) {   /* the model itself is held in the low format */
+    if (pol->level == MPE_TRAIN_O3) {   /* the model itself is held in the low format */
       ok = !mpe_round_f32(y->W, y->W, nw, f, NULL) && !mpe_round_f32(y->b, y->b, (size_t)y->out, f, NULL);
-    } else if (pol->level == MPT_O2) {
+    } else if (pol->level == MPE_TRAIN_O2) {
       ok = !mpe_round_f32(y->Wl, y->W, nw, f, NULL) && !mpe_round_f32(y->bl, y->b, (size_t)y->out, f, NULL);
     }
   }
@@ -302,19 +302,19 @@ int mpt_net_alloc(mpt_net **out, const mpt_arch *arch, const mpt_policy *pol, co
     ok = net->x && net->dz && net->da && net->tmp && net->pack && net->lab;
   }
   if (!ok) {
-    mpt_net_free(net);
+    mpe_train_net_free(net);
     return MPE_ENOMEM;
   }
   *out = net;
   return MPE_OK;
 }
 
-double mpt_loss_scale(const mpt_net *net)
+double mpe_train_loss_scale(const mpe_train_net *net)
 {
   return net && net->scaler ? mpe_scaler_scale(net->scaler) : 1.0;
 }
 
-int mpt_weights(const mpt_net *net, int l, float *W, float *b)
+int mpe_train_weights(const mpe_train_net *net, int l, float *W, float *b)
 {
   if (!net || l < 0 || l >= net->arch.nlayers)
     return MPE_EINVAL;
@@ -326,7 +326,7 @@ int mpt_weights(const mpt_net *net, int l, float *W, float *b)
   return MPE_OK;
 }
 
-int mpt_set_weights(mpt_net *net, int l, const float *W, const float *b)
+int mpe_train_set_weights(mpe_train_net *net, int l, const float *W, const float *b)
 {
   if (!net || l < 0 || l >= net->arch.nlayers)
     return MPE_EINVAL;
@@ -337,27 +337,27 @@ int mpt_set_weights(mpt_net *net, int l, const float *W, const float *b)
   if (b)
     memcpy(y->b, b, nb * sizeof *b);
   int rc = MPE_OK;
-  if (net->pol.level == MPT_O3)
+  if (net->pol.level == MPE_TRAIN_O3)
     rc = mpe_round_f32(y->W, y->W, nw, net->f, NULL) || mpe_round_f32(y->b, y->b, nb, net->f, NULL) ? MPE_EINVAL : 0;
-  else if (net->pol.level == MPT_O2)
+  else if (net->pol.level == MPE_TRAIN_O2)
     rc = mpe_round_f32(y->Wl, y->W, nw, net->f, NULL) || mpe_round_f32(y->bl, y->b, nb, net->f, NULL) ? MPE_EINVAL : 0;
   return rc;
 }
 
 /* ---- forward */
 
-static void act_fwd(mpt_act act, float *a, const float *z, size_t n, float *t)
+static void act_fwd(mpe_train_act act, float *a, const float *z, size_t n, float *t)
 {
   switch (act) {
-  case MPT_IDENTITY:
+  case MPE_TRAIN_IDENTITY:
     if (a != z)
       memcpy(a, z, n * sizeof *a);
     break;
-  case MPT_RELU:
+  case MPE_TRAIN_RELU:
     for (size_t i = 0; i < n; i++)
       a[i] = z[i] > 0 ? z[i] : 0.0f;
     break;
-  case MPT_GELU: {   /* tanh form, binary32 opmath; tanh through mpe_ew_tanh */
+  case MPE_TRAIN_GELU: {   /* tanh form, binary32 opmath; tanh through mpe_ew_tanh */
     for (size_t i = 0; i < n; i++)
       t[i] = GELU_K * (z[i] + GELU_C * z[i] * z[i] * z[i]);
     mpe_ew_tanh(t, t, n, mpe_format_of(MPE_FP32), NULL);
@@ -369,18 +369,18 @@ static void act_fwd(mpt_act act, float *a, const float *z, size_t n, float *t)
 }
 
 /* d act / dz at z, binary32 */
-static void act_grad(mpt_act act, float *g, const float *z, size_t n)
+static void act_grad(mpe_train_act act, float *g, const float *z, size_t n)
 {
   switch (act) {
-  case MPT_IDENTITY:
+  case MPE_TRAIN_IDENTITY:
     for (size_t i = 0; i < n; i++)
       g[i] = 1;
     break;
-  case MPT_RELU:
+  case MPE_TRAIN_RELU:
     for (size_t i = 0; i < n; i++)
       g[i] = z[i] > 0 ? 1.0f : 0.0f;
     break;
-  case MPT_GELU:
+  case MPE_TRAIN_GELU:
     for (size_t i = 0; i < n; i++)
       g[i] = GELU_K * (z[i] + GELU_C * z[i] * z[i] * z[i]);
     mpe_ew_tanh(g, g, n, mpe_format_of(MPE_FP32), NULL);
@@ -392,22 +392,22 @@ static void act_grad(mpt_act act, float *g, const float *z, size_t n)
   }
 }
 
-static int forward(mpt_net *net, const float *x, int n)
+static int forward(mpe_train_net *net, const float *x, int n)
 {
   const int nl = net->arch.nlayers;
-  const int lo = net->pol.level >= MPT_O2;
+  const int lo = net->pol.level >= MPE_TRAIN_O2;
   int rc = to_low(net, net->x, x, (size_t)n * net->arch.sizes[0]);
   const float *in = net->x;
   for (int l = 0; l < nl && !rc; l++) {
     layer *y = &net->L[l];
-    const float *W = net->pol.level == MPT_O2 ? y->Wl : y->W;
-    const float *b = net->pol.level == MPT_O2 ? y->bl : y->b;
+    const float *W = net->pol.level == MPE_TRAIN_O2 ? y->Wl : y->W;
+    const float *b = net->pol.level == MPE_TRAIN_O2 ? y->bl : y->b;
     size_t m = (size_t)n * y->out;
     if ((rc = gemm(net, MPE_NO_TRANS, MPE_TRANS, n, y->out, y->in, in, y->in, W, y->in, y->z, y->out)))
       break;
     /* the bias enters like cuBLAS's epilogue: a binary32 add, then the output rounding.
        O1 adds the FP16/BF16 copy of the bias (what autocast hands to the GEMM). */
-    if (net->pol.level == MPT_O1) {
+    if (net->pol.level == MPE_TRAIN_O1) {
       if ((rc = mpe_round_f32(net->tmp, b, (size_t)y->out, net->f, NULL)))
         break;
       b = net->tmp;
@@ -427,7 +427,7 @@ static int forward(mpt_net *net, const float *x, int n)
   return rc;
 }
 
-int mpt_forward(mpt_net *net, const float *x, int n, float *out)
+int mpe_train_forward(mpe_train_net *net, const float *x, int n, float *out)
 {
   if (!net || !x || !out || n < 1 || n > net->arch.batch)
     return MPE_EINVAL;
@@ -441,7 +441,7 @@ int mpt_forward(mpt_net *net, const float *x, int n, float *out)
 
 /* ---- loss: value and dL/d(output) (scaled, in net->dz) */
 
-static int loss_grad(mpt_net *net, const float *target, const int *labels, int n, float scale, double *loss)
+static int loss_grad(mpe_train_net *net, const float *target, const int *labels, int n, float scale, double *loss)
 {
   const layer *y = &net->L[net->arch.nlayers - 1];
   const int D = y->out;
@@ -450,9 +450,9 @@ static int loss_grad(mpt_net *net, const float *target, const int *labels, int n
   float *g = net->dz;
   int rc = MPE_OK;
   float sum = 0;   /* FP32 reduction in a fixed order */
-  if (net->arch.loss == MPT_MSE) {
+  if (net->arch.loss == MPE_TRAIN_MSE) {
     const float *t = target;
-    if (net->pol.level == MPT_O3) {   /* the targets are low-format tensors too */
+    if (net->pol.level == MPE_TRAIN_O3) {   /* the targets are low-format tensors too */
       if ((rc = mpe_round_f32(net->tmp, target, m, net->f, NULL)))
         return rc;
       t = net->tmp;
@@ -466,7 +466,7 @@ static int loss_grad(mpt_net *net, const float *target, const int *labels, int n
     sum = sum / (float)m;
   } else {
     if ((rc = mpe_ew_softmax(g, out, (size_t)n, (size_t)D,
-                             net->pol.level == MPT_O3 ? net->f : net->f32, NULL)))
+                             net->pol.level == MPE_TRAIN_O3 ? net->f : net->f32, NULL)))
       return rc;
     for (int i = 0; i < n; i++) {
       int c = labels[i];
@@ -488,10 +488,10 @@ static int loss_grad(mpt_net *net, const float *target, const int *labels, int n
   if (scale != 1.0f)
     for (size_t i = 0; i < m; i++)
       g[i] = g[i] * scale;
-  if (net->pol.level >= MPT_O2 && (rc = mpe_round_f32(g, g, m, net->f, NULL)))
+  if (net->pol.level >= MPE_TRAIN_O2 && (rc = mpe_round_f32(g, g, m, net->f, NULL)))
     return rc;
   double L = sum;
-  if (net->pol.level == MPT_O3)
+  if (net->pol.level == MPE_TRAIN_O3)
     L = mpe_round_scalar(L, net->f, NULL);
   *loss = L;
   return rc;
@@ -499,15 +499,15 @@ static int loss_grad(mpt_net *net, const float *target, const int *labels, int n
 
 /* ---- backward: gradients of every layer from net->dz */
 
-static int backward(mpt_net *net, int n)
+static int backward(mpe_train_net *net, int n)
 {
   const int nl = net->arch.nlayers;
-  const int lo = net->pol.level >= MPT_O2;
+  const int lo = net->pol.level >= MPE_TRAIN_O2;
   int rc = MPE_OK;
   for (int l = nl - 1; l >= 0 && !rc; l--) {
     layer *y = &net->L[l];
     const float *in = l ? net->L[l - 1].a : net->x;
-    const float *W = net->pol.level == MPT_O2 ? y->Wl : y->W;
+    const float *W = net->pol.level == MPE_TRAIN_O2 ? y->Wl : y->W;
     /* dW = dz^T in (out x in) */
     if ((rc = gemm(net, MPE_TRANS, MPE_NO_TRANS, y->out, y->in, n, net->dz, y->out, in, y->in, y->gW, y->in)))
       break;
@@ -550,15 +550,15 @@ static int nonfinite_any(const float *x, size_t n)
 
 /* The update u of each weight for this step, binary32 opmath; the optimizer
    state is rounded to the low format under O3. */
-static int optim_updates(mpt_net *net, float *u, const float *g, float *s1, float *s2, size_t n)
+static int optim_updates(mpe_train_net *net, float *u, const float *g, float *s1, float *s2, size_t n)
 {
-  const mpt_optim *o = &net->opt;
+  const mpe_train_optim *o = &net->opt;
   int rc = MPE_OK;
-  if (o->kind == MPT_SGD) {
+  if (o->kind == MPE_TRAIN_SGD) {
     if (o->momentum > 0) {
       for (size_t i = 0; i < n; i++)
         s1[i] = net->first ? g[i] : o->momentum * s1[i] + g[i];
-      if (net->pol.level == MPT_O3 && (rc = mpe_round_f32(s1, s1, n, net->f, NULL)))
+      if (net->pol.level == MPE_TRAIN_O3 && (rc = mpe_round_f32(s1, s1, n, net->f, NULL)))
         return rc;
       g = s1;
     }
@@ -571,7 +571,7 @@ static int optim_updates(mpt_net *net, float *u, const float *g, float *s1, floa
       s1[i] = b1 * s1[i] + (1.0f - b1) * g[i];
       s2[i] = b2 * s2[i] + (1.0f - b2) * g[i] * g[i];
     }
-    if (net->pol.level == MPT_O3 && ((rc = mpe_round_f32(s1, s1, n, net->f, NULL)) ||
+    if (net->pol.level == MPE_TRAIN_O3 && ((rc = mpe_round_f32(s1, s1, n, net->f, NULL)) ||
                                       (rc = mpe_round_f32(s2, s2, n, net->f, NULL))))
       return rc;
     for (size_t i = 0; i < n; i++) {
@@ -583,12 +583,12 @@ static int optim_updates(mpt_net *net, float *u, const float *g, float *s1, floa
 }
 
 /* w += u: binary32 for the master weights, one rounding to the low format for O3 */
-static int apply(mpt_net *net, float *w, const float *u, size_t n, mpt_step_info *info)
+static int apply(mpe_train_net *net, float *w, const float *u, size_t n, mpe_train_step_info *info)
 {
   float *old = net->pack;   /* free between GEMMs; at least as large as any weight matrix */
   memcpy(old, w, n * sizeof *w);
   int rc = MPE_OK;
-  if (net->pol.level == MPT_O3)
+  if (net->pol.level == MPE_TRAIN_O3)
     rc = mpe_ew_add(w, w, u, n, net->f, NULL);
   else
     for (size_t i = 0; i < n; i++)
@@ -601,14 +601,14 @@ static int apply(mpt_net *net, float *w, const float *u, size_t n, mpt_step_info
   return rc;
 }
 
-int mpt_backward(mpt_net *net, const float *x, const float *target, const int *labels, int n,
-                 mpt_step_info *info)
+int mpe_train_backward(mpe_train_net *net, const float *x, const float *target, const int *labels, int n,
+                 mpe_train_step_info *info)
 {
   if (!net || !x || n < 1 || n > net->arch.batch || !info ||
-      (net->arch.loss == MPT_MSE && !target) || (net->arch.loss == MPT_XENT && !labels))
+      (net->arch.loss == MPE_TRAIN_MSE && !target) || (net->arch.loss == MPE_TRAIN_XENT && !labels))
     return MPE_EINVAL;
   const int D = net->arch.sizes[net->arch.nlayers];
-  if (net->arch.loss == MPT_XENT)
+  if (net->arch.loss == MPE_TRAIN_XENT)
     for (int i = 0; i < n; i++)
       if (labels[i] < 0 || labels[i] >= D)
         return MPE_EINVAL;
@@ -623,7 +623,7 @@ int mpt_backward(mpt_net *net, const float *x, const float *target, const int *l
   return rc;
 }
 
-int mpt_grad(mpt_net *net, int l, float **gW, float **gb)
+int mpe_train_grad(mpe_train_net *net, int l, float **gW, float **gb)
 {
   if (!net || l < 0 || l >= net->arch.nlayers || !gW || !gb)
     return MPE_EINVAL;
@@ -632,11 +632,11 @@ int mpt_grad(mpt_net *net, int l, float **gW, float **gb)
   return MPE_OK;
 }
 
-int mpt_update(mpt_net *net, mpt_step_info *info)
+int mpe_train_update(mpe_train_net *net, mpe_train_step_info *info)
 {
   if (!net || !info)
     return MPE_EINVAL;
-  const double scale = net->scaler ? mpe_scaler_scale(net->scaler) : 1.0;   /* that of mpt_backward */
+  const double scale = net->scaler ? mpe_scaler_scale(net->scaler) : 1.0;   /* that of mpe_train_backward */
   int rc = MPE_OK;
   const int nl = net->arch.nlayers;
   /* overflow check and unscaling (O1, O2): inf/NaN in the scaled gradients skips the step */
@@ -675,7 +675,7 @@ int mpt_update(mpt_net *net, mpt_step_info *info)
     if ((rc = optim_updates(net, u, y->gb, y->s1b, y->s2b, (size_t)y->out)) ||
         (rc = apply(net, y->b, u, (size_t)y->out, info)))
       break;
-    if (net->pol.level == MPT_O2 &&
+    if (net->pol.level == MPE_TRAIN_O2 &&
         ((rc = mpe_round_f32(y->Wl, y->W, nw, net->f, NULL)) ||
          (rc = mpe_round_f32(y->bl, y->b, (size_t)y->out, net->f, NULL))))
       break;
@@ -686,9 +686,9 @@ int mpt_update(mpt_net *net, mpt_step_info *info)
   return rc;
 }
 
-int mpt_step(mpt_net *net, const float *x, const float *target, const int *labels, int n,
-             mpt_step_info *info)
+int mpe_train_step(mpe_train_net *net, const float *x, const float *target, const int *labels, int n,
+             mpe_train_step_info *info)
 {
-  int rc = mpt_backward(net, x, target, labels, n, info);
-  return rc ? rc : mpt_update(net, info);
+  int rc = mpe_train_backward(net, x, target, labels, n, info);
+  return rc ? rc : mpe_train_update(net, info);
 }

@@ -2,7 +2,6 @@
    y = x W^T + b with x (N x D_in) and the targets (N x D_out) drawn from N(0, 1),
    MSE loss, SGD with lr 1e-3, 500 steps, every GEMM on an emulated tensor core.
    See examples/amp_lab.md for what to look for. */
-#include <config.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,8 +9,7 @@
 #include <string.h>
 #include <jansson.h>
 #include <mpemu.h>
-#include "train.h"
-#include "train_lab.h"
+#include "lab_util.h"
 
 #define TOLERANCE 1e-3   /* |L(O2) - L(O0)| / L(O0) at the last step */
 
@@ -60,12 +58,12 @@ int main(int argc, char **argv)
     case 'L': levels = optarg; break;
     case 'f': fname = optarg; break;
     case 'm': model = optarg; break;
-    case 's': bad = mpt_parse_long(optarg, 1, 1000000, &steps); break;
-    case 'N': bad = mpt_parse_long(optarg, 1, 1 << 16, &N); break;
-    case 'I': bad = mpt_parse_long(optarg, 1, 1 << 16, &Din); break;
-    case 'O': bad = mpt_parse_long(optarg, 1, 1 << 16, &Dout); break;
-    case 'e': bad = mpt_parse_long(optarg, 0, 1000000, &every); break;
-    case 'S': bad = mpt_parse_long(optarg, 0, 1L << 40, &seed); break;
+    case 's': bad = lab_parse_long(optarg, 1, 1000000, &steps); break;
+    case 'N': bad = lab_parse_long(optarg, 1, 1 << 16, &N); break;
+    case 'I': bad = lab_parse_long(optarg, 1, 1 << 16, &Din); break;
+    case 'O': bad = lab_parse_long(optarg, 1, 1 << 16, &Dout); break;
+    case 'e': bad = lab_parse_long(optarg, 0, 1000000, &every); break;
+    case 'S': bad = lab_parse_long(optarg, 0, 1L << 40, &seed); break;
     case 'r': { char *e; lr = strtod(optarg, &e); bad = e == optarg || *e || !(lr > 0); break; }
     case 'c': scaler = optarg; break;
     case 'i': { char *e; init_scale = strtod(optarg, &e); bad = e == optarg || *e || !(init_scale > 0) || !isfinite(init_scale); break; }
@@ -85,13 +83,13 @@ int main(int argc, char **argv)
     return 2;
   }
   mpe_type low = f == mpe_format_of(MPE_FP16) ? MPE_FP16 : MPE_BF16;
-  if (plot && mpt_plot_check("amp_lab", plot))
+  if (plot && lab_plot_check("amp_lab", plot))
     return 2;
-  int want[MPT_NLEVELS] = { 0 };
+  int want[MPE_TRAIN_NLEVELS] = { 0 };
   {
     char *dup = strdup(levels), *save = NULL;
     for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      int l = mpt_level_lookup(t);
+      int l = mpe_train_level_lookup(t);
       if (l < 0) {
         fprintf(stderr, "amp_lab: unknown level '%s' (O0, O1, O2, O3)\n", t);
         free(dup);
@@ -105,18 +103,18 @@ int main(int argc, char **argv)
   float *x = malloc((size_t)N * Din * sizeof *x), *y = malloc((size_t)N * Dout * sizeof *y);
   if (!x || !y)
     return 1;
-  mpt_randn(x, (size_t)N * Din, (uint64_t)seed * 2 + 1);
-  mpt_randn(y, (size_t)N * Dout, (uint64_t)seed * 2 + 2);
-  mpt_arch arch = { 1, { (int)Din, (int)Dout }, MPT_IDENTITY, MPT_MSE, (int)N, (uint64_t)seed };
-  mpt_optim opt = { MPT_SGD, (float)lr, 0, 0, 0, 0 };
-  run R[MPT_NLEVELS];
+  mpe_train_randn(x, (size_t)N * Din, (uint64_t)seed * 2 + 1);
+  mpe_train_randn(y, (size_t)N * Dout, (uint64_t)seed * 2 + 2);
+  mpe_train_arch arch = { 1, { (int)Din, (int)Dout }, MPE_TRAIN_IDENTITY, MPE_TRAIN_MSE, (int)N, (uint64_t)seed };
+  mpe_train_optim opt = { MPE_TRAIN_SGD, (float)lr, 0, 0, 0, 0 };
+  run R[MPE_TRAIN_NLEVELS];
   memset(R, 0, sizeof R);
-  for (int l = 0; l < MPT_NLEVELS; l++) {
+  for (int l = 0; l < MPE_TRAIN_NLEVELS; l++) {
     if (!want[l])
       continue;
-    mpt_policy pol = { (mpt_level)l, low, model, scaler, init_scale };
-    mpt_net *net;
-    int rc = mpt_net_alloc(&net, &arch, &pol, &opt);
+    mpe_train_policy pol = { (mpe_train_level)l, low, model, scaler, init_scale };
+    mpe_train_net *net;
+    int rc = mpe_train_net_alloc(&net, &arch, &pol, &opt);
     if (rc) {
       if (rc == MPE_EUNSUP)
         fprintf(stderr, "amp_lab: the %s has no %s tensor cores\n", model, fname);
@@ -129,11 +127,11 @@ int main(int argc, char **argv)
     run *r = &R[l];
     r->ran = 1;
     r->loss = malloc((size_t)steps * sizeof *r->loss);
-    double t0 = mpt_now(), last = t0;
+    double t0 = lab_now(), last = t0;
     for (long t = 0; t < steps; t++) {
-      mpt_step_info info;
-      if ((rc = mpt_step(net, x, y, NULL, (int)N, &info))) {
-        fprintf(stderr, "amp_lab: %s step %ld: %s\n", mpt_level_name((mpt_level)l), t, mpe_strerror(rc));
+      mpe_train_step_info info;
+      if ((rc = mpe_train_step(net, x, y, NULL, (int)N, &info))) {
+        fprintf(stderr, "amp_lab: %s step %ld: %s\n", mpe_train_level_name((mpe_train_level)l), t, mpe_strerror(rc));
         return 1;
       }
       r->loss[t] = info.loss;
@@ -144,24 +142,24 @@ int main(int argc, char **argv)
       r->grad_zeros += info.grad_zeros;
       r->diverged |= info.nonfinite;
       if (every && !json && (t + 1) % every == 0)
-        printf("%s step %5ld  loss %.6g  scale %g%s\n", mpt_level_name((mpt_level)l), t + 1, info.loss,
+        printf("%s step %5ld  loss %.6g  scale %g%s\n", mpe_train_level_name((mpe_train_level)l), t + 1, info.loss,
                info.scale, info.skipped ? "  (skipped)" : "");
       /* a level takes tens of seconds: say where it is every 5 s (stderr, so tables stay clean) */
-      if (mpt_now() - last >= 5.0) {
-        last = mpt_now();
-        fprintf(stderr, "amp_lab: %s step %ld/%ld, %.0f s so far\n", mpt_level_name((mpt_level)l), t + 1, steps,
+      if (lab_now() - last >= 5.0) {
+        last = lab_now();
+        fprintf(stderr, "amp_lab: %s step %ld/%ld, %.0f s so far\n", mpe_train_level_name((mpe_train_level)l), t + 1, steps,
                 last - t0);
       }
     }
-    r->seconds = mpt_now() - t0;
-    fprintf(stderr, "amp_lab: %s done in %.1f s\n", mpt_level_name((mpt_level)l), r->seconds);
-    r->final_scale = mpt_loss_scale(net);
-    mpt_net_free(net);
+    r->seconds = lab_now() - t0;
+    fprintf(stderr, "amp_lab: %s done in %.1f s\n", mpe_train_level_name((mpe_train_level)l), r->seconds);
+    r->final_scale = mpe_train_loss_scale(net);
+    mpe_train_net_free(net);
   }
 
   double rel = NAN;
-  if (R[MPT_O0].ran && R[MPT_O2].ran)
-    rel = fabs(R[MPT_O2].loss[steps - 1] - R[MPT_O0].loss[steps - 1]) / fabs(R[MPT_O0].loss[steps - 1]);
+  if (R[MPE_TRAIN_O0].ran && R[MPE_TRAIN_O2].ran)
+    rel = fabs(R[MPE_TRAIN_O2].loss[steps - 1] - R[MPE_TRAIN_O0].loss[steps - 1]) / fabs(R[MPE_TRAIN_O0].loss[steps - 1]);
 
   if (json) {
     json_t *doc = json_object(), *lv = json_object();
@@ -174,7 +172,7 @@ int main(int argc, char **argv)
     json_object_set_new(doc, "lr", json_real(lr));
     json_object_set_new(doc, "steps", json_integer(steps));
     json_object_set_new(doc, "seed", json_integer(seed));
-    for (int l = 0; l < MPT_NLEVELS; l++) {
+    for (int l = 0; l < MPE_TRAIN_NLEVELS; l++) {
       if (!R[l].ran)
         continue;
       run *r = &R[l];
@@ -192,7 +190,7 @@ int main(int argc, char **argv)
       json_object_set_new(o, "diverged", json_boolean(r->diverged));
       json_object_set_new(o, "seconds", json_real(r->seconds));
       json_object_set_new(o, "loss", curve);
-      json_object_set_new(lv, mpt_level_name((mpt_level)l), o);
+      json_object_set_new(lv, mpe_train_level_name((mpe_train_level)l), o);
     }
     json_object_set_new(doc, "levels", lv);
     if (isfinite(rel)) {
@@ -209,11 +207,11 @@ int main(int argc, char **argv)
            "cores (O0: binary32), seed %ld\n\n", Din, Dout, N, lr, steps, fname, model, seed);
     printf("%-5s %13s %13s %16s %10s %8s %9s %11s %9s\n", "level", "first loss", "final loss", "lost updates",
            "fraction", "skipped", "scale", "grad zeros", "time [s]");
-    for (int l = 0; l < MPT_NLEVELS; l++) {
+    for (int l = 0; l < MPE_TRAIN_NLEVELS; l++) {
       run *r = &R[l];
       if (!r->ran)
         continue;
-      printf("%-5s %13.6g %13.6g %16llu %10.4f %8llu %9g %10.2f%% %9.2f%s\n", mpt_level_name((mpt_level)l),
+      printf("%-5s %13.6g %13.6g %16llu %10.4f %8llu %9g %10.2f%% %9.2f%s\n", mpe_train_level_name((mpe_train_level)l),
              r->loss[0], r->loss[steps - 1], (unsigned long long)r->lost,
              r->updates ? (double)r->lost / (double)r->updates : 0.0, (unsigned long long)r->skipped,
              r->final_scale, r->grad_values ? 100.0 * (double)r->grad_zeros / (double)r->grad_values : 0.0,
@@ -224,26 +222,26 @@ int main(int argc, char **argv)
     if (isfinite(rel))
       printf("O2 vs O0: final losses differ by %.3g relative; tolerance %g: %s\n", rel, TOLERANCE,
              rel <= TOLERANCE ? "they agree" : "they DO NOT agree");
-    if (R[MPT_O3].ran)
+    if (R[MPE_TRAIN_O3].ran)
       printf("O3: %.2f%% of the weight updates were lost.\n",
-             R[MPT_O3].updates ? 100.0 * (double)R[MPT_O3].lost / (double)R[MPT_O3].updates : 0.0);
+             R[MPE_TRAIN_O3].updates ? 100.0 * (double)R[MPE_TRAIN_O3].lost / (double)R[MPE_TRAIN_O3].updates : 0.0);
   }
   int rc = 0;
   if (plot) {
-    const char *names[MPT_NLEVELS];
-    const double *ys[MPT_NLEVELS];
-    size_t ns[MPT_NLEVELS], k = 0;
+    const char *names[MPE_TRAIN_NLEVELS];
+    const double *ys[MPE_TRAIN_NLEVELS];
+    size_t ns[MPE_TRAIN_NLEVELS], k = 0;
     char title[160];
-    for (int l = 0; l < MPT_NLEVELS; l++)
+    for (int l = 0; l < MPE_TRAIN_NLEVELS; l++)
       if (R[l].ran) {
-        names[k] = mpt_level_name((mpt_level)l);
+        names[k] = mpe_train_level_name((mpe_train_level)l);
         ys[k] = R[l].loss;
         ns[k++] = (size_t)steps;
       }
     snprintf(title, sizeof title, "AMP lab: Linear %ld-%ld, MSE, SGD, %s on %s", Din, Dout, fname, model);
-    rc = mpt_plot_curves(plot, title, "loss", k, names, ys, ns, 1);
+    rc = lab_plot_curves(plot, title, "loss", k, names, ys, ns, 1);
   }
-  for (int l = 0; l < MPT_NLEVELS; l++)
+  for (int l = 0; l < MPE_TRAIN_NLEVELS; l++)
     free(R[l].loss);
   free(x);
   free(y);

@@ -8,15 +8,13 @@
    sequential algorithm), and the one averaged gradient updates the weights.
    The workers hold the same weights at every step, so one network serves
    them all. See examples/ddp_lab.md for what to look for. */
-#include <config.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpemu.h>
-#include "train.h"
-#include "train_lab.h"
+#include "lab_util.h"
 
 #define MAX_FORMATS 4
 #define MAX_WORKERS 64
@@ -59,36 +57,36 @@ static void train(const config *c, const float *x, const float *y, run *r)
 {
   const size_t shard = (size_t)(c->n / c->workers);
   const int W = (int)c->workers;
-  mpt_arch arch = { .nlayers = 1, .sizes = { (int)c->din, (int)c->dout }, .act = MPT_IDENTITY,
-                    .loss = MPT_MSE, .batch = (int)shard, .seed = c->seed };
-  mpt_policy pol = { .level = MPT_O1, .low = MPE_FP16, .model = c->model, .scaler = "pytorch",
+  mpe_train_arch arch = { .nlayers = 1, .sizes = { (int)c->din, (int)c->dout }, .act = MPE_TRAIN_IDENTITY,
+                    .loss = MPE_TRAIN_MSE, .batch = (int)shard, .seed = c->seed };
+  mpe_train_policy pol = { .level = MPE_TRAIN_O1, .low = MPE_FP16, .model = c->model, .scaler = "pytorch",
                      .init_scale = r->scaled ? 65536.0 : 1.0 };
-  mpt_optim opt = { .kind = MPT_SGD, .lr = (float)c->lr };
+  mpe_train_optim opt = { .kind = MPE_TRAIN_SGD, .lr = (float)c->lr };
   mpe_allreduce_opts ao = { .algo = c->algo };
   if (strcmp(r->fmt, "fp32") != 0 && !(ao.format = mpe_format_lookup(r->fmt))) {
     r->err = MPE_ENOTFOUND;
     return;
   }
-  mpt_net *net = NULL;
+  mpe_train_net *net = NULL;
   const size_t nw = (size_t)c->din * c->dout, len = nw + (size_t)c->dout;
   float *g = malloc(sizeof(float) * len * (size_t)W), *out = malloc(sizeof(float) * len);
   const float *in[MAX_WORKERS];
-  if (!g || !out || (r->err = mpt_net_alloc(&net, &arch, &pol, &opt))) {
+  if (!g || !out || (r->err = mpe_train_net_alloc(&net, &arch, &pol, &opt))) {
     r->err = r->err ? r->err : MPE_ENOMEM;
     goto done;
   }
   for (int w = 0; w < W; w++)
     in[w] = g + (size_t)w * len;
-  const double t0 = mpt_now();
+  const double t0 = lab_now();
   for (long s = 0; s < c->steps && !r->err; s++) {
-    mpt_step_info info;
+    mpe_train_step_info info;
     double loss = 0;
     float *gW, *gb;
     for (int w = 0; w < W && !r->err; w++) {
       float *gw = g + (size_t)w * len;
-      if ((r->err = mpt_backward(net, x + (size_t)w * shard * c->din, y + (size_t)w * shard * c->dout,
+      if ((r->err = mpe_train_backward(net, x + (size_t)w * shard * c->din, y + (size_t)w * shard * c->dout,
                                  NULL, (int)shard, &info)) ||
-          (r->err = mpt_grad(net, 0, &gW, &gb)))
+          (r->err = mpe_train_grad(net, 0, &gW, &gb)))
         break;
       /* each worker divides its (loss-scaled) gradient by N before the sum, as
          PyTorch DDP's default and FP16-compression hooks do */
@@ -110,7 +108,7 @@ static void train(const config *c, const float *x, const float *y, run *r)
     memcpy(gW, out, sizeof(float) * nw);
     memcpy(gb, out + nw, sizeof(float) * (size_t)c->dout);
     info.loss = loss / W;
-    if ((r->err = mpt_update(net, &info)))
+    if ((r->err = mpe_train_update(net, &info)))
       break;
     r->loss[s] = info.loss;
     r->updates += info.updates;
@@ -121,10 +119,10 @@ static void train(const config *c, const float *x, const float *y, run *r)
       fprintf(stderr, "ddp_lab: %-4s %-9s step %4ld  loss %.6g  scale %g\n", r->fmt,
               r->scaled ? "scaled" : "unscaled", s + 1, info.loss, info.scale);
   }
-  r->seconds = mpt_now() - t0;
-  r->final_scale = mpt_loss_scale(net);
+  r->seconds = lab_now() - t0;
+  r->final_scale = mpe_train_loss_scale(net);
 done:
-  mpt_net_free(net);
+  mpe_train_net_free(net);
   free(g);
   free(out);
 }
@@ -147,7 +145,7 @@ int main(int argc, char **argv)
   while ((ch = getopt_long(argc, argv, "h", lo, &li)) != -1) {
     int bad = 0;
     switch (ch) {
-    case 'w': bad = mpt_parse_long(optarg, 1, MAX_WORKERS, &c.workers); break;
+    case 'w': bad = lab_parse_long(optarg, 1, MAX_WORKERS, &c.workers); break;
     case 'a': {
       int a = mpe_allreduce_algo_lookup(optarg);
       bad = a < 0;
@@ -157,14 +155,14 @@ int main(int argc, char **argv)
     }
     case 'f': formats = optarg; break;
     case 'm': c.model = optarg; break;
-    case 's': bad = mpt_parse_long(optarg, 1, 1000000, &c.steps); break;
-    case 'N': bad = mpt_parse_long(optarg, 1, 1 << 16, &c.n); break;
-    case 'I': bad = mpt_parse_long(optarg, 1, 1 << 16, &c.din); break;
-    case 'O': bad = mpt_parse_long(optarg, 1, 1 << 16, &c.dout); break;
-    case 'e': bad = mpt_parse_long(optarg, 0, 1000000, &c.every); break;
-    case 'S': bad = mpt_parse_long(optarg, 0, 1L << 40, &seed); break;
-    case 'r': bad = mpt_parse_pos(optarg, &c.lr); break;
-    case 'x': bad = mpt_parse_pos(optarg, &c.xscale); break;
+    case 's': bad = lab_parse_long(optarg, 1, 1000000, &c.steps); break;
+    case 'N': bad = lab_parse_long(optarg, 1, 1 << 16, &c.n); break;
+    case 'I': bad = lab_parse_long(optarg, 1, 1 << 16, &c.din); break;
+    case 'O': bad = lab_parse_long(optarg, 1, 1 << 16, &c.dout); break;
+    case 'e': bad = lab_parse_long(optarg, 0, 1000000, &c.every); break;
+    case 'S': bad = lab_parse_long(optarg, 0, 1L << 40, &seed); break;
+    case 'r': bad = lab_parse_pos(optarg, &c.lr); break;
+    case 'x': bad = lab_parse_pos(optarg, &c.xscale); break;
     case 'p': plot = optarg; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
@@ -183,7 +181,7 @@ int main(int argc, char **argv)
     return 2;
   }
   c.seed = (uint64_t)seed;
-  if (plot && mpt_plot_check("ddp_lab", plot))
+  if (plot && lab_plot_check("ddp_lab", plot))
     return 2;
   const char *fl[MAX_FORMATS];
   int nf = 0;
@@ -212,8 +210,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "ddp_lab: out of memory\n");
     return 2;
   }
-  mpt_randn(x, (size_t)c.n * c.din, c.seed + 100);
-  mpt_randn(y, (size_t)c.n * c.dout, c.seed + 200);
+  mpe_train_randn(x, (size_t)c.n * c.din, c.seed + 100);
+  mpe_train_randn(y, (size_t)c.n * c.dout, c.seed + 200);
   for (size_t i = 0; i < (size_t)c.n * c.din; i++)
     x[i] = (float)(x[i] * c.xscale);
   for (int f = 0; f < nf; f++)
@@ -270,7 +268,7 @@ int main(int argc, char **argv)
     }
     char title[128];
     snprintf(title, sizeof title, "ddp_lab: %ld workers, %s all-reduce", c.workers, mpe_allreduce_algo_name(c.algo));
-    status = mpt_plot_curves(plot, title, "loss", (size_t)nr, names, ys, ns, 1);
+    status = lab_plot_curves(plot, title, "loss", (size_t)nr, names, ys, ns, 1);
   }
 out:
   for (int i = 0; i < nr; i++)

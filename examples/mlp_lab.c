@@ -1,8 +1,7 @@
 /* Lab (b): a two-layer MLP classifier on a synthetic 4-class spiral problem
-   (generated here, mpt_spirals) trained under O0-O3, for FP16 and BF16, on
+   (generated here, mpe_train_spirals) trained under O0-O3, for FP16 and BF16, on
    emulated V100 and H100 tensor cores. Prints the test accuracy of every run
    and the time it took. See examples/mlp_lab.md for what to look for. */
-#include <config.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,13 +9,12 @@
 #include <string.h>
 #include <jansson.h>
 #include <mpemu.h>
-#include "train.h"
-#include "train_lab.h"
+#include "lab_util.h"
 
 #define MAXLIST 8
 
 typedef struct {
-  mpt_level level;
+  mpe_train_level level;
   const char *fmt, *model;
   int ran, unsupported, diverged;
   double *loss;
@@ -52,12 +50,12 @@ static int split(char *s, const char **out, int max)
   return n;
 }
 
-static double accuracy(mpt_net *net, const float *x, const int *lab, int n, int d, int batch, float *out)
+static double accuracy(mpe_train_net *net, const float *x, const int *lab, int n, int d, int batch, float *out)
 {
   int good = 0;
   for (int i0 = 0; i0 < n; i0 += batch) {
     int m = n - i0 < batch ? n - i0 : batch;
-    if (mpt_forward(net, x + (size_t)i0 * d, m, out))
+    if (mpe_train_forward(net, x + (size_t)i0 * d, m, out))
       return NAN;
     for (int i = 0; i < m; i++) {
       int best = 0;
@@ -93,13 +91,13 @@ int main(int argc, char **argv)
     case 'L': snprintf(levels, sizeof levels, "%s", optarg); break;
     case 'f': snprintf(formats, sizeof formats, "%s", optarg); break;
     case 'm': snprintf(models, sizeof models, "%s", optarg); break;
-    case 'E': bad = mpt_parse_long(optarg, 1, 100000, &epochs); break;
-    case 'T': bad = mpt_parse_long(optarg, 1, 1 << 24, &ntrain); break;
-    case 't': bad = mpt_parse_long(optarg, 1, 1 << 24, &ntest); break;
-    case 'D': bad = mpt_parse_long(optarg, 2, 1 << 14, &dim); break;
-    case 'H': bad = mpt_parse_long(optarg, 1, 1 << 14, &hidden); break;
-    case 'B': bad = mpt_parse_long(optarg, 1, 1 << 16, &batch); break;
-    case 'S': bad = mpt_parse_long(optarg, 0, 1L << 40, &seed); break;
+    case 'E': bad = lab_parse_long(optarg, 1, 100000, &epochs); break;
+    case 'T': bad = lab_parse_long(optarg, 1, 1 << 24, &ntrain); break;
+    case 't': bad = lab_parse_long(optarg, 1, 1 << 24, &ntest); break;
+    case 'D': bad = lab_parse_long(optarg, 2, 1 << 14, &dim); break;
+    case 'H': bad = lab_parse_long(optarg, 1, 1 << 14, &hidden); break;
+    case 'B': bad = lab_parse_long(optarg, 1, 1 << 16, &batch); break;
+    case 'S': bad = lab_parse_long(optarg, 0, 1L << 40, &seed); break;
     case 'o': optim = optarg; bad = strcmp(optarg, "sgd") && strcmp(optarg, "adam"); break;
     case 'a': actname = optarg; bad = strcmp(optarg, "relu") && strcmp(optarg, "gelu"); break;
     case 'r': { char *e; lr = strtod(optarg, &e); bad = e == optarg || *e || !(lr > 0); break; }
@@ -113,13 +111,13 @@ int main(int argc, char **argv)
       return 2;
     }
   }
-  if (plot && mpt_plot_check("mlp_lab", plot))
+  if (plot && lab_plot_check("mlp_lab", plot))
     return 2;
   const char *lv[MAXLIST], *fm[MAXLIST], *md[MAXLIST];
   int nlv = split(levels, lv, MAXLIST), nfm = split(formats, fm, MAXLIST), nmd = split(models, md, MAXLIST);
-  int want[MPT_NLEVELS] = { 0 };
+  int want[MPE_TRAIN_NLEVELS] = { 0 };
   for (int i = 0; i < nlv; i++) {
-    int l = mpt_level_lookup(lv[i]);
+    int l = mpe_train_level_lookup(lv[i]);
     if (l < 0) {
       fprintf(stderr, "mlp_lab: unknown level '%s' (O0, O1, O2, O3)\n", lv[i]);
       return 2;
@@ -155,7 +153,7 @@ int main(int argc, char **argv)
     int *lab = malloc((size_t)(ntrain + ntest) * sizeof *lab);
     if (!all || !lab)
       return 1;
-    mpt_spirals(all, lab, (int)(ntrain + ntest), (int)dim, (uint64_t)seed);
+    mpe_train_spirals(all, lab, (int)(ntrain + ntest), (int)dim, (uint64_t)seed);
     memcpy(xtr, all, (size_t)ntrain * dim * sizeof *xtr);
     memcpy(ytr, lab, (size_t)ntrain * sizeof *ytr);
     memcpy(xte, all + (size_t)ntrain * dim, (size_t)ntest * dim * sizeof *xte);
@@ -163,42 +161,42 @@ int main(int argc, char **argv)
     free(all);
     free(lab);
   }
-  mpt_arch arch = { 2, { (int)dim, (int)hidden, 4 }, strcmp(actname, "gelu") ? MPT_RELU : MPT_GELU,
-                    MPT_XENT, (int)batch, (uint64_t)seed };
-  mpt_optim opt = { strcmp(optim, "adam") ? MPT_SGD : MPT_ADAM, (float)lr,
+  mpe_train_arch arch = { 2, { (int)dim, (int)hidden, 4 }, strcmp(actname, "gelu") ? MPE_TRAIN_RELU : MPE_TRAIN_GELU,
+                    MPE_TRAIN_XENT, (int)batch, (uint64_t)seed };
+  mpe_train_optim opt = { strcmp(optim, "adam") ? MPE_TRAIN_SGD : MPE_TRAIN_ADAM, (float)lr,
                     strcmp(optim, "adam") ? 0.9f : 0.0f, 0, 0, 0 };
   const long steps_per_epoch = (ntrain + batch - 1) / batch, steps = steps_per_epoch * epochs;
 
   run R[1 + 3 * MAXLIST * MAXLIST];
   int nr = 0;
   memset(R, 0, sizeof R);
-  if (want[MPT_O0]) {
-    R[nr].level = MPT_O0;
+  if (want[MPE_TRAIN_O0]) {
+    R[nr].level = MPE_TRAIN_O0;
     R[nr].fmt = "fp32";
     R[nr].model = "-";
     nr++;
   }
-  for (int l = MPT_O1; l <= MPT_O3; l++)
+  for (int l = MPE_TRAIN_O1; l <= MPE_TRAIN_O3; l++)
     if (want[l])
       for (int i = 0; i < nfm; i++)
         for (int k = 0; k < nmd; k++) {
-          R[nr].level = (mpt_level)l;
+          R[nr].level = (mpe_train_level)l;
           R[nr].fmt = fm[i];
           R[nr].model = md[k];
           nr++;
         }
-  double total0 = mpt_now();
+  double total0 = lab_now();
   for (int q = 0; q < nr; q++) {
     run *r = &R[q];
     mpe_type low = MPE_FP16;
     for (int i = 0; i < nfm; i++)
       if (!strcmp(fm[i], r->fmt))
         low = lows[i];
-    snprintf(r->name, sizeof r->name, r->level == MPT_O0 ? "%s" : "%s %s %s", mpt_level_name(r->level),
+    snprintf(r->name, sizeof r->name, r->level == MPE_TRAIN_O0 ? "%s" : "%s %s %s", mpe_train_level_name(r->level),
              r->fmt, r->model);
-    mpt_policy pol = { r->level, low, r->level == MPT_O0 ? NULL : r->model, NULL, 0 };
-    mpt_net *net;
-    int rc = mpt_net_alloc(&net, &arch, &pol, &opt);
+    mpe_train_policy pol = { r->level, low, r->level == MPE_TRAIN_O0 ? NULL : r->model, NULL, 0 };
+    mpe_train_net *net;
+    int rc = mpe_train_net_alloc(&net, &arch, &pol, &opt);
     if (rc == MPE_EUNSUP) {
       r->unsupported = 1;
       continue;
@@ -209,13 +207,13 @@ int main(int argc, char **argv)
     }
     r->ran = 1;
     r->loss = malloc((size_t)steps * sizeof *r->loss);
-    double t0 = mpt_now(), last = t0;
+    double t0 = lab_now(), last = t0;
     fprintf(stderr, "mlp_lab: %s: %ld steps...\n", r->name, steps);
     for (long t = 0; t < steps; t++) {
       long i0 = (t % steps_per_epoch) * batch;
       int m = (int)(ntrain - i0 < batch ? ntrain - i0 : batch);
-      mpt_step_info info;
-      if ((rc = mpt_step(net, xtr + (size_t)i0 * dim, NULL, ytr + i0, m, &info))) {
+      mpe_train_step_info info;
+      if ((rc = mpe_train_step(net, xtr + (size_t)i0 * dim, NULL, ytr + i0, m, &info))) {
         fprintf(stderr, "mlp_lab: %s step %ld: %s\n", r->name, t, mpe_strerror(rc));
         return 1;
       }
@@ -224,21 +222,21 @@ int main(int argc, char **argv)
       r->lost += info.lost;
       r->skipped += (uint64_t)info.skipped;
       r->diverged |= info.nonfinite;
-      if (mpt_now() - last >= 5.0) {   /* a run takes tens of seconds: a line every 5 s on stderr */
-        last = mpt_now();
+      if (lab_now() - last >= 5.0) {   /* a run takes tens of seconds: a line every 5 s on stderr */
+        last = lab_now();
         fprintf(stderr, "mlp_lab: %s step %ld/%ld, %.0f s so far\n", r->name, t + 1, steps, last - t0);
       }
     }
     r->final_loss = r->loss[r->nloss - 1];
     r->accuracy = accuracy(net, xte, yte, (int)ntest, (int)dim, (int)batch, out);
     r->train_accuracy = accuracy(net, xtr, ytr, (int)ntrain, (int)dim, (int)batch, out);
-    r->seconds = mpt_now() - t0;
-    r->final_scale = mpt_loss_scale(net);
-    mpt_net_free(net);
+    r->seconds = lab_now() - t0;
+    r->final_scale = mpe_train_loss_scale(net);
+    mpe_train_net_free(net);
     if (!json)
       fprintf(stderr, "mlp_lab: %-16s test accuracy %6.2f%%  (%.1f s)\n", r->name, 100 * r->accuracy, r->seconds);
   }
-  double total = mpt_now() - total0;
+  double total = lab_now() - total0;
 
   if (json) {
     json_t *doc = json_object(), *runs = json_array();
@@ -257,9 +255,9 @@ int main(int argc, char **argv)
     for (int q = 0; q < nr; q++) {
       run *r = &R[q];
       json_t *o = json_object();
-      json_object_set_new(o, "level", json_string(mpt_level_name(r->level)));
+      json_object_set_new(o, "level", json_string(mpe_train_level_name(r->level)));
       json_object_set_new(o, "format", json_string(r->fmt));
-      json_object_set_new(o, "model", r->level == MPT_O0 ? json_null() : json_string(r->model));
+      json_object_set_new(o, "model", r->level == MPE_TRAIN_O0 ? json_null() : json_string(r->model));
       json_object_set_new(o, "supported", json_boolean(!r->unsupported));
       if (r->ran) {
         json_t *curve = json_array();
@@ -292,11 +290,11 @@ int main(int argc, char **argv)
     for (int q = 0; q < nr; q++) {
       run *r = &R[q];
       if (r->unsupported) {
-        printf("%-5s %-6s %-6s   n/a: the %s has no %s tensor cores\n", mpt_level_name(r->level), r->fmt,
+        printf("%-5s %-6s %-6s   n/a: the %s has no %s tensor cores\n", mpe_train_level_name(r->level), r->fmt,
                r->model, r->model, r->fmt);
         continue;
       }
-      printf("%-5s %-6s %-6s %11.5g %9.2f%% %9.2f%% %9.4f %8llu %8g %9.2f%s\n", mpt_level_name(r->level), r->fmt,
+      printf("%-5s %-6s %-6s %11.5g %9.2f%% %9.2f%% %9.4f %8llu %8g %9.2f%s\n", mpe_train_level_name(r->level), r->fmt,
              r->model, r->final_loss, 100 * r->train_accuracy, 100 * r->accuracy,
              r->updates ? 100.0 * (double)r->lost / (double)r->updates : 0.0, (unsigned long long)r->skipped,
              r->final_scale, r->seconds, r->diverged ? "  diverged" : "");
@@ -315,7 +313,7 @@ int main(int argc, char **argv)
         ys[k] = R[q].loss;
         ns[k++] = R[q].nloss;
       }
-    rc = mpt_plot_curves(plot, "MLP lab: training loss", "cross-entropy", k, names, ys, ns, 1);
+    rc = lab_plot_curves(plot, "MLP lab: training loss", "cross-entropy", k, names, ys, ns, 1);
   }
   for (int q = 0; q < nr; q++)
     free(R[q].loss);

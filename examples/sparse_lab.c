@@ -4,15 +4,13 @@
    in FP32 (O0) and FP16 AMP (O1) on an emulated tensor core, and after INT8
    quantisation. Prints the table of the talks (dense, sparse, sparse INT8
    accuracy and the differences). See examples/sparse_lab.md. */
-#include <config.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpemu.h>
-#include "train.h"
-#include "train_lab.h"
+#include "lab_util.h"
 
 #define NL 2
 
@@ -23,12 +21,12 @@ typedef struct {
   int n;
 } dataset;
 
-static double accuracy(mpt_net *net, const dataset *d, float *out)
+static double accuracy(mpe_train_net *net, const dataset *d, float *out)
 {
   int good = 0;
   for (int i0 = 0; i0 < d->n; i0 += d->batch) {
     int m = d->n - i0 < d->batch ? d->n - i0 : d->batch;
-    if (mpt_forward(net, d->x + (size_t)i0 * d->dim, m, out))
+    if (mpe_train_forward(net, d->x + (size_t)i0 * d->dim, m, out))
       return NAN;
     for (int i = 0; i < m; i++) {
       int best = 0;
@@ -73,7 +71,7 @@ static int q8_layer(float *y, const float *x, int n, int in, int out, const floa
 
 /* test accuracy of the network's FP32 weights run in INT8 (per batch: the
    activation scale is the batch's, as a dynamic-quantisation runtime does) */
-static double accuracy_int8(mpt_net *net, const dataset *d)
+static double accuracy_int8(mpe_train_net *net, const dataset *d)
 {
   const int D = d->dim, H = d->hidden, B = d->batch;
   float *W1 = malloc(sizeof(float) * (size_t)H * D), *b1 = malloc(sizeof(float) * H);
@@ -81,7 +79,7 @@ static double accuracy_int8(mpt_net *net, const dataset *d)
   float *h = malloc(sizeof(float) * (size_t)B * H), *o = malloc(sizeof(float) * (size_t)B * 4);
   int8_t *qx = malloc((size_t)B * (D > H ? D : H)), *qw = malloc((size_t)H * (D > 4 ? D : 4));
   double acc = NAN;
-  if (W1 && b1 && W2 && b2 && h && o && qx && qw && !mpt_weights(net, 0, W1, b1) && !mpt_weights(net, 1, W2, b2)) {
+  if (W1 && b1 && W2 && b2 && h && o && qx && qw && !mpe_train_weights(net, 0, W1, b1) && !mpe_train_weights(net, 1, W2, b2)) {
     int good = 0;
     for (int i0 = 0; i0 < d->n; i0 += B) {
       int m = d->n - i0 < B ? d->n - i0 : B;
@@ -109,14 +107,14 @@ static double accuracy_int8(mpt_net *net, const dataset *d)
 /* Prune layer l's W (out x in, groups of four along in) and return its mask
    (1 kept, 0 dropped): the compressed form with every kept value set to 1,
    decompressed. */
-static int prune_layer(mpt_net *net, int l, int in, int out, float *mask)
+static int prune_layer(mpe_train_net *net, int l, int in, int out, float *mask)
 {
   const int kc = mpe_sparse_kept(in), nw = mpe_sparse_meta_words(in);
   float *W = malloc(sizeof(float) * (size_t)in * out), *V = malloc(sizeof(float) * (size_t)kc * out);
   uint16_t *meta = malloc(sizeof(uint16_t) * (size_t)nw * out);
   int rc = !W || !V || !meta ? MPE_ENOMEM : 0;
   if (!rc)
-    rc = mpt_weights(net, l, W, NULL);
+    rc = mpe_train_weights(net, l, W, NULL);
   if (!rc)
     rc = mpe_prune_2_4(MPE_ROW_MAJOR, out, in, W, MPE_FP32, in, W, in);
   if (!rc)
@@ -127,27 +125,27 @@ static int prune_layer(mpt_net *net, int l, int in, int out, float *mask)
     rc = mpe_sparse_decompress(MPE_ROW_MAJOR, out, in, V, MPE_FP32, kc, meta, nw, mask, in);
   }
   if (!rc)
-    rc = mpt_set_weights(net, l, W, NULL);
+    rc = mpe_train_set_weights(net, l, W, NULL);
   free(W); free(V); free(meta);
   return rc;
 }
 
-static int apply_mask(mpt_net *net, int l, size_t nw, const float *mask, float *W)
+static int apply_mask(mpe_train_net *net, int l, size_t nw, const float *mask, float *W)
 {
-  int rc = mpt_weights(net, l, W, NULL);
+  int rc = mpe_train_weights(net, l, W, NULL);
   for (size_t i = 0; !rc && i < nw; i++)
     W[i] *= mask[i];
-  return rc ? rc : mpt_set_weights(net, l, W, NULL);
+  return rc ? rc : mpe_train_set_weights(net, l, W, NULL);
 }
 
 typedef struct {
   const char *name;
-  mpt_level level;
+  mpe_train_level level;
   const char *model;
   double dense, pruned, sparse, dense8, sparse8, dense2, seconds;
 } row;
 
-static int train_epochs(mpt_net *net, const dataset *tr, long epochs, float *const *mask, const size_t *nw,
+static int train_epochs(mpe_train_net *net, const dataset *tr, long epochs, float *const *mask, const size_t *nw,
                         float *wbuf, const char *what)
 {
   const long spe = (tr->n + tr->batch - 1) / tr->batch;
@@ -156,8 +154,8 @@ static int train_epochs(mpt_net *net, const dataset *tr, long epochs, float *con
     for (long t = 0; t < spe; t++) {
       long i0 = t * tr->batch;
       int m = (int)(tr->n - i0 < tr->batch ? tr->n - i0 : tr->batch);
-      mpt_step_info info;
-      int rc = mpt_step(net, tr->x + (size_t)i0 * tr->dim, NULL, tr->lab + i0, m, &info);
+      mpe_train_step_info info;
+      int rc = mpe_train_step(net, tr->x + (size_t)i0 * tr->dim, NULL, tr->lab + i0, m, &info);
       for (int l = 0; !rc && mask && l < NL; l++)
         rc = apply_mask(net, l, nw[l], mask[l], wbuf);
       if (rc)
@@ -213,19 +211,19 @@ int main(int argc, char **argv)
   const size_t nw[NL] = { (size_t)hidden * dim, 4 * (size_t)hidden };
   if (!all || !lab || !out || !wbuf || !mask[0] || !mask[1])
     return 1;
-  mpt_spirals(all, lab, (int)(ntrain + ntest), dim, (uint64_t)seed);
+  mpe_train_spirals(all, lab, (int)(ntrain + ntest), dim, (uint64_t)seed);
   dataset tr = { dim, hidden, batch, all, lab, (int)ntrain };
   dataset te = { dim, hidden, batch, all + (size_t)ntrain * dim, lab + ntrain, (int)ntest };
-  mpt_arch arch = { NL, { dim, hidden, 4 }, MPT_RELU, MPT_XENT, batch, (uint64_t)seed };
-  mpt_optim opt = { MPT_SGD, 0.05f, 0.9f, 0, 0, 0 };
-  row R[2] = { { "FP32", MPT_O0, NULL, 0, 0, 0, 0, 0, 0, 0 }, { "FP16 AMP", MPT_O1, model, 0, 0, 0, 0, 0, 0, 0 } };
-  double t0 = mpt_now();
+  mpe_train_arch arch = { NL, { dim, hidden, 4 }, MPE_TRAIN_RELU, MPE_TRAIN_XENT, batch, (uint64_t)seed };
+  mpe_train_optim opt = { MPE_TRAIN_SGD, 0.05f, 0.9f, 0, 0, 0 };
+  row R[2] = { { "FP32", MPE_TRAIN_O0, NULL, 0, 0, 0, 0, 0, 0, 0 }, { "FP16 AMP", MPE_TRAIN_O1, model, 0, 0, 0, 0, 0, 0, 0 } };
+  double t0 = lab_now();
   for (int q = 0; q < 2; q++) {
     row *r = &R[q];
-    double ts = mpt_now();
-    mpt_policy pol = { r->level, MPE_FP16, r->model, NULL, 0 };
-    mpt_net *net;
-    int rc = mpt_net_alloc(&net, &arch, &pol, &opt);
+    double ts = lab_now();
+    mpe_train_policy pol = { r->level, MPE_FP16, r->model, NULL, 0 };
+    mpe_train_net *net;
+    int rc = mpe_train_net_alloc(&net, &arch, &pol, &opt);
     if (rc) {
       fprintf(stderr, "sparse_lab: %s: %s\n", r->name, mpe_strerror(rc));
       return 1;
@@ -246,26 +244,26 @@ int main(int argc, char **argv)
       goto fail;
     r->sparse = accuracy(net, &te, out);
     r->sparse8 = accuracy_int8(net, &te);
-    mpt_net_free(net);
+    mpe_train_net_free(net);
     /* the control (FP32 only, to keep the run short): the dense network
        trained as long in total (2E epochs) */
     r->dense2 = NAN;
-    if (r->level != MPT_O0) {
-      r->seconds = mpt_now() - ts;
+    if (r->level != MPE_TRAIN_O0) {
+      r->seconds = lab_now() - ts;
       continue;
     }
-    if ((rc = mpt_net_alloc(&net, &arch, &pol, &opt)))
+    if ((rc = mpe_train_net_alloc(&net, &arch, &pol, &opt)))
       goto fail;
     fprintf(stderr, "sparse_lab: %s: control, dense for %ld epochs\n", r->name, 2 * epochs);
     if ((rc = train_epochs(net, &tr, 2 * epochs, NULL, nw, wbuf, "dense 2E")))
       goto fail;
     r->dense2 = accuracy(net, &te, out);
-    r->seconds = mpt_now() - ts;
-    mpt_net_free(net);
+    r->seconds = lab_now() - ts;
+    mpe_train_net_free(net);
     continue;
   fail:
     fprintf(stderr, "sparse_lab: %s: %s\n", r->name, mpe_strerror(rc));
-    mpt_net_free(net);
+    mpe_train_net_free(net);
     return 1;
   }
   printf("2:4 sparsity lab: %d-%d-4 ReLU MLP, 4-class spirals (%ld train / %ld test, seed %ld),\n"
@@ -289,7 +287,7 @@ int main(int argc, char **argv)
          "diff: sparse - dense, and sparse INT8 - dense (percentage points). INT8: the row's FP32\n"
          "weights and activations quantised per tensor (symmetric, scale max|x|/127), int32 sums.\n"
          "dense 2E: the control, a dense FP32 network trained as many epochs as dense + retraining.\n"
-         "Total %.1f s.\n", mpt_now() - t0);
+         "Total %.1f s.\n", lab_now() - t0);
   free(all); free(lab); free(out); free(wbuf); free(mask[0]); free(mask[1]);
   return 0;
 }

@@ -1,5 +1,7 @@
 /* mpemu — bit-exact low and mixed precision on a CPU. Umbrella header:
-   #include <mpemu.h> and link with `pkg-config --libs mpemu`. */
+   #include <mpemu.h> and link with `pkg-config --libs mpemu` (formats, rounding,
+   arithmetic, tensor cores), or `pkg-config --libs mpemu-analysis` (also the
+   readers, range reports, scalers, studies, solvers and the training engine). */
 #ifndef MPEMU_H
 #define MPEMU_H
 #include "mpemu/version.h"
@@ -19,4 +21,5 @@
 #include "mpemu/ir.h"
 #include "mpemu/cg.h"
 #include "mpemu/dist.h"
+#include "mpemu/train.h"
 #endif

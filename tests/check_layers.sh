@@ -26,7 +26,7 @@ fi
 # 2. no include climbs: the core's headers and sources name no analysis header (the
 # umbrella lib/mpemu.h names every header: it is the one exception)
 core_h="core convert format arith fixed tc quant gpu sparse version"
-ana_h="io range scaler update ir cg dist"
+ana_h="io range scaler update ir cg dist train"
 pat=$(for h in $ana_h; do printf '#include [<"]mpemu/%s\\.h[>"]|' "$h"; done)'#include [<"](\.\./)?analysis/'
 for h in $core_h; do
   f="$top/lib/mpemu/$h.h"
@@ -47,6 +47,7 @@ elif [ -n "$san" ]; then
 elif command -v pkg-config >/dev/null 2>&1 && [ -f Makefile ]; then
   tmp=$(mktemp -d /tmp/mpe_check_layers.XXXXXX)
   trap 'rm -rf "$tmp"' EXIT
+  jansson=$(pkg-config --cflags --libs jansson 2>/dev/null || echo -ljansson)   # the system's, before the prefix's
   if ${MAKE:-make} -s install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1; then
     pc=$(find "$tmp/root" -name mpemu.pc | head -n 1)
     libdir=$(dirname "$(dirname "$pc")")
@@ -83,6 +84,18 @@ C
     else
       ok "the readers are not in libmpemu (linking a reader with mpemu alone fails)"
     fi
+    # the labs: their .c and examples/lab_util.c against the installed headers alone
+    for lab in amp_lab mlp_lab sparse_lab ddp_lab; do
+      extra=""
+      case $lab in amp_lab|mlp_lab) extra=$jansson ;; esac
+      if $cc -o "$tmp/$lab" "$top/examples/$lab.c" "$top/examples/lab_util.c" -I"$top/examples" \
+           $(pkg-config --cflags --libs mpemu-analysis) $extra -lm 2>"$tmp/err" &&
+         LD_LIBRARY_PATH="$libdir" "$tmp/$lab" --help >"$tmp/out" 2>&1; then
+        ok "examples/$lab built out of the tree: cc $lab.c lab_util.c \$(pkg-config --cflags --libs mpemu-analysis${extra:+ jansson}) -lm"
+      else
+        bad "$lab out of the tree: $(head -c 600 "$tmp/err")"
+      fi
+    done
   else
     tail -n 20 "$tmp/install.log"
     bad "make install DESTDIR=$tmp/root failed"

@@ -8,7 +8,6 @@
 #include <omp.h>
 #endif
 #include "testsupport.h"
-#include "train.h"
 
 /* ---- an independent binary64 MLP */
 
@@ -17,20 +16,20 @@ typedef struct {
   double *W[3], *b[3];
 } ref_net;
 
-static double ref_act(mpt_act a, double z)
+static double ref_act(mpe_train_act a, double z)
 {
-  if (a == MPT_RELU)
+  if (a == MPE_TRAIN_RELU)
     return z > 0 ? z : 0;
-  if (a == MPT_GELU)
+  if (a == MPE_TRAIN_GELU)
     return 0.5 * z * (1 + tanh(sqrt(2 / M_PI) * (z + 0.044715 * z * z * z)));
   return z;
 }
 
-static double ref_dact(mpt_act a, double z)
+static double ref_dact(mpe_train_act a, double z)
 {
-  if (a == MPT_RELU)
+  if (a == MPE_TRAIN_RELU)
     return z > 0;
-  if (a == MPT_GELU) {
+  if (a == MPE_TRAIN_GELU) {
     double k = sqrt(2 / M_PI), u = k * (z + 0.044715 * z * z * z), t = tanh(u);
     return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * k * (1 + 3 * 0.044715 * z * z);
   }
@@ -38,7 +37,7 @@ static double ref_dact(mpt_act a, double z)
 }
 
 /* loss and gradients (gW, gb laid out like W, b) at the current weights */
-static double ref_grad(const ref_net *r, mpt_act act, mpt_loss loss, const float *x, const float *t,
+static double ref_grad(const ref_net *r, mpe_train_act act, mpe_train_loss loss, const float *x, const float *t,
                        const int *lab, int n, double **gW, double **gb)
 {
   double *a[4], *z[4];
@@ -61,7 +60,7 @@ static double ref_grad(const ref_net *r, mpt_act act, mpt_loss loss, const float
   int D = r->sizes[r->nl];
   double *dz = malloc((size_t)n * D * sizeof(double)), L = 0;
   const double *y = z[r->nl];
-  if (loss == MPT_MSE) {
+  if (loss == MPE_TRAIN_MSE) {
     for (int i = 0; i < n * D; i++) {
       L += (y[i] - t[i]) * (y[i] - t[i]);
       dz[i] = 2 * (y[i] - t[i]) / ((double)n * D);
@@ -114,7 +113,7 @@ static double ref_grad(const ref_net *r, mpt_act act, mpt_loss loss, const float
   return L;
 }
 
-static void ref_from(ref_net *r, const mpt_net *net, const mpt_arch *arch)
+static void ref_from(ref_net *r, const mpe_train_net *net, const mpe_train_arch *arch)
 {
   r->nl = arch->nlayers;
   for (int l = 0; l <= r->nl; l++)
@@ -122,7 +121,7 @@ static void ref_from(ref_net *r, const mpt_net *net, const mpt_arch *arch)
   for (int l = 0; l < r->nl; l++) {
     size_t nw = (size_t)arch->sizes[l] * arch->sizes[l + 1];
     float *W = malloc(nw * sizeof *W), *b = malloc((size_t)arch->sizes[l + 1] * sizeof *b);
-    ck_assert_int_eq(mpt_weights(net, l, W, b), MPE_OK);
+    ck_assert_int_eq(mpe_train_weights(net, l, W, b), MPE_OK);
     r->W[l] = malloc(nw * sizeof(double));
     r->b[l] = malloc((size_t)arch->sizes[l + 1] * sizeof(double));
     for (size_t i = 0; i < nw; i++)
@@ -146,17 +145,17 @@ static void ref_free(ref_net *r)
    gradient, up to binary32 rounding; the loss it reports is the binary64 loss. */
 START_TEST(test_sgd_gradients)
 {
-  const mpt_act act = (mpt_act)(_i % 3);
-  const mpt_loss loss = (mpt_loss)(_i / 3);
-  mpt_arch arch = { 2, { 5, 7, 3 }, act, loss, 4, 11 };
-  mpt_policy pol = { MPT_O0, MPE_FP16, NULL, NULL, 0 };
-  mpt_optim opt = { MPT_SGD, 0.125f, 0, 0, 0, 0 };
-  mpt_net *net;
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_OK);
+  const mpe_train_act act = (mpe_train_act)(_i % 3);
+  const mpe_train_loss loss = (mpe_train_loss)(_i / 3);
+  mpe_train_arch arch = { 2, { 5, 7, 3 }, act, loss, 4, 11 };
+  mpe_train_policy pol = { MPE_TRAIN_O0, MPE_FP16, NULL, NULL, 0 };
+  mpe_train_optim opt = { MPE_TRAIN_SGD, 0.125f, 0, 0, 0, 0 };
+  mpe_train_net *net;
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_OK);
   float x[20], t[12];
   int lab[4] = { 0, 2, 1, 2 };
-  mpt_randn(x, 20, 3);
-  mpt_randn(t, 12, 4);
+  mpe_train_randn(x, 20, 3);
+  mpe_train_randn(t, 12, 4);
   ref_net r;
   ref_from(&r, net, &arch);
   double *gW[2], *gb[2];
@@ -165,15 +164,15 @@ START_TEST(test_sgd_gradients)
     gb[l] = malloc((size_t)arch.sizes[l + 1] * sizeof(double));
   }
   double L = ref_grad(&r, act, loss, x, t, lab, 4, gW, gb);
-  mpt_step_info info;
-  ck_assert_int_eq(mpt_step(net, x, t, lab, 4, &info), MPE_OK);
+  mpe_train_step_info info;
+  ck_assert_int_eq(mpe_train_step(net, x, t, lab, 4, &info), MPE_OK);
   ck_assert_msg(fabs(info.loss - L) <= 1e-5 * fabs(L) + 1e-6, "loss %g vs %g", info.loss, L);
   ck_assert_int_eq(info.skipped, 0);
   ck_assert(info.scale == 1);
   for (int l = 0; l < 2; l++) {
     int in = arch.sizes[l], out = arch.sizes[l + 1];
     float *W = malloc((size_t)in * out * sizeof *W), b[8];
-    ck_assert_int_eq(mpt_weights(net, l, W, b), MPE_OK);
+    ck_assert_int_eq(mpe_train_weights(net, l, W, b), MPE_OK);
     for (int i = 0; i < in * out; i++) {
       double want = r.W[l][i] - 0.125 * gW[l][i];
       ck_assert_msg(fabs(W[i] - want) <= 1e-6 + 1e-5 * fabs(0.125 * gW[l][i]),
@@ -186,7 +185,7 @@ START_TEST(test_sgd_gradients)
     free(gb[l]);
   }
   ref_free(&r);
-  mpt_net_free(net);
+  mpe_train_net_free(net);
 }
 END_TEST
 
@@ -194,55 +193,55 @@ END_TEST
    momentum 0.9 takes -lr g1 then -lr (0.9 g1 + g2). */
 START_TEST(test_optimizers)
 {
-  mpt_arch arch = { 1, { 6, 3 }, MPT_IDENTITY, MPT_MSE, 5, 5 };
-  mpt_policy pol = { MPT_O0, MPE_FP16, NULL, NULL, 0 };
+  mpe_train_arch arch = { 1, { 6, 3 }, MPE_TRAIN_IDENTITY, MPE_TRAIN_MSE, 5, 5 };
+  mpe_train_policy pol = { MPE_TRAIN_O0, MPE_FP16, NULL, NULL, 0 };
   float x[30], t[15];
-  mpt_randn(x, 30, 8);
-  mpt_randn(t, 15, 9);
+  mpe_train_randn(x, 30, 8);
+  mpe_train_randn(t, 15, 9);
   double *gW[1], *gb[1], *gW2[1], *gb2[1];
   gW[0] = malloc(18 * sizeof(double));
   gb[0] = malloc(3 * sizeof(double));
   gW2[0] = malloc(18 * sizeof(double));
   gb2[0] = malloc(3 * sizeof(double));
   float W[18], b[3];
-  mpt_step_info info;
+  mpe_train_step_info info;
 
-  mpt_optim adam = { MPT_ADAM, 1e-3f, 0, 0, 0, 0 };
-  mpt_net *net;
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &adam), MPE_OK);
+  mpe_train_optim adam = { MPE_TRAIN_ADAM, 1e-3f, 0, 0, 0, 0 };
+  mpe_train_net *net;
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &adam), MPE_OK);
   ref_net r;
   ref_from(&r, net, &arch);
-  ref_grad(&r, MPT_IDENTITY, MPT_MSE, x, t, NULL, 5, gW, gb);
-  ck_assert_int_eq(mpt_step(net, x, t, NULL, 5, &info), MPE_OK);
-  ck_assert_int_eq(mpt_weights(net, 0, W, b), MPE_OK);
+  ref_grad(&r, MPE_TRAIN_IDENTITY, MPE_TRAIN_MSE, x, t, NULL, 5, gW, gb);
+  ck_assert_int_eq(mpe_train_step(net, x, t, NULL, 5, &info), MPE_OK);
+  ck_assert_int_eq(mpe_train_weights(net, 0, W, b), MPE_OK);
   for (int i = 0; i < 18; i++)
     if (fabs(gW[0][i]) > 1e-4)
       ck_assert_msg(fabs((W[i] - r.W[0][i]) + 1e-3 * copysign(1, gW[0][i])) < 2e-7, "W[%d]", i);
   ref_free(&r);
-  mpt_net_free(net);
+  mpe_train_net_free(net);
 
-  mpt_optim sgdm = { MPT_SGD, 0.0625f, 0.9f, 0, 0, 0 };
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &sgdm), MPE_OK);
+  mpe_train_optim sgdm = { MPE_TRAIN_SGD, 0.0625f, 0.9f, 0, 0, 0 };
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &sgdm), MPE_OK);
   ref_from(&r, net, &arch);
-  ref_grad(&r, MPT_IDENTITY, MPT_MSE, x, t, NULL, 5, gW, gb);
+  ref_grad(&r, MPE_TRAIN_IDENTITY, MPE_TRAIN_MSE, x, t, NULL, 5, gW, gb);
   for (int i = 0; i < 18; i++)
     r.W[0][i] -= 0.0625 * gW[0][i];
   for (int i = 0; i < 3; i++)
     r.b[0][i] -= 0.0625 * gb[0][i];
-  ref_grad(&r, MPT_IDENTITY, MPT_MSE, x, t, NULL, 5, gW2, gb2);
+  ref_grad(&r, MPE_TRAIN_IDENTITY, MPE_TRAIN_MSE, x, t, NULL, 5, gW2, gb2);
   for (int i = 0; i < 18; i++)
     r.W[0][i] -= 0.0625 * (0.9 * gW[0][i] + gW2[0][i]);
   for (int i = 0; i < 3; i++)
     r.b[0][i] -= 0.0625 * (0.9 * gb[0][i] + gb2[0][i]);
-  ck_assert_int_eq(mpt_step(net, x, t, NULL, 5, &info), MPE_OK);
-  ck_assert_int_eq(mpt_step(net, x, t, NULL, 5, &info), MPE_OK);
-  ck_assert_int_eq(mpt_weights(net, 0, W, b), MPE_OK);
+  ck_assert_int_eq(mpe_train_step(net, x, t, NULL, 5, &info), MPE_OK);
+  ck_assert_int_eq(mpe_train_step(net, x, t, NULL, 5, &info), MPE_OK);
+  ck_assert_int_eq(mpe_train_weights(net, 0, W, b), MPE_OK);
   for (int i = 0; i < 18; i++)
     ck_assert_msg(fabs(W[i] - r.W[0][i]) < 2e-6, "W[%d] %g want %g", i, W[i], r.W[0][i]);
   for (int i = 0; i < 3; i++)
     ck_assert(fabs(b[i] - r.b[0][i]) < 2e-6);
   ref_free(&r);
-  mpt_net_free(net);
+  mpe_train_net_free(net);
   free(gW[0]);
   free(gb[0]);
   free(gW2[0]);
@@ -261,23 +260,23 @@ typedef struct {
   float W[ADIN * ADOUT], b[ADOUT];
 } amp_result;
 
-static void amp_run(amp_result *res, mpt_level level, mpe_type low, const char *model, int steps,
+static void amp_run(amp_result *res, mpe_train_level level, mpe_type low, const char *model, int steps,
                     double init_scale, float xscale)
 {
   static float x[AN * ADIN], y[AN * ADOUT];
-  mpt_randn(x, AN * ADIN, 3);
-  mpt_randn(y, AN * ADOUT, 4);
+  mpe_train_randn(x, AN * ADIN, 3);
+  mpe_train_randn(y, AN * ADOUT, 4);
   for (int i = 0; i < AN * ADIN; i++)
     x[i] *= xscale;
-  mpt_arch arch = { 1, { ADIN, ADOUT }, MPT_IDENTITY, MPT_MSE, AN, 1 };
-  mpt_policy pol = { level, low, model, NULL, init_scale };
-  mpt_optim opt = { MPT_SGD, 1e-3f, 0, 0, 0, 0 };
-  mpt_net *net;
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_OK);
+  mpe_train_arch arch = { 1, { ADIN, ADOUT }, MPE_TRAIN_IDENTITY, MPE_TRAIN_MSE, AN, 1 };
+  mpe_train_policy pol = { level, low, model, NULL, init_scale };
+  mpe_train_optim opt = { MPE_TRAIN_SGD, 1e-3f, 0, 0, 0, 0 };
+  mpe_train_net *net;
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_OK);
   memset(res, 0, sizeof *res);
   for (int t = 0; t < steps; t++) {
-    mpt_step_info info;
-    ck_assert_int_eq(mpt_step(net, x, y, NULL, AN, &info), MPE_OK);
+    mpe_train_step_info info;
+    ck_assert_int_eq(mpe_train_step(net, x, y, NULL, AN, &info), MPE_OK);
     res->loss[t] = info.loss;
     res->updates += info.updates;
     res->lost += info.lost;
@@ -285,9 +284,9 @@ static void amp_run(amp_result *res, mpt_level level, mpe_type low, const char *
     res->zeros += info.grad_zeros;
     res->values += info.grad_values;
   }
-  res->scale = mpt_loss_scale(net);
-  ck_assert_int_eq(mpt_weights(net, 0, res->W, res->b), MPE_OK);
-  mpt_net_free(net);
+  res->scale = mpe_train_loss_scale(net);
+  ck_assert_int_eq(mpe_train_weights(net, 0, res->W, res->b), MPE_OK);
+  mpe_train_net_free(net);
 }
 
 /* O2 ends within 1e-3 (relative) of O0; O3 loses most of its updates while O0-O2
@@ -297,9 +296,9 @@ START_TEST(test_amp_levels)
   const mpe_type low = _i ? MPE_BF16 : MPE_FP16;
   const mpe_format *f = mpe_format_of(low);
   static amp_result r0, r2, r3;
-  amp_run(&r0, MPT_O0, low, "h100", 100, 0, 1);
-  amp_run(&r2, MPT_O2, low, "h100", 100, 0, 1);
-  amp_run(&r3, MPT_O3, low, "h100", 100, 0, 1);
+  amp_run(&r0, MPE_TRAIN_O0, low, "h100", 100, 0, 1);
+  amp_run(&r2, MPE_TRAIN_O2, low, "h100", 100, 0, 1);
+  amp_run(&r3, MPE_TRAIN_O3, low, "h100", 100, 0, 1);
   ck_assert(r0.loss[99] < r0.loss[0]);   /* it trains */
   double rel = fabs(r2.loss[99] - r0.loss[99]) / r0.loss[99];
   ck_assert_msg(rel < 1e-3, "O2 vs O0 %g", rel);
@@ -319,7 +318,7 @@ END_TEST
    gradients underflow to 0 in FP16; a scale of 2^16 keeps them. */
 START_TEST(test_loss_scaling)
 {
-  const mpt_level level = _i ? MPT_O2 : MPT_O1;
+  const mpe_train_level level = _i ? MPE_TRAIN_O2 : MPE_TRAIN_O1;
   static amp_result a, b, c;
   amp_run(&a, level, MPE_FP16, "a100", 1, 0x1p40, 1);
   amp_run(&b, level, MPE_FP16, "a100", 0, 0x1p40, 1);   /* the initial weights */
@@ -336,7 +335,7 @@ START_TEST(test_loss_scaling)
      weight gradients in FP16: unscaled, many become 0. O1's GEMMs write FP32: none do. */
   amp_run(&b, level, MPE_FP16, "a100", 1, 1, 0x1p-14f);
   amp_run(&c, level, MPE_FP16, "a100", 1, 65536, 0x1p-14f);
-  if (level == MPT_O2)
+  if (level == MPE_TRAIN_O2)
     ck_assert_msg(b.zeros > 100 * (c.zeros + 1), "scale 1: %llu zeros, 2^16: %llu",
                   (unsigned long long)b.zeros, (unsigned long long)c.zeros);
   else
@@ -350,8 +349,8 @@ START_TEST(test_threads)
 {
   static const struct { mpe_type low; const char *model; } cfg[] = {
     { MPE_FP16, "v100" }, { MPE_FP16, "h100" }, { MPE_BF16, "h100" } };
-  const int c = _i / MPT_NLEVELS;
-  const mpt_level level = (mpt_level)(_i % MPT_NLEVELS);
+  const int c = _i / MPE_TRAIN_NLEVELS;
+  const mpe_train_level level = (mpe_train_level)(_i % MPE_TRAIN_NLEVELS);
   static amp_result a, b;
 #ifdef _OPENMP
   omp_set_num_threads(1);
@@ -365,29 +364,29 @@ START_TEST(test_threads)
   ck_assert_int_eq(memcmp(a.W, b.W, sizeof a.W), 0);
 
   /* MLP 32 -> 96 -> 4, GELU, cross-entropy, Adam, batch 64 */
-  mpt_arch arch = { 2, { 32, 96, 4 }, MPT_GELU, MPT_XENT, 64, 2 };
-  mpt_policy pol = { level, cfg[c].low, cfg[c].model, NULL, 0 };
-  mpt_optim opt = { MPT_ADAM, 1e-2f, 0, 0, 0, 0 };
+  mpe_train_arch arch = { 2, { 32, 96, 4 }, MPE_TRAIN_GELU, MPE_TRAIN_XENT, 64, 2 };
+  mpe_train_policy pol = { level, cfg[c].low, cfg[c].model, NULL, 0 };
+  mpe_train_optim opt = { MPE_TRAIN_ADAM, 1e-2f, 0, 0, 0, 0 };
   float *x = malloc(64 * 32 * sizeof *x);
   int lab[64];
-  ck_assert_int_eq(mpt_spirals(x, lab, 64, 32, 5), MPE_OK);
+  ck_assert_int_eq(mpe_train_spirals(x, lab, 64, 32, 5), MPE_OK);
   double curve[2][8];
   for (int pass = 0; pass < 2; pass++) {
 #ifdef _OPENMP
     omp_set_num_threads(pass + 1);
 #endif
-    mpt_net *net;
-    ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_OK);
+    mpe_train_net *net;
+    ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_OK);
     for (int t = 0; t < 8; t++) {
-      mpt_step_info info;
-      ck_assert_int_eq(mpt_step(net, x, NULL, lab, 64, &info), MPE_OK);
+      mpe_train_step_info info;
+      ck_assert_int_eq(mpe_train_step(net, x, NULL, lab, 64, &info), MPE_OK);
       curve[pass][t] = info.loss;
     }
-    mpt_net_free(net);
+    mpe_train_net_free(net);
   }
   ck_assert_int_eq(memcmp(curve[0], curve[1], sizeof curve[0]), 0);
   /* it trains, except pure FP16 Adam: v = (1 - beta2) g^2 underflows and u = -lr m / eps explodes */
-  if (!(level == MPT_O3 && cfg[c].low == MPE_FP16))
+  if (!(level == MPE_TRAIN_O3 && cfg[c].low == MPE_FP16))
     ck_assert(curve[0][7] < curve[0][0]);
   free(x);
 }
@@ -398,8 +397,8 @@ START_TEST(test_data)
   enum { n = 4000, d = 16 };
   float *x = malloc(n * d * sizeof *x), *x2 = malloc(n * d * sizeof *x2);
   int *lab = malloc(n * sizeof *lab), *lab2 = malloc(n * sizeof *lab2), count[4] = { 0 };
-  ck_assert_int_eq(mpt_spirals(x, lab, n, d, 9), MPE_OK);
-  ck_assert_int_eq(mpt_spirals(x2, lab2, n, d, 9), MPE_OK);
+  ck_assert_int_eq(mpe_train_spirals(x, lab, n, d, 9), MPE_OK);
+  ck_assert_int_eq(mpe_train_spirals(x2, lab2, n, d, 9), MPE_OK);
   ck_assert_int_eq(memcmp(x, x2, n * d * sizeof *x), 0);
   ck_assert_int_eq(memcmp(lab, lab2, n * sizeof *lab), 0);
   for (int i = 0; i < n; i++) {
@@ -410,14 +409,14 @@ START_TEST(test_data)
     ck_assert(abs(count[k] - 1000) < 140);
   /* Box-Muller draws: mean 0, variance 1 */
   double s = 0, s2 = 0;
-  mpt_randn(x, n * d, 1);
+  mpe_train_randn(x, n * d, 1);
   for (int i = 0; i < n * d; i++) {
     s += x[i];
     s2 += (double)x[i] * x[i];
   }
   ck_assert(fabs(s / (n * d)) < 0.03 && fabs(s2 / (n * d) - 1) < 0.03);
-  ck_assert_int_eq(mpt_spirals(NULL, lab, n, d, 1), MPE_EINVAL);
-  ck_assert_int_eq(mpt_spirals(x, lab, n, 1, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_spirals(NULL, lab, n, d, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_spirals(x, lab, n, 1, 1), MPE_EINVAL);
   free(x);
   free(x2);
   free(lab);
@@ -427,80 +426,80 @@ END_TEST
 
 START_TEST(test_errors)
 {
-  mpt_arch arch = { 2, { 4, 5, 3 }, MPT_RELU, MPT_XENT, 2, 1 };
-  mpt_policy pol = { MPT_O2, MPE_BF16, "v100", NULL, 0 };
-  mpt_optim opt = { MPT_SGD, 0.1f, 0, 0, 0, 0 };
-  mpt_net *net = NULL;
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_EUNSUP);   /* no BF16 on V100 */
+  mpe_train_arch arch = { 2, { 4, 5, 3 }, MPE_TRAIN_RELU, MPE_TRAIN_XENT, 2, 1 };
+  mpe_train_policy pol = { MPE_TRAIN_O2, MPE_BF16, "v100", NULL, 0 };
+  mpe_train_optim opt = { MPE_TRAIN_SGD, 0.1f, 0, 0, 0, 0 };
+  mpe_train_net *net = NULL;
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_EUNSUP);   /* no BF16 on V100 */
   pol.model = "nope";
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_ENOTFOUND);
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_ENOTFOUND);
   pol.model = "a100";
   pol.scaler = "nope";
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_ENOTFOUND);
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_ENOTFOUND);
   pol.scaler = NULL;
   pol.low = MPE_E4M3;
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
   pol.low = MPE_BF16;
-  pol.level = (mpt_level)4;
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
-  pol.level = MPT_O2;
+  pol.level = (mpe_train_level)4;
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
+  pol.level = MPE_TRAIN_O2;
   arch.sizes[1] = 0;
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
   arch.sizes[1] = 5;
   opt.lr = 0;
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
   opt.lr = 0.1f;
-  ck_assert_int_eq(mpt_net_alloc(NULL, &arch, &pol, &opt), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_net_alloc(NULL, &arch, &pol, &opt), MPE_EINVAL);
   ck_assert_ptr_null(net);
-  ck_assert_int_eq(mpt_net_alloc(&net, &arch, &pol, &opt), MPE_OK);
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_OK);
   float x[12] = { 0 }, out[9];
   int lab[3] = { 0, 1, 3 };
-  mpt_step_info info;
-  ck_assert_int_eq(mpt_step(net, x, NULL, lab, 3, &info), MPE_EINVAL);   /* n > batch */
-  ck_assert_int_eq(mpt_step(net, x, NULL, lab + 1, 2, &info), MPE_EINVAL);   /* label 3 of 3 classes */
-  ck_assert_int_eq(mpt_step(net, x, NULL, NULL, 2, &info), MPE_EINVAL);
-  ck_assert_int_eq(mpt_step(net, x, NULL, lab, 2, NULL), MPE_EINVAL);
-  ck_assert_int_eq(mpt_forward(net, x, 3, out), MPE_EINVAL);
-  ck_assert_int_eq(mpt_forward(net, x, 2, out), MPE_OK);
-  ck_assert_int_eq(mpt_weights(net, 2, NULL, NULL), MPE_EINVAL);
-  ck_assert_int_eq(mpt_step(net, x, NULL, lab, 2, &info), MPE_OK);
-  mpt_net_free(net);
-  mpt_net_free(NULL);
-  ck_assert_int_eq(mpt_level_lookup("O2"), 2);
-  ck_assert_int_eq(mpt_level_lookup("o3"), 3);
-  ck_assert_int_eq(mpt_level_lookup("O4"), -1);
-  ck_assert_int_eq(mpt_level_lookup(NULL), -1);
-  ck_assert_str_eq(mpt_level_name(MPT_O1), "O1");
-  ck_assert_ptr_null(mpt_level_name((mpt_level)5));
+  mpe_train_step_info info;
+  ck_assert_int_eq(mpe_train_step(net, x, NULL, lab, 3, &info), MPE_EINVAL);   /* n > batch */
+  ck_assert_int_eq(mpe_train_step(net, x, NULL, lab + 1, 2, &info), MPE_EINVAL);   /* label 3 of 3 classes */
+  ck_assert_int_eq(mpe_train_step(net, x, NULL, NULL, 2, &info), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_step(net, x, NULL, lab, 2, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_forward(net, x, 3, out), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_forward(net, x, 2, out), MPE_OK);
+  ck_assert_int_eq(mpe_train_weights(net, 2, NULL, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_step(net, x, NULL, lab, 2, &info), MPE_OK);
+  mpe_train_net_free(net);
+  mpe_train_net_free(NULL);
+  ck_assert_int_eq(mpe_train_level_lookup("O2"), 2);
+  ck_assert_int_eq(mpe_train_level_lookup("o3"), 3);
+  ck_assert_int_eq(mpe_train_level_lookup("O4"), -1);
+  ck_assert_int_eq(mpe_train_level_lookup(NULL), -1);
+  ck_assert_str_eq(mpe_train_level_name(MPE_TRAIN_O1), "O1");
+  ck_assert_ptr_null(mpe_train_level_name((mpe_train_level)5));
 }
 END_TEST
 
-/* mpt_step is mpt_backward then mpt_update, bit for bit, at every level; and a
+/* mpe_train_step is mpe_train_backward then mpe_train_update, bit for bit, at every level; and a
    data-parallel step with one worker and a binary32 all-reduce (what
-   examples/ddp_lab does, through the writable mpt_grad buffers) is mpt_step. */
+   examples/ddp_lab does, through the writable mpe_train_grad buffers) is mpe_train_step. */
 START_TEST(test_split_step)
 {
-  const mpt_level level = (mpt_level)_i;
-  mpt_arch arch = { .nlayers = 2, .sizes = { 12, 8, 5 }, .act = MPT_RELU, .loss = MPT_MSE, .batch = 8, .seed = 3 };
-  mpt_policy pol = { .level = level, .low = MPE_FP16, .model = "a100" };
-  mpt_optim opt = { .kind = MPT_SGD, .lr = 0.05f, .momentum = 0.9f };
-  mpt_net *a, *b, *c;
-  ck_assert_int_eq(mpt_net_alloc(&a, &arch, &pol, &opt), MPE_OK);
-  ck_assert_int_eq(mpt_net_alloc(&b, &arch, &pol, &opt), MPE_OK);
-  ck_assert_int_eq(mpt_net_alloc(&c, &arch, &pol, &opt), MPE_OK);
+  const mpe_train_level level = (mpe_train_level)_i;
+  mpe_train_arch arch = { .nlayers = 2, .sizes = { 12, 8, 5 }, .act = MPE_TRAIN_RELU, .loss = MPE_TRAIN_MSE, .batch = 8, .seed = 3 };
+  mpe_train_policy pol = { .level = level, .low = MPE_FP16, .model = "a100" };
+  mpe_train_optim opt = { .kind = MPE_TRAIN_SGD, .lr = 0.05f, .momentum = 0.9f };
+  mpe_train_net *a, *b, *c;
+  ck_assert_int_eq(mpe_train_net_alloc(&a, &arch, &pol, &opt), MPE_OK);
+  ck_assert_int_eq(mpe_train_net_alloc(&b, &arch, &pol, &opt), MPE_OK);
+  ck_assert_int_eq(mpe_train_net_alloc(&c, &arch, &pol, &opt), MPE_OK);
   float x[8 * 12], t[8 * 5], g[8 * 12 + 12], out[8 * 12 + 12];
   mpe_allreduce_opts ao = { .algo = MPE_ALLREDUCE_RING };
   for (int s = 0; s < 6; s++) {
-    mpt_randn(x, 8 * 12, 10 + (uint64_t)s);
-    mpt_randn(t, 8 * 5, 20 + (uint64_t)s);
-    mpt_step_info ia, ib, ic;
-    ck_assert_int_eq(mpt_step(a, x, t, NULL, 8, &ia), MPE_OK);
-    ck_assert_int_eq(mpt_backward(b, x, t, NULL, 8, &ib), MPE_OK);
-    ck_assert_int_eq(mpt_update(b, &ib), MPE_OK);
-    ck_assert_int_eq(mpt_backward(c, x, t, NULL, 8, &ic), MPE_OK);
+    mpe_train_randn(x, 8 * 12, 10 + (uint64_t)s);
+    mpe_train_randn(t, 8 * 5, 20 + (uint64_t)s);
+    mpe_train_step_info ia, ib, ic;
+    ck_assert_int_eq(mpe_train_step(a, x, t, NULL, 8, &ia), MPE_OK);
+    ck_assert_int_eq(mpe_train_backward(b, x, t, NULL, 8, &ib), MPE_OK);
+    ck_assert_int_eq(mpe_train_update(b, &ib), MPE_OK);
+    ck_assert_int_eq(mpe_train_backward(c, x, t, NULL, 8, &ic), MPE_OK);
     for (int l = 0; l < 2; l++) {
       float *gW, *gb;
-      ck_assert_int_eq(mpt_grad(c, l, &gW, &gb), MPE_OK);
+      ck_assert_int_eq(mpe_train_grad(c, l, &gW, &gb), MPE_OK);
       const int nw = arch.sizes[l] * arch.sizes[l + 1], no = arch.sizes[l + 1];
       memcpy(g, gW, sizeof(float) * (size_t)nw);
       memcpy(g + nw, gb, sizeof(float) * (size_t)no);
@@ -509,52 +508,52 @@ START_TEST(test_split_step)
       memcpy(gW, out, sizeof(float) * (size_t)nw);
       memcpy(gb, out + nw, sizeof(float) * (size_t)no);
     }
-    ck_assert_int_eq(mpt_update(c, &ic), MPE_OK);
+    ck_assert_int_eq(mpe_train_update(c, &ic), MPE_OK);
     ck_assert(ia.loss == ib.loss && ia.loss == ic.loss);
     ck_assert(ia.updates == ib.updates && ia.lost == ib.lost && ia.updates == ic.updates && ia.lost == ic.lost);
     ck_assert(ia.skipped == ib.skipped && ia.skipped == ic.skipped);
   }
   for (int l = 0; l < 2; l++) {
     float wa[96], ba[8], wb[96], bb[8], wc[96], bc[8];
-    ck_assert_int_eq(mpt_weights(a, l, wa, ba), MPE_OK);
-    ck_assert_int_eq(mpt_weights(b, l, wb, bb), MPE_OK);
-    ck_assert_int_eq(mpt_weights(c, l, wc, bc), MPE_OK);
+    ck_assert_int_eq(mpe_train_weights(a, l, wa, ba), MPE_OK);
+    ck_assert_int_eq(mpe_train_weights(b, l, wb, bb), MPE_OK);
+    ck_assert_int_eq(mpe_train_weights(c, l, wc, bc), MPE_OK);
     const size_t nw = (size_t)arch.sizes[l] * arch.sizes[l + 1], no = (size_t)arch.sizes[l + 1];
     ck_assert_int_eq(memcmp(wa, wb, nw * sizeof(float)), 0);
     ck_assert_int_eq(memcmp(wa, wc, nw * sizeof(float)), 0);
     ck_assert_int_eq(memcmp(ba, bb, no * sizeof(float)), 0);
     ck_assert_int_eq(memcmp(ba, bc, no * sizeof(float)), 0);
   }
-  /* the mpt_grad buffers are the ones mpt_update reads: zeroed at a first
+  /* the mpe_train_grad buffers are the ones mpe_train_update reads: zeroed at a first
      step (momentum buffer = g = 0), nothing moves */
-  mpt_net *d;
-  ck_assert_int_eq(mpt_net_alloc(&d, &arch, &pol, &opt), MPE_OK);
+  mpe_train_net *d;
+  ck_assert_int_eq(mpe_train_net_alloc(&d, &arch, &pol, &opt), MPE_OK);
   float w0[96], w1[96], b0[8], b1[8];
   float *gW, *gb;
-  mpt_step_info iz;
-  ck_assert_int_eq(mpt_weights(d, 0, w0, b0), MPE_OK);
-  ck_assert_int_eq(mpt_backward(d, x, t, NULL, 8, &iz), MPE_OK);
+  mpe_train_step_info iz;
+  ck_assert_int_eq(mpe_train_weights(d, 0, w0, b0), MPE_OK);
+  ck_assert_int_eq(mpe_train_backward(d, x, t, NULL, 8, &iz), MPE_OK);
   for (int l = 0; l < 2; l++) {
-    ck_assert_int_eq(mpt_grad(d, l, &gW, &gb), MPE_OK);
+    ck_assert_int_eq(mpe_train_grad(d, l, &gW, &gb), MPE_OK);
     memset(gW, 0, sizeof(float) * (size_t)arch.sizes[l] * arch.sizes[l + 1]);
     memset(gb, 0, sizeof(float) * (size_t)arch.sizes[l + 1]);
   }
-  ck_assert_int_eq(mpt_update(d, &iz), MPE_OK);
-  ck_assert_int_eq(mpt_weights(d, 0, w1, b1), MPE_OK);
+  ck_assert_int_eq(mpe_train_update(d, &iz), MPE_OK);
+  ck_assert_int_eq(mpe_train_weights(d, 0, w1, b1), MPE_OK);
   ck_assert_uint_eq(iz.skipped, 0);
   ck_assert_uint_eq(iz.updates, 0);
   ck_assert_int_eq(memcmp(w0, w1, sizeof w0), 0);
   ck_assert_int_eq(memcmp(b0, b1, sizeof b0), 0);
-  mpt_net_free(d);
-  ck_assert_int_eq(mpt_grad(a, 2, &gW, &gb), MPE_EINVAL);
-  ck_assert_int_eq(mpt_grad(a, -1, &gW, &gb), MPE_EINVAL);
-  ck_assert_int_eq(mpt_grad(NULL, 0, &gW, &gb), MPE_EINVAL);
-  mpt_step_info dummy;
-  ck_assert_int_eq(mpt_update(NULL, &dummy), MPE_EINVAL);
-  ck_assert_int_eq(mpt_update(a, NULL), MPE_EINVAL);
-  mpt_net_free(a);
-  mpt_net_free(b);
-  mpt_net_free(c);
+  mpe_train_net_free(d);
+  ck_assert_int_eq(mpe_train_grad(a, 2, &gW, &gb), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_grad(a, -1, &gW, &gb), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_grad(NULL, 0, &gW, &gb), MPE_EINVAL);
+  mpe_train_step_info dummy;
+  ck_assert_int_eq(mpe_train_update(NULL, &dummy), MPE_EINVAL);
+  ck_assert_int_eq(mpe_train_update(a, NULL), MPE_EINVAL);
+  mpe_train_net_free(a);
+  mpe_train_net_free(b);
+  mpe_train_net_free(c);
 }
 END_TEST
 
@@ -571,8 +570,8 @@ int main(void)
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_amp_levels, 0, 2);
   tcase_add_loop_test(tc, test_loss_scaling, 0, 2);
-  tcase_add_loop_test(tc, test_split_step, 0, MPT_NLEVELS);
-  tcase_add_loop_test(tc, test_threads, 0, 3 * MPT_NLEVELS);
+  tcase_add_loop_test(tc, test_split_step, 0, MPE_TRAIN_NLEVELS);
+  tcase_add_loop_test(tc, test_threads, 0, 3 * MPE_TRAIN_NLEVELS);
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
   tcase_add_test(tc, test_errors);

@@ -5,18 +5,18 @@
 #include <stddef.h>
 
 /* seconds from a monotonic clock */
-double mpt_now(void);
+double lab_now(void);
 /* Option values: a whole decimal integer in [lo, hi], a finite number > 0.
    0 and *v set, or 1 (and *v untouched). */
-int mpt_parse_long(const char *s, long lo, long hi, long *v);
-int mpt_parse_pos(const char *s, double *v);
+int lab_parse_long(const char *s, long lo, long hi, long *v);
+int lab_parse_pos(const char *s, double *v);
 /* 1 when plots can be drawn (built with PLplot) */
-int mpt_plot_available(void);
+int lab_plot_available(void);
 /* 0 when `file` ends in .svg or .png and PLplot is there; else a message on stderr and 2 */
-int mpt_plot_check(const char *prog, const char *file);
+int lab_plot_check(const char *prog, const char *file);
 /* One figure: series k is y[k][0..n[k]) against steps 1..n[k], named names[k];
    logy: log10 scale (non-positive and non-finite points are left out).
    Returns 0, or 2 with a message when the file cannot be written. */
-int mpt_plot_curves(const char *file, const char *title, const char *ylabel, size_t nseries,
+int lab_plot_curves(const char *file, const char *title, const char *ylabel, size_t nseries,
                     const char *const *names, const double *const *y, const size_t *n, int logy);
 #endif

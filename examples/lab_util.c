@@ -1,6 +1,8 @@
 /* Loss-curve plots for the labs with PLplot's cairo drivers (svgcairo,
    pngcairo); without PLplot, --plot is refused with a clear message. */
-#include <config.h>
+#ifdef HAVE_CONFIG_H
+#include <config.h>   /* HAVE_PLPLOT in the tree; out of it, -DHAVE_PLPLOT with PLplot */
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +12,16 @@
 #ifdef HAVE_PLPLOT
 #include <plplot.h>
 #endif
-#include "train_lab.h"
+#include "lab_util.h"
 
-double mpt_now(void)
+double lab_now(void)
 {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int mpt_parse_long(const char *s, long lo, long hi, long *v)
+int lab_parse_long(const char *s, long lo, long hi, long *v)
 {
   char *e;
   long x = strtol(s, &e, 10);
@@ -29,7 +31,7 @@ int mpt_parse_long(const char *s, long lo, long hi, long *v)
   return 0;
 }
 
-int mpt_parse_pos(const char *s, double *v)
+int lab_parse_pos(const char *s, double *v)
 {
   char *e;
   double x = strtod(s, &e);
@@ -39,7 +41,7 @@ int mpt_parse_pos(const char *s, double *v)
   return 0;
 }
 
-int mpt_plot_available(void)
+int lab_plot_available(void)
 {
 #ifdef HAVE_PLPLOT
   return 1;
@@ -58,9 +60,9 @@ static const char *driver_for(const char *file)
   return NULL;
 }
 
-int mpt_plot_check(const char *prog, const char *file)
+int lab_plot_check(const char *prog, const char *file)
 {
-  if (!mpt_plot_available()) {
+  if (!lab_plot_available()) {
     fprintf(stderr, "%s: %s: --plot is not available: mpemu was built without PLplot "
                     "(install libplplot-dev, then configure again)\n", prog, file);
     return 2;
@@ -78,7 +80,7 @@ int mpt_plot_check(const char *prog, const char *file)
   return 0;
 }
 
-int mpt_plot_curves(const char *file, const char *title, const char *ylabel, size_t nseries,
+int lab_plot_curves(const char *file, const char *title, const char *ylabel, size_t nseries,
                     const char *const *names, const double *const *y, const size_t *n, int logy)
 {
 #ifdef HAVE_PLPLOT
