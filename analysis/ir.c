@@ -194,7 +194,7 @@ static int all_finite(int n, int cols, const double *A, int lda)
   return 1;
 }
 
-/* The argument rules of mpe_ir_solve, shared with mpe_ir_solve_cusolver (gpu/). */
+/* The argument rules of mpe_ir_solve, shared with mpe_gpu_ir_solve (gpu/ir_cusolver.c). */
 int mpei_ir_check(int n, const double *A, int lda, const double *b, const double *x, const mpe_ir_opts *opts)
 {
   if (n < 1 || lda < n || !A || !b || !x)
@@ -235,13 +235,20 @@ int mpei_ir_errors(int n, const double *A, int lda, const double *b, const doubl
 }
 
 #ifndef HAVE_CUDA
-int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
-                          const mpe_ir_opts *opts, mpe_ir_result *res)
+int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x,
+                     const mpe_ir_opts *opts, mpe_ir_result *res)
 {
   (void)n; (void)A; (void)lda; (void)b; (void)x; (void)opts; (void)res;
   return MPE_EUNSUP;   /* built without CUDA */
 }
 #endif
+
+/* the former name (deprecated), kept for programs built against it */
+int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
+                          const mpe_ir_opts *opts, mpe_ir_result *res)
+{
+  return mpe_gpu_ir_solve(n, A, lda, b, x, opts, res);
+}
 
 int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
                  const mpe_ir_opts *opts, mpe_ir_result *res)

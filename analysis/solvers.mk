@@ -31,7 +31,7 @@ tests_bench_bench_ir_SOURCES = tests/bench/bench_ir.c
 tests_bench_bench_ir_CFLAGS = $(AM_CFLAGS) $(LAPACKE_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_ir_LDADD = $(MPE_ANALYSIS_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(LIBM)
 
-dist_man_MANS += man/man3/mpe_ir_solve.3 man/man3/mpe_ir_opts_init.3 man/man3/mpe_ir_solve_cusolver.3 \
+dist_man_MANS += man/man3/mpe_ir_solve.3 man/man3/mpe_ir_opts_init.3 man/man3/mpe_ir_solve_cusolver.3 man/man3/mpe_gpu_ir_solve.3 \
 	man/man3/mpe_ir_lu.3 man/man3/mpe_ir_lu_solve.3 man/man3/mpe_ir_default_block.3 \
 	man/man3/mpe_cg_solve.3 man/man3/mpe_cg_opts_init.3 man/man3/mpe_cg_apply.3 \
 	man/man3/mpe_cg_op_order.3 man/man3/mpe_mat_randsvd.3 man/man3/mpe_mat_hilbert.3 \

@@ -1,4 +1,4 @@
-/* mpe_ir_solve_cusolver: the solve of mpe_ir_solve through cuSOLVER's IRS API
+/* mpe_gpu_ir_solve: the solve of mpe_ir_solve through cuSOLVER's IRS API
    (cusolverDnIRSXgesv), for comparison with the emulated solvers. Built when
    configure finds CUDA; runs on the calling thread's current CUDA device.
 
@@ -38,7 +38,7 @@ static cusolverPrecType_t prec_of(mpe_type t)
   }
 }
 
-int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
+int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x,
                           const mpe_ir_opts *opts, mpe_ir_result *res)
 {
   mpe_ir_opts dflt;

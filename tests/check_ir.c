@@ -450,32 +450,37 @@ START_TEST(test_solve_errors)
   /* cuSOLVER: MPE_EUNSUP without CUDA; with CUDA the argument rules of
      mpe_ir_solve, MPE_EUNSUP for what cuSOLVER cannot do, then the device */
   if (!MPE_HAVE_CUDA) {
-    ck_assert_int_eq(mpe_ir_solve_cusolver(2, A, 2, b, x, NULL, NULL), MPE_EUNSUP);
+    ck_assert_int_eq(mpe_gpu_ir_solve(2, A, 2, b, x, NULL, NULL), MPE_EUNSUP);
   } else {
     int ndev = 0;
     int have_dev = mpe_gpu_device_count(&ndev) == MPE_OK && ndev > 0;
     x[0] = x[1] = 9;
-    ck_assert_int_eq(mpe_ir_solve_cusolver(0, A, 2, b, x, NULL, NULL), MPE_EINVAL);
-    ck_assert_int_eq(mpe_ir_solve_cusolver(2, A, 1, b, x, NULL, NULL), MPE_EINVAL);
-    ck_assert_int_eq(mpe_ir_solve_cusolver(2, A, 2, NULL, x, NULL, NULL), MPE_EINVAL);
-    ck_assert_int_eq(mpe_ir_solve_cusolver(2, N, 2, b, x, NULL, NULL), MPE_ERANGE);
+    ck_assert_int_eq(mpe_gpu_ir_solve(0, A, 2, b, x, NULL, NULL), MPE_EINVAL);
+    ck_assert_int_eq(mpe_gpu_ir_solve(2, A, 1, b, x, NULL, NULL), MPE_EINVAL);
+    ck_assert_int_eq(mpe_gpu_ir_solve(2, A, 2, NULL, x, NULL, NULL), MPE_EINVAL);
+    ck_assert_int_eq(mpe_gpu_ir_solve(2, N, 2, b, x, NULL, NULL), MPE_ERANGE);
     mpe_ir_opts co;
     mpe_ir_opts_init(&co);
     co.scale = 1;
-    ck_assert_int_eq(mpe_ir_solve_cusolver(2, A, 2, b, x, &co, NULL), MPE_EUNSUP);
+    ck_assert_int_eq(mpe_gpu_ir_solve(2, A, 2, b, x, &co, NULL), MPE_EUNSUP);
     mpe_ir_opts_init(&co);
     co.model = mpe_tc_model_get("h100", MPE_FP16);
-    ck_assert_int_eq(mpe_ir_solve_cusolver(2, A, 2, b, x, &co, NULL), MPE_EUNSUP);
+    ck_assert_int_eq(mpe_gpu_ir_solve(2, A, 2, b, x, &co, NULL), MPE_EUNSUP);
     ck_assert(x[0] == 9 && x[1] == 9);
     if (!have_dev) {
-      ck_assert_int_eq(mpe_ir_solve_cusolver(2, A, 2, b, x, NULL, NULL), MPE_EDEVICE);
+      ck_assert_int_eq(mpe_gpu_ir_solve(2, A, 2, b, x, NULL, NULL), MPE_EDEVICE);
       ck_assert(x[0] == 9 && x[1] == 9);
     } else {
       mpe_ir_result cr;
-      ck_assert_int_eq(mpe_ir_solve_cusolver(2, A, 2, b, x, NULL, &cr), MPE_OK);
+      ck_assert_int_eq(mpe_gpu_ir_solve(2, A, 2, b, x, NULL, &cr), MPE_OK);
       ck_assert(fabs(x[0] - 1.0 / 11) < 1e-15 && fabs(x[1] - 7.0 / 11) < 1e-15);
     }
   }
+  /* the deprecated former name still answers, with the same result */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  ck_assert_int_eq(mpe_ir_solve_cusolver(0, A, 2, b, x, NULL, NULL), MPE_HAVE_CUDA ? MPE_EINVAL : MPE_EUNSUP);
+#pragma GCC diagnostic pop
   mpe_ir_opts_init(NULL);
 }
 END_TEST

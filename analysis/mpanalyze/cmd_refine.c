@@ -91,7 +91,7 @@ typedef struct {
   double cond;
   uint64_t seed;
   const char *factor, *solver, *model, *plot, *sweep;
-  int cusolver;   /* --cusolver: the same solve through cuSOLVER IRS (mpe_ir_solve_cusolver) */
+  int cusolver;   /* --cusolver: the same solve through cuSOLVER IRS (mpe_gpu_ir_solve) */
 } refine_args;
 
 #define MAX_DENSE 20000
@@ -299,7 +299,7 @@ static int refine_one(const refine_args *a)
       status = fail("refine", "--cusolver", "cuSOLVER IRS takes neither --model nor --scale");
       goto out;
     }
-    rc = mpe_ir_solve_cusolver(n, A, n, b, x, &o, &r);
+    rc = mpe_gpu_ir_solve(n, A, n, b, x, &o, &r);
   } else {
     o.history = h;
     o.history_cap = o.max_iter + 2;

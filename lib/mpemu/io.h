@@ -6,6 +6,7 @@
 #ifndef MPEMU_IO_H
 #define MPEMU_IO_H
 #include "mpemu/core.h"
+#include "mpemu/csr.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -119,6 +120,28 @@ MPE_API int mpe_io_write_npy(const char *path, const mpe_io_out *t);
 MPE_API int mpe_io_write_safetensors(const char *path, const mpe_io_out *t, size_t n);
 /* One .npz archive with n members NAME.npy; deflate: 1 compresses them. */
 MPE_API int mpe_io_write_npz(const char *path, const mpe_io_out *t, size_t n, int deflate);
+
+/* ---- Matrix Market files (sparse matrices, mpemu/csr.h) */
+
+/* Read a Matrix Market file ("matrix coordinate|array real|integer|pattern
+   general|symmetric|skew-symmetric") into CSR: symmetric parts are mirrored,
+   duplicate coordinate entries are summed, columns sorted within rows.
+   What a file can make the reader allocate is bounded before it allocates:
+   the entries the size line declares must fit in the file's bytes, and the
+   rows and columns may exceed twice the stored entries by at most
+   MPE_MTX_MAX_EMPTY (a 76-byte file declaring 2^31 rows is refused, not
+   given 34 GB).
+   Returns MPE_EIO if the file cannot be read, MPE_EFORMAT for a malformed
+   or truncated file (*A untouched), MPE_EUNSUP for complex/hermitian data or
+   more empty rows/columns than the limit, MPE_ERANGE for a NaN or infinite
+   value (also a sum of duplicate entries that overflows), MPE_ENOMEM. */
+#define MPE_MTX_MAX_EMPTY (1 << 20)
+MPE_API int mpe_mtx_read(mpe_csr **A, const char *path);
+/* Read only the banner and size line: the order and the number of stored
+   entries (as in the file, before mirroring), with the same checks and
+   errors as mpe_mtx_read; on MPE_EUNSUP for the empty-row limit the sizes
+   are still filled in. Cheap: lets a caller refuse a size before reading. */
+MPE_API int mpe_mtx_size(const char *path, int *nrows, int *ncols, size_t *entries);
 
 #ifdef __cplusplus
 }

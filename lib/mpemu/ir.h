@@ -1,5 +1,5 @@
-/* mpemu — mixed-precision LU, LU-IR, GMRES-IR and test matrices (issue 8).
-   See mpe_ir_solve(3), mpe_ir_lu(3), mpe_mat_randsvd(3), mpe_mtx_read(3).
+/* mpemu — mixed-precision LU, LU-IR and GMRES-IR (libmpemu-analysis).
+   See mpe_ir_solve(3), mpe_ir_lu(3).
 
    Dense matrices are column-major (LAPACK order) with a leading dimension
    ld >= number of rows. */
@@ -7,65 +7,15 @@
 #define MPEMU_IR_H
 #include "mpemu/core.h"
 #include "mpemu/tc.h"
+/* the test matrices, CSR matrices and the Matrix Market reader were declared
+   here; they have headers of their own now, included for programs that
+   included this one for them */
+#include "mpemu/matgen.h"
+#include "mpemu/csr.h"
+#include "mpemu/io.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ------------------------------------------------------------ test matrices */
-
-/* randsvd: A = U diag(sigma) V^T with Haar-random orthogonal U, V (QR of
-   Gaussian matrices, GSL generator seeded by `seed`) and singular values
-   1 = sigma_1 >= ... >= sigma_n = 1/kappa, so that the 2-norm condition
-   number is kappa (kappa >= 1). mode: 1 one large (sigma_2.. = 1/kappa),
-   2 one small (sigma_n = 1/kappa, the rest 1), 3 geometric, 4 arithmetic,
-   5 log-uniform random (the end points pinned to 1 and 1/kappa). */
-MPE_API int mpe_mat_randsvd(double *A, int n, int lda, double kappa, int mode, uint64_t seed);
-/* Hilbert matrix a_ij = 1/(i+j+1), i, j from 0. */
-MPE_API int mpe_mat_hilbert(double *A, int n, int lda);
-/* Dirichlet Laplacian of dimension dim (1, 2 or 3) on a grid of m points per
-   side, natural (lexicographic) order: order n = m^dim, 2*dim on the
-   diagonal, -1 for each grid neighbour (no 1/h^2 factor). */
-MPE_API int mpe_mat_laplace(double *A, int dim, int m, int lda);
-/* Diagonally dominant random: entries U(-1,1), then a_ii += sum_j |a_ij|
-   (cuSOLVER's IRS sample matrix). */
-MPE_API int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed);
-
-/* Compressed sparse row, 0-based, values in binary64. */
-typedef struct {
-  int nrows, ncols;
-  size_t nnz;
-  size_t *rowptr;   /* nrows + 1 entries */
-  int *col;         /* nnz */
-  double *val;      /* nnz */
-} mpe_csr;
-
-/* A zeroed matrix of the given shape with room for nnz entries (rowptr all 0). */
-MPE_API int mpe_csr_alloc(mpe_csr **A, int nrows, int ncols, size_t nnz);
-MPE_API void mpe_csr_free(mpe_csr *A);
-/* The Laplacian of mpe_mat_laplace in CSR form (columns ascending in each row). */
-MPE_API int mpe_csr_laplace(mpe_csr **A, int dim, int m);
-/* Dense column-major copy (D is nrows x ncols, ld >= nrows; zeros filled in). */
-MPE_API int mpe_csr_to_dense(double *D, int ld, const mpe_csr *A);
-
-/* Read a Matrix Market file ("matrix coordinate|array real|integer|pattern
-   general|symmetric|skew-symmetric") into CSR: symmetric parts are mirrored,
-   duplicate coordinate entries are summed, columns sorted within rows.
-   What a file can make the reader allocate is bounded before it allocates:
-   the entries the size line declares must fit in the file's bytes, and the
-   rows and columns may exceed twice the stored entries by at most
-   MPE_MTX_MAX_EMPTY (a 76-byte file declaring 2^31 rows is refused, not
-   given 34 GB).
-   Returns MPE_EIO if the file cannot be read, MPE_EFORMAT for a malformed
-   or truncated file (*A untouched), MPE_EUNSUP for complex/hermitian data or
-   more empty rows/columns than the limit, MPE_ERANGE for a NaN or infinite
-   value (also a sum of duplicate entries that overflows), MPE_ENOMEM. */
-#define MPE_MTX_MAX_EMPTY (1 << 20)
-MPE_API int mpe_mtx_read(mpe_csr **A, const char *path);
-/* Read only the banner and size line: the order and the number of stored
-   entries (as in the file, before mirroring), with the same checks and
-   errors as mpe_mtx_read; on MPE_EUNSUP for the empty-row limit the sizes
-   are still filled in. Cheap: lets a caller refuse a size before reading. */
-MPE_API int mpe_mtx_size(const char *path, int *nrows, int *ncols, size_t *entries);
 
 /* ------------------------------------------------------------ mixed-precision LU */
 
@@ -162,10 +112,14 @@ MPE_API int mpe_ir_solve(int n, const double *A, int lda, const double *b, doubl
 
 /* The same solve through cuSOLVER's IRS API (cusolverDnIRSXgesv, binary64 main
    precision, `factor` as the lowest) on the current CUDA device; see
-   mpe_ir_solve_cusolver(3). MPE_EUNSUP without CUDA or for options cuSOLVER
+   mpe_gpu_ir_solve(3). MPE_EUNSUP without CUDA or for options cuSOLVER
    lacks (model, scale, history); MPE_EDEVICE without a usable device. */
+MPE_API int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x,
+                             const mpe_ir_opts *opts, mpe_ir_result *res);
+/* Deprecated: the former name of mpe_gpu_ir_solve (every GPU function is mpe_gpu_*). */
 MPE_API int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
-                                  const mpe_ir_opts *opts, mpe_ir_result *res);
+                                  const mpe_ir_opts *opts, mpe_ir_result *res)
+    __attribute__((deprecated("use mpe_gpu_ir_solve")));
 
 #ifdef __cplusplus
 }
