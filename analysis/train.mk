@@ -7,7 +7,7 @@ TESTS += tests/check_update
 tests_check_update_SOURCES = tests/check_update.c
 tests_check_update_CFLAGS = $(TEST_CFLAGS)
 tests_check_update_LDADD = $(TEST_LDADD)
-tests_check_update_SOURCES += analysis/mpanalyze/cmd_update.c
+# the CLI part runs the built mpanalyze (MPANALYZE overrides the path)
 tests_check_update_CFLAGS += $(JANSSON_CFLAGS)
 tests_check_update_LDADD += $(JANSSON_LIBS)
 

@@ -6,12 +6,13 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include "testsupport.h"
 
-int mpa_cmd_update(int argc, char **argv);
 
 static const char *const low_names[] = { "fp16", "bf16" };
 
@@ -425,7 +426,9 @@ static int write_f32(const char *path, const double *v, size_t n, size_t rows)
   return rc;
 }
 
-/* Run the subcommand with stdout and stderr captured; returns the exit status. */
+/* Run `mpanalyze update ARGS` (the built program, $MPANALYZE or ./mpanalyze)
+   with stdout and stderr captured; returns its exit status. The library is
+   tested directly above; the command is tested as a user runs it. */
 static int run_cli(char **argv, char *out, size_t outlen, char *err, size_t errlen)
 {
   int argc = 0;
@@ -434,18 +437,25 @@ static int run_cli(char **argv, char *out, size_t outlen, char *err, size_t errl
   char on[] = "/tmp/mpe_updcli_outXXXXXX", en[] = "/tmp/mpe_updcli_errXXXXXX";
   int fo = mkstemp(on), fe = mkstemp(en);
   ck_assert(fo >= 0 && fe >= 0);
+  const char *prog = getenv("MPANALYZE") ? getenv("MPANALYZE") : "./mpanalyze";
+  char **av = calloc((size_t)argc + 2, sizeof *av);
+  ck_assert_ptr_nonnull(av);
+  av[0] = (char *)prog;
+  memcpy(av + 1, argv, (size_t)argc * sizeof *av);
   fflush(stdout);
   fflush(stderr);
-  int so = dup(1), se = dup(2);
-  dup2(fo, 1);
-  dup2(fe, 2);
-  int rc = mpa_cmd_update(argc, argv);
-  fflush(stdout);
-  fflush(stderr);
-  dup2(so, 1);
-  dup2(se, 2);
-  close(so);
-  close(se);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    dup2(fo, 1);
+    dup2(fe, 2);
+    execv(prog, av);
+    _exit(127);
+  }
+  int st = 0;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  free(av);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 127, "%s did not run", prog);
   ssize_t k = pread(fo, out, outlen - 1, 0);
   out[k > 0 ? k : 0] = 0;
   k = pread(fe, err, errlen - 1, 0);
@@ -454,7 +464,7 @@ static int run_cli(char **argv, char *out, size_t outlen, char *err, size_t errl
   close(fe);
   unlink(on);
   unlink(en);
-  return rc;
+  return WEXITSTATUS(st);
 }
 
 START_TEST(test_cli_counts)

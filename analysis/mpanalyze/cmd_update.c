@@ -7,39 +7,12 @@
 #include <config.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include <mpemu.h>
-
-int mpa_cmd_update(int argc, char **argv);
-
-enum { EXIT_OK_ = 0, EXIT_FAIL_ = 1, EXIT_INPUT_ = 2 };
-
-static int upd_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* From common.c when linked into mpanalyze (weak: tests/check_update links
-   this file alone): the memory budget and the terminal-safe error line. */
-extern uint64_t mpa_max_memory __attribute__((weak));
-int mpa_error(const char *where, const char *fmt, ...) __attribute__((weak, format(printf, 2, 3)));
-
-static int upd_error(const char *where, const char *fmt, ...)
-{
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (mpa_error)
-    return mpa_error(where, "%s", msg);
-  fputs("mpanalyze: ", stderr);
-  if (where)
-    fprintf(stderr, "%s: ", where);
-  fputs(msg, stderr);
-  fputc('\n', stderr);
-  return EXIT_INPUT_;
-}
+#include "mpanalyze.h"
 
 /* The values of the tensor load() would read, from the header alone. */
 static int count_of(const char *path, const char *tensor, const mpe_io_opts *io, uint64_t *count)
@@ -48,15 +21,15 @@ static int count_of(const char *path, const char *tensor, const mpe_io_opts *io,
   char msg[256] = "";
   int rc = mpe_io_open(&f, path, io, msg, sizeof msg);
   if (rc)
-    return upd_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
+    return mpa_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
   size_t idx = 0;
   mpe_io_tensor t;
   if (tensor && mpe_io_find(f, tensor, &idx))
-    rc = upd_error(path, "no tensor named '%s'", tensor);
+    rc = mpa_error(path, "no tensor named '%s'", tensor);
   else if (mpe_io_count(f) == 0)
-    rc = upd_error(path, "no floating-point tensor");
+    rc = mpa_error(path, "no floating-point tensor");
   else if (mpe_io_info(f, idx, &t))
-    rc = upd_error(path, "%s", mpe_io_message(f));
+    rc = mpa_error(path, "%s", mpe_io_message(f));
   else
     *count = t.count;
   mpe_io_close(f);
@@ -69,9 +42,9 @@ static int count_of(const char *path, const char *tensor, const mpe_io_opts *io,
    --max-memory it stops before reading. */
 static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint64_t nu, int quiet)
 {
-  uint64_t limit = &mpa_max_memory ? mpa_max_memory : 0;
+  uint64_t limit = mpa_max_memory;
   if (!limit)
-    return EXIT_OK_;
+    return MPA_EXIT_OK;
   const uint64_t per_weight = 8 * (1 + 22);
   uint64_t need = nw > UINT64_MAX / per_weight ? UINT64_MAX : nw * per_weight;
   need = nu > (UINT64_MAX - need) / 8 ? UINT64_MAX : need + nu * 8;
@@ -80,9 +53,9 @@ static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint6
       fprintf(stderr, "mpanalyze update: holding %llu weights and %llu update values needs about %.1f GiB "
               "(limit %.1f GiB, --max-memory)\n", (unsigned long long)nw, (unsigned long long)nu,
               (double)need / 0x1p30, (double)limit / 0x1p30);
-    return EXIT_OK_;
+    return MPA_EXIT_OK;
   }
-  return upd_error(wpath, "the update study of %llu weights and %llu update values (%s) holds them all at once: "
+  return mpa_error(wpath, "the update study of %llu weights and %llu update values (%s) holds them all at once: "
                    "about %.1f GiB, over the memory limit of %.1f GiB (--max-memory, default half of physical "
                    "memory; raise it with --max-memory SIZE, e.g. --max-memory %lluG)",
                    (unsigned long long)nw, (unsigned long long)nu, upath, (double)need / 0x1p30,
@@ -112,24 +85,24 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, dou
   char msg[256] = "";
   int rc = mpe_io_open(&f, path, io, msg, sizeof msg);
   if (rc)
-    return upd_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
+    return mpa_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
   size_t idx = 0;
   if (tensor && mpe_io_find(f, tensor, &idx)) {
     mpe_io_close(f);
-    return upd_error(path, "no tensor named '%s'", tensor);
+    return mpa_error(path, "no tensor named '%s'", tensor);
   }
   if (mpe_io_count(f) == 0) {
     mpe_io_close(f);
-    return upd_error(path, "no floating-point tensor");
+    return mpa_error(path, "no floating-point tensor");
   }
   mpe_io_tensor t;
   if ((rc = mpe_io_info(f, idx, &t)) || (rc = mpe_io_select(f, idx))) {
     mpe_io_close(f);
-    return upd_error(path, "%s", mpe_strerror(rc));
+    return mpa_error(path, "%s", mpe_strerror(rc));
   }
   if (t.count > (uint64_t)(SIZE_MAX / sizeof(double))) {
     mpe_io_close(f);
-    return upd_error(path, "tensor too large");
+    return mpa_error(path, "tensor too large");
   }
   size_t n = (size_t)t.count;
   double *v = malloc((n ? n : 1) * sizeof *v);
@@ -138,8 +111,8 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, dou
     free(v);
     free(buf);
     mpe_io_close(f);
-    upd_error(path, "out of memory");
-    return EXIT_FAIL_;
+    mpa_error(path, "out of memory");
+    return MPA_EXIT_FAIL;
   }
   size_t got = 0;
   for (;;) {
@@ -149,11 +122,11 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, dou
     else
       rc = mpe_io_read(f, buf, n - got < 4096 ? n - got : 4096, &k);
     if (rc) {
-      upd_error(path, "%s", mpe_io_message(f)[0] ? mpe_io_message(f) : mpe_strerror(rc));
+      mpa_error(path, "%s", mpe_io_message(f)[0] ? mpe_io_message(f) : mpe_strerror(rc));
       free(v);
       free(buf);
       mpe_io_close(f);
-      return EXIT_INPUT_;
+      return MPA_EXIT_INPUT;
     }
     if (t.value_type != MPE_FP64)
       for (size_t i = 0; i < k; i++)
@@ -166,11 +139,11 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, dou
   mpe_io_close(f);
   if (got != n) {
     free(v);
-    return upd_error(path, "%zu values read, the header says %zu", got, n);
+    return mpa_error(path, "%zu values read, the header says %zu", got, n);
   }
   *out = v;
   *count = n;
-  return EXIT_OK_;
+  return MPA_EXIT_OK;
 }
 
 static json_t *num(double v)
@@ -193,8 +166,7 @@ int mpa_cmd_update(int argc, char **argv)
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
   optind = 1;
-  opterr = 1;
-  while ((c = getopt_long(argc, argv, "w:u:f:n:t:qh", lo, NULL)) != -1) {
+  while ((c = mpa_getopt(argc, argv, "w:u:f:n:t:qh", lo)) != -1) {
     char *e;
     switch (c) {
     case 'w': wpath = optarg; break;
@@ -205,37 +177,37 @@ int mpa_cmd_update(int argc, char **argv)
     case 'n':
       steps = strtoull(optarg, &e, 10);
       if (e == optarg || *e || optarg[0] == '-' || steps == 0 || steps > (1ull << 40))
-        return upd_error(NULL, "bad --steps '%s'", optarg);
+        return mpa_error(NULL, "bad --steps '%s' (1 to 2^40; mpanalyze update --help)", optarg);
       break;
     case 'S':
       seed = strtoull(optarg, &e, 0);
       if (e == optarg || *e || optarg[0] == '-')
-        return upd_error(NULL, "bad --seed '%s'", optarg);
+        return mpa_error(NULL, "bad --seed '%s' (a non-negative integer; mpanalyze update --help)", optarg);
       break;
     case 'd':
       if (mpe_io_dtype_lookup(optarg, &io.dtype))
-        return upd_error(NULL, "unknown --dtype '%s'", optarg);
+        return mpa_error(NULL, "unknown --dtype '%s'", optarg);
       io.has_dtype = 1;
       break;
     case 'j': json = 1; break;
     case 'q': quiet = 1; break;
-    case 'h': help(); return EXIT_OK_;
-    default: return EXIT_INPUT_;
+    case 'h': help(); return MPA_EXIT_OK;
+    default: return MPA_EXIT_INPUT;
     }
   }
   if (optind < argc)
-    return upd_error(NULL, "unexpected argument '%s' (mpanalyze update --help)", argv[optind]);
+    return mpa_error(NULL, "unexpected argument '%s' (mpanalyze update --help)", argv[optind]);
   if (!wpath || !upath)
-    return upd_error(NULL, "update needs --weights and --updates (mpanalyze update --help)");
+    return mpa_error(NULL, "update needs --weights and --updates (mpanalyze update --help)");
   const mpe_format *f = mpe_format_lookup(fname), *m = mpe_format_lookup(mname);
   if (!f)
-    return upd_error(NULL, "unknown format '%s'", fname);
+    return mpa_error(NULL, "unknown format '%s' (fp16, bf16, e4m3, ... or a custom format; mpanalyze update --help)", fname);
   if (mpe_format_precision(f) > 24)
-    return upd_error(NULL, "--format %s: the low format needs at most 24 bits of precision", fname);
+    return mpa_error(NULL, "--format %s: the low format needs at most 24 bits of precision", fname);
   if (!m)
-    return upd_error(NULL, "unknown master format '%s'", mname);
+    return mpa_error(NULL, "unknown master format '%s'", mname);
   if (mpe_format_precision(m) < mpe_format_precision(f) || mpe_format_precision(m) > 51)
-    return upd_error(NULL, "--master %s: needs at least the precision of %s and at most 51 bits",
+    return mpa_error(NULL, "--master %s: needs at least the precision of %s and at most 51 bits",
                      mname, fname);
 
   double *w = NULL, *u = NULL;
@@ -254,7 +226,7 @@ int mpa_cmd_update(int argc, char **argv)
   if (nw == 0 || nu == 0 || nu % nw) {
     free(w);
     free(u);
-    return upd_error(upath, "%zu values: not a positive multiple of the %zu weights in %s", nu, nw, wpath);
+    return mpa_error(upath, "%zu values: not a positive multiple of the %zu weights in %s", nu, nw, wpath);
   }
   size_t rows = nu / nw;
   if (!steps)
@@ -263,7 +235,7 @@ int mpa_cmd_update(int argc, char **argv)
     if (!isfinite(w[i])) {
       free(w);
       free(u);
-      return upd_error(wpath, "value %zu is not finite", i);
+      return mpa_error(wpath, "value %zu is not finite", i);
     }
 
   mpe_update_opts o = { m, (uint64_t)seed, 0, 0 };
@@ -272,8 +244,8 @@ int mpa_cmd_update(int argc, char **argv)
   free(w);
   free(u);
   if (rc) {
-    upd_error(NULL, "update study failed: %s", mpe_strerror(rc));
-    return EXIT_FAIL_;
+    mpa_error(NULL, "update study failed: %s", mpe_strerror(rc));
+    return MPA_EXIT_FAIL;
   }
 
   if (json) {
@@ -305,8 +277,8 @@ int mpa_cmd_update(int argc, char **argv)
     char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(doc);
     if (!text) {
-      upd_error(NULL, "out of memory");
-      return EXIT_FAIL_;
+      mpa_error(NULL, "out of memory");
+      return MPA_EXIT_FAIL;
     }
     puts(text);
     free(text);
@@ -328,5 +300,5 @@ int mpa_cmd_update(int argc, char **argv)
              "the model computes with did not move; drift: against a binary64 reference.\n",
              mpe_format_name(f));
   }
-  return EXIT_OK_;
+  return MPA_EXIT_OK;
 }
