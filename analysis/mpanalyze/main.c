@@ -47,13 +47,8 @@ static int run(int argc, char **argv)
     return MPA_EXIT_INPUT;
   }
   for (size_t i = 0; i < NCMD; i++)
-    if (!strcmp(argv[1], commands[i].name)) {
-      /* update (built on its own for the labs) leaves getopt's messages on: they
-         start with argv[0], so that says mpanalyze too */
-      if (commands[i].run == mpa_cmd_update)
-        argv[1] = (char *)"mpanalyze update";
+    if (!strcmp(argv[1], commands[i].name))
       return mpa_close_stdout(commands[i].run(argc - 1, argv + 1));
-    }
   /* no command: the default one sees the whole command line */
   argv[0] = (char *)commands[0].name;
   return mpa_close_stdout(commands[0].run(argc, argv));
