@@ -22,7 +22,7 @@
 int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                      const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
 int mpei_tc_run_fast_epi(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
-                         const mpei_tc_opnd *b, float alpha, float beta, float *C, int ldc);
+                         const mpei_tc_opnd *b, float alpha, float beta, float *C, int ldc, int c_apart);
 
 enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8, EXP_LO = -48, EXP_HI = 62 };
 
@@ -241,7 +241,7 @@ void mpei_tc_tile_put(float *acc, int M, int N, int ip, int jp, int mr, int vw, 
    in a buffer of the thread (zero at the start, padded to whole kernel tiles)
    and go through the fix-up and the BLAS epilogue into C as soon as the tile's
    K loop ends, while they are in cache; without, acc holds all M × N. */
-typedef struct { float alpha, beta; float *C; int ldc; } epi_args;
+typedef struct { float alpha, beta; float *C; int ldc, c_apart; } epi_args;
 
 static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc, const epi_args *epi)
@@ -282,6 +282,17 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   if (unsafe) {
     r = MPE_EUNSUP;
     goto out;
+  }
+  /* with epi, a C that shares bytes with A or B is written while the portable
+     fix-up below may still read them: only when no output needs one */
+  if (epi && !epi->c_apart && !fma) {
+    int any = 0;
+    for (int i = 0; i < mp * mr + np * vw; i++)
+      any |= bad[i];
+    if (any) {
+      r = MPE_EUNSUP;
+      goto out;
+    }
   }
   /* initial accumulators: C, or zero */
   for (int i = 0; i < (epi ? 0 : M); i++)
@@ -411,12 +422,14 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
 }
 
 /* mpe_gemm's binary32 C = alpha * op(A) op(B) + beta * C (row-major, leading
-   dimension ldc; C overlaps neither operand) with the epilogue done tile by
-   tile. MPE_EUNSUP (C untouched): no fast kernel for the case. */
+   dimension ldc) with the epilogue done tile by tile. c_apart: C shares no
+   byte with A or B; when it may, the operands are packed before C is written
+   and the call is refused if an output needs the portable fix-up (which rereads
+   them). MPE_EUNSUP (C untouched): no fast kernel for the case. */
 int mpei_tc_run_fast_epi(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
-                         const mpei_tc_opnd *b, float alpha, float beta, float *C, int ldc)
+                         const mpei_tc_opnd *b, float alpha, float beta, float *C, int ldc, int c_apart)
 {
-  const epi_args e = { alpha, beta, C, ldc };
+  const epi_args e = { alpha, beta, C, ldc, c_apart };
   if (!mpei_isa()->tc_epilogue)
     return MPE_EUNSUP;
   return run_fast(m, M, N, K, a, b, NULL, 0, NULL, &e);
