@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "mpei.h"
 #include "mpemu/format.h"
 #include "mpemu/ir.h"
@@ -41,9 +44,18 @@ static int lu_update(lu_update_ctx *c, int m, int n, int k, const float *L21, co
     memcpy(c->wl + (size_t)j * m, L21 + (size_t)j * lda, (size_t)m * sizeof(float));
   for (int j = 0; j < n; j++)
     memcpy(c->wu + (size_t)j * k, U12 + (size_t)j * lda, (size_t)k * sizeof(float));
+  /* on this thread alone: an OpenMP team started here would spin on the cores
+     right when OpenBLAS's threads take them for the GEMM below */
+#ifdef _OPENMP
+  const int nt = omp_get_max_threads();
+  omp_set_num_threads(1);
+#endif
   int rc = mpe_round_f32(c->wl, c->wl, (size_t)m * k, f, NULL);
   if (!rc)
     rc = mpe_round_f32(c->wu, c->wu, (size_t)k * n, f, NULL);
+#ifdef _OPENMP
+  omp_set_num_threads(nt);
+#endif
   if (rc)
     return rc;
   cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, -1.0f, c->wl, m, c->wu, k,
@@ -98,6 +110,14 @@ int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_mod
     }
   }
   int rc = MPE_OK;
+  /* With a model, the GEMMs run on the library's OpenMP threads, which spin for
+     a while after each one: OpenBLAS's threads would fight them for the cores
+     during the panels and triangular solves. So OpenBLAS runs on this thread
+     alone until the factorisation ends (openblas_set_num_threads is
+     process-wide; the count is restored on return). */
+  const int blas_threads = openblas_get_num_threads();
+  if (model && blas_threads > 1)
+    openblas_set_num_threads(1);
   for (int k = 0; k < n && !rc; k += nb) {
     int kb = n - k < nb ? n - k : nb;
     if ((rc = lu_panel(A, n, lda, ipiv, k, kb)) != MPE_OK)
@@ -110,6 +130,8 @@ int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_mod
       rc = lu_update(&c, rest, rest, kb, A + (size_t)k * lda + k + kb, A12, A12 + kb, lda);
     }
   }
+  if (model && blas_threads > 1)
+    openblas_set_num_threads(blas_threads);
   free(c.wl);
   free(c.wu);
   if (rc)

@@ -24,6 +24,9 @@ typedef struct {
   mpei_tc_fma_fn tc_fma;
   mpei_tc_epi_fn tc_epilogue;
   int tc_vw, tc_mr, tc_mrf;
+  /* packing: binary16/bfloat16 decoding, exponents of packed values */
+  mpei_tc_dec16_fn tc_dec16;
+  mpei_tc_pack_exp_fn tc_pack_exp;
   /* 2:4 sparse A (tc_kernel.h, emu/tc_sparse.c): block, wide-block and fma-chain
      kernels and their rows per call (block, fma-chain); tiles are MPEI_TC_NRS*tc_vw wide */
   mpei_tc_blk_sp_fn tc_blk_sp, tc_blkw_sp;

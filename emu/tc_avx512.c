@@ -50,3 +50,13 @@ void mpei_tc_fma_sp_avx512(const float *av, const int32_t *ax, const float *bv, 
 {
   fma_sp_kernel(av, ax, bv, bpitch, c, ldc, K);
 }
+
+void mpei_tc_dec16_avx512(const uint16_t *src, int bf16, float *dst, int n)
+{
+  pack_dec16(src, bf16, dst, n);
+}
+
+int mpei_tc_pack_exp_avx512(const float *v, int32_t *e, size_t n, int pin, int lo, int hi)
+{
+  return pack_exp(v, e, n, pin, lo, hi);
+}

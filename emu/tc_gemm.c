@@ -10,6 +10,7 @@
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -20,6 +21,8 @@
 
 int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                      const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
+int mpei_tc_run_fast_epi(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                         const mpei_tc_opnd *b, float alpha, float beta, float *C, int ldc, int c_apart);
 
 enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8, EXP_LO = -48, EXP_HI = 62 };
 
@@ -116,6 +119,48 @@ static inline __attribute__((always_inline)) int pack_panel(const decoder *d, co
   return unsafe;
 }
 
+/* The vector packer for binary16 and bfloat16 operands stored with a unit
+   stride along the panel's rows (sr) or along K (sl): the same values and
+   exponents as pack_panel, decoded VW at a time and the exponents computed by
+   the SIMD kernel. Returns pack_panel's answer, or -1 when the panel holds an
+   inf or NaN (pack_panel then redoes it and marks them). */
+static int pack_panel_vec(const mpei_isa_kernels *isa, const mpei_tc_opnd *x, int transpose, int rows,
+                          int K, int Kp, int w, int p, int pin, mpei_tc_panels *pk)
+{
+  enum { LC = 64 };
+  const long sr = transpose ? x->cs : x->rs, sl = transpose ? x->rs : x->cs;
+  const int bf = x->t == MPE_BF16, r0 = p * w, nr = rows - r0 < w ? rows - r0 : w;
+  const uint16_t *base = x->p;
+  float *v = pk->v + (size_t)p * Kp * w;
+  if (sr == 1) {
+    for (int l = 0; l < K; l++) {
+      isa->tc_dec16(base + (long)l * sl + r0, bf, v + (size_t)l * w, nr);
+      for (int r = nr; r < w; r++)
+        v[(size_t)l * w + r] = 0.0f;
+    }
+  } else {
+    /* sl == 1: LC values of each row decoded, then interleaved into the panel */
+    float tmp[32 * LC];
+    for (int l0 = 0; l0 < K; l0 += LC) {
+      const int nl = K - l0 < LC ? K - l0 : LC;
+      for (int r = 0; r < nr; r++)
+        isa->tc_dec16(base + (long)(r0 + r) * sr + l0, bf, tmp + r * LC, nl);
+      for (int l = 0; l < nl; l++) {
+        float *o = v + (size_t)(l0 + l) * w;
+        for (int r = 0; r < nr; r++)
+          o[r] = tmp[r * LC + l];
+        for (int r = nr; r < w; r++)
+          o[r] = 0.0f;
+      }
+    }
+  }
+  memset(v + (size_t)K * w, 0, sizeof(float) * (size_t)(Kp - K) * w);
+  if (!pk->e)
+    return 0;
+  const int f = isa->tc_pack_exp(v, pk->e + (size_t)p * Kp * w, (size_t)Kp * w, pin, EXP_LO, EXP_HI);
+  return f & 2 ? -1 : f & 1;
+}
+
 /* tc_pack.h */
 int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows, int K,
                 int Kp, int w, mpei_tc_panels *pk, unsigned char *bad)
@@ -125,8 +170,18 @@ int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transp
   decoder d;
   decoder_init(&d, m, x->t);
   const mpe_type t = x->t;
+  const mpei_isa_kernels *isa = mpei_isa();
+  const long sr = transpose ? x->cs : x->rs, sl = transpose ? x->rs : x->cs;
+  const int vec = (t == MPE_FP16 || t == MPE_BF16) && isa->tc_dec16 && w <= 32 && (sr == 1 || sl == 1);
 #pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
   for (int p = 0; p < npan; p++) {
+    if (vec) {
+      int u = pack_panel_vec(isa, x, transpose, rows, K, Kp, w, p, pin, pk);
+      if (u >= 0) {
+        unsafe |= u;
+        continue;
+      }
+    }
     switch (t) {
     case MPE_FP16: unsafe |= pack_panel(&d, x, MPE_FP16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
     case MPE_BF16: unsafe |= pack_panel(&d, x, MPE_BF16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
@@ -182,8 +237,14 @@ void mpei_tc_tile_put(float *acc, int M, int N, int ip, int jp, int mr, int vw, 
     }
 }
 
-int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
-                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
+/* The output one thread tile at a time: with epi, each tile's accumulators live
+   in a buffer of the thread (zero at the start, padded to whole kernel tiles)
+   and go through the fix-up and the BLAS epilogue into C as soon as the tile's
+   K loop ends, while they are in cache; without, acc holds all M × N. */
+typedef struct { float alpha, beta; float *C; int ldc, c_apart; } epi_args;
+
+static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                    const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc, const epi_args *epi)
 {
   const mpei_isa_kernels *isa = mpei_isa();   /* the SIMD level's kernels (emu/isa.c) */
   if (!isa->tc_blk || (long)M * N * (K + 1) < 4096)
@@ -195,7 +256,8 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   if (path == MPEI_TC_ACC_NONE)
     return MPE_EUNSUP;
   const int L = fma ? 1 : m->p.block, F = m->p.align_bits, wide = path == MPEI_TC_ACC_F64;
-  const int vw = isa->tc_vw, mr = fma ? isa->tc_mrf : isa->tc_mr;
+  /* vw: the columns of a tile (and of a B panel) */
+  const int vw = fma ? MPEI_TC_NRF * isa->tc_vw : isa->tc_vw, mr = fma ? isa->tc_mrf : isa->tc_mr;
   const mpei_tc_blk_fn blk = wide ? isa->tc_blkw : isa->tc_blk;
   const mpei_tc_fma_fn fmak = isa->tc_fma;
   const int Kp = (K + L - 1) / L * L;
@@ -221,8 +283,19 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
     r = MPE_EUNSUP;
     goto out;
   }
+  /* with epi, a C that shares bytes with A or B is written while the portable
+     fix-up below may still read them: only when no output needs one */
+  if (epi && !epi->c_apart && !fma) {
+    int any = 0;
+    for (int i = 0; i < mp * mr + np * vw; i++)
+      any |= bad[i];
+    if (any) {
+      r = MPE_EUNSUP;
+      goto out;
+    }
+  }
   /* initial accumulators: C, or zero */
-  for (int i = 0; i < M; i++)
+  for (int i = 0; i < (epi ? 0 : M); i++)
     for (int j = 0; j < N; j++) {
       float cv = 0.0f;
       if (c && c->p) {
@@ -235,28 +308,88 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
   mpei_tc_out_of(m, out16, &o);
   const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
   const int kcb = fma ? KC : (KC / L > 0 ? KC / L : 1) * L;   /* a chunk of whole blocks */
-#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
-  for (int ti = 0; ti < mt; ti++)
-    for (int tj = 0; tj < nt; tj++) {
-      float cbuf[16 * 16];
-      for (int k0 = 0; k0 < Kp; k0 += kcb) {
-        int kn = Kp - k0 < kcb ? Kp - k0 : kcb;
-        mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                          o.mode, m->p.zero_c_counts, m->p.late_c,
-                          path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0 };
-        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
-          for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
-            size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
-            long ldc;
-            float *cp = mpei_tc_tile_get(acc, M, N, ip, jp, mr, vw, cbuf, &ldc);
-            if (fma)
-              fmak(pa.v + ao, pb.v + bo, cp, ldc, kn);
-            else
-              blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cp, ldc, &kp);
-            mpei_tc_tile_put(acc, M, N, ip, jp, mr, vw, cbuf, cp);
-          }
-      }
+  const int tm = MC_PANELS * mr, tn = NC_PANELS * vw;          /* a thread tile */
+  /* with epi, each thread's tile buffer, allocated before C is touched */
+  int nthr = 1;
+#ifdef _OPENMP
+  nthr = omp_get_max_threads();
+#endif
+  float *tacc_all = NULL;
+  double *tra_all = NULL;
+  if (epi) {
+    tacc_all = malloc(sizeof(float) * (size_t)tm * tn * nthr);
+    tra_all = malloc(sizeof(double) * ((size_t)K + 1) * 2 * nthr);
+    if (!tacc_all || !tra_all) {
+      free(tacc_all);
+      free(tra_all);
+      r = MPE_ENOMEM;
+      goto out;
     }
+  }
+#pragma omp parallel if ((long)M * N * K > 100000) num_threads(nthr)
+  {
+    int me = 0;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+    float *tacc = epi ? tacc_all + (size_t)tm * tn * me : NULL;
+    double *tra = epi ? tra_all + ((size_t)K + 1) * 2 * me : NULL;
+#pragma omp for schedule(dynamic) collapse(2)
+    for (int ti = 0; ti < mt; ti++)
+      for (int tj = 0; tj < nt; tj++) {
+        float cbuf[32 * 32];
+        const int i0 = ti * tm, j0 = tj * tn;
+        if (epi)
+          memset(tacc, 0, sizeof(float) * (size_t)tm * tn);
+        for (int k0 = 0; k0 < Kp; k0 += kcb) {
+          int kn = Kp - k0 < kcb ? Kp - k0 : kcb;
+          mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
+                            o.mode, m->p.zero_c_counts, m->p.late_c,
+                            path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0 };
+          for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
+            for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
+              size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
+              long ldc;
+              float *cp;
+              if (epi) {   /* the thread's tile buffer, whole kernel tiles: in place */
+                ldc = tn;
+                cp = tacc + (size_t)(ip * mr - i0) * tn + (size_t)(jp * vw - j0);
+              } else {
+                cp = mpei_tc_tile_get(acc, M, N, ip, jp, mr, vw, cbuf, &ldc);
+              }
+              if (fma)
+                fmak(pa.v + ao, pb.v + bo, cp, ldc, kn);
+              else
+                blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cp, ldc, &kp);
+              if (!epi)
+                mpei_tc_tile_put(acc, M, N, ip, jp, mr, vw, cbuf, cp);
+            }
+        }
+        if (!epi)
+          continue;
+        const int ni = M - i0 < tm ? M - i0 : tm, nj = N - j0 < tn ? N - j0 : tn;
+        if (!fma)   /* outputs touched by inf/NaN: the portable engine */
+          for (int ii = 0; ii < ni; ii++)
+            for (int jj = 0; jj < nj; jj++) {
+              const int i = i0 + ii, j = j0 + jj;
+              if (!rowbad[i] && !colbad[j])
+                continue;
+              double *cb = tra + K + 1;
+              for (int l = 0; l < K; l++) {
+                tra[l] = mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
+                cb[l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
+              }
+              tacc[(size_t)ii * tn + jj] = mpei_tc_f_canon(mpei_tc_dot(m, tra, cb, 1, K, 0.0, 0));
+            }
+        for (int ii = 0; ii < ni; ii++)
+          isa->tc_epilogue(epi->C + (size_t)(i0 + ii) * epi->ldc + j0, tacc + (size_t)ii * tn, nj, epi->alpha,
+                           epi->beta, 1);
+      }
+  }
+  free(tacc_all);
+  free(tra_all);
+  if (epi)
+    goto out;
   mpei_tc_finish(acc, (size_t)M * N, fma, out16);
   if (!fma) {
     /* outputs touched by inf/NaN: the portable engine */
@@ -280,4 +413,24 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
 out:
   free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad); free(ra);
   return r;
+}
+
+int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
+{
+  return run_fast(m, M, N, K, a, b, c, out16, acc, NULL);
+}
+
+/* mpe_gemm's binary32 C = alpha * op(A) op(B) + beta * C (row-major, leading
+   dimension ldc) with the epilogue done tile by tile. c_apart: C shares no
+   byte with A or B; when it may, the operands are packed before C is written
+   and the call is refused if an output needs the portable fix-up (which rereads
+   them). MPE_EUNSUP (C untouched): no fast kernel for the case. */
+int mpei_tc_run_fast_epi(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                         const mpei_tc_opnd *b, float alpha, float beta, float *C, int ldc, int c_apart)
+{
+  const epi_args e = { alpha, beta, C, ldc, c_apart };
+  if (!mpei_isa()->tc_epilogue)
+    return MPE_EUNSUP;
+  return run_fast(m, M, N, K, a, b, NULL, 0, NULL, &e);
 }

@@ -89,13 +89,19 @@ typedef struct {
 /* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
    k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),
    c: MR rows of VW accumulators (row r at c + r*ldc), updated in place.
-   Fma kernel: c[r][j] = fmaf(a[k][r], b[k][j], c[r][j]) for k < K. */
+   Fma kernel: c[r][j] = fmaf(a[k][r], b[k][j], c[r][j]) for k < K, on a tile of
+   MRF rows × MPEI_TC_NRF*VW columns (B panels that wide: (k, j) at k*NRF*VW + j). */
 typedef void (*mpei_tc_blk_fn)(const float *av, const int32_t *ae, const float *bv, const int32_t *be,
                                float *c, long ldc, const mpei_tc_kp *kp);
 typedef void (*mpei_tc_fma_fn)(const float *av, const float *bv, float *c, long ldc, int K);
 /* One row of the epilogue C = alpha*acc + beta*C (emu/tc_epilogue.h). */
 typedef void (*mpei_tc_epi_fn)(float *c, const float *v, int n, float alpha, float beta, int use_ab);
-/* Each instruction set's build of tc_kernel.h defines these four (emu/isa.c
+/* Packing (tc_kernel.h): n binary16 (bf16: bfloat16) values decoded to binary32,
+   and the exponents of n packed values (bit 0 of the result: one outside
+   [lo, hi]; bit 1: an inf or NaN). */
+typedef void (*mpei_tc_dec16_fn)(const uint16_t *src, int bf16, float *dst, int n);
+typedef int (*mpei_tc_pack_exp_fn)(const float *v, int32_t *e, size_t n, int pin, int lo, int hi);
+/* Each instruction set's build of tc_kernel.h defines these (emu/isa.c
    puts them in its table, with the register geometry below). */
 #define MPEI_TC_DECLARE(isa)                                                                   \
   MPEI_HIDDEN void mpei_tc_blk_##isa(const float *, const int32_t *, const float *, const int32_t *, \
@@ -103,7 +109,9 @@ typedef void (*mpei_tc_epi_fn)(float *c, const float *v, int n, float alpha, flo
   MPEI_HIDDEN void mpei_tc_blkw_##isa(const float *, const int32_t *, const float *, const int32_t *, \
                                       float *, long, const mpei_tc_kp *);                      \
   MPEI_HIDDEN void mpei_tc_fma_##isa(const float *, const float *, float *, long, int);         \
-  MPEI_HIDDEN void mpei_tc_epilogue_##isa(float *, const float *, int, float, float, int);
+  MPEI_HIDDEN void mpei_tc_epilogue_##isa(float *, const float *, int, float, float, int);      \
+  MPEI_HIDDEN void mpei_tc_dec16_##isa(const uint16_t *, int, float *, int);                    \
+  MPEI_HIDDEN int mpei_tc_pack_exp_##isa(const float *, int32_t *, size_t, int, int, int);
 /* 2:4 sparse A (emu/tc_sparse.c): the same kernels over the packed kept values
    of A (panels of MRS rows, MRFS for the fma chain), where ax (laid out like
    av) gives for each kept value the offset k*VW of the B row it multiplies in
@@ -127,8 +135,10 @@ MPEI_TC_SP_DECLARE(avx512)
 #endif
 /* register geometry: VW columns per vector, MR rows per block-kernel call,
    MRF rows per fma-kernel call */
-enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 8,
+enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 6,
        MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12,
+       /* the fma kernel's tiles are MPEI_TC_NRF vectors wide */
+       MPEI_TC_NRF = 2,
        /* the sparse kernels' rows per call; their tiles are MPEI_TC_NRS panels wide */
        MPEI_TC_NRS = 2,
        MPEI_TC_AVX2_MRS = 2, MPEI_TC_AVX2_MRFS = 4, MPEI_TC_AVX512_MRS = 4, MPEI_TC_AVX512_MRFS = 6 };

@@ -375,19 +375,97 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
     memcpy(c + r * ldc, &cv[r], sizeof cv[r]);
 }
 
+/* fma chain: MRF rows × NRF*VW columns (NRF vectors side by side, so that
+   one broadcast of a[k][r] serves NRF vector FMAs and one load of b[k] serves
+   MRF of them; the broadcast comes straight from memory: vbroadcastss on
+   AVX2, the FMA's own {1to16} operand on AVX-512). The packed B panel holds
+   NRF*VW columns per k. */
+#define NRF MPEI_TC_NRF
 static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int K)
 {
-  vf acc[MRF];
-  for (int r = 0; r < MRF; r++)
-    acc[r] = loadf(c + r * ldc);
+  vf acc[MRF * NRF];
+#pragma GCC unroll 32
+  for (int u = 0; u < MRF * NRF; u++)
+    acc[u] = loadf(c + (u / NRF) * ldc + (u % NRF) * VW);
   for (int k = 0; k < K; k++) {
-    vf bk = loadf(bv + (size_t)k * VW);
+    const float *a = av + (size_t)k * MRF, *b = bv + (size_t)k * NRF * VW;
+    vf bk[NRF];
+#pragma GCC unroll 4
+    for (int h = 0; h < NRF; h++)
+      bk[h] = loadf(b + h * VW);
 #pragma GCC unroll 16
-    for (int r = 0; r < MRF; r++)
-      acc[r] = MPEI_FMA_PS(bk, SPLATF(av[(size_t)k * MRF + r]), acc[r]);
+    for (int r = 0; r < MRF; r++) {
+      const vf x = (vf)MPEI_BCAST_PS(a + r);
+#pragma GCC unroll 4
+      for (int h = 0; h < NRF; h++)
+        acc[NRF * r + h] = MPEI_FMA_PS(bk[h], x, acc[NRF * r + h]);
+    }
   }
-  for (int r = 0; r < MRF; r++)
-    memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
+#pragma GCC unroll 32
+  for (int u = 0; u < MRF * NRF; u++)
+    memcpy(c + (u / NRF) * ldc + (u % NRF) * VW, &acc[u], sizeof acc[u]);
+}
+
+/* ---- packing (emu/tc_gemm.c)
+
+   n binary16 values at src (bf16 != 0: bfloat16) decoded exactly to binary32:
+   one vcvtph2ps per VW values (F16C), a widening shift for bfloat16. */
+typedef uint16_t vh __attribute__((vector_size(VW * 2)));
+static void pack_dec16(const uint16_t *src, int bf16, float *dst, int n)
+{
+  int j = 0;
+  for (; j + VW <= n; j += VW) {
+    vh h;
+    memcpy(&h, src + j, sizeof h);
+    vf v = bf16 ? (vf)(__builtin_convertvector(h, vu) << 16) : (vf)MPEI_CVTPH_PS(h);
+    memcpy(dst + j, &v, sizeof v);
+  }
+  if (j < n) {   /* the tail through a zero-padded register */
+    uint16_t t[VW] = { 0 };
+    float o[VW];
+    memcpy(t, src + j, (size_t)(n - j) * sizeof *t);
+    vh h;
+    memcpy(&h, t, sizeof h);
+    vf v = bf16 ? (vf)(__builtin_convertvector(h, vu) << 16) : (vf)MPEI_CVTPH_PS(h);
+    memcpy(o, &v, sizeof v);
+    memcpy(dst + j, o, (size_t)(n - j) * sizeof *o);
+  }
+}
+
+/* The exponents of n packed binary32 values (the rule of tc_gemm.c's scalar
+   packer): MPEI_TC_ZERO_EXP for zeros, else the exponent raised to at least
+   pin. Returns bit 0 when some nonzero finite value's exponent is outside
+   [lo, hi] (binary32 subnormals included), bit 1 when some value is inf or NaN
+   (the caller then packs the panel with the scalar packer, which marks them). */
+static int pack_exp(const float *v, int32_t *e, size_t n, int pin, int lo, int hi)
+{
+  vi unsafe = SPLATI(0), nonfin = SPLATI(0);
+  const vi vpin = SPLATI(pin);
+  size_t j = 0;
+  for (; j + VW <= n; j += VW) {
+    const vu a = (vu)loadf(v + j) & 0x7fffffffu;
+    const vi z = (vi)(a == 0u), nf = (vi)(a >= 0x7f800000u);
+    const vi ex = (vi)(a >> 23) - 127;
+    unsafe |= ~z & ~nf & ((vi)(ex < lo) | (vi)(ex > hi));
+    nonfin |= nf;
+    const vi r = (z & SPLATI(MPEI_TC_ZERO_EXP)) | (~z & MPEI_MAX_EPI32(ex, vpin));
+    memcpy(e + j, &r, sizeof r);
+  }
+  int flags = 0;
+  for (int q = 0; q < VW; q++)
+    flags |= (unsafe[q] != 0) | (nonfin[q] != 0) << 1;
+  for (; j < n; j++) {
+    uint32_t a;
+    memcpy(&a, v + j, sizeof a);
+    a &= 0x7fffffffu;
+    int ex = (int)(a >> 23) - 127;
+    if (a >= 0x7f800000u)
+      flags |= 2;
+    else if (a != 0 && (ex < lo || ex > hi))
+      flags |= 1;
+    e[j] = a == 0 ? MPEI_TC_ZERO_EXP : ex < pin ? pin : ex;
+  }
+  return flags;
 }
 
 /* ---- 2:4 sparse A (emu/tc_sparse.c)

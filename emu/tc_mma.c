@@ -19,6 +19,9 @@ int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t)
 MPEI_HIDDEN int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K,
                                  const mpei_tc_opnd *a, const mpei_tc_opnd *b,
                                  const mpei_tc_opnd *c, int out16, float *acc);
+MPEI_HIDDEN int mpei_tc_run_fast_epi(const struct mpe_tc_model *m, int M, int N, int K,
+                                     const mpei_tc_opnd *a, const mpei_tc_opnd *b, float alpha,
+                                     float beta, float *C, int ldc, int c_apart);
 
 static double load_c(const mpei_tc_opnd *c, int i, int j)
 {
@@ -226,10 +229,18 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
   size_t a_span = extent(atype, cl.a_rows, lda), b_span = extent(btype, cl.b_rows, ldb);
   mpei_tc_opnd a = cl.a, b = cl.b;
   const int M = cl.M, N = cl.N;
+  /* a binary32 C: the fast driver applies the epilogue to each tile of
+     accumulators as it finishes (no M × N buffer); A and B are packed before
+     C is written (LU's update, A22 -= L21 U12, shares its array with U12) */
+  size_t c_bytes = extent(MPE_FP32, M, ldc);
+  const int c_apart = !overlaps(C, c_bytes, A, a_span) && !overlaps(C, c_bytes, B, b_span);
+  if (use_ab && ctype == MPE_FP32) {
+    int r = mpei_tc_run_fast_epi(model, M, N, k, &a, &b, alpha, beta, (float *)C, ldc, c_apart);
+    if (r != MPE_EUNSUP)
+      return r;
+  }
   /* the plain case (binary32 C without padding, alpha = 1, beta = 0): the accumulators are C itself */
-  size_t c_bytes = (size_t)M * N * 4;
-  if (use_ab && ctype == MPE_FP32 && alpha == 1.0f && beta == 0.0f && ldc == N &&
-      !overlaps(C, c_bytes, A, a_span) && !overlaps(C, c_bytes, B, b_span))
+  if (use_ab && ctype == MPE_FP32 && alpha == 1.0f && beta == 0.0f && ldc == N && c_apart)
     return mpei_tc_run(model, M, N, k, &a, &b, NULL, 0, (float *)C);
   float *acc = malloc(sizeof(float) * (size_t)M * N);
   if (!acc)

@@ -25,6 +25,10 @@
 #define MPEI_SQRT_PD(v) ((__typeof__(v))_mm256_sqrt_pd((__m256d)(v)))
 #define MPEI_FMA_PS(a, b, c) ((__typeof__(a))_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
 #define MPEI_SQRT_PS(v) ((__typeof__(v))_mm256_sqrt_ps((__m256)(v)))
+/* a register of copies of the binary32 at p, read from memory (vbroadcastss) */
+#define MPEI_BCAST_PS(p) _mm256_broadcast_ss(p)
+/* binary16 (a register of half as many bytes) widened exactly to binary32 (F16C) */
+#define MPEI_CVTPH_PS(h) _mm256_cvtph_ps((__m128i)(h))
 /* half a register of binary32 (int32) widened to a register of binary64 (int64), and back */
 #define MPEI_CVT_PS_PD(h) _mm256_cvtps_pd((__m128)(h))
 #define MPEI_CVT_PD_PS(d) _mm256_cvtpd_ps((__m256d)(d))

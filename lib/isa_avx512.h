@@ -25,6 +25,11 @@
 #define MPEI_SQRT_PD(v) ((__typeof__(v))_mm512_sqrt_pd((__m512d)(v)))
 #define MPEI_FMA_PS(a, b, c) ((__typeof__(a))_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
 #define MPEI_SQRT_PS(v) ((__typeof__(v))_mm512_sqrt_ps((__m512)(v)))
+/* a register of copies of the binary32 at p; as an FMA operand it becomes the
+   instruction's embedded broadcast ({1to16}) */
+#define MPEI_BCAST_PS(p) _mm512_set1_ps(*(p))
+/* binary16 (a register of half as many bytes) widened exactly to binary32 (F16C) */
+#define MPEI_CVTPH_PS(h) _mm512_cvtph_ps((__m256i)(h))
 /* half a register of binary32 (int32) widened to a register of binary64 (int64), and back */
 #define MPEI_CVT_PS_PD(h) _mm512_cvtps_pd((__m256)(h))
 #define MPEI_CVT_PD_PS(d) _mm512_cvtpd_ps((__m512d)(d))

@@ -602,6 +602,84 @@ START_TEST(test_gemm_layouts)
 }
 END_TEST
 
+/* binary16 / bfloat16 operands in every layout and transpose, through mpe_gemm's
+   tile-wise epilogue and the vector packer (unit stride along K or along the
+   panel rows), against mpe_mma on binary32 copies of the same values (the
+   scalar packer, whole accumulator) followed by the BLAS epilogue. The
+   operands hold the format's edges (largest finite, smallest normal and
+   subnormal, ±0) and one row of A and one column of B an inf or NaN, so that
+   the portable fix-up runs inside the tiles. */
+START_TEST(test_gemm_packed_epilogue)
+{
+  static const char *const names[] = { "fma-chain", "h100", "a100", "v100", "h100" };
+  const mpe_type in = _i == 4 ? MPE_BF16 : MPE_FP16;
+  const mpe_tc_model *m = mpe_tc_model_get(names[_i], in);
+  enum { M = 37, N = 45, K = 70, PAD = 5 };
+  static float opA[M * K], opB[K * N], acc[M * N];
+  static uint16_t Ast[(M + PAD) * (K + PAD)], Bst[(K + PAD) * (N + PAD)];
+  static float C0[(M + PAD) * (N + PAD)], C[(M + PAD) * (N + PAD)];
+  /* bfloat16: the edges of the kernels' exponent window [-48, 62] (outside it the
+     whole call goes to the portable engine, tested elsewhere) */
+  const double fmax = in == MPE_FP16 ? 65504.0 : 0x1.fep62;
+  const double edges[] = { 0.0, -0.0, in == MPE_FP16 ? 0x1p-24 : 0x1p-48, in == MPE_FP16 ? 0x1p-14 : 0x1.fep-48,
+                           1.0, -1.5, 0x1.ffcp-1 };
+  uint64_t s = ts_seed() + 1313 + (uint64_t)_i;
+  for (int i = 0; i < M * K; i++)
+    opA[i] = (float)(i % 11 == 3 ? edges[(i / 11) % 7] : rand_in(&s, in));
+  for (int i = 0; i < K * N; i++)
+    opB[i] = (float)(i % 13 == 5 ? edges[(i / 13) % 7] : rand_in(&s, in));
+  opA[2 * K + 7] = (float)fmax;
+  opB[9 * N + 4] = (float)-fmax;
+  opA[5 * K + 11] = INFINITY;   /* row 5 of A */
+  opB[17 * N + 30] = NAN;       /* column 30 of B */
+  for (int i = 0; i < (M + PAD) * (N + PAD); i++)
+    C0[i] = (float)rand_in(&s, MPE_FP16);
+  ck_assert_int_eq(mpe_mma(m, M, N, K, opA, MPE_FP32, K, opB, MPE_FP32, N, NULL, 0, acc, MPE_FP32, N), 0);
+  static const float ab[3][2] = { { -1.0f, 1.0f }, { 1.0f, 0.0f }, { 0.75f, -1.5f } };
+  long checked = 0;
+  for (int v = 0; v < 3; v++)
+    for (int lay = 0; lay < 2; lay++)
+      for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+          const float alpha = ab[v][0], beta = ab[v][1];
+          const int row = lay == 0, pad = v == 1 ? 0 : PAD;
+          int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+          int lda = (row ? ac : ar) + pad, ldb = (row ? bc : br) + pad, ldc = (row ? N : M) + pad;
+          for (int r = 0; r < ar; r++)
+            for (int c = 0; c < ac; c++) {
+              float x = ta ? opA[c * K + r] : opA[r * K + c];
+              Ast[row ? r * lda + c : c * lda + r] = in == MPE_FP16 ? h(x) : mpe_fp64_to_bf16(x, MPE_RNE);
+            }
+          for (int r = 0; r < br; r++)
+            for (int c = 0; c < bc; c++) {
+              float x = tb ? opB[c * N + r] : opB[r * N + c];
+              Bst[row ? r * ldb + c : c * ldb + r] = in == MPE_FP16 ? h(x) : mpe_fp64_to_bf16(x, MPE_RNE);
+            }
+          memcpy(C, C0, sizeof C);
+          ck_assert_int_eq(mpe_gemm(m, row ? MPE_ROW_MAJOR : MPE_COL_MAJOR, ta ? MPE_TRANS : MPE_NO_TRANS,
+                                    tb ? MPE_TRANS : MPE_NO_TRANS, M, N, K, alpha, Ast, in, lda, Bst, in, ldb,
+                                    beta, C, MPE_FP32, ldc), 0);
+          for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+              int ci = row ? i * ldc + j : j * ldc + i;
+              float want = beta == 0.0f ? alpha * acc[i * N + j] : fmaf(alpha, acc[i * N + j], beta * C0[ci]);
+              if (isnan(want))
+                want = ts_u2f(0x7fffffffu);
+              ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "%s alpha %g beta %g layout %d ta %d tb %d (%d,%d): %a, want %a",
+                            names[_i], alpha, beta, lay, ta, tb, i, j, C[ci], want);
+              checked++;
+            }
+          for (int i = 0; i < ldc * (row ? M : N); i++) {
+            int r = row ? i / ldc : i % ldc, c = row ? i % ldc : i / ldc;
+            if ((row && (c >= N || r >= M)) || (!row && (r >= M || c >= N)))
+              ck_assert_uint_eq(ts_f2u(C[i]), ts_f2u(C0[i]));
+          }
+        }
+  printf("check_tc: packed operands + tile epilogue %s/%s: %ld outputs, 0 wrong\n", names[_i],
+         in == MPE_FP16 ? "fp16" : "bf16", checked);
+}
+END_TEST
+
 START_TEST(test_gemm_alpha_beta_sizes)
 {
   const mpe_tc_model *m = mpe_tc_model_get("a100", MPE_FP16);
@@ -1132,6 +1210,7 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(t2, test_error_bound, 0, 10);
   tcase_add_loop_test(t2, test_gemm_layouts, 0, 2);
   tcase_add_test(t2, test_gemm_alpha_beta_sizes);
+  tcase_add_loop_test(t2, test_gemm_packed_epilogue, 0, 5);
   tcase_add_test(t2, test_fma_chain_zeros);
   tcase_add_test(t2, test_errors);
   tcase_add_test(t2, test_gemm_alias);
