@@ -304,7 +304,8 @@ static uint32_t last_true(const struct tgt *g, int what)
 static int target_ok(const mpe_range_target *t)
 {
   switch (t->kind) {
-  case MPE_TARGET_FLOAT: return t->format != NULL;
+  case MPE_TARGET_FLOAT:   /* an unsigned scale format (E8M0) is no rounding target */
+    return t->format != NULL && mpe_format_is_signed(t->format);
   case MPE_TARGET_Q16: return t->frac_bits >= -512 && t->frac_bits <= 512;
   case MPE_TARGET_FX16: return t->block >= 1 && t->block <= MPE_RANGE_FX16_MAXBLOCK;
   }

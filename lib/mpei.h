@@ -17,20 +17,33 @@ static inline float mpei_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f;
 static inline uint64_t mpei_d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 static inline double mpei_u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 
-/* ---- format descriptor (one row of emu/formats.def, or a custom format) */
+/* ---- format descriptor (one row of lib/mpemu/formats.def, or a custom format) */
+/* how NaN and infinity are encoded: the `special` column of formats.def */
+enum { MPEI_SP_IEEE, MPEI_SP_FN, MPEI_SP_FINITE, MPEI_SP_E8M0 };
 struct mpe_format {
   const char *name;
   int type;          /* mpe_type, or -1 for a custom format */
   int p;             /* precision, counting the implicit bit */
   int emin, emax;    /* normal exponent range */
   int ebits;         /* exponent field width of the storage encoding (0: none) */
-  int has_inf;       /* 0: overflow without saturation gives NaN (E4M3) */
+  int bits;          /* storage width in bits (0: none) */
+  int special;       /* MPEI_SP_*: IEEE (inf and NaN), FN (NaN only), FINITE (neither), E8M0 */
+  int has_inf;       /* 0: overflow without saturation gives NaN (FN), or saturates (FINITE) */
   double maxv;       /* largest finite */
   double minnorm;    /* 2^emin */
   double minsub;     /* 2^(emin-p+1) */
   int custom;        /* allocated by mpe_format_custom */
+  const char *aliases;  /* '|'-separated further names ("" for none) */
+  const char *npy, *st, *pt, *ptstorage;   /* file dtype names (NULL: none) */
   char namebuf[48];
 };
+/* The rows of formats.def, in order (n of them), with their limits filled in. */
+MPEI_HIDDEN const struct mpe_format *mpei_format_table(size_t *n);
+/* Storage bytes of a built-in format when a file can hold it (an npy or a
+   safetensors name), else 0. */
+MPEI_HIDDEN size_t mpei_format_file_bytes(const struct mpe_format *f);
+/* The format whose name or one of whose aliases is `name` (case-insensitive). */
+MPEI_HIDDEN const struct mpe_format *mpei_format_named(const char *name, size_t len);
 
 /* ---- Philox4x32-10: mpei_sr_word(seed, index), the word of stochastic element index */
 #include "mpei_philox.h"
