@@ -19,4 +19,5 @@
 #include "mpemu/ir.h"
 #include "mpemu/cg.h"
 #include "mpemu/dist.h"
+#include "mpemu/mx.h"
 #endif
