@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testsupport.h"
+#include <unistd.h>
+#include "mpemu/io.h"
 #include "mpemu/mx.h"
 
 /* the element formats, from the OCP MX v1.0 tables (not from the library) */
@@ -368,6 +370,54 @@ START_TEST(test_mx_api)
 }
 END_TEST
 
+/* the files: E8M0 through safetensors (F8_E8M0), E2M1 codes through .npy |V1 with a dtype */
+START_TEST(test_mx_files)
+{
+  mpe_type t;
+  ck_assert_int_eq(mpe_io_dtype_lookup("F8_E8M0", &t), MPE_OK);
+  ck_assert_int_eq(t, MPE_E8M0);
+  ck_assert_int_eq(mpe_io_dtype_lookup("fp4", &t), MPE_OK);
+  ck_assert_int_eq(t, MPE_E2M1);
+  ck_assert_uint_eq(mpe_io_dtype_size(MPE_E3M2), 1);
+  ck_assert_uint_eq(mpe_io_dtype_size(MPE_TF32), 0);
+  uint8_t sc[256], el[16];
+  for (int c = 0; c < 256; c++)
+    sc[c] = (uint8_t)c;
+  for (int c = 0; c < 16; c++)
+    el[c] = (uint8_t)c;
+  char dir[] = "/tmp/check_mx_XXXXXX", st[64], np[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(st, sizeof st, "%s/s.safetensors", dir);
+  snprintf(np, sizeof np, "%s/e.npy", dir);
+  uint64_t n256 = 256, n16 = 16;
+  mpe_io_out o1 = { "scales", MPE_E8M0, 1, &n256, sc }, o2 = { "e", MPE_E2M1, 1, &n16, el };
+  ck_assert_int_eq(mpe_io_write_safetensors(st, &o1, 1), MPE_OK);
+  ck_assert_int_eq(mpe_io_write_npy(np, &o2), MPE_OK);
+  float v[256];
+  size_t n;
+  mpe_io *f;
+  char msg[256];
+  ck_assert_int_eq(mpe_io_open(&f, st, NULL, msg, sizeof msg), MPE_OK);
+  ck_assert_int_eq(mpe_io_select(f, 0), MPE_OK);
+  ck_assert_int_eq(mpe_io_read(f, v, 256, &n), MPE_OK);
+  ck_assert_uint_eq(n, 256);
+  for (int c = 0; c < 256; c++)
+    ck_assert(c == 255 ? isnan(v[c]) : v[c] == ldexpf(1.0f, c - 127));
+  mpe_io_close(f);
+  mpe_io_opts io = { .has_dtype = 1, .dtype = MPE_E2M1 };
+  ck_assert_int_eq(mpe_io_open(&f, np, &io, msg, sizeof msg), MPE_OK);
+  ck_assert_int_eq(mpe_io_select(f, 0), MPE_OK);
+  ck_assert_int_eq(mpe_io_read(f, v, 16, &n), MPE_OK);
+  ck_assert_uint_eq(n, 16);
+  for (int c = 0; c < 16; c++)
+    ck_assert(v[c] == (float)spec_decode(2, (uint32_t)c));
+  mpe_io_close(f);
+  remove(st);
+  remove(np);
+  rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("mx");
@@ -377,6 +427,7 @@ int main(void)
   tcase_add_test(tc, test_round_mpfr);
   tcase_add_test(tc, test_mx_blocks);
   tcase_add_test(tc, test_mx_api);
+  tcase_add_test(tc, test_mx_files);
   suite_add_tcase(s, tc);
   return ts_run(s);
 }
