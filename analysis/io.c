@@ -80,35 +80,21 @@ void mpei_io_msg(char *msg, size_t len, const char *fmt, ...)
 
 #define FAIL(code, ...) do { mpei_io_msg(f->msg, sizeof f->msg, __VA_ARGS__); return (code); } while (0)
 
+/* sizes and names: the rows of lib/mpemu/formats.def with a file dtype */
 size_t mpe_io_dtype_size(mpe_type t)
 {
-  switch (t) {
-  case MPE_FP64: return 8;
-  case MPE_FP32: return 4;
-  case MPE_FP16: case MPE_BF16: return 2;
-  case MPE_E4M3: case MPE_E5M2: return 1;
-  default: return 0;
-  }
+  return mpei_format_file_bytes(mpe_format_of(t));
 }
 
 int mpe_io_dtype_lookup(const char *name, mpe_type *t)
 {
-  static const struct { const char *n; mpe_type t; } names[] = {
-    { "f64", MPE_FP64 }, { "fp64", MPE_FP64 }, { "float64", MPE_FP64 }, { "double", MPE_FP64 },
-    { "f32", MPE_FP32 }, { "fp32", MPE_FP32 }, { "float32", MPE_FP32 }, { "float", MPE_FP32 },
-    { "f16", MPE_FP16 }, { "fp16", MPE_FP16 }, { "float16", MPE_FP16 }, { "half", MPE_FP16 },
-    { "bf16", MPE_BF16 }, { "bfloat16", MPE_BF16 },
-    { "e4m3", MPE_E4M3 }, { "f8_e4m3", MPE_E4M3 }, { "float8_e4m3fn", MPE_E4M3 }, { "fp8_e4m3", MPE_E4M3 },
-    { "e5m2", MPE_E5M2 }, { "f8_e5m2", MPE_E5M2 }, { "float8_e5m2", MPE_E5M2 }, { "fp8_e5m2", MPE_E5M2 },
-  };
   if (!name || !t)
     return MPE_EINVAL;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (!strcasecmp(name, names[i].n)) {
-      *t = names[i].t;
-      return MPE_OK;
-    }
-  return MPE_ENOTFOUND;
+  const struct mpe_format *f = mpei_format_named(name, strlen(name));
+  if (!f || !mpei_format_file_bytes(f))
+    return MPE_ENOTFOUND;
+  *t = (mpe_type)f->type;
+  return MPE_OK;
 }
 
 const char *mpe_io_kind_name(mpe_io_kind k)
@@ -374,12 +360,23 @@ static const char *npy_skip_why(char c, size_t n)
   case 'c': return "complex array";
   case 'f': return "floating-point width not supported";
   case 'V': return n == 2 ? "untyped 2-byte values: give a dtype (bf16 or fp16)" :
-                   n == 1 ? "untyped 1-byte values: give a dtype (e4m3 or e5m2)" : "untyped values";
+                   n == 1 ? "untyped 1-byte values: give a dtype (e4m3, e5m2 or another 1-byte format)" : "untyped values";
   case 'U': case 'S': case 'a': return "string array";
   case 'M': case 'm': return "date/time array";
   case 'O': return "Python objects (not read)";
   default: return "not a numeric type";
   }
+}
+
+/* the format whose .npy descriptor is "<" c (a typed floating-point one) */
+static const struct mpe_format *npy_float(const char *c)
+{
+  size_t n;
+  const struct mpe_format *tab = mpei_format_table(&n);
+  for (size_t i = 0; i < n; i++)
+    if (tab[i].npy && tab[i].npy[0] == '<' && !strcmp(tab[i].npy + 1, c))
+      return &tab[i];
+  return NULL;
 }
 
 /* descr -> dtype and byte order; V/u types need the user's dtype; a member
@@ -403,9 +400,8 @@ static int npy_descr(const char *d, const char *name, const mpe_io_opts *o, mpe_
     if (rr < 0)
       return MPE_EINVAL;
   }
-  if (!strcmp(c, "f2")) *t = MPE_FP16;
-  else if (!strcmp(c, "f4")) *t = MPE_FP32;
-  else if (!strcmp(c, "f8")) *t = MPE_FP64;
+  const struct mpe_format *nf = npy_float(c);
+  if (nf) *t = (mpe_type)nf->type;
   else if (!strcmp(c, "V2") || !strcmp(c, "V1") || !strcmp(c, "u2") || !strcmp(c, "u1")) {
     size_t n = (size_t)(c[1] - '0');
     if (!o->has_dtype) {
@@ -624,9 +620,15 @@ static int open_raw(mpe_io *f, const char *path, const mpe_io_opts *o)
 
 static int st_dtype(const char *s, mpe_type *t, size_t *es)
 {
+  size_t nf;
+  const struct mpe_format *tab = mpei_format_table(&nf);
+  for (size_t i = 0; i < nf; i++)
+    if (tab[i].st && !strcmp(s, tab[i].st)) {
+      *t = (mpe_type)tab[i].type;
+      *es = mpei_format_file_bytes(&tab[i]);
+      return tab[i].type;
+    }
   static const struct { const char *n; int t; size_t es; } d[] = {
-    { "F64", MPE_FP64, 8 }, { "F32", MPE_FP32, 4 }, { "F16", MPE_FP16, 2 }, { "BF16", MPE_BF16, 2 },
-    { "F8_E4M3", MPE_E4M3, 1 }, { "F8_E5M2", MPE_E5M2, 1 },
     { "BOOL", -1, 1 }, { "U8", -1, 1 }, { "I8", -1, 1 }, { "I16", -1, 2 }, { "U16", -1, 2 },
     { "I32", -1, 4 }, { "U32", -1, 4 }, { "I64", -1, 8 }, { "U64", -1, 8 },
   };
@@ -1442,9 +1444,10 @@ static int make_tables(mpe_io *f, mpe_type dt)
     for (uint32_t h = 0; h < 65536; h++)
       f->tab16[h] = mpe_fp16_to_fp32((uint16_t)h);
   }
-  if ((dt == MPE_E4M3 || dt == MPE_E5M2) && f->tab8_type != (int)dt) {
+  if (mpe_io_dtype_size(dt) == 1 && f->tab8_type != (int)dt) {
+    const struct mpe_format *fm = mpe_format_of(dt);
     for (int v = 0; v < 256; v++)
-      f->tab8[v] = dt == MPE_E4M3 ? mpe_e4m3_to_fp32((uint8_t)v) : mpe_e5m2_to_fp32((uint8_t)v);
+      f->tab8[v] = (float)mpei_decode((uint32_t)v, fm);
     f->tab8_type = (int)dt;
   }
   return MPE_OK;
@@ -1505,11 +1508,11 @@ int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
       y[i] = mpei_u2f((uint32_t)h << 16);
     }
     break;
-  case MPE_E4M3: case MPE_E5M2:
+  case MPE_FP32: case MPE_FP64:   /* read in place */
+    break;
+  default:   /* the one-byte formats */
     for (size_t i = 0; i < k; i++)
       y[i] = f->tab8[src[i]];
-    break;
-  default:
     break;
   }
   f->left -= k;

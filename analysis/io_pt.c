@@ -52,12 +52,11 @@ static const struct { const char *mod, *name; } calls[] = {
 /* element types, by typed-storage class (torch.FloatStorage, ...) and by dtype (torch.float32, as
    _rebuild_tensor_v3 names them over an UntypedStorage): the mpemu type, or why they are skipped */
 static const struct { const char *name, *dtype; int type; unsigned size; const char *why; } stypes[] = {
-  { "FloatStorage", "float32", MPE_FP32, 4, NULL },
-  { "DoubleStorage", "float64", MPE_FP64, 8, NULL },
-  { "HalfStorage", "float16", MPE_FP16, 2, NULL },
-  { "BFloat16Storage", "bfloat16", MPE_BF16, 2, NULL },
-  { "", "float8_e4m3fn", MPE_E4M3, 1, NULL },
-  { "", "float8_e5m2", MPE_E5M2, 1, NULL },
+  /* the rows of lib/mpemu/formats.def (a row with no PyTorch names never matches) */
+#define MPE_FORMAT(T, V, N, AL, P, LO, HI, EB, B, SP, NPY, ST, PT, PTS) \
+  { PTS, PT, T, (B) <= 8 ? 1 : (B) <= 16 ? 2 : (B) <= 32 ? 4 : 8, NULL },
+#include "mpemu/formats.def"
+#undef MPE_FORMAT
   { "LongStorage", "int64", -1, 8, "integer tensor" },
   { "IntStorage", "int32", -1, 4, "integer tensor" },
   { "ShortStorage", "int16", -1, 2, "integer tensor" },

@@ -9,14 +9,8 @@
 
 static const char *npy_descr_of(mpe_type t)
 {
-  switch (t) {
-  case MPE_FP64: return "<f8";
-  case MPE_FP32: return "<f4";
-  case MPE_FP16: return "<f2";
-  case MPE_BF16: return "|V2";
-  case MPE_E4M3: case MPE_E5M2: return "|V1";
-  default: return NULL;
-  }
+  const struct mpe_format *f = mpe_format_of(t);
+  return f && mpei_format_file_bytes(f) ? f->npy : NULL;
 }
 
 static int check_out(const mpe_io_out *t, uint64_t *nbytes)
@@ -76,15 +70,8 @@ int mpe_io_write_npy(const char *path, const mpe_io_out *t)
 
 static const char *st_name(mpe_type t)
 {
-  switch (t) {
-  case MPE_FP64: return "F64";
-  case MPE_FP32: return "F32";
-  case MPE_FP16: return "F16";
-  case MPE_BF16: return "BF16";
-  case MPE_E4M3: return "F8_E4M3";
-  case MPE_E5M2: return "F8_E5M2";
-  default: return NULL;
-  }
+  const struct mpe_format *f = mpe_format_of(t);
+  return f ? f->st : NULL;
 }
 
 /* JSON string body with the escapes JSON needs */

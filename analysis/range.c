@@ -227,6 +227,17 @@ static double q_round(double x, int fb)   /* Q16 integer before saturation, RNE 
 
 enum { P_UNDER, P_TINY, P_OVER, P_QUNDER, P_QOVER_POS, P_QOVER_NEG };
 
+/* x overflows float target g, y being x rounded to nearest-even: y is inf (or NaN);
+   formats with no inf and no NaN (OCP FP6/FP4) saturate, so there x overflows when
+   it rounds, exponent unbounded, beyond max finite: |x| >= max + ulp(max)/2 (max is
+   odd, so the tie goes up) */
+static int overflows(const struct tgt *g, double x, double y)
+{
+  if (!mpe_format_has_nan(g->f))
+    return fabs(x) >= g->maxf + ldexp(1.0, g->emax - g->p);
+  return !isfinite(y);
+}
+
 static int pred(const struct tgt *g, int what, uint32_t a)
 {
   double x = (double)mpei_u2f(a);
@@ -235,13 +246,13 @@ static int pred(const struct tgt *g, int what, uint32_t a)
     return what == P_QUNDER ? v == 0 : what == P_QOVER_POS ? v > 32767.0 : v > 32768.0;
   }
   double y = mpe_round_scalar(x, g->f, &rne);
-  return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : !isfinite(y);
+  return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : overflows(g, x, y);
 }
 
 static int pred64(const struct tgt *g, int what, uint64_t a)
 {
   double y = mpe_round_scalar(mpei_u2d(a), g->f, &rne);
-  return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : !isfinite(y);
+  return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : overflows(g, mpei_u2d(a), y);
 }
 
 static uint64_t first_true64(const struct tgt *g, int what)
@@ -304,7 +315,8 @@ static uint32_t last_true(const struct tgt *g, int what)
 static int target_ok(const mpe_range_target *t)
 {
   switch (t->kind) {
-  case MPE_TARGET_FLOAT: return t->format != NULL;
+  case MPE_TARGET_FLOAT:   /* an unsigned scale format (E8M0) is no rounding target */
+    return t->format != NULL && mpe_format_is_signed(t->format);
   case MPE_TARGET_Q16: return t->frac_bits >= -512 && t->frac_bits <= 512;
   case MPE_TARGET_FX16: return t->block >= 1 && t->block <= MPE_RANGE_FX16_MAXBLOCK;
   }
@@ -754,7 +766,7 @@ static void classify(struct tgt *g, const double *x, const double *y, size_t n)
     double xi = x[i], yi = y[i];
     if (!isfinite(xi))
       continue;
-    if (!isfinite(yi)) {
+    if (overflows(g, xi, yi)) {
       ovf++;
       continue;
     }
@@ -1292,7 +1304,7 @@ static int overflows_at(const struct tgt *g, double v, int e, int neg)
     double q = q_round(sv, g->t.frac_bits);
     return neg ? q > 32768.0 : q > 32767.0;
   }
-  return !isfinite(mpe_round_scalar(sv, g->f, &rne));
+  return overflows(g, sv, mpe_round_scalar(sv, g->f, &rne));
 }
 
 int mpe_range_at_scale(const mpe_range *r, size_t k, int e, uint64_t *underflow, uint64_t *underflow_flush,

@@ -1,5 +1,5 @@
 # emu/: formats, the rounding core, scalar conversions, SIMD array kernels
-libmpemu_la_SOURCES += emu/formats.def emu/format.c emu/philox.c emu/round_ref.c \
+libmpemu_la_SOURCES += emu/format.c emu/philox.c emu/round_ref.c \
 	emu/convert.c emu/round_array.c emu/round_kernel.h emu/isa.c emu/isa.h \
 	lib/isa_avx2.h lib/isa_avx512.h
 if HAVE_X86_SIMD

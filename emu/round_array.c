@@ -59,6 +59,8 @@ int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const
 {
   if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)))
     return MPE_EINVAL;
+  if (f->special == MPEI_SP_E8M0)   /* a scale, not a rounding target */
+    return MPE_EUNSUP;
   if (f->p > 24)
     return MPE_EINVAL;
   if (n == 0)
@@ -92,6 +94,8 @@ int mpe_round_f64(double *y, const double *x, size_t n, const mpe_format *f, con
 {
   if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)))
     return MPE_EINVAL;
+  if (f->special == MPEI_SP_E8M0)
+    return MPE_EUNSUP;
   if (n == 0)
     return MPE_OK;
   mpe_round_opts o = opts_or_default(opts);
@@ -118,6 +122,7 @@ double mpe_round_scalar(double x, const mpe_format *f, const mpe_round_opts *opt
   if (!f || !opts_ok(opts))
     return NAN;
   double y;
-  mpe_round_f64(&y, &x, 1, f, opts);
+  if (mpe_round_f64(&y, &x, 1, f, opts))
+    return NAN;   /* E8M0: not a rounding target */
   return y;
 }

@@ -28,6 +28,8 @@ double mpei_round_ref(double x, int snan, const struct mpe_format *f, mpe_round 
                       int flush, int saturate, uint32_t rnd, unsigned *flags)
 {
   int neg = signbit(x) != 0;
+  if (f->special == MPEI_SP_FINITE)   /* no inf, no NaN: overflow can only saturate */
+    saturate = 1;
   if (isnan(x)) {
     if (snan)
       *flags |= MPE_FLAG_INVALID;
@@ -98,11 +100,15 @@ uint32_t mpei_encode(double v, const struct mpe_format *f)
     return 0; /* not used: callers keep binary64 values */
   if (f->type == MPE_FP32 || f->type == MPE_TF32)
     return mpei_f2u((float)v);
+  if (f->special == MPEI_SP_E8M0)   /* 2^(code - 127); NaN, and what is no power of two, 0xFF */
+    return !(v > 0) || isinf(v) ? 0xffu : (uint32_t)(ilogb(v) + 127);
   int ebits = f->ebits, mbits = f->p - 1;
   uint32_t sign = signbit(v) ? 1u << (ebits + mbits) : 0;
   uint32_t expall = (1u << ebits) - 1;
+  if (f->special == MPEI_SP_FINITE && !isfinite(v))   /* no code: callers keep such values apart */
+    return sign | (expall << mbits) | ((1u << mbits) - 1);   /* the largest magnitude */
   if (isnan(v)) {
-    if (!f->has_inf) /* E4M3: S.1111.111 */
+    if (f->special == MPEI_SP_FN) /* E4M3: S.1111.111 */
       return sign | (expall << mbits) | ((1u << mbits) - 1);
     return sign | (expall << mbits) | (1u << (mbits - 1));   /* quiet, payload 0 */
   }
@@ -122,12 +128,14 @@ double mpei_decode(uint32_t bits, const struct mpe_format *f)
 {
   if (f->type == MPE_FP32 || f->type == MPE_TF32)
     return mpei_u2f(bits);
+  if (f->special == MPEI_SP_E8M0)
+    return (bits & 0xffu) == 0xffu ? NAN : ldexp(1.0, (int)(bits & 0xffu) - 127);
   int ebits = f->ebits, mbits = f->p - 1;
   uint32_t expall = (1u << ebits) - 1;
   int neg = (bits >> (ebits + mbits)) & 1;
   uint32_t ex = (bits >> mbits) & expall, m = bits & ((1u << mbits) - 1);
   double v;
-  if (ex == expall && (f->has_inf || m == (1u << mbits) - 1)) {
+  if (ex == expall && (f->special == MPEI_SP_IEEE || (f->special == MPEI_SP_FN && m == (1u << mbits) - 1))) {
     if (!f->has_inf || m)
       v = NAN;
     else

@@ -99,12 +99,26 @@ const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in)
   return NULL;
 }
 
-int mpe_tc_model_params(const mpe_tc_model *m, mpe_tc_params *p)
+/* every field of the first layout is an int-sized enum or int */
+_Static_assert(MPE_TC_PARAMS_SIZE_V1 == 11 * sizeof(int) && sizeof(mpe_tc_kind) == sizeof(int) &&
+                   sizeof(mpe_type) == sizeof(int) && sizeof(mpe_round) == sizeof(int),
+               "mpe_tc_params: the first layout is eleven int-sized fields");
+
+int mpe_tc_model_params_sized(const mpe_tc_model *m, mpe_tc_params *p, size_t size)
 {
-  if (!m || !p)
+  if (!m || !p || size < MPE_TC_PARAMS_SIZE_V1)
     return MPE_EINVAL;
-  *p = m->p;
+  if (size > sizeof *p) {   /* a newer header: its fields unknown here are zero (their default) */
+    memset((char *)p + sizeof *p, 0, size - sizeof *p);
+    size = sizeof *p;
+  }
+  memcpy(p, &m->p, size);
   return MPE_OK;
+}
+
+int (mpe_tc_model_params)(const mpe_tc_model *m, mpe_tc_params *p)
+{
+  return mpe_tc_model_params_sized(m, p, MPE_TC_PARAMS_SIZE_V1);
 }
 
 const char *mpe_tc_model_name(const mpe_tc_model *m)
@@ -135,10 +149,22 @@ static int round_ok(mpe_round r)
   return r == MPE_RNE || r == MPE_RNA || r == MPE_RZ || r == MPE_RU || r == MPE_RD;
 }
 
-int mpe_tc_model_custom(mpe_tc_model **out, const mpe_tc_params *p)
+int (mpe_tc_model_custom)(mpe_tc_model **out, const mpe_tc_params *p)
 {
-  if (!out || !p)
+  return mpe_tc_model_custom_sized(out, p, MPE_TC_PARAMS_SIZE_V1);
+}
+
+int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_t size)
+{
+  if (!out || !p0 || size < MPE_TC_PARAMS_SIZE_V1)
     return MPE_EINVAL;
+  for (size_t i = sizeof *p0; i < size; i++)   /* a newer header's fields, unknown here */
+    if (((const unsigned char *)p0)[i])
+      return MPE_EUNSUP;
+  mpe_tc_params pv;   /* the caller's bytes; fields it did not have are zero */
+  memset(&pv, 0, sizeof pv);
+  memcpy(&pv, p0, size < sizeof pv ? size : sizeof pv);
+  const mpe_tc_params *p = &pv;
   if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
     return MPE_EINVAL;
   if (mpei_type_is_int(p->in))

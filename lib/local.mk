@@ -5,6 +5,6 @@ mpemuinc_HEADERS = \
 	lib/mpemu/core.h lib/mpemu/convert.h lib/mpemu/format.h lib/mpemu/arith.h \
 	lib/mpemu/fixed.h lib/mpemu/tc.h lib/mpemu/quant.h lib/mpemu/gpu.h lib/mpemu/io.h lib/mpemu/range.h \
 	lib/mpemu/scaler.h lib/mpemu/update.h lib/mpemu/ir.h lib/mpemu/cg.h \
-	lib/mpemu/dist.h lib/mpemu/sparse.h lib/mpemu/train.h lib/mpemu/matgen.h lib/mpemu/csr.h lib/mpemu/elementwise.h
+	lib/mpemu/dist.h lib/mpemu/sparse.h lib/mpemu/train.h lib/mpemu/matgen.h lib/mpemu/csr.h lib/mpemu/elementwise.h lib/mpemu/formats.def
 nodist_mpemuinc_HEADERS = lib/mpemu/version.h
 libmpemu_la_SOURCES += lib/mpei.h lib/mpei_philox.h lib/mpei_round_core.h lib/mpei_round_plan.h lib/error.c lib/flags.c lib/version.c lib/cpu.c

@@ -7,6 +7,10 @@
 #include "mpemu/format.h"
 
 #define MPEI_HIDDEN __attribute__((visibility("hidden")))
+/* Internals libmpemu-analysis needs from libmpemu (the format table behind
+   formats.def): exported, but declared only here, not in <mpemu.h>; they are
+   private to the two libraries of one release, not API. */
+#define MPEI_SHARED __attribute__((visibility("default")))
 
 /* ---- flags: thread-local sticky word */
 MPEI_HIDDEN extern _Thread_local unsigned mpei_flags;
@@ -17,20 +21,33 @@ static inline float mpei_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f;
 static inline uint64_t mpei_d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 static inline double mpei_u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 
-/* ---- format descriptor (one row of emu/formats.def, or a custom format) */
+/* ---- format descriptor (one row of lib/mpemu/formats.def, or a custom format) */
+/* how NaN and infinity are encoded: the `special` column of formats.def */
+enum { MPEI_SP_IEEE, MPEI_SP_FN, MPEI_SP_FINITE, MPEI_SP_E8M0 };
 struct mpe_format {
   const char *name;
   int type;          /* mpe_type, or -1 for a custom format */
   int p;             /* precision, counting the implicit bit */
   int emin, emax;    /* normal exponent range */
   int ebits;         /* exponent field width of the storage encoding (0: none) */
-  int has_inf;       /* 0: overflow without saturation gives NaN (E4M3) */
+  int bits;          /* storage width in bits (0: none) */
+  int special;       /* MPEI_SP_*: IEEE (inf and NaN), FN (NaN only), FINITE (neither), E8M0 */
+  int has_inf;       /* 0: overflow without saturation gives NaN (FN), or saturates (FINITE) */
   double maxv;       /* largest finite */
   double minnorm;    /* 2^emin */
   double minsub;     /* 2^(emin-p+1) */
   int custom;        /* allocated by mpe_format_custom */
+  const char *aliases;  /* '|'-separated further names ("" for none) */
+  const char *npy, *st, *pt, *ptstorage;   /* file dtype names (NULL: none) */
   char namebuf[48];
 };
+/* The rows of formats.def, in order (n of them), with their limits filled in. */
+MPEI_SHARED const struct mpe_format *mpei_format_table(size_t *n);
+/* Storage bytes of a built-in format when a file can hold it (an npy or a
+   safetensors name), else 0. */
+MPEI_SHARED size_t mpei_format_file_bytes(const struct mpe_format *f);
+/* The format whose name or one of whose aliases is `name` (case-insensitive). */
+MPEI_SHARED const struct mpe_format *mpei_format_named(const char *name, size_t len);
 
 /* ---- Philox4x32-10: mpei_sr_word(seed, index), the word of stochastic element index */
 #include "mpei_philox.h"
@@ -50,7 +67,7 @@ MPEI_HIDDEN double mpei_round_ref(double x, int snan, const struct mpe_format *f
                                   int flush, int saturate, uint32_t rnd, unsigned *flags);
 /* Encode a value of f (already rounded) into f's storage bits, and back. */
 MPEI_HIDDEN uint32_t mpei_encode(double v, const struct mpe_format *f);
-MPEI_HIDDEN double mpei_decode(uint32_t bits, const struct mpe_format *f);
+MPEI_SHARED double mpei_decode(uint32_t bits, const struct mpe_format *f);
 
 /* ---- CPU dispatch */
 enum { MPEI_SIMD_NONE = 0, MPEI_SIMD_AVX2 = 1, MPEI_SIMD_AVX512 = 2, MPEI_SIMD_N };

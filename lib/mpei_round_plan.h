@@ -50,10 +50,12 @@ static inline void mpei_round_plan_make(mpei_round_plan *pl, const struct mpe_fo
   default: pl->tiny_pos = pl->tiny_neg = tz; break;
   }
   pl->ovf_bits = f.has_inf ? 0x7f800000u : 0x7fc00000u;
-  pl->inf_bits = o->saturate ? pl->max_bits : pl->ovf_bits;
+  /* formats with no inf and no NaN (OCP FP6/FP4) always saturate */
+  const int saturate = o->saturate || f.special == MPEI_SP_FINITE;
+  pl->inf_bits = saturate ? pl->max_bits : pl->ovf_bits;
   pl->mode = (int32_t)o->round;
   pl->flush = o->flush_subnormals != 0;
-  pl->saturate = o->saturate != 0;
+  pl->saturate = saturate;
   pl->has_inf = f.has_inf;
   pl->seed = o->seed;
   pl->offset = o->offset;

@@ -25,4 +25,5 @@
 #include "mpemu/cg.h"
 #include "mpemu/dist.h"
 #include "mpemu/train.h"
+#include "mpemu/mx.h"
 #endif

@@ -24,7 +24,11 @@ int mpe_round_lookup(const char *name)
 
 const char *mpe_type_name(mpe_type t)
 {
-  static const char *const names[] = { "fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2",
-                                       "int8", "uint8", "int4", "uint4", "int32" };
+  static const char *const names[] = {
+#define MPE_FORMAT(type, value, name, ...) [type] = name,
+#include "mpemu/formats.def"
+#undef MPE_FORMAT
+    [MPE_INT8] = "int8", [MPE_UINT8] = "uint8", [MPE_INT4] = "int4", [MPE_UINT4] = "uint4",
+    [MPE_INT32] = "int32" };
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : NULL;
 }

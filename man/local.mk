@@ -11,6 +11,7 @@ dist_man_MANS += man/man3/mpemu.3 \
 	man/man3/mpe_format_emin.3 man/man3/mpe_format_emax.3 man/man3/mpe_format_max.3 \
 	man/man3/mpe_format_min_normal.3 man/man3/mpe_format_min_subnormal.3 \
 	man/man3/mpe_format_has_inf.3 man/man3/mpe_format_unit_roundoff.3 \
+	man/man3/mpe_format_has_nan.3 man/man3/mpe_format_is_signed.3 \
 	man/man3/mpe_flags_get.3 man/man3/mpe_flags_clear.3 man/man3/mpe_flags_raise.3 \
 	man/man3/mpe_flags_test_clear.3 man/man3/mpe_simd_level_set.3 man/man3/mpe_simd_level.3 man/man3/mpe_cpu_features.3 \
 	man/man3/mpe_strerror.3 man/man3/mpe_version_string.3 man/man3/mpe_round_name.3 \

@@ -25,7 +25,7 @@ fi
 
 # 2. no include climbs: the core's headers and sources name no analysis header (the
 # umbrella lib/mpemu.h names every header: it is the one exception)
-core_h="core convert format arith fixed tc quant gpu sparse version"
+core_h="core convert format arith fixed tc quant gpu sparse version elementwise mx"
 ana_h="io range scaler update ir cg dist train matgen csr"
 pat=$(for h in $ana_h; do printf '#include [<"]mpemu/%s\\.h[>"]|' "$h"; done)'#include [<"](\.\./)?analysis/'
 for h in $core_h; do

@@ -102,6 +102,27 @@ sys.exit(0 if abs(s - 3/127) < 1e-7 else 1)" "$tmp/i8.json" && ok "int8 scale" |
     bad "int8: exit status $? ($(cat "$tmp/err"))"
   fi
 fi
+# 1d. the OCP MX element formats (no inf, no NaN: they saturate). Overflow: |x| >= max + ulp/2
+#     (e2m1 7 -> 8 (tie, 6 is odd); e3m2 >= 30; e2m3 >= 7.75); e2m1: 0.25 (tie to 0), 0.2, 1e-3
+#     underflow, -0.3 -> -0.5 subnormal; e3m2: 1e-3 underflows, 0.2 -> 0.1875 subnormal; e2m3:
+#     1e-3 underflows, 0.25, 0.2, -0.3 -> +-0.25 subnormal; e8m0 (a scale) is refused
+printf '0 1 -6 6.5 7 100 0.25 0.2 -0.3 1e-3 inf nan\n' >"$tmp/w4.txt"
+if [ $have_py = 1 ]; then
+  if $bin -q --json --format e2m1,e3m2,fp6_e2m3 "$tmp/w4.txt" >"$tmp/mx.json" 2>"$tmp/err"; then
+    got=""
+    for fm in e2m1 e3m2 e2m3; do
+      for k in underflow subnormal overflow max_finite; do
+        got="$got$(jgets "$tmp/mx.json" "tensors/0/formats/$fm/$k") "
+      done
+    done
+    want='3 1 2 6.0 1 1 1 28.0 1 3 1 7.5 '
+    [ "$got" = "$want" ] && ok "MX element format counts" || bad "MX element format counts: got [$got] want [$want]"
+  else
+    bad "MX formats: exit status $? ($(cat "$tmp/err"))"
+  fi
+fi
+$bin -q --format e8m0 "$tmp/w4.txt" >"$tmp/out" 2>&1; [ $? = 2 ] && grep -q "scale format" "$tmp/out" \
+  && ok "e8m0 refused" || bad "e8m0 refused"
 $bin -q --format int8 "$tmp/w8.txt" >"$tmp/out" 2>&1 && grep -q "int8   scale 0.023622" "$tmp/out" \
   && grep -q "rounds to 0 3 (25%)" "$tmp/out" && ok "int8 text report" || bad "int8 text report"
 $bin -q --format int8,int8 "$tmp/w8.txt" >"$tmp/out" 2>"$tmp/err"; st=$?

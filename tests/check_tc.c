@@ -1068,6 +1068,40 @@ START_TEST(test_custom_and_tf32_rule)
 }
 END_TEST
 
+/* mpe_tc_params can grow: the size travels with the call (the macros pass
+   sizeof); a newer caller's extra fields must be zero; the plain symbols
+   (programs built before the macros) use the first layout */
+START_TEST(test_params_size)
+{
+  const mpe_tc_model *hm = mpe_tc_model_get("h100", MPE_FP16);
+  struct { mpe_tc_params p; int newer[2]; } big;
+  memset(&big, 0x5a, sizeof big);
+  ck_assert_int_eq(mpe_tc_model_params_sized(hm, &big.p, sizeof big), MPE_OK);
+  ck_assert_int_eq(big.newer[0], 0);   /* fields unknown to this library: zero, their default */
+  ck_assert_int_eq(big.newer[1], 0);
+  ck_assert_int_eq(big.p.block, 16);
+  mpe_tc_model *m;
+  ck_assert_int_eq(mpe_tc_model_custom_sized(&m, &big.p, sizeof big), MPE_OK);
+  mpe_tc_model_free(m);
+  big.newer[1] = 1;   /* a behaviour this library does not have */
+  ck_assert_int_eq(mpe_tc_model_custom_sized(&m, &big.p, sizeof big), MPE_EUNSUP);
+  ck_assert_int_eq(mpe_tc_model_custom_sized(&m, &big.p, MPE_TC_PARAMS_SIZE_V1 - 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_tc_model_params_sized(hm, &big.p, 8), MPE_EINVAL);
+  /* the first layout through the plain (parenthesised) functions */
+  mpe_tc_params q;
+  memset(&q, 0, sizeof q);
+  ck_assert_int_eq((mpe_tc_model_params)(hm, &q), MPE_OK);
+  ck_assert_int_eq(q.align_bits, 25);
+  ck_assert_int_eq((mpe_tc_model_custom)(&m, &q), MPE_OK);
+  mpe_tc_model_free(m);
+  /* designated initialisers still build a valid struct */
+  mpe_tc_params d = { .kind = MPE_TC_EXACT, .in = MPE_BF16, .round_fp32 = MPE_RNE, .round_fp16 = MPE_RNE,
+                      .input_round = MPE_RNE, .zero_c_counts = 1 };
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &d), MPE_OK);
+  mpe_tc_model_free(m);
+}
+END_TEST
+
 /* Results do not depend on the SIMD level or the thread count. */
 START_TEST(test_levels_threads)
 {
@@ -1218,6 +1252,7 @@ static Suite *tc_suite(void)
   tcase_add_test(t2, test_kernel_variants);
   tcase_add_test(t2, test_full_accumulators);
   tcase_add_test(t2, test_custom_and_tf32_rule);
+  tcase_add_test(t2, test_params_size);
   tcase_add_loop_test(t2, test_levels_threads, 0, 11);
   tcase_add_test(t2, test_expensive_fast_vs_portable);
   suite_add_tcase(s, t2);

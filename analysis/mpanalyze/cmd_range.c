@@ -44,6 +44,8 @@ static int parse_targets(const char *list, struct target *out, size_t *n, long f
     memset(t, 0, sizeof *t);
     const mpe_format *f = mpe_format_lookup(tok);
     long fb;
+    if (f && !mpe_format_is_signed(f))
+      return mpa_error(NULL, "--format %s: a scale format (no sign, no zero), not a rounding target", tok), -1;
     if (f) {
       t->t.kind = MPE_TARGET_FLOAT;
       t->t.format = f;
@@ -59,7 +61,7 @@ static int parse_targets(const char *list, struct target *out, size_t *n, long f
       t->t.frac_bits = (int)fb;
       snprintf(t->name, sizeof t->name, "q16.%ld", fb);
     } else {
-      return mpa_error(NULL, "unknown format '%s' (fp16, bf16, tf32, e4m3, e5m2, fp32, fp64, q<F>, q16.<F>, fx16, int8)",
+      return mpa_error(NULL, "unknown format '%s' (fp16, bf16, tf32, e4m3, e5m2, e2m3, e3m2, e2m1, fp32, fp64, q<F>, q16.<F>, fx16, int8)",
                        tok), -1;
     }
     for (size_t j = 0; j < *n; j++)

@@ -54,12 +54,17 @@ MPE_API void mpe_flags_raise(unsigned mask);
 /* Returns the flags and clears them. */
 MPE_API unsigned mpe_flags_test_clear(unsigned mask);
 
-/* Number formats known by name, then the integer types of the integer tensor
-   cores (see mpe_tc_int(3) and mpe_quant(3)): appended, so the values above keep
-   their numbers. MPE_INT4/MPE_UINT4 values are held one per byte (int8_t/uint8_t). */
+/* Number formats known by name: one row each of <mpemu/formats.def>, with the
+   number the row gives (MPE_FP64 = 0, MPE_FP32, MPE_TF32, MPE_FP16, MPE_BF16,
+   MPE_E4M3, MPE_E5M2 = 6, then the OCP MX formats from 12 on); and the integer
+   types of the integer tensor cores (see mpe_tc_int(3) and mpe_quant(3)).
+   Values are never renumbered. MPE_INT4/MPE_UINT4 values are held one per byte
+   (int8_t/uint8_t). */
 typedef enum {
-  MPE_FP64, MPE_FP32, MPE_TF32, MPE_FP16, MPE_BF16, MPE_E4M3, MPE_E5M2,
-  MPE_INT8,   /* int8_t,  -128..127 */
+#define MPE_FORMAT(type, value, ...) type = value,
+#include "mpemu/formats.def"
+#undef MPE_FORMAT
+  MPE_INT8 = 7, /* int8_t,  -128..127 */
   MPE_UINT8,  /* uint8_t, 0..255 */
   MPE_INT4,   /* int8_t holding -8..7 */
   MPE_UINT4,  /* uint8_t holding 0..15 */

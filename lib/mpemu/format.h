@@ -9,8 +9,9 @@ extern "C" {
 typedef struct mpe_format mpe_format;            /* opaque, immutable */
 
 MPE_API const mpe_format *mpe_format_of(mpe_type t);
-/* "fp16"|"binary16"|"half", "bf16"|"bfloat16", "tf32", "e4m3", "e5m2", "fp32"|"binary32"|"single",
-   "fp64"|"binary64"|"double" (case-insensitive); NULL if unknown. */
+/* A name or alias of a row of <mpemu/formats.def> (case-insensitive): "fp16"|"binary16"|"half",
+   "bf16"|"bfloat16", "tf32", "e4m3", "e5m2", "fp32"|"binary32"|"single", "fp64"|"binary64"|"double",
+   and the other names and aliases listed there; NULL if unknown. */
 MPE_API const mpe_format *mpe_format_lookup(const char *name);
 /* A custom format with `precision` significant bits (counting the implicit bit,
    2..53) and normal exponents emin..emax (emin < emax, emin >= -16382,
@@ -27,6 +28,11 @@ MPE_API double mpe_format_max(const mpe_format *f);           /* largest finite 
 MPE_API double mpe_format_min_normal(const mpe_format *f);
 MPE_API double mpe_format_min_subnormal(const mpe_format *f);
 MPE_API int    mpe_format_has_inf(const mpe_format *f);
+/* 0 for the formats with no NaN encoding (OCP FP6, FP4: rounding to them always
+   saturates, a NaN input stays NaN in the binary32/64 result but has no code). */
+MPE_API int    mpe_format_has_nan(const mpe_format *f);
+/* 0 for unsigned formats (E8M0: positive powers of two only). */
+MPE_API int    mpe_format_is_signed(const mpe_format *f);
 MPE_API double mpe_format_unit_roundoff(const mpe_format *f);   /* 2^-p */
 
 typedef struct {

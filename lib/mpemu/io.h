@@ -99,16 +99,20 @@ MPE_API const char *mpe_io_message(const mpe_io *f);
 MPE_API uint64_t mpe_io_bytes_done(const mpe_io *f);
 MPE_API uint64_t mpe_io_bytes_total(const mpe_io *f);
 
-/* Storage dtype names: "f64|fp64|float64|F64", "f32|fp32|float32|F32", "f16|fp16|float16|half|F16",
-   "bf16|bfloat16|BF16", "e4m3|f8_e4m3|float8_e4m3fn|F8_E4M3", "e5m2|f8_e5m2|float8_e5m2|F8_E5M2"
-   (case-insensitive). Returns MPE_ENOTFOUND for others. Size in bytes of a dtype: 0 if not a dtype. */
+/* Storage dtype names: the names and aliases of the rows of <mpemu/formats.def> that a file can
+   hold (an npy or safetensors name): "f64|fp64|float64|F64", "f32|fp32|float32|F32",
+   "f16|fp16|float16|half|F16", "bf16|bfloat16|BF16", "e4m3|f8_e4m3|float8_e4m3fn|F8_E4M3",
+   "e5m2|f8_e5m2|float8_e5m2|F8_E5M2", the OCP MX "e2m3", "e3m2", "e2m1|fp4" (one code per byte,
+   .npy |V1 with a dtype) and "e8m0|F8_E8M0|float8_e8m0fnu" (case-insensitive). Returns
+   MPE_ENOTFOUND for others. Size in bytes of a dtype: 0 if not a dtype. */
 MPE_API int mpe_io_dtype_lookup(const char *name, mpe_type *t);
 MPE_API size_t mpe_io_dtype_size(mpe_type t);
 
 /* ---- writers (small, for examples and tests) */
 typedef struct {
   const char *name;    /* safetensors / npz key */
-  mpe_type dtype;      /* stored type: FP64, FP32, FP16, BF16, E4M3, E5M2 */
+  mpe_type dtype;      /* stored type: FP64, FP32, FP16, BF16, E4M3, E5M2, or another formats.def row
+                          with a file name (mpe_io_dtype_size > 0) */
   int ndim;
   const uint64_t *shape;
   const void *data;    /* count values already in the stored encoding, little-endian */

@@ -48,15 +48,33 @@ typedef struct {
    int32 accumulation, see mpe_tc_int(3). NULL when that GPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 
+/* How mpe_tc_params grows without breaking programs built against an older
+   header: new fields are only ever appended, and a zero value of a new field
+   keeps the behaviour from before it existed. The functions that fill or read
+   the struct are told its size as the caller was compiled: mpe_tc_model_params
+   and mpe_tc_model_custom are macros passing sizeof *(p) to the _sized
+   functions, so source that builds the struct with designated initialisers, or
+   from mpe_tc_model_params, compiles unchanged. The library writes only `size`
+   bytes, treats the fields past `size` as zero, and refuses (MPE_EUNSUP) a
+   struct from a newer header whose fields unknown to it are not all zero.
+   MPE_TC_PARAMS_SIZE_V1 is the size of the first layout (kind .. satfinite);
+   smaller sizes are MPE_EINVAL. The plain functions remain exported for
+   programs built before the macros: they use MPE_TC_PARAMS_SIZE_V1. */
+#define MPE_TC_PARAMS_SIZE_V1 (offsetof(mpe_tc_params, satfinite) + sizeof(int))
+
 /* The model's parameters; MPE_EINVAL for NULL. */
-MPE_API int mpe_tc_model_params(const mpe_tc_model *model, mpe_tc_params *p);
+MPE_API int mpe_tc_model_params_sized(const mpe_tc_model *model, mpe_tc_params *p, size_t size);
+MPE_API int (mpe_tc_model_params)(const mpe_tc_model *model, mpe_tc_params *p);
+#define mpe_tc_model_params(model, p) mpe_tc_model_params_sized((model), (p), sizeof *(p))
 /* "h100", "exact", ..., or "custom" for a model made by mpe_tc_model_custom. */
 MPE_API const char *mpe_tc_model_name(const mpe_tc_model *model);
 /* A model from parameters (for "what if the H100 kept one more bit" questions):
    start from mpe_tc_model_params of a named model and change fields. *m is set
    only on success; MPE_EINVAL for a parameter out of range, MPE_ENOMEM.
    Free with mpe_tc_model_free (NULL and the built-in models are ignored). */
-MPE_API int mpe_tc_model_custom(mpe_tc_model **m, const mpe_tc_params *p);
+MPE_API int mpe_tc_model_custom_sized(mpe_tc_model **m, const mpe_tc_params *p, size_t size);
+MPE_API int (mpe_tc_model_custom)(mpe_tc_model **m, const mpe_tc_params *p);
+#define mpe_tc_model_custom(m, p) mpe_tc_model_custom_sized((m), (p), sizeof *(p))
 MPE_API void mpe_tc_model_free(mpe_tc_model *m);
 
 /* Instruction semantics, row-major: D = A*B + C with C entering the first hardware block and
