@@ -166,14 +166,16 @@ static inline __attribute__((always_inline)) vu random_lanes(const mpei_plan32 *
 
 /* What round_lean needs, splatted once per call. */
 typedef struct {
-  vi K, dbase;         /* d = max(K - Eeff, dbase), K = dbase + eminb */
+  vi K, Kz, dbase;     /* d = max(K - Eeff, dbase), K = dbase + eminb; Kz: see lean_usable */
   vu minsub, halfq;    /* bits of the smallest subnormal q and of q / 2 */
   vu max, tbp, tbn, minnorm;
+  vi nbias, nlim;      /* lane normal in the target: (vi)(a + nbias) <= nlim */
 } leanc;
 
 static inline __attribute__((always_inline)) void lean_init(leanc *c, const mpei_plan32 *pl)
 {
   c->K = SPLATI(pl->dbase + pl->eminb);
+  c->Kz = SPLATI(pl->eminb == 1 ? pl->dbase : pl->dbase + pl->eminb);
   c->dbase = SPLATI(pl->dbase);
   c->minsub = SPLAT(pl->minsub_bits);
   /* q is a power of two of at least 2^-148 (p <= 23, emin >= -126) */
@@ -182,12 +184,50 @@ static inline __attribute__((always_inline)) void lean_init(leanc *c, const mpei
   c->tbp = SPLAT(pl->tiny_pos);
   c->tbn = SPLAT(pl->tiny_neg);
   c->minnorm = SPLAT(pl->minnorm_bits);
+  /* minnorm <= a <= max as one signed compare: a - minnorm <= max - minnorm
+     unsigned, the sign bit flipped on both sides */
+  c->nbias = SPLATI((int32_t)(0x80000000u - pl->minnorm_bits));
+  c->nlim = SPLATI((int32_t)((pl->max_bits - pl->minnorm_bits) ^ 0x80000000u));
 }
 
-/* May every lane of u take round_lean (finite, at most the largest finite)? */
-static inline __attribute__((always_inline)) vi lean_ok(vu u, const leanc *c)
+/* Lanes that are all normal in the target and at most its largest finite
+   value (no underflow possible) round with a fixed shift d = dbase: the
+   classic carry-into-exponent trick, the cheapest form. Same decisions as
+   round_lean and round_lanes (same random-word rule for SR). */
+static inline __attribute__((always_inline)) vu round_normal(vu u, const mpei_plan32 *pl, const int mode,
+                                                            vu rnd, flagacc *fa)
 {
-  return (vi)(u & 0x7fffffffu) <= (vi)c->max;
+  const vu a = u & 0x7fffffffu, s = u ^ a;
+  const uint32_t d = (uint32_t)pl->dbase, one = 1u << d, low = one - 1, half = one >> 1;
+  const vu t = a & ~low, rem = a & low;
+  const vu res = MPEI_ROUND_CARRY(mode, vu, a, d, one, low, half, t, rem, (vi)s != 0,
+                                  rnd < (rem << (32 - d)), (vi)rnd < 0);
+  fa->inexact |= rem;
+  return res | s;
+}
+
+/* lanes not normal in the target or above its largest finite value */
+static inline __attribute__((always_inline)) vi not_normal(vu u, const leanc *c)
+{
+  return (vi)((u & 0x7fffffffu) + (vu)c->nbias) > c->nlim;
+}
+
+/* Can round_lean serve this plan? It needs p <= 23 (dbase >= 1: the carry
+   form needs a nonzero quantum). Outside SR it takes d from E rather than
+   Eeff = max(E, 1) (one operation less): exact where every binary32 subnormal
+   input (E = 0) is either below the smallest subnormal q (eminb >= p: the
+   compare with q decides those lanes) or rounded with d = dbase like the
+   normal ones (eminb = 1, binary32's own emin: Kz = dbase makes every d
+   dbase). Formats between those take round_lanes. */
+static inline int lean_usable(const mpei_plan32 *pl, const int mode)
+{
+  return pl->dbase > 0 && (mode == MPE_SR || pl->eminb == 1 || pl->eminb >= pl->p);
+}
+
+/* lanes that round_lean cannot take (NaN, infinity, above the largest finite) */
+static inline __attribute__((always_inline)) vi not_lean(vu u, const leanc *c)
+{
+  return (vi)(u & 0x7fffffffu) > (vi)c->max;
 }
 
 /* A vector whose lanes are finite and at most the largest finite value, the
@@ -199,10 +239,11 @@ static inline __attribute__((always_inline)) vu round_lean(vu u, const leanc *c,
 {
   const vu a = u & 0x7fffffffu;
   const vi neg = (vi)u < 0;
-  const vi Eeff = MPEI_MAX_EPI32((vi)(a >> 23), SPLATI(1));
+  const vi E = (vi)(a >> 23);
+  const vi Eeff = mode == MPE_SR ? MPEI_MAX_EPI32(E, SPLATI(1)) : E;
   /* bits dropped: dbase in the normal range, more below it; >= 24 below the
      smallest subnormal (every bit of the significand; the shifts give 0) */
-  const vi d = MPEI_MAX_EPI32(c->K - Eeff, c->dbase);
+  const vi d = MPEI_MAX_EPI32((mode == MPE_SR ? c->K : c->Kz) - Eeff, c->dbase);
   const vu low = ~MPEI_SLLV32(SPLAT(~0u), d), one = low + 1, half = (low >> 1) + 1;
   const vu t = a & ~low, rem = a & low;
   const vi sreq = (vi)rnd < 0;
@@ -236,7 +277,7 @@ static inline __attribute__((always_inline)) vu round_lean(vu u, const leanc *c,
   fa->underflow |= (x & (vu)((vi)a < (vi)tb)) | fl;
   if (flush)
     fa->flushed |= fl;
-  return res | (u & 0x80000000u);
+  return res | (u ^ a);
 }
 
 /* one vector: round_lean when it may, else round_lanes */
@@ -244,7 +285,7 @@ static inline __attribute__((always_inline)) vu round_vec(vu u, const mpei_plan3
                                                          const int lean, const int mode, const int flush,
                                                          vu rnd, flagacc *fa)
 {
-  if (lean && MPEI_ALL32(lean_ok(u, c)))
+  if (lean && !MPEI_ANY32(not_lean(u, c)))
     return round_lean(u, c, mode, flush, rnd, fa);
   return round_lanes(u, pl, mode, rnd, fa);
 }
@@ -262,15 +303,10 @@ static inline __attribute__((always_inline)) void partial(float *y, const float 
   memcpy(y, &r, len * 4);
 }
 
-static inline __attribute__((always_inline)) void store_vec(float *y, vu r, const int stream)
-{
-  if (stream)
-    MPEI_STREAM_STORE(y, r);
-  else
-    memcpy(y, &r, sizeof r);
-}
-
-/* UNROLL vectors at a time: one test sends the group through round_lean */
+/* UNROLL vectors at a time: one test sends the group through round_normal
+   (every lane normal), else one through round_lean (every lane finite, no
+   overflow), else each vector its own way. x is read again for each vector
+   (y may be x), which keeps fewer registers live than holding the group. */
 #define UNROLL 4
 
 static inline __attribute__((always_inline)) void group(float *y, const float *x, const vu rnd[UNROLL],
@@ -278,22 +314,73 @@ static inline __attribute__((always_inline)) void group(float *y, const float *x
                                                         const int mode, const int flush, const int stream,
                                                         flagacc *fa)
 {
-  vu u[UNROLL];
-  vi ok = SPLATI(-1);
+  const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
+  vi bad = SPLATI(0);
 #pragma GCC unroll 4
   for (int q = 0; q < UNROLL; q++) {
-    memcpy(&u[q], x + q * VW, sizeof u[q]);
-    ok &= lean_ok(u[q], c);
+    vu u;
+    memcpy(&u, x + q * VW, sizeof u);
+    bad |= not_normal(u, c);
   }
-  if (lean && MPEI_ALL32(ok)) {
+  if (pl->dbase > 0 && !MPEI_ANY32(bad)) {
 #pragma GCC unroll 4
-    for (int q = 0; q < UNROLL; q++)
-      store_vec(y + q * VW, round_lean(u[q], c, mode, flush, rnd[q], fa), stream);
+    for (int q = 0; q < UNROLL; q++) {
+      vu u;
+      memcpy(&u, x + q * VW, sizeof u);
+      const vu r = round_normal(u, pl, mode, sr ? rnd[q] : SPLAT(0), fa);
+      if (stream)
+        MPEI_STREAM_STORE(y + q * VW, r);
+      else
+        memcpy(y + q * VW, &r, sizeof r);
+    }
+    return;
+  }
+  bad = SPLATI(0);
+#pragma GCC unroll 4
+  for (int q = 0; q < UNROLL; q++) {
+    vu u;
+    memcpy(&u, x + q * VW, sizeof u);
+    bad |= not_lean(u, c);
+  }
+  if (lean && !MPEI_ANY32(bad)) {
+#pragma GCC unroll 4
+    for (int q = 0; q < UNROLL; q++) {
+      vu u;
+      memcpy(&u, x + q * VW, sizeof u);
+      const vu r = round_lean(u, c, mode, flush, sr ? rnd[q] : SPLAT(0), fa);
+      if (stream)
+        MPEI_STREAM_STORE(y + q * VW, r);
+      else
+        memcpy(y + q * VW, &r, sizeof r);
+    }
   } else {
-#pragma GCC unroll 4
-    for (int q = 0; q < UNROLL; q++)
-      store_vec(y + q * VW, round_vec(u[q], pl, c, lean, mode, flush, rnd[q], fa), stream);
+#pragma GCC unroll 1
+    for (int q = 0; q < UNROLL; q++) {
+      vu u;
+      memcpy(&u, x + q * VW, sizeof u);
+      const vu r = round_vec(u, pl, c, lean, mode, flush, sr ? rnd[q] : SPLAT(0), fa);
+      if (stream)
+        MPEI_STREAM_STORE(y + q * VW, r);
+      else
+        memcpy(y + q * VW, &r, sizeof r);
+    }
   }
+}
+
+/* the whole groups from i on; returns where they end */
+static inline __attribute__((always_inline)) size_t groups(float *y, const float *x, size_t i, size_t n,
+                                                           const mpei_plan32 *pl, const leanc *c, const int lean,
+                                                           uint64_t base, const int mode, const int flush,
+                                                           const int stream, flagacc *fa)
+{
+  const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
+  for (; i + UNROLL * VW <= n; i += UNROLL * VW) {
+    vu rnd[UNROLL];
+    if (sr)   /* random_block fills UNROLL = 4 vectors */
+      random_block(pl, base + i, rnd);
+    group(y + i, x + i, rnd, pl, c, lean, mode, flush, stream, fa);
+  }
+  return i;
 }
 
 static inline __attribute__((always_inline)) unsigned kernel_body(float *y, const float *x, size_t n,
@@ -304,7 +391,7 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
   const mpei_plan32 *pl = &P;
   leanc c;
   lean_init(&c, pl);
-  const int lean = pl->dbase > 0;
+  const int lean = lean_usable(pl, mode);
   flagacc fa = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
   size_t i = 0;
@@ -322,20 +409,17 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
     partial(y + i, x + i, len, pl, &c, lean, base + i, mode, flush, &fa);
     i += len;
   }
-  /* random_block fills UNROLL = 4 vectors */
-  for (; i + UNROLL * VW <= n; i += UNROLL * VW) {
-    vu rnd[UNROLL] = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
-    if (sr)
-      random_block(pl, base + i, rnd);
-    group(y + i, x + i, rnd, pl, &c, lean, mode, flush, stream, &fa);
-  }
+  if (stream) {
+    i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 1, &fa);
+    MPEI_STREAM_FENCE();
+  } else
+    i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 0, &fa);
   for (; i + VW <= n; i += VW) {
     vu u;
     memcpy(&u, x + i, sizeof u);
-    store_vec(y + i, round_vec(u, pl, &c, lean, mode, flush, random_lanes(pl, base + i, mode), &fa), stream);
+    const vu r = round_vec(u, pl, &c, lean, mode, flush, random_lanes(pl, base + i, mode), &fa);
+    memcpy(y + i, &r, sizeof r);
   }
-  if (stream)
-    MPEI_STREAM_FENCE();
   if (i < n)
     partial(y + i, x + i, n - i, pl, &c, lean, base + i, mode, flush, &fa);
   return flags_of(fa);
