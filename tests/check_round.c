@@ -111,11 +111,12 @@ START_TEST(test_mixed_vectors)
 {
   enum { N = 4096, CHUNK = 16 };
   float *x = malloc(N * 4), *y = malloc(N * 4), *z = malloc(N * 4);
-  mpe_format *c1, *c2;
+  mpe_format *c1, *c2, *c3;
   ck_assert_int_eq(mpe_format_custom(&c1, 6, -126, 20), MPE_OK);   /* emin = binary32's */
-  ck_assert_int_eq(mpe_format_custom(&c2, 9, -100, 30), MPE_OK);   /* between: eminb < p is false */
+  ck_assert_int_eq(mpe_format_custom(&c2, 9, -100, 30), MPE_OK);   /* emin + 127 >= p */
+  ck_assert_int_eq(mpe_format_custom(&c3, 11, -120, 20), MPE_OK);  /* 1 < emin + 127 < p: the lane path */
   const mpe_format *fmts[] = { mpe_format_of(MPE_FP16), mpe_format_of(MPE_BF16), mpe_format_of(MPE_TF32),
-                               mpe_format_of(MPE_E4M3), mpe_format_of(MPE_E5M2), mpe_format_of(MPE_FP32), c1, c2 };
+                               mpe_format_of(MPE_E4M3), mpe_format_of(MPE_E5M2), mpe_format_of(MPE_FP32), c1, c2, c3 };
   const int nf = (int)(sizeof fmts / sizeof fmts[0]);
   long cases = 0, flag_checks = 0, levels_run = 0;
   for (int lvl = 1; lvl <= 2; lvl++) {
@@ -174,6 +175,7 @@ START_TEST(test_mixed_vectors)
   ck_assert_int_gt(levels_run, 0);
   mpe_format_free(c1);
   mpe_format_free(c2);
+  mpe_format_free(c3);
   free(x); free(y); free(z);
 }
 END_TEST
