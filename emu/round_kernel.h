@@ -7,7 +7,16 @@
    significand M (implicit bit included) is rounded by dropping
    d = 24 - p + max(0, emin_b - Eeff) low bits, and the result is rebuilt as
    ((Eeff - 1) << 23) + (R << d); a carry moves into the exponent field on its
-   own. Needs p <= 24 and emin >= -126 (the caller checks). */
+   own. Needs p <= 24 and emin >= -126 (the caller checks).
+
+   Vectors whose lanes are all finite and at most the largest finite value (the
+   usual case, gradients included) take round_lean: the same rounding with the
+   quantum per lane, d = max(dbase + eminb - Eeff, dbase), applied to a itself
+   (for d <= 23 the implicit bit is a multiple of the quantum, so the carry
+   trick stays exact), and lanes below the smallest subnormal (d >= 24: the
+   result is 0 or that subnormal) chosen by one compare. No branch depends on
+   the lanes' magnitudes, so normal, subnormal and underflowing lanes cost the
+   same. Other vectors (NaN, infinity, overflow) take round_lanes. */
 #include <stdint.h>
 #include <string.h>
 #include "mpei_round_core.h"
@@ -26,26 +35,10 @@ typedef uint64_t vq __attribute__((vector_size(VW * 4)));
 
 typedef struct { vu inexact, underflow, overflow, invalid, saturated, flushed; } flagacc;
 
-/* Lanes that are all normal in the target and below its largest finite value
-   round with a fixed shift d = 24 - p: the classic carry-into-exponent trick.
-   Same decisions as the general path below (same random-word rule for SR). */
-static inline __attribute__((always_inline)) vu round_normal(vu a, vu s, const mpei_plan32 *pl, const int mode,
-                                                            vu rnd, flagacc *fa)
-{
-  const uint32_t d = (uint32_t)pl->dbase, one = 1u << d, low = one - 1, half = one >> 1;
-  const vu t = a & ~low, rem = a & low;
-  const vu res = MPEI_ROUND_CARRY(mode, vu, a, d, one, low, half, t, rem, (vi)s != 0,
-                                  rnd < (rem << (32 - d)), (vi)rnd < 0);
-  fa->inexact |= rem;
-  return res | s;
-}
-
 static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_plan32 *pl, const int mode,
                                                            vu rnd, flagacc *fa)
 {
   const vu a = u & 0x7fffffffu, s = u & 0x80000000u;
-  if (pl->dbase > 0 && MPEI_ALL32((vi)(a - pl->minnorm_bits < pl->max_bits - pl->minnorm_bits)))
-    return round_normal(a, s, pl, mode, rnd, fa);
   const vi E = (vi)(a >> 23);
   const vi Eeff = E - (E == 0);
   vi dsub = SPLATI(pl->eminb) - Eeff;
@@ -99,17 +92,17 @@ static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_pla
   return res | s;
 }
 
-static inline unsigned flags_of(const flagacc *fa)
+/* the flags a run raised; by value, so the accumulators stay in registers */
+static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
 {
   unsigned f = 0;
-  vu z = SPLAT(0);
-#define ANY(v) (memcmp(&(v), &z, sizeof z) != 0)
-  if (ANY(fa->inexact)) f |= MPE_FLAG_INEXACT;
-  if (ANY(fa->underflow)) f |= MPE_FLAG_UNDERFLOW;
-  if (ANY(fa->overflow)) f |= MPE_FLAG_OVERFLOW;
-  if (ANY(fa->invalid)) f |= MPE_FLAG_INVALID;
-  if (ANY(fa->saturated)) f |= MPE_FLAG_SATURATED;
-  if (ANY(fa->flushed)) f |= MPE_FLAG_FLUSHED;
+#define ANY(v) (!MPEI_ALL32((vi)((v) == 0)))
+  if (ANY(fa.inexact)) f |= MPE_FLAG_INEXACT;
+  if (ANY(fa.underflow)) f |= MPE_FLAG_UNDERFLOW;
+  if (ANY(fa.overflow)) f |= MPE_FLAG_OVERFLOW;
+  if (ANY(fa.invalid)) f |= MPE_FLAG_INVALID;
+  if (ANY(fa.saturated)) f |= MPE_FLAG_SATURATED;
+  if (ANY(fa.flushed)) f |= MPE_FLAG_FLUSHED;
 #undef ANY
   return f;
 }
@@ -171,24 +164,234 @@ static inline __attribute__((always_inline)) vu random_lanes(const mpei_plan32 *
   return r;
 }
 
+/* What round_lean needs, splatted once per call. */
+typedef struct {
+  vi K, Kz, dbase;     /* d = max(K - Eeff, dbase), K = dbase + eminb; Kz: see lean_usable */
+  vu minsub, halfq;    /* bits of the smallest subnormal q and of q / 2 */
+  vu max, tbp, tbn, minnorm;
+  vi nbias, nlim;      /* lane normal in the target: (vi)(a + nbias) <= nlim */
+} leanc;
+
+static inline __attribute__((always_inline)) void lean_init(leanc *c, const mpei_plan32 *pl)
+{
+  c->K = SPLATI(pl->dbase + pl->eminb);
+  c->Kz = SPLATI(pl->eminb == 1 ? pl->dbase : pl->dbase + pl->eminb);
+  c->dbase = SPLATI(pl->dbase);
+  c->minsub = SPLAT(pl->minsub_bits);
+  /* q is a power of two of at least 2^-148 (p <= 23, emin >= -126) */
+  c->halfq = SPLAT(pl->minsub_bits >= 0x01000000u ? pl->minsub_bits - 0x00800000u : pl->minsub_bits >> 1);
+  c->max = SPLAT(pl->max_bits);
+  c->tbp = SPLAT(pl->tiny_pos);
+  c->tbn = SPLAT(pl->tiny_neg);
+  c->minnorm = SPLAT(pl->minnorm_bits);
+  /* minnorm <= a <= max as one signed compare: a - minnorm <= max - minnorm
+     unsigned, the sign bit flipped on both sides */
+  c->nbias = SPLATI((int32_t)(0x80000000u - pl->minnorm_bits));
+  c->nlim = SPLATI((int32_t)((pl->max_bits - pl->minnorm_bits) ^ 0x80000000u));
+}
+
+/* Lanes that are all normal in the target and at most its largest finite
+   value (no underflow possible) round with a fixed shift d = dbase: the
+   classic carry-into-exponent trick, the cheapest form. Same decisions as
+   round_lean and round_lanes (same random-word rule for SR). */
+static inline __attribute__((always_inline)) vu round_normal(vu u, const mpei_plan32 *pl, const int mode,
+                                                            vu rnd, flagacc *fa)
+{
+  const vu a = u & 0x7fffffffu, s = u ^ a;
+  const uint32_t d = (uint32_t)pl->dbase, one = 1u << d, low = one - 1, half = one >> 1;
+  const vu t = a & ~low, rem = a & low;
+  const vu res = MPEI_ROUND_CARRY(mode, vu, a, d, one, low, half, t, rem, (vi)s != 0,
+                                  rnd < (rem << (32 - d)), (vi)rnd < 0);
+  fa->inexact |= rem;
+  return res | s;
+}
+
+/* lanes not normal in the target or above its largest finite value */
+static inline __attribute__((always_inline)) vi not_normal(vu u, const leanc *c)
+{
+  return (vi)((u & 0x7fffffffu) + (vu)c->nbias) > c->nlim;
+}
+
+/* Can round_lean serve this plan? It needs p <= 23 (dbase >= 1: the carry
+   form needs a nonzero quantum). Outside SR it takes d from E rather than
+   Eeff = max(E, 1) (one operation less): exact where every binary32 subnormal
+   input (E = 0) is either below the smallest subnormal q (eminb >= p: the
+   compare with q decides those lanes) or rounded with d = dbase like the
+   normal ones (eminb = 1, binary32's own emin: Kz = dbase makes every d
+   dbase). Formats between those take round_lanes. */
+static inline int lean_usable(const mpei_plan32 *pl, const int mode)
+{
+  return pl->dbase > 0 && (mode == MPE_SR || pl->eminb == 1 || pl->eminb >= pl->p);
+}
+
+/* lanes that round_lean cannot take (NaN, infinity, above the largest finite) */
+static inline __attribute__((always_inline)) vi not_lean(vu u, const leanc *c)
+{
+  return (vi)(u & 0x7fffffffu) > (vi)c->max;
+}
+
+/* A vector whose lanes are finite and at most the largest finite value, the
+   format's p <= 23 (dbase >= 1: the carry form needs a nonzero quantum): the
+   quantum per lane, normal, subnormal and underflowing lanes alike. Same
+   decisions, results and flags as round_lanes (check_round holds them to it). */
+static inline __attribute__((always_inline)) vu round_lean(vu u, const leanc *c, const int mode, const int flush,
+                                                          vu rnd, flagacc *fa)
+{
+  const vu a = u & 0x7fffffffu;
+  const vi neg = (vi)u < 0;
+  const vi E = (vi)(a >> 23);
+  const vi Eeff = mode == MPE_SR ? MPEI_MAX_EPI32(E, SPLATI(1)) : E;
+  /* bits dropped: dbase in the normal range, more below it; >= 24 below the
+     smallest subnormal (every bit of the significand; the shifts give 0) */
+  const vi d = MPEI_MAX_EPI32((mode == MPE_SR ? c->K : c->Kz) - Eeff, c->dbase);
+  const vu low = ~MPEI_SLLV32(SPLAT(~0u), d), one = low + 1, half = (low >> 1) + 1;
+  const vu t = a & ~low, rem = a & low;
+  const vi sreq = (vi)rnd < 0;
+  vi sr = SPLATI(0);
+  if (mode == MPE_SR) {
+    /* floor(dropped part * 2^(32-d)) of the significand M, implicit bit
+       included (below the smallest subnormal all of M is dropped) */
+    const vu M = a - ((vu)(Eeff - 1) << 23), rm = M & low;
+    const vu thr = MPEI_SLLV32(rm, (vu)(32 - d)) | MPEI_SRLV32(rm, (vu)(d - 32));
+    sr = (vi)(rnd < thr);
+  }
+  /* the last kept bit: bit d of the significand; where d = 23 that is the
+     implicit bit (1), which a does not hold in bit 23 (its exponent's) */
+  const vu odd = MPEI_SRLV32(a | 0x00800000u, d) & 1;
+  const vu r = MPEI_ROUND_CARRY_ODD(mode, vu, a, odd, one, low, half, t, rem, neg, sr, sreq);
+  /* below the smallest subnormal q: 0 or q, odd = 0 (0 is even); for the
+     nearest modes the comparisons with q/2 imply a nonzero remainder */
+  const vi tiny = (vi)a < (vi)c->minsub;
+  const vi nz = mode == MPE_RNE || mode == MPE_RNA ? SPLATI(-1) : (vi)(a != 0);
+  const vi up = MPEI_ROUND_UP(mode, nz, (vi)a > (vi)c->halfq, (vi)(a == c->halfq), SPLATI(0), neg, sr, sreq);
+  vu res = MPEI_BLEND32(tiny, (vu)up & c->minsub, r);
+  vu fl = SPLAT(0);
+  if (flush) {
+    fl = (vu)((res != 0) & ((vi)res < (vi)c->minnorm));
+    res &= ~fl;
+  }
+  /* a lane is inexact iff its result differs from its input */
+  const vu x = res ^ a;
+  const vu tb = mode == MPE_RU || mode == MPE_RD ? MPEI_BLEND32(neg, c->tbn, c->tbp) : c->tbp;
+  fa->inexact |= x;
+  fa->underflow |= (x & (vu)((vi)a < (vi)tb)) | fl;
+  if (flush)
+    fa->flushed |= fl;
+  return res | (u ^ a);
+}
+
+/* one vector: round_lean when it may, else round_lanes */
+static inline __attribute__((always_inline)) vu round_vec(vu u, const mpei_plan32 *pl, const leanc *c,
+                                                         const int lean, const int mode, const int flush,
+                                                         vu rnd, flagacc *fa)
+{
+  if (lean && !MPEI_ANY32(not_lean(u, c)))
+    return round_lean(u, c, mode, flush, rnd, fa);
+  return round_lanes(u, pl, mode, rnd, fa);
+}
+
 /* a partial vector of len < VW elements (index base + i), per-lane randomness */
 static inline __attribute__((always_inline)) void partial(float *y, const float *x, size_t len,
-                                                          const mpei_plan32 *pl, uint64_t idx,
-                                                          const int mode, flagacc *fa)
+                                                          const mpei_plan32 *pl, const leanc *c, const int lean,
+                                                          uint64_t idx, const int mode, const int flush,
+                                                          flagacc *fa)
 {
   vu u = SPLAT(0);
   memcpy(&u, x, len * 4);
   /* lanes past len hold +0, which raises nothing */
-  vu r = round_lanes(u, pl, mode, random_lanes(pl, idx, mode), fa);
+  vu r = round_vec(u, pl, c, lean, mode, flush, random_lanes(pl, idx, mode), fa);
   memcpy(y, &r, len * 4);
+}
+
+/* UNROLL vectors at a time: one test sends the group through round_normal
+   (every lane normal), else one through round_lean (every lane finite, no
+   overflow), else each vector its own way. x is read again for each vector
+   (y may be x), which keeps fewer registers live than holding the group. */
+#define UNROLL 4
+
+static inline __attribute__((always_inline)) void group(float *y, const float *x, const vu rnd[UNROLL],
+                                                        const mpei_plan32 *pl, const leanc *c, const int lean,
+                                                        const int mode, const int flush, const int stream,
+                                                        flagacc *fa)
+{
+  const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
+  vi bad = SPLATI(0);
+#pragma GCC unroll 4
+  for (int q = 0; q < UNROLL; q++) {
+    vu u;
+    memcpy(&u, x + q * VW, sizeof u);
+    bad |= not_normal(u, c);
+  }
+  if (pl->dbase > 0 && !MPEI_ANY32(bad)) {
+#pragma GCC unroll 4
+    for (int q = 0; q < UNROLL; q++) {
+      vu u;
+      memcpy(&u, x + q * VW, sizeof u);
+      const vu r = round_normal(u, pl, mode, sr ? rnd[q] : SPLAT(0), fa);
+      if (stream)
+        MPEI_STREAM_STORE(y + q * VW, r);
+      else
+        memcpy(y + q * VW, &r, sizeof r);
+    }
+    return;
+  }
+  bad = SPLATI(0);
+#pragma GCC unroll 4
+  for (int q = 0; q < UNROLL; q++) {
+    vu u;
+    memcpy(&u, x + q * VW, sizeof u);
+    bad |= not_lean(u, c);
+  }
+  if (lean && !MPEI_ANY32(bad)) {
+#pragma GCC unroll 4
+    for (int q = 0; q < UNROLL; q++) {
+      vu u;
+      memcpy(&u, x + q * VW, sizeof u);
+      const vu r = round_lean(u, c, mode, flush, sr ? rnd[q] : SPLAT(0), fa);
+      if (stream)
+        MPEI_STREAM_STORE(y + q * VW, r);
+      else
+        memcpy(y + q * VW, &r, sizeof r);
+    }
+  } else {
+#pragma GCC unroll 1
+    for (int q = 0; q < UNROLL; q++) {
+      vu u;
+      memcpy(&u, x + q * VW, sizeof u);
+      const vu r = round_vec(u, pl, c, lean, mode, flush, sr ? rnd[q] : SPLAT(0), fa);
+      if (stream)
+        MPEI_STREAM_STORE(y + q * VW, r);
+      else
+        memcpy(y + q * VW, &r, sizeof r);
+    }
+  }
+}
+
+/* the whole groups from i on; returns where they end */
+static inline __attribute__((always_inline)) size_t groups(float *y, const float *x, size_t i, size_t n,
+                                                           const mpei_plan32 *pl, const leanc *c, const int lean,
+                                                           uint64_t base, const int mode, const int flush,
+                                                           const int stream, flagacc *fa)
+{
+  const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
+  for (; i + UNROLL * VW <= n; i += UNROLL * VW) {
+    vu rnd[UNROLL];
+    if (sr)   /* random_block fills UNROLL = 4 vectors */
+      random_block(pl, base + i, rnd);
+    group(y + i, x + i, rnd, pl, c, lean, mode, flush, stream, fa);
+  }
+  return i;
 }
 
 static inline __attribute__((always_inline)) unsigned kernel_body(float *y, const float *x, size_t n,
                                                                   const mpei_plan32 *plan, uint64_t base,
-                                                                  const int mode)
+                                                                  const int mode, const int flush)
 {
   const mpei_plan32 P = *plan;   /* a local copy: stores to y cannot alias it */
   const mpei_plan32 *pl = &P;
+  leanc c;
+  lean_init(&c, pl);
+  const int lean = lean_usable(pl, mode);
   flagacc fa = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
   size_t i = 0;
@@ -203,54 +406,40 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
     k = n;
   while (i < k) {
     size_t len = k - i < VW ? k - i : VW;
-    partial(y + i, x + i, len, pl, base + i, mode, &fa);
+    partial(y + i, x + i, len, pl, &c, lean, base + i, mode, flush, &fa);
     i += len;
   }
-  if (sr) {
-    for (; i + 4 * VW <= n; i += 4 * VW) {
-      vu rnd[4];
-      random_block(pl, base + i, rnd);
-      for (int q = 0; q < 4; q++) {
-        vu u;
-        memcpy(&u, x + i + q * VW, sizeof u);
-        vu r = round_lanes(u, pl, mode, rnd[q], &fa);
-        if (stream)
-          MPEI_STREAM_STORE(y + i + q * VW, r);
-        else
-          memcpy(y + i + q * VW, &r, sizeof r);
-      }
-    }
-  } else {
-    for (; i + VW <= n; i += VW) {
-      vu u;
-      memcpy(&u, x + i, sizeof u);
-      vu r = round_lanes(u, pl, mode, SPLAT(0), &fa);
-      if (stream)
-        MPEI_STREAM_STORE(y + i, r);
-      else
-        memcpy(y + i, &r, sizeof r);
-    }
-  }
-  if (stream)
+  if (stream) {
+    i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 1, &fa);
     MPEI_STREAM_FENCE();
-  while (i < n) {
-    size_t len = n - i < VW ? n - i : VW;
-    partial(y + i, x + i, len, pl, base + i, mode, &fa);
-    i += len;
+  } else
+    i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 0, &fa);
+  for (; i + VW <= n; i += VW) {
+    vu u;
+    memcpy(&u, x + i, sizeof u);
+    const vu r = round_vec(u, pl, &c, lean, mode, flush, random_lanes(pl, base + i, mode), &fa);
+    memcpy(y + i, &r, sizeof r);
   }
-  return flags_of(&fa);
+  if (i < n)
+    partial(y + i, x + i, n - i, pl, &c, lean, base + i, mode, flush, &fa);
+  return flags_of(fa);
 }
+
+#define ROUND32_MODES(flush)                                                     \
+  switch (pl->mode) {                                                            \
+  case MPE_RNE: return kernel_body(y, x, n, pl, base, MPE_RNE, flush);           \
+  case MPE_RNA: return kernel_body(y, x, n, pl, base, MPE_RNA, flush);           \
+  case MPE_RZ: return kernel_body(y, x, n, pl, base, MPE_RZ, flush);             \
+  case MPE_RU: return kernel_body(y, x, n, pl, base, MPE_RU, flush);             \
+  case MPE_RD: return kernel_body(y, x, n, pl, base, MPE_RD, flush);             \
+  case MPE_RO: return kernel_body(y, x, n, pl, base, MPE_RO, flush);             \
+  case MPE_SR: return kernel_body(y, x, n, pl, base, MPE_SR, flush);             \
+  default: return kernel_body(y, x, n, pl, base, MPE_SR_EQ, flush);              \
+  }
 
 unsigned MPEI_ISA_FN(mpei_round32)(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base)
 {
-  switch (pl->mode) {
-  case MPE_RNE: return kernel_body(y, x, n, pl, base, MPE_RNE);
-  case MPE_RNA: return kernel_body(y, x, n, pl, base, MPE_RNA);
-  case MPE_RZ: return kernel_body(y, x, n, pl, base, MPE_RZ);
-  case MPE_RU: return kernel_body(y, x, n, pl, base, MPE_RU);
-  case MPE_RD: return kernel_body(y, x, n, pl, base, MPE_RD);
-  case MPE_RO: return kernel_body(y, x, n, pl, base, MPE_RO);
-  case MPE_SR: return kernel_body(y, x, n, pl, base, MPE_SR);
-  default: return kernel_body(y, x, n, pl, base, MPE_SR_EQ);
-  }
+  if (pl->flush)
+    ROUND32_MODES(1)
+  ROUND32_MODES(0)
 }

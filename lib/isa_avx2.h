@@ -42,6 +42,14 @@
 #define MPEI_TRUNC_PD(x) ((__typeof__(x))_mm256_round_pd((__m256d)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
 #define MPEI_MAX_EPI32(a, b) ((__typeof__(a))_mm256_max_epi32((__m256i)(a), (__m256i)(b)))
 
+/* lane-wise shifts by per-lane counts (a count above 31 gives 0, as the
+   instructions define it), a lane-wise select (m ? a : b, m a lane mask) and
+   "some lane of a 32-bit mask set" */
+#define MPEI_SLLV32(v, c) ((__typeof__(v))_mm256_sllv_epi32((__m256i)(v), (__m256i)(c)))
+#define MPEI_SRLV32(v, c) ((__typeof__(v))_mm256_srlv_epi32((__m256i)(v), (__m256i)(c)))
+#define MPEI_BLEND32(m, a, b) ((__typeof__(a))_mm256_blendv_epi8((__m256i)(b), (__m256i)(a), (__m256i)(m)))
+#define MPEI_ANY32(m) (_mm256_movemask_ps((__m256)(m)) != 0)
+
 /* Lane orders for __builtin_shufflevector (constant indices: GCC >= 12 and clang
    both take it; GCC's __builtin_shuffle with a mask vector is GCC only), used to
    put Philox words in element order. With 32-bit lanes (8): IL interleaves the

@@ -43,6 +43,15 @@
 #define MPEI_TRUNC_PD(x) ((__typeof__(x))_mm512_roundscale_pd((__m512d)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
 #define MPEI_MAX_EPI32(a, b) ((__typeof__(a))_mm512_max_epi32((__m512i)(a), (__m512i)(b)))
 
+/* lane-wise shifts by per-lane counts (a count above 31 gives 0), a lane-wise
+   select (m ? a : b, m a lane mask: one ternary-logic instruction) and "some
+   lane of a 32-bit mask set" */
+#define MPEI_SLLV32(v, c) ((__typeof__(v))_mm512_sllv_epi32((__m512i)(v), (__m512i)(c)))
+#define MPEI_SRLV32(v, c) ((__typeof__(v))_mm512_srlv_epi32((__m512i)(v), (__m512i)(c)))
+#define MPEI_BLEND32(m, a, b) \
+  ((__typeof__(a))_mm512_ternarylogic_epi32((__m512i)(m), (__m512i)(a), (__m512i)(b), 0xca))
+#define MPEI_ANY32(m) (_mm512_movepi32_mask((__m512i)(m)) != 0)
+
 /* Lane orders for __builtin_shufflevector (as in isa_avx2.h, for 16 32-bit or
    8 64-bit lanes) */
 #define MPEI_SHUF32_IL 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30

@@ -81,4 +81,19 @@ typedef struct {
    : (mode) == MPEI_RC_RO  ? (t) | ((U)((rem) != 0) & (one))                   \
    : (mode) == MPEI_RC_SR  ? (t) + ((U)(sr) & (one))                           \
                            : (t) + ((U)(((rem) != 0) & (sreq)) & (one)))
+
+/* MPEI_ROUND_CARRY with the quantum per lane (the array kernels' subnormal
+   lanes): one, low, half are lane vectors and odd is the last kept bit of the
+   significand as a number (0 or 1; the implicit bit where a lane keeps only
+   that one, which the bits of a do not show). Round to odd adds one when that
+   bit is 0; the other branches are MPEI_ROUND_CARRY's, term for term. */
+#define MPEI_ROUND_CARRY_ODD(mode, U, a, odd, one, low, half, t, rem, negm, sr, sreq) \
+  ((mode) == MPEI_RC_RNE  ? ((a) + (((half) - 1) + (odd))) & ~(low)           \
+   : (mode) == MPEI_RC_RNA ? ((a) + (half)) & ~(low)                           \
+   : (mode) == MPEI_RC_RZ  ? (t)                                               \
+   : (mode) == MPEI_RC_RU  ? ((a) + ((low) & ~(U)(negm))) & ~(low)             \
+   : (mode) == MPEI_RC_RD  ? ((a) + ((low) & (U)(negm))) & ~(low)              \
+   : (mode) == MPEI_RC_RO  ? (t) + ((U)(((rem) != 0) & ((odd) == 0)) & (one))  \
+   : (mode) == MPEI_RC_SR  ? (t) + ((U)(sr) & (one))                           \
+                           : (t) + ((U)(((rem) != 0) & (sreq)) & (one)))
 #endif

@@ -1,5 +1,6 @@
 /* Array rounding: SIMD kernels vs the reference, stochastic rounding
    (statistics, thread and path independence), argument errors, aliasing. */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -57,6 +58,124 @@ START_TEST(test_simd_vs_reference)
   fprintf(stderr, "SIMD vs reference: %ld results and their flags match (levels available: %s)\n", cases,
           mpe_cpu_features());
   mpe_format_free(c1);
+  free(x); free(y); free(z);
+}
+END_TEST
+
+/* Mixed vectors: every SIMD vector (and every group of vectors the kernels
+   test at once) holding normal, subnormal, underflow-to-zero and, in the
+   second pass, overflow, infinite and NaN lanes together, with ties at the
+   subnormal boundaries: q/2, 3q/2, minnorm - q/2, the largest finite plus
+   half an ulp. Each kernel against the reference path (level 0), bits and
+   flags, every format (custom ones with emin = binary32's and inside the
+   range), mode and option. Flags are compared per array of 16 elements. */
+static float pick_mixed(uint64_t *s, const mpe_format *f, int specials)
+{
+  const double q = mpe_format_min_subnormal(f), mn = mpe_format_min_normal(f), mx = mpe_format_max(f);
+  const int p = mpe_format_precision(f);
+  uint64_t r = ts_rand64(s);
+  double v;
+  switch (r % (specials ? 24 : 18)) {
+  case 0: v = q / 2; break;                       /* tie: to 0 (even) */
+  case 1: v = 1.5 * q; break;                     /* tie: to 2q */
+  case 2: v = mn - q / 2; break;                  /* tie between the largest subnormal and minnorm */
+  case 3: v = q * (double)(1 + (r >> 8) % 7) + q / 2; break;   /* ties inside the subnormal range */
+  case 4: v = q * ldexp(1.0, -(int)((r >> 8) % 30)) * (1 + ((r >> 20) & 1) * 0.25); break;   /* far below q */
+  case 5: v = (double)ts_u2f((uint32_t)(r >> 12) & 0x007fffffu); break;   /* binary32 subnormals */
+  case 6: v = 0; break;
+  case 7: v = nextafter((float)(q / 2), 1.0); break;
+  case 8: v = mn; break;
+  case 9: v = mn * (1 - ldexp(1.0, -p - 1)); break;   /* rounds up to minnorm in the nearest modes */
+  case 10: v = mx; break;
+  case 11: v = mn * ((double)((r >> 8) & 0xffffff) * 0x1p-24); break;   /* random subnormal-range value */
+  case 12: v = q * ((double)((r >> 8) & 0xffffff) * 0x1p-24); break;    /* random value below q */
+  case 13: case 14: case 15: case 16: case 17:
+    v = ldexp(1.0 + (double)((r >> 8) & 0xffffff) * 0x1p-24, (int)((r >> 40) % 40) - 20); /* normal-ish */
+    if (v > mx)
+      v = mx / 2;
+    break;
+  case 18: v = mx * (1 + ldexp(1.0, -p)); break;   /* tie above the largest finite */
+  case 19: v = 2 * mx; break;
+  case 20: v = INFINITY; break;
+  case 21: v = NAN; break;
+  case 22: v = (double)ts_u2f(0x7f800001u); break;   /* signalling NaN */
+  default: v = nextafter(mx, INFINITY); break;
+  }
+  float fv = (float)v;
+  if (!(fv <= FLT_MAX) && !isnan(fv) && !specials)
+    fv = (float)mx;
+  return (r >> 63) ? -fv : fv;
+}
+
+START_TEST(test_mixed_vectors)
+{
+  enum { N = 4096, CHUNK = 16 };
+  float *x = malloc(N * 4), *y = malloc(N * 4), *z = malloc(N * 4);
+  mpe_format *c1, *c2, *c3;
+  ck_assert_int_eq(mpe_format_custom(&c1, 6, -126, 20), MPE_OK);   /* emin = binary32's */
+  ck_assert_int_eq(mpe_format_custom(&c2, 9, -100, 30), MPE_OK);   /* emin + 127 >= p */
+  ck_assert_int_eq(mpe_format_custom(&c3, 11, -120, 20), MPE_OK);  /* 1 < emin + 127 < p: the lane path */
+  const mpe_format *fmts[] = { mpe_format_of(MPE_FP16), mpe_format_of(MPE_BF16), mpe_format_of(MPE_TF32),
+                               mpe_format_of(MPE_E4M3), mpe_format_of(MPE_E5M2), mpe_format_of(MPE_FP32), c1, c2, c3 };
+  const int nf = (int)(sizeof fmts / sizeof fmts[0]);
+  long cases = 0, flag_checks = 0, levels_run = 0;
+  for (int lvl = 1; lvl <= 2; lvl++) {
+    if (mpe_simd_level_set(lvl) != lvl)
+      continue;
+    levels_run++;
+    for (int pass = 0; pass < 3; pass++)   /* 0: finite only; 1: rare specials; 2: many */
+      for (int fi = 0; fi < nf; fi++) {
+        const mpe_format *f = fmts[fi];
+        uint64_t s = ts_seed() + 31 * (uint64_t)fi + (uint64_t)pass;
+        for (size_t i = 0; i < N; i++)
+          x[i] = pick_mixed(&s, f, pass == 2 || (pass == 1 && ts_rand64(&s) % 97 == 0));
+        for (int r = 0; r < MPE_NROUND; r++)
+          for (int opt = 0; opt < 4; opt++) {
+            mpe_round_opts o = { (mpe_round)r, opt & 1, opt >> 1, 1234, 7 };
+            unsigned fz_all = 0;
+            for (size_t c = 0; c < N; c += CHUNK) {
+              mpe_round_opts oc = o;
+              oc.offset = o.offset + c;
+              mpe_simd_level_set(0);
+              mpe_flags_clear(~0u);
+              ck_assert_int_eq(mpe_round_f32(z + c, x + c, CHUNK, f, &oc), MPE_OK);
+              unsigned fz = mpe_flags_get();
+              mpe_simd_level_set(lvl);
+              mpe_flags_clear(~0u);
+              ck_assert_int_eq(mpe_round_f32(y + c, x + c, CHUNK, f, &oc), MPE_OK);
+              ck_assert_msg(mpe_flags_get() == fz, "level %d %s %s opt %d pass %d chunk %zu: flags %x, reference %x",
+                            lvl, mpe_format_name(f), mpe_round_name((mpe_round)r), opt, pass, c,
+                            mpe_flags_get(), fz);
+              flag_checks++;
+              fz_all |= fz;
+            }
+            /* the whole array in one call too: the 4-vector groups and the streaming-free main loop */
+            mpe_simd_level_set(lvl);
+            float *w = malloc(N * 4);
+            mpe_flags_clear(~0u);
+            ck_assert_int_eq(mpe_round_f32(w, x, N, f, &o), MPE_OK);
+            ck_assert_uint_eq(mpe_flags_get(), fz_all);
+            flag_checks++;
+            for (size_t i = 0; i < N; i++) {
+              ck_assert_msg(ts_f2u(y[i]) == ts_f2u(z[i]), "level %d %s %s opt %d pass %d: x=%08x simd %08x ref %08x",
+                            lvl, mpe_format_name(f), mpe_round_name((mpe_round)r), opt, pass, ts_f2u(x[i]),
+                            ts_f2u(y[i]), ts_f2u(z[i]));
+              ck_assert_msg(ts_f2u(w[i]) == ts_f2u(z[i]), "level %d %s %s opt %d pass %d (one call): x=%08x simd %08x ref %08x",
+                            lvl, mpe_format_name(f), mpe_round_name((mpe_round)r), opt, pass, ts_f2u(x[i]),
+                            ts_f2u(w[i]), ts_f2u(z[i]));
+            }
+            free(w);
+            cases += N;
+          }
+      }
+  }
+  mpe_simd_level_set(-1);
+  fprintf(stderr, "mixed vectors: %ld results (x2: chunks of %d and one call) match the reference on %ld level(s), "
+          "%ld flag sets match\n", cases, CHUNK, levels_run, flag_checks);
+  ck_assert_int_gt(levels_run, 0);
+  mpe_format_free(c1);
+  mpe_format_free(c2);
+  mpe_format_free(c3);
   free(x); free(y); free(z);
 }
 END_TEST
@@ -326,6 +445,7 @@ int main(void)
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_first_call_threads);
   tcase_add_test(tc, test_simd_vs_reference);
+  tcase_add_test(tc, test_mixed_vectors);
   tcase_add_test(tc, test_lengths_alignment);
   tcase_add_test(tc, test_threads_and_aliasing);
   tcase_add_test(tc, test_scalar_vs_array_stream);

@@ -1,6 +1,7 @@
 /* make bench: rounding a 64 Mi-element binary32 array, as a ratio to memcpy of
    the same array (and, for FP16 RNE, to a loop of the F16C instructions),
-   on one thread (uniform and gradient-like data) and on all threads (uniform).
+   on one thread (uniform and gradient-like data) and on all threads (uniform),
+   then in cache (a small array rounded many times, one thread).
    Ratio = reference time / mpemu time:
    1.0 means as fast as the reference, higher is faster. */
 #include <stdint.h>
@@ -45,7 +46,9 @@ static void f16c_loop(float *dst, const float *src, size_t len)
 
 int main(int argc, char **argv)
 {
-  if (argc > 1)
+  /* --cache: the in-cache rows only; a number: the array length */
+  int cache_only = argc > 1 && strcmp(argv[1], "--cache") == 0;
+  if (argc > 1 && !cache_only)
     n = strtoull(argv[1], NULL, 0) & ~(size_t)7;
   x = aligned_alloc(64, n * 4);
   y = aligned_alloc(64, n * 4);
@@ -72,7 +75,7 @@ int main(int argc, char **argv)
   static const struct { const char *name; double sigma; } dists[] = {
     { "U(-100,100)", 0 }, { "N(0,1)", 1 }, { "N(0,1e-3)", 1e-3 }, { "N(0,1e-5)", 1e-5 } };
   int threads[2] = { 1, maxt };
-  for (size_t di = 0; di < sizeof dists / sizeof dists[0]; di++) {
+  for (size_t di = 0; di < (cache_only ? 0 : sizeof dists / sizeof dists[0]); di++) {
     uint64_t s = 88172645463325252ull;
     for (size_t i = 0; i < n; i += 2) {
       double u[2];
@@ -117,6 +120,40 @@ int main(int argc, char **argv)
                  mpe_round_name(modes[b]), threads[ti], gbs, mgbs, tmem / t, vs16, tg);
         }
     }
+  }
+  /* in cache: 8 Ki elements (32 KiB in, 32 KiB out: L2 on every current
+     x86), one thread, many passes per timing; the F16C loop is the reference
+     for FP16 RNE (target >= 0.8x) */
+  {
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    enum { NC = 8192, PASSES = 4000 };
+    uint64_t s = 88172645463325252ull;
+    for (size_t i = 0; i < NC; i++) {
+      s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+      x[i] = (float)(((double)(s >> 11) * 0x1p-53 - 0.5) * 1e-3);   /* mixed normal/subnormal in FP16 and FP8 */
+    }
+    double tmem, tf16c;
+    BENCH_BEST(5, tmem, for (int p_ = 0; p_ < PASSES; p_++) memcpy(y, x, NC * 4));
+    BENCH_BEST(5, tf16c, for (int p_ = 0; p_ < PASSES; p_++) f16c_loop(y, x, NC));
+    printf("\nIn cache: %d binary32 elements U(-5e-4,5e-4), %d passes, one thread; F16C loop %.1f GB/s, memcpy %.1f GB/s\n",
+           NC, PASSES, 2.0 * NC * 4 * PASSES / tf16c / 1e9, 2.0 * NC * 4 * PASSES / tmem / 1e9);
+    printf("%-6s %-5s %12s %12s %12s  %s\n", "format", "mode", "mpemu GB/s", "vs memcpy", "vs F16C", "target");
+    for (size_t a = 0; a < sizeof types / sizeof types[0]; a++)
+      for (size_t b = 0; b < sizeof modes / sizeof modes[0]; b++) {
+        mpe_round_opts o = { modes[b], 0, 0, 42, 0 };
+        const mpe_format *f = mpe_format_of(types[a]);
+        double t;
+        BENCH_BEST(5, t, for (int p_ = 0; p_ < PASSES; p_++) mpe_round_f32(y, x, NC, f, &o));
+        char tg[32] = "";
+        if (types[a] == MPE_FP16 && modes[b] == MPE_RNE) {
+          snprintf(tg, sizeof tg, ">= 0.80 %s", tf16c / t >= 0.8 ? "met" : "NOT met");
+          missed += tf16c / t < 0.8;
+        }
+        printf("%-6s %-5s %12.1f %11.2fx %11.2fx  %s\n", mpe_format_name(f), mpe_round_name(modes[b]),
+               2.0 * NC * 4 * PASSES / t / 1e9, tmem / t, tf16c / t, tg);
+      }
   }
 #ifdef _OPENMP
   omp_set_num_threads(maxt);
