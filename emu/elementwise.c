@@ -39,7 +39,8 @@ typedef struct {
   mpei_ew_eval_fn eval;
   mpei_ew_round_fn round;   /* NULL: mpe_round_f64 */
   mpei_ew_vfn vexp;
-  mpei_ew_fast32_fn fast32;   /* add .. recip but fma, where plan.fast32 (vector levels) */
+  mpei_ew_fast32_fn fast32;   /* add .. recip but fma, where plan.fast32; add, sub, mul, scale
+                                 where plan.fast_sr (vector levels) */
 } ew_job;
 
 /* ---- portable SLEEF loops: the FMA build of SLEEF's scalar code where the
@@ -217,6 +218,10 @@ static void make_plan(mpei_ew_plan *pl, const struct mpe_format *f, const mpe_ro
   pl->medium_min = o->flush_subnormals ? f->minnorm : 2 * f->minsub;
   pl->fast32 = o->round != MPE_SR && o->round != MPE_SR_EQ && !o->flush_subnormals && f->p <= 22 &&
                f->emin - f->p + 1 >= -147;
+  /* p <= 16: the binary64 value's stochastic decision is that of the exact
+     value (its sticky bit lies below the 32 bits compared), which the one-pass
+     kernel derives from the binary32 pair (elementwise_kernel.h) */
+  pl->fast_sr = (o->round == MPE_SR || o->round == MPE_SR_EQ) && f->p <= 16;
 }
 
 static int check_common(const mpe_format *f, const mpe_round_opts *o)
@@ -251,7 +256,9 @@ static int run_flat(ew_job *j, float *out, size_t n)
   unsigned fl = 0;
   int par = 0;
   int op = j->a.op;
-  mpei_ew_fast32_fn fast32 = j->plan.fast32 && op <= EW_RECIP && op != EW_FMA ? j->fast32 : NULL;
+  int one_pass = j->plan.fast32 ? op <= EW_RECIP && op != EW_FMA
+                 : j->plan.fast_sr && (op == EW_ADD || op == EW_SUB || op == EW_MUL || op == EW_SCALE);
+  mpei_ew_fast32_fn fast32 = one_pass ? j->fast32 : NULL;
 #ifdef _OPENMP
   par = n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel();
 #endif

@@ -656,9 +656,173 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   default: return fast32_body(y, a, pl, i0, n, op, MPE_RO);                     \
   }
 
-/* op: add, sub, mul, scale, div, recip or sqrt; pl->c.mode deterministic; the format as above */
+/* ---- stochastic rounding of add, sub, mul and scale in one pass (plan.fast_sr:
+   MPE_SR or MPE_SR_EQ, p <= 16), 2*VW binary32 lanes at once, the random words
+   from the same Philox blocks as round_body.
+
+   The exact value is the pair X = s + e: s the binary32 result, e its exact
+   error (TwoSum, or the FMA remainder of the product), |e| <= ulp(s)/2 and,
+   where s = 2^k and e < 0, |e| <= 2^(k-25) (a quarter ulp). Let the lane's
+   magnitude bits be those of |s| (normal in the format), one = 2^dd of its
+   ulps the format's quantum q (dd = 24 - p >= 8), t = |s| truncated to q,
+   r = the dropped ulps, and e taken with the sign of s. Then:
+   - r > 0, or e >= 0: X lies in [t, t + q) (|e| is below one ulp, and |s| is
+     at most t + q - ulp), so X truncates to t with the fraction
+     F = floor((X - t) / q * 2^32) = r * 2^(32-dd) + floor(e / ulp * 2^(32-dd));
+   - r = 0 and e < 0 ("wrapped"): X lies just below t, so it truncates to the
+     grid value below t, t - q' (q' = q, or q/2 where t = |s| is a power of two:
+     the binade below has half the quantum; in bits both are t - one, since t -
+     one >= the format's smallest normal), with the fraction
+     2^32 + floor(e / q' * 2^32): the same sum taken modulo 2^32, with the
+     shift one smaller where q' = q/2.
+   floor(e / ulp * 2^(32-dd)) comes from e's bits: its significand m_e shifted
+   right by sh = E_s - E_e + dd - 32 (biased exponents; 1 for a subnormal e),
+   sh >= 0 since E_e <= E_s - 24 (or e subnormal and |s| >= 2^-100), and
+   negated with the sticky bits counted for e < 0. MPE_SR rounds up iff the
+   word is below F (mpei_round_ref: floor of the fraction scaled to 2^32),
+   MPE_SR_EQ iff X is inexact and the word's top bit is set; up gives t + one
+   (wrapped: t), down t (wrapped: t - one).
+   The binary64 path rounds X rounded to odd at 53 bits; for p <= 16 it drops
+   >= 37 bits, so its sticky bit lies below the 32 compared and its t, F and
+   inexactness are those of X: the same bits. Lanes the pair does not cover
+   (|s| below 2^-100 or within a quantum of the smallest normal, beyond the
+   largest finite, a rounding up past it, NaN, inf, e not finite, a zero
+   product of nonzero operands) send their vector to the binary64 path. Results
+   are normal in the format: inexact is the only flag. */
+static AI void sr_block32(uint64_t seed, uint64_t c, wu r[2])
+{
+  vq lane, out[4];
+  for (int j = 0; j < VW; j++)
+    lane[j] = (uint64_t)j;
+  philox_vec((SPQ(c) + lane) & CTR_MASK, seed, out);
+  /* per counter the words (w0, w1) and (w2, w3) as 64-bit lanes, then the
+     lanes of two counters after each other: element order */
+  const vq w01 = out[0] | (out[1] << 32), w23 = out[2] | (out[3] << 32);
+  r[0] = (wu)__builtin_shufflevector(w01, w23, MPEI_SHUF64_PLO);
+  r[1] = (wu)__builtin_shufflevector(w01, w23, MPEI_SHUF64_PHI);
+}
+
+static AI int sr32_vec(float *y, wf a, wf b, wu rnd, const mpei_ew_plan *pl, uint32_t lo_bits, const int op,
+                       const int mode, wu *inexact)
+{
+  wf s, e;
+  if (op == EW_SUB)
+    b = -b;
+  if (op == EW_MUL || op == EW_SCALE) {
+    s = a * b;
+    e = VFMAF(a, b, -s);
+  } else {
+    s = a + b;
+    wf bb = s - a;
+    e = (a - (s - bb)) + (b - bb);
+  }
+  const wu u = (wu)s, eb = (wu)e;
+  const wu ar = u & 0x7fffffffu, ae = eb & 0x7fffffffu;
+  wi ok = (ar >= lo_bits) & (ar <= pl->c.max_bits) & (ae < 0x7f800000u);
+  /* exact zeros: a sum of zero is exact; a product only from a zero operand */
+  if (op == EW_MUL || op == EW_SCALE)
+    ok |= (ar == 0) & ((a == 0) | (b == 0));
+  else
+    ok |= ar == 0;
+  if (!ALL32(ok))
+    return 0;
+  const uint32_t dd = (uint32_t)pl->c.dbase, one = 1u << dd, low = one - 1;
+  const wi eneg = (((wi)(u ^ eb) < 0) & (ae != 0));   /* e != 0 against s's sign */
+  const wu t = ar & ~low, r = ar & low;
+  const wi wrap = (r == 0) & eneg;
+  const wi half_q = wrap & ((ar & 0x7fffffu) == 0);   /* q' = q/2 */
+  const wu Ee = ae >> 23;
+  const wu me = (ae & 0x7fffffu) | ((wu)(Ee != 0) & 0x800000u);
+  wi sh = (wi)(ar >> 23) - (wi)(Ee - (wu)(Ee == 0)) + (int32_t)dd - 32 + half_q;
+  sh = (wi)SELW(sh > 31, SPW(31), sh);   /* m_e < 2^24: all of it below the point */
+  const wu g = me >> (wu)sh;
+  const wi sticky = (g << (wu)sh) != me;
+  const wu fg = ((g ^ (wu)eneg) - (wu)eneg) + (wu)(sticky & eneg);   /* floor, e's sign */
+  const wu F = (r << (32 - dd)) + fg;
+  const wi inex = (r != 0) | (ae != 0);
+  wi up;
+  if (mode == MPE_SR)
+    up = rnd < F;
+  else
+    up = inex & ((wi)rnd < 0);
+  const wu res = t + ((wu)up & one) - ((wu)wrap & one);
+  if (!ALL32((wi)(res <= pl->c.max_bits)))
+    return 0;
+  *inexact |= (wu)inex;
+  const wu out = res | (u & 0x80000000u);
+  memcpy(y, &out, sizeof out);
+  return 1;
+}
+
+static AI unsigned sr32_body(float *y, const mpei_ew_args *args, const mpei_ew_plan *plan, size_t i0, size_t n,
+                             const int op, const int mode)
+{
+  const mpei_ew_plan P = *plan;
+  const mpei_ew_args A = *args;
+  const int has_y = op == EW_ADD || op == EW_SUB || op == EW_MUL;
+  const float *x = A.x + i0, *yy = has_y ? A.y + i0 : NULL;
+  uint32_t abits;
+  memcpy(&abits, &A.alpha, 4);
+  const wf alpha = (wf)SPW(abits);   /* a splat that keeps -0 */
+  /* |s| at least one quantum above the smallest normal, and 2^-100 */
+  const uint32_t lo_bits = P.c.minnorm_bits + (1u << P.c.dbase) > 0x0d800000u
+                           ? P.c.minnorm_bits + (1u << P.c.dbase) : 0x0d800000u;
+  const uint64_t idx0 = P.c.offset + i0;
+  wu inexact = SPW(0);
+  unsigned f = 0;
+  double d[4 * VW];
+  /* to a Philox block boundary, then 4*VW elements per block of counters */
+  size_t i = (size_t)((4 - (idx0 & 3)) & 3);
+  if (i > n)
+    i = n;
+  if (i) {
+    f |= eval_entry(d, &A, i0, i);
+    f |= round_entry(y, d, i, &P, idx0);
+  }
+  for (; i + 4 * VW <= n; i += 4 * VW) {
+    wu rw[2];
+    sr_block32(P.c.seed, (idx0 + i) >> 2, rw);
+    for (int q = 0; q < 2; q++) {
+      const size_t k = i + (size_t)q * 2 * VW;
+      if (!sr32_vec(y + k, loadw(x + k), yy ? loadw(yy + k) : alpha, rw[q], &P, lo_bits, op, mode, &inexact)) {
+        f |= eval_entry(d, &A, i0 + k, 2 * VW);
+        f |= round_entry(y + k, d, 2 * VW, &P, idx0 + k);
+      }
+    }
+  }
+  if (i < n) {
+    f |= eval_entry(d, &A, i0 + i, n - i);
+    f |= round_entry(y + i, d, n - i, &P, idx0 + i);
+  }
+  wu z = SPW(0);
+  if (memcmp(&inexact, &z, sizeof z))
+    f |= MPE_FLAG_INEXACT;
+  return f;
+}
+
+#define SR32_MODES(op)                                                          \
+  return pl->c.mode == MPE_SR ? sr32_body(y, a, pl, i0, n, op, MPE_SR)          \
+                              : sr32_body(y, a, pl, i0, n, op, MPE_SR_EQ);
+
+/* op: add, sub, mul or scale; pl->c.mode stochastic, p <= 16 */
+static unsigned sr32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
+{
+  if (a->op == EW_MUL)
+    SR32_MODES(EW_MUL)
+  else if (a->op == EW_SCALE)
+    SR32_MODES(EW_SCALE)
+  else if (a->op == EW_SUB)
+    SR32_MODES(EW_SUB)
+  else
+    SR32_MODES(EW_ADD)
+}
+
+/* op: add, sub, mul, scale, div, recip or sqrt; pl->c.mode deterministic, the format as above (fast32);
+   add, sub, mul or scale with pl->c.mode stochastic (fast_sr) */
 static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
 {
+  if (pl->c.mode == MPE_SR || pl->c.mode == MPE_SR_EQ)
+    return sr32_entry(y, a, pl, i0, n);
   if (a->op == EW_MUL)
     FAST32_MODES(EW_MUL)
   else if (a->op == EW_SCALE)
