@@ -10,8 +10,13 @@
 
    Rounding: the binary64 value is rounded once, directly, by mpe_round_f64
    (portable: mpei_round_ref) or by the vector kernel that reproduces
-   mpei_round_ref's decisions and flags. Element i always uses the random word
-   (seed, offset + i), the word of mpe_round_f64 and mpe_round_f32.
+   mpei_round_ref's decisions and flags. Add, sub, mul, scale, div, recip and
+   sqrt in the deterministic modes (p <= 22, no flushing), and add, sub, mul and
+   scale in MPE_SR and MPE_SR_EQ (p <= 16), take a one-pass path on binary32
+   lanes instead (the result and its exact error, rounded with integer
+   operations; elementwise_kernel.h says why the bits are the same); lanes
+   it does not cover go through the binary64 steps. Element i always uses the
+   random word (seed, offset + i), the word of mpe_round_f64 and mpe_round_f32.
    A NaN result is the quiet NaN with the sign of the first NaN operand (x, y,
    z; alpha after x), or +NaN when the operation made it from numbers. */
 #include "config.h"

@@ -945,7 +945,7 @@ START_TEST(test_sr_decision_edges)
   mpe_format *own;
   const mpe_format *f = sr_format(_i, &own);
   const int dd = 24 - mpe_format_precision(f);
-  const size_t n = 60000, nb = 64;
+  const size_t n = 60000, nb = 160;
   float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
   float *want = malloc(n * sizeof *want), *want_eq = malloc(n * sizeof *want_eq);
   uint64_t st = ts_seed() ^ (0x5e11u + (uint64_t)_i);
@@ -956,8 +956,10 @@ START_TEST(test_sr_decision_edges)
 #endif
   sr_edges(x, y, want, want_eq, n, f, seed, offset, &st, &c);
   long compared = sr_edges_check(x, y, want, want_eq, n, f, seed, offset);
-  /* the wrapped case on purpose: element 37 of a 64-element call placed on
-     words whose top dd + 1 bits are set, below a power of two half the time */
+  /* the wrapped case on purpose: element 37 of a 160-element call (inside the
+     vector kernels' first whole block of counters at every width) placed on
+     words whose top dd + 1 bits are set, below a power of two a quarter of the
+     time */
   int found = 0;
   for (uint64_t j = 64; j < (64ull << 22) && found < 24; j++) {
     uint32_t w = sr_word(seed, j);
