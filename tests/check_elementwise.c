@@ -1049,6 +1049,63 @@ START_TEST(test_sr_one_pass_random)
 }
 END_TEST
 
+/* Large |s| with a tiny error (|x| in [2^40, 2^120], |y| far below a binary32
+   ulp of x, either sign): the one-pass kernel's scaled error underflows
+   binary32; where y points toward zero the exact value lies just below the
+   power of two, one step below it for MPE_SR only on the word 2^32 - 1.
+   Formats reaching 2^121. */
+START_TEST(test_sr_tiny_error)
+{
+  mpe_format *own;
+  const mpe_format *f = sr_format(_i, &own);
+  if (mpe_format_emax(f) < 121) {
+    mpe_format_free(own);
+    return;
+  }
+  const int p = mpe_format_precision(f);
+  const size_t n = 4096;
+  float x[4096], y[4096], want[4096], want_eq[4096], out[4096];
+  uint64_t st = ts_seed() ^ (0x7153u + (uint64_t)_i);
+  const uint64_t seed = ts_rand64(&st), offset = ts_rand64(&st) % 5;
+  long compared = 0, below = 0;
+  for (size_t i = 0; i < n; i++) {
+    int k = 40 + (int)(ts_rand64(&st) % 81), j = 30 + (int)(ts_rand64(&st) % 109);   /* y exact in binary32 */
+    int neg = (int)(ts_rand64(&st) & 1), toward = (int)(ts_rand64(&st) & 1);
+    double xv = ldexp(1.0, k), yv = ldexp(1.0 + (double)(ts_rand64(&st) % 1024) / 1024, -j);
+    uint32_t w = sr_word(seed, offset + i);
+    double prev = xv - ldexp(1.0, k - p);   /* the grid value below 2^k */
+    double r_sr = toward && w == UINT32_MAX ? prev : xv;
+    double r_eq = toward && !(w >> 31) ? prev : xv;
+    if (!toward) {   /* just above 2^k: down unless the word is below floor(y / q * 2^32) = 0 */
+      r_eq = (w >> 31) ? xv + ldexp(1.0, k - p + 1) : xv;
+    }
+    below += toward;
+    x[i] = (float)(neg ? -xv : xv);
+    y[i] = (float)((neg ^ toward) ? -yv : yv);
+    want[i] = (float)(neg ? -r_sr : r_sr);
+    want_eq[i] = (float)(neg ? -r_eq : r_eq);
+  }
+  for (int m = 0; m < 2; m++) {
+    mpe_round_opts o = { m ? MPE_SR_EQ : MPE_SR, 0, 0, seed, offset };
+    for (int lvl = 0; lvl <= 2; lvl++) {
+      if (mpe_simd_level_set(lvl) != lvl)
+        continue;
+      ck_assert_int_eq(mpe_ew_add(out, x, y, n, f, &o), MPE_OK);
+      for (size_t i = 0; i < n; i++)
+        if (ts_f2u(out[i]) != ts_f2u(m ? want_eq[i] : want[i]))
+          ck_abort_msg("add %s %s level %d elem %zu: x=%a y=%a word 0x%08x: %a, want %a", mpe_format_name(f),
+                       mpe_round_name(o.round), lvl, i, x[i], y[i], sr_word(seed, offset + i), out[i],
+                       m ? want_eq[i] : want[i]);
+      compared += (long)n;
+    }
+  }
+  fprintf(stderr, "ew SR tiny error %s: %ld results (%ld of %zu sums just below a power of two): all as expected\n",
+          mpe_format_name(f), compared, below, n);
+  mpe_simd_level_set(-1);
+  mpe_format_free(own);
+}
+END_TEST
+
 int main(void)
 {
   mpfr_set_emax(mpfr_get_emax_max());   /* e^(2^29) is a finite number */
@@ -1071,6 +1128,7 @@ int main(void)
   tcase_add_test(misc, test_stochastic_index_wrap);
   tcase_add_loop_test(misc, test_sr_decision_edges, 0, NSRF);
   tcase_add_loop_test(misc, test_sr_one_pass_random, 0, NSRF);
+  tcase_add_loop_test(misc, test_sr_tiny_error, 0, NSRF);
   suite_add_tcase(s, misc);
   return ts_run(s);
 }
