@@ -10,8 +10,13 @@
 
    Rounding: the binary64 value is rounded once, directly, by mpe_round_f64
    (portable: mpei_round_ref) or by the vector kernel that reproduces
-   mpei_round_ref's decisions and flags. Element i always uses the random word
-   (seed, offset + i), the word of mpe_round_f64 and mpe_round_f32.
+   mpei_round_ref's decisions and flags. Add, sub, mul, scale, div, recip and
+   sqrt in the deterministic modes (p <= 22, no flushing), and add, sub, mul and
+   scale in MPE_SR and MPE_SR_EQ (p <= 16), take a one-pass path on binary32
+   lanes instead (the result and its exact error, rounded with integer
+   operations; elementwise_kernel.h says why the bits are the same); lanes
+   it does not cover go through the binary64 steps. Element i always uses the
+   random word (seed, offset + i), the word of mpe_round_f64 and mpe_round_f32.
    A NaN result is the quiet NaN with the sign of the first NaN operand (x, y,
    z; alpha after x), or +NaN when the operation made it from numbers. */
 #include "config.h"
@@ -39,7 +44,8 @@ typedef struct {
   mpei_ew_eval_fn eval;
   mpei_ew_round_fn round;   /* NULL: mpe_round_f64 */
   mpei_ew_vfn vexp;
-  mpei_ew_fast32_fn fast32;   /* add .. recip but fma, where plan.fast32 (vector levels) */
+  mpei_ew_fast32_fn fast32;   /* add .. recip but fma, where plan.fast32; add, sub, mul, scale
+                                 where plan.fast_sr (vector levels) */
 } ew_job;
 
 /* ---- portable SLEEF loops: the FMA build of SLEEF's scalar code where the
@@ -217,6 +223,10 @@ static void make_plan(mpei_ew_plan *pl, const struct mpe_format *f, const mpe_ro
   pl->medium_min = o->flush_subnormals ? f->minnorm : 2 * f->minsub;
   pl->fast32 = o->round != MPE_SR && o->round != MPE_SR_EQ && !o->flush_subnormals && f->p <= 22 &&
                f->emin - f->p + 1 >= -147;
+  /* p <= 16: the binary64 value's stochastic decision is that of the exact
+     value (its sticky bit lies below the 32 bits compared), which the one-pass
+     kernel derives from the binary32 pair (elementwise_kernel.h) */
+  pl->fast_sr = (o->round == MPE_SR || o->round == MPE_SR_EQ) && f->p <= 16;
 }
 
 static int check_common(const mpe_format *f, const mpe_round_opts *o)
@@ -251,7 +261,9 @@ static int run_flat(ew_job *j, float *out, size_t n)
   unsigned fl = 0;
   int par = 0;
   int op = j->a.op;
-  mpei_ew_fast32_fn fast32 = j->plan.fast32 && op <= EW_RECIP && op != EW_FMA ? j->fast32 : NULL;
+  int one_pass = j->plan.fast32 ? op <= EW_RECIP && op != EW_FMA
+                 : j->plan.fast_sr && (op == EW_ADD || op == EW_SUB || op == EW_MUL || op == EW_SCALE);
+  mpei_ew_fast32_fn fast32 = one_pass ? j->fast32 : NULL;
 #ifdef _OPENMP
   par = n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel();
 #endif

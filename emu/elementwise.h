@@ -55,6 +55,8 @@ typedef struct {
   mpei_round_plan c;
   double medium_min;      /* 2^(emin - p + 2), or minnorm when flushing */
   int fast32;             /* deterministic mode, p <= 22, quanta >= 2^-147, no flushing */
+  int fast_sr;            /* MPE_SR or MPE_SR_EQ, p <= 16: add, sub, mul and scale in one
+                             binary32 pass (fast32 entry) */
 } mpei_ew_plan;
 
 /* d[i] = the operation on element i0 + i (binary64: exact, rounded to odd, or
@@ -63,7 +65,8 @@ typedef unsigned (*mpei_ew_eval_fn)(double *d, const mpei_ew_args *a, size_t i0,
 /* y[i] = d[i] rounded to the plan's format, element index idx0 + i; returns flags */
 typedef unsigned (*mpei_ew_round_fn)(float *y, const double *d, size_t n, const mpei_ew_plan *pl, uint64_t idx0);
 /* y[i] = element i0 + i of add, sub, mul, scale, div, recip or sqrt rounded to the plan's format
-   (plan.fast32 set): as eval then round, faster; returns flags */
+   (plan.fast32 set), or of add, sub, mul or scale (plan.fast_sr set; random word of element
+   pl->c.offset + i0 + i): as eval then round, faster; returns flags */
 typedef unsigned (*mpei_ew_fast32_fn)(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n);
 /* binary64 SLEEF loops (softmax) */
 typedef void (*mpei_ew_vfn)(double *y, const double *x, size_t n);

@@ -656,9 +656,209 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   default: return fast32_body(y, a, pl, i0, n, op, MPE_RO);                     \
   }
 
-/* op: add, sub, mul, scale, div, recip or sqrt; pl->c.mode deterministic; the format as above */
+/* ---- stochastic rounding of add, sub, mul and scale in one pass (plan.fast_sr:
+   MPE_SR or MPE_SR_EQ, p <= 16), 2*VW binary32 lanes at once, the random words
+   from the same Philox blocks as round_body.
+
+   The exact value is the pair X = s + e: s the binary32 result, e its exact
+   error (TwoSum, or the FMA remainder of the product), |e| <= ulp(s)/2 and,
+   where |s| = 2^k and e points toward zero, |e| <= 2^(k-25). Take magnitudes:
+   |X| = |s| + e' with e' = e carrying the sign relative to s. With |s| normal
+   in the format and ulp = ulp(|s|), let one = 2^dd ulps be the format's quantum
+   q (dd = 24 - p >= 8), t = |s| truncated to q and r = the ulps dropped. Then:
+   - r > 0 or e' >= 0: |X| lies in [t, t + q) (|e'| is below one ulp, |s| at
+     most t + q - ulp), so it truncates to t with the fraction
+     F = floor((|X| - t) / q * 2^32) = r * 2^(32-dd) + floor(g),
+     g = e' / ulp * 2^(32-dd), |g| <= 2^(31-dd);
+   - r = 0 and e' < 0 ("wrapped"): |X| lies just below t and truncates to the
+     grid value below, t - q' (q' = q, or q/2 where t = |s| is a power of two:
+     the binade below has half the quantum; in bits both are t - one, as t - one
+     is at least the format's smallest normal), with the fraction
+     2^32 + floor(e' / q' * 2^32): the same sum taken modulo 2^32, g doubled
+     where q' = q/2.
+   g is e' times a power of two made from |s|'s exponent (a normal binary32
+   for |s| >= 2^-64): exact where it is normal; below that only its sign
+   matters (|g| < 1, floor 0 or -1), which a subnormal product keeps, and a
+   product that underflows to zero is taken as -1 where e' < 0. MPE_SR rounds
+   up iff the word is below F (mpei_round_ref: the fraction scaled to 2^32,
+   floor), MPE_SR_EQ iff X is inexact and the word's top bit is set; up gives
+   t + one (wrapped: t), down t (wrapped: t - one).
+   The binary64 path rounds X rounded to odd at 53 bits; for p <= 16 that drops
+   >= 37 bits, so its sticky bit lies below the 32 compared and its t, F and
+   inexactness are those of X: the same bits. A vector with a lane the pair
+   does not cover (|s| below 2^-64 or within a quantum of the smallest normal,
+   at the largest finite or 2^127 and above, NaN, inf, a zero product of
+   nonzero operands) goes through the binary64 path instead. The results here
+   are normal in the format and below its largest finite: inexact is the only
+   flag. */
+/* the round keys of a seed, splat once per call */
+typedef struct { vq k0[10], k1[10]; } srkeys;
+
+static AI void srkeys_make(srkeys *K, uint64_t seed)
+{
+  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+  for (int k = 0; k < 10; k++) {
+    K->k0[k] = SPQ(k0);
+    K->k1[k] = SPQ(k1);
+    k0 += MPEI_PHILOX_W0;
+    k1 += MPEI_PHILOX_W1;
+  }
+}
+
+/* The words of the 8*VW elements of counters c .. c+2*VW-1 in element order,
+   as four vectors of 2*VW words: two sets of VW counters whose rounds
+   interleave (one set's chain of dependent multiplies leaves the multiplier
+   idle). */
+static AI void sr_block32(const srkeys *K, uint64_t c, wu r[4])
+{
+  const vq m32 = SPQ(0xffffffffu);
+  vq lane;
+  for (int j = 0; j < VW; j++)
+    lane[j] = (uint64_t)j;
+  const vq ctrA = (SPQ(c) + lane) & CTR_MASK, ctrB = (SPQ(c + VW) + lane) & CTR_MASK;
+  vq a0 = ctrA & m32, a1 = ctrA >> 32, a2 = SPQ(0), a3 = SPQ(0);
+  vq b0 = ctrB & m32, b1 = ctrB >> 32, b2 = SPQ(0), b3 = SPQ(0);
+#pragma GCC unroll 10
+  for (int k = 0; k < 10; k++) {
+    MPEI_PHILOX_ROUND(MULU32, vq, a0, a1, a2, a3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vq, b0, b1, b2, b3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+  }
+  /* per counter the words (w0, w1) and (w2, w3) as 64-bit lanes (the shifts
+     drop the junk upper halves of w1, w3), then the lanes of two counters
+     after each other */
+  const vq a01 = (a0 & m32) | (a1 << 32), a23 = (a2 & m32) | (a3 << 32);
+  const vq b01 = (b0 & m32) | (b1 << 32), b23 = (b2 & m32) | (b3 << 32);
+  r[0] = (wu)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PLO);
+  r[1] = (wu)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PHI);
+  r[2] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PLO);
+  r[3] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PHI);
+}
+
+/* the format's constants, splat once per call */
+typedef struct {
+  wu lo, span;          /* |s| bits in [lo, lo + span) */
+  wu low, pexp;         /* one - 1; 309 - dd: the biased exponent of 2^(32-dd)/ulp plus E_s */
+  uint32_t dd;
+} srconst;
+
+static AI int sr32_vec(float *y, wf a, wf b, wu rnd, const srconst *k, const int op, const int mode, wu *inexact)
+{
+  wf s, e;
+  if (op == EW_SUB)
+    b = -b;
+  if (op == EW_MUL || op == EW_SCALE) {
+    s = a * b;
+    e = VFMAF(a, b, -s);
+  } else {
+    s = a + b;
+    wf bb = s - a;
+    e = (a - (s - bb)) + (b - bb);
+  }
+  const wu u = (wu)s, sg = u & 0x80000000u, ar = u ^ sg;
+  wi ok = (wi)((ar - k->lo) ^ 0x80000000u) < (wi)(k->span ^ 0x80000000u);   /* unsigned */
+  /* exact zeros: a zero sum is exact; a zero product only of a zero operand */
+  if (op == EW_MUL || op == EW_SCALE)
+    ok |= (ar == 0) & ((a == 0) | (b == 0));
+  else
+    ok |= ar == 0;
+  if (!ALL32(ok))
+    return 0;
+  const wf es = (wf)((wu)e ^ sg);   /* e' */
+  const wi eneg = es < 0;
+  const wu t = ar & ~k->low, r = ar & k->low;
+  const wi wrap = (r == 0) & eneg;
+  const wi half_q = wrap & ((ar << 9) == 0);
+  const wf pw = (wf)((k->pexp - (ar >> 23) - (wu)half_q) << 23);
+  const wf g = es * pw;
+  /* floor(g), F with 2^31 added (a signed compare for the unsigned one) */
+  const wi fg = __builtin_convertvector(MPEI_FLOOR_PS(g), wi) + ((g == 0) & eneg);
+  const wu F = (r << (32 - k->dd)) + (wu)fg + 0x80000000u;
+  wi up;
+  if (mode == MPE_SR)
+    up = (wi)(rnd ^ 0x80000000u) < (wi)F;
+  else
+    up = ((r != 0) | (es != 0)) & ((wi)rnd < 0);
+  const wu res = t + ((wu)(wrap - up) << k->dd);
+  *inexact |= r | ((wu)es << 1);
+  const wu out = res | sg;
+  memcpy(y, &out, sizeof out);
+  return 1;
+}
+
+static AI unsigned sr32_body(float *y, const mpei_ew_args *args, const mpei_ew_plan *plan, size_t i0, size_t n,
+                             const int op, const int mode)
+{
+  const mpei_ew_plan P = *plan;
+  const mpei_ew_args A = *args;
+  const int has_y = op == EW_ADD || op == EW_SUB || op == EW_MUL;
+  const float *x = A.x + i0, *yy = has_y ? A.y + i0 : NULL;
+  uint32_t abits;
+  memcpy(&abits, &A.alpha, 4);
+  const wf alpha = (wf)SPW(abits);   /* a splat that keeps -0 */
+  /* |s| at least one quantum above the smallest normal and 2^-64, below the
+     largest finite and 2^127 */
+  const uint32_t dd = (uint32_t)P.c.dbase, lo = P.c.minnorm_bits + (1u << dd);
+  const uint32_t lo_bits = lo > 0x1f800000u ? lo : 0x1f800000u;
+  const uint32_t hi_bits = P.c.max_bits < 0x7f000000u ? P.c.max_bits : 0x7f000000u;
+  const srconst K = { SPW(lo_bits), SPW(hi_bits > lo_bits ? hi_bits - lo_bits : 0), SPW((1u << dd) - 1), SPW(309 - dd), dd };
+  const uint64_t idx0 = P.c.offset + i0;
+  srkeys keys;
+  srkeys_make(&keys, P.c.seed);
+  wu inexact = SPW(0);
+  unsigned f = 0;
+  double d[8 * VW];
+  /* to a Philox block boundary, then 8*VW elements per 2*VW counters */
+  size_t i = (size_t)((4 - (idx0 & 3)) & 3);
+  if (i > n)
+    i = n;
+  if (i) {
+    f |= eval_entry(d, &A, i0, i);
+    f |= round_entry(y, d, i, &P, idx0);
+  }
+  for (; i + 8 * VW <= n; i += 8 * VW) {
+    wu rw[4];
+    sr_block32(&keys, (idx0 + i) >> 2, rw);
+    for (int q = 0; q < 4; q++) {
+      const size_t k = i + (size_t)q * 2 * VW;
+      if (!sr32_vec(y + k, loadw(x + k), yy ? loadw(yy + k) : alpha, rw[q], &K, op, mode, &inexact)) {
+        f |= eval_entry(d, &A, i0 + k, 2 * VW);
+        f |= round_entry(y + k, d, 2 * VW, &P, idx0 + k);
+      }
+    }
+  }
+  if (i < n) {
+    f |= eval_entry(d, &A, i0 + i, n - i);
+    f |= round_entry(y + i, d, n - i, &P, idx0 + i);
+  }
+  wu z = SPW(0);
+  if (memcmp(&inexact, &z, sizeof z))
+    f |= MPE_FLAG_INEXACT;
+  return f;
+}
+
+#define SR32_MODES(op)                                                          \
+  return pl->c.mode == MPE_SR ? sr32_body(y, a, pl, i0, n, op, MPE_SR)          \
+                              : sr32_body(y, a, pl, i0, n, op, MPE_SR_EQ);
+
+/* op: add, sub, mul or scale; pl->c.mode stochastic, p <= 16 */
+static unsigned sr32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
+{
+  if (a->op == EW_MUL)
+    SR32_MODES(EW_MUL)
+  else if (a->op == EW_SCALE)
+    SR32_MODES(EW_SCALE)
+  else if (a->op == EW_SUB)
+    SR32_MODES(EW_SUB)
+  else
+    SR32_MODES(EW_ADD)
+}
+
+/* op: add, sub, mul, scale, div, recip or sqrt; pl->c.mode deterministic, the format as above (fast32);
+   add, sub, mul or scale with pl->c.mode stochastic (fast_sr) */
 static unsigned fast32_entry(float *y, const mpei_ew_args *a, const mpei_ew_plan *pl, size_t i0, size_t n)
 {
+  if (pl->c.mode == MPE_SR || pl->c.mode == MPE_SR_EQ)
+    return sr32_entry(y, a, pl, i0, n);
   if (a->op == EW_MUL)
     FAST32_MODES(EW_MUL)
   else if (a->op == EW_SCALE)

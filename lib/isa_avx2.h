@@ -41,6 +41,8 @@
 #define MPEI_JOIN(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7)
 #define MPEI_TRUNC_PD(x) ((__typeof__(x))_mm256_round_pd((__m256d)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
 #define MPEI_MAX_EPI32(a, b) ((__typeof__(a))_mm256_max_epi32((__m256i)(a), (__m256i)(b)))
+/* binary32 lanes rounded toward -inf to integers (still binary32) */
+#define MPEI_FLOOR_PS(v) ((__typeof__(v))_mm256_round_ps((__m256)(v), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC))
 
 /* lane-wise shifts by per-lane counts (a count above 31 gives 0, as the
    instructions define it), a lane-wise select (m ? a : b, m a lane mask) and

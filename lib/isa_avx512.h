@@ -42,6 +42,8 @@
 #define MPEI_JOIN(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define MPEI_TRUNC_PD(x) ((__typeof__(x))_mm512_roundscale_pd((__m512d)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
 #define MPEI_MAX_EPI32(a, b) ((__typeof__(a))_mm512_max_epi32((__m512i)(a), (__m512i)(b)))
+/* binary32 lanes rounded toward -inf to integers (still binary32) */
+#define MPEI_FLOOR_PS(v) ((__typeof__(v))_mm512_roundscale_ps((__m512)(v), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC))
 
 /* lane-wise shifts by per-lane counts (a count above 31 gives 0), a lane-wise
    select (m ? a : b, m a lane mask: one ternary-logic instruction) and "some

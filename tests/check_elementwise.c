@@ -13,6 +13,7 @@
 #include <omp.h>
 #endif
 #include "testsupport.h"
+#include "boundary.h"
 
 static const mpe_round det_modes[6] = { MPE_RNE, MPE_RNA, MPE_RZ, MPE_RU, MPE_RD, MPE_RO };
 
@@ -827,6 +828,284 @@ START_TEST(test_stochastic_index_wrap)
 }
 END_TEST
 
+/* ---- the one-pass stochastic kernel (add, sub, mul, scale; p <= 16) */
+
+/* the word of element idx of the stream `seed` (mpemu(3): word idx%4 of the block at counter idx/4) */
+static uint32_t sr_word(uint64_t seed, uint64_t idx)
+{
+  uint32_t key[2] = { (uint32_t)seed, (uint32_t)(seed >> 32) };
+  uint32_t ctr[4] = { (uint32_t)(idx / 4), (uint32_t)(idx / 4 >> 32), 0, 0 }, o[4];
+  ts_philox4x32(o, ctr, key);
+  return o[idx % 4];
+}
+
+static const mpe_format *sr_format(int k, mpe_format **own)
+{
+  static const char *const names[] = { "fp16", "bf16", "tf32", "e4m3", "e5m2" };
+  *own = NULL;
+  if (k < 5)
+    return mpe_format_lookup(names[k]);
+  /* the widest format of the one-pass kernel (p 16), and a tiny range */
+  ck_assert_int_eq(mpe_format_custom(own, k == 5 ? 16 : 5, k == 5 ? -126 : -6, k == 5 ? 127 : 7), MPE_OK);
+  return *own;
+}
+#define NSRF 7
+
+typedef struct { long d[3], wrapped, halfq; } edge_counts;
+
+/* Sums on the decision boundary: element i, word w, gets the exact value
+   x + y = t + q (w + d) / 2^32 with d in {-1, 0, +1} (d = 0 where w + d would
+   leave 32 bits), t on the format's grid (quantum q): x = t + ((w + d) >>
+   (32 - dd)) ulps of binary32 holds the bits s keeps, y the rest (below one
+   ulp, so s = RN(x + y) is x or x plus one ulp with a negative error).
+   MPE_SR must round up exactly when d = +1, MPE_SR_EQ exactly when w's top
+   bit is set. t: random grid values, the smallest normal and the next one,
+   values just below a power of two (with w's top bits all ones, s is the
+   power of two and the error negative: the quantum below is half) and the
+   top of the range. Negated at random. */
+static void sr_edges(float *x, float *y, float *want, float *want_eq, size_t n, const mpe_format *f, uint64_t seed,
+                     uint64_t offset, uint64_t *st, edge_counts *c)
+{
+  const int p = mpe_format_precision(f), emin = mpe_format_emin(f), emax = mpe_format_emax(f);
+  const int dd = 24 - p, lowbits = 32 - dd;
+  const double mx = mpe_format_max(f);
+  const int elo = p - 118 > emin ? p - 118 : emin;   /* y's last bit within binary32's subnormals */
+  size_t i = 0;
+  while (i < n) {
+    int kind = (int)(ts_rand64(st) % 8);
+    int e = elo + (int)(ts_rand64(st) % (uint64_t)(emax - elo + 1));
+    double q = ldexp(1.0, e - p + 1), t;
+    uint64_t m = (1ull << (p - 1)) + ts_rand64(st) % (1ull << (p - 1));
+    switch (kind) {
+    case 0: q = ldexp(1.0, emin - p + 1); t = ldexp(1.0, emin); break;        /* smallest normal */
+    case 1: q = ldexp(1.0, emin - p + 1); t = ldexp(1.0, emin) + q; break;
+    case 2: case 3: t = ldexp(2.0, e) - q; break;                             /* below a power of two */
+    case 4: q = ldexp(1.0, emax - p + 1); t = mx - q; break;                  /* up gives the largest */
+    default: t = (double)m * q; break;
+    }
+    if (t + q > mx || (kind < 2 && emin < elo))
+      continue;
+    for (int k = 0; k < 3 && i < n; k++, i++) {
+      uint32_t w = sr_word(seed, offset + i);
+      int d = k - 1;
+      if ((d < 0 && w == 0) || (d > 0 && w == UINT32_MAX))
+        d = 0;
+      uint64_t v = (uint64_t)w + (uint64_t)(int64_t)d;   /* in [0, 2^32) */
+      double ulp = ldexp(q, -dd);
+      double xv = t + (double)(v >> lowbits) * ulp, yv = ldexp((double)(v & ((1ull << lowbits) - 1)), -lowbits) * ulp;
+      int neg = (ts_rand64(st) & 1) != 0;
+      x[i] = (float)(neg ? -xv : xv);
+      y[i] = (float)(neg ? -yv : yv);
+      ck_assert((double)fabsf(x[i]) == xv && (double)fabsf(y[i]) == yv);
+      double up = t + q;
+      want[i] = (float)(neg ? -(d > 0 ? up : t) : (d > 0 ? up : t));
+      want_eq[i] = (float)(neg ? -((w >> 31) ? up : t) : ((w >> 31) ? up : t));
+      c->d[d + 1]++;
+      if ((double)fabsf(x[i] + y[i]) == up) {
+        c->wrapped++;
+        int ex;
+        c->halfq += frexp(up, &ex) == 0.5;
+      }
+    }
+  }
+}
+
+/* add and sub (of -y) of x, y in SR and SR_EQ at every SIMD level against the
+   expectation; returns the results compared */
+static long sr_edges_check(const float *x, const float *y, const float *want, const float *want_eq, size_t n,
+                           const mpe_format *f, uint64_t seed, uint64_t offset)
+{
+  long compared = 0;
+  float *out = malloc(n * sizeof *out), *ny = malloc(n * sizeof *ny);
+  for (size_t j = 0; j < n; j++)
+    ny[j] = -y[j];
+  for (int k = 0; k < 2; k++) {
+    mpe_round_opts o = { k ? MPE_SR_EQ : MPE_SR, 0, 0, seed, offset };
+    const float *w = k ? want_eq : want;
+    for (int fn = 0; fn < 2; fn++)
+      for (int lvl = 0; lvl <= 2; lvl++) {
+        if (mpe_simd_level_set(lvl) != lvl)
+          continue;
+        ck_assert_int_eq(fn ? mpe_ew_sub(out, x, ny, n, f, &o) : mpe_ew_add(out, x, y, n, f, &o), MPE_OK);
+        for (size_t j = 0; j < n; j++)
+          if (ts_f2u(out[j]) != ts_f2u(w[j]))
+            ck_abort_msg("%s %s %s level %d elem %zu: x=%a y=%a word 0x%08x: %a, want %a", fn ? "sub" : "add",
+                         mpe_format_name(f), mpe_round_name(o.round), lvl, j, x[j], y[j],
+                         sr_word(seed, offset + j), out[j], w[j]);
+        compared += (long)n;
+      }
+  }
+  free(out);
+  free(ny);
+  return compared;
+}
+
+START_TEST(test_sr_decision_edges)
+{
+  mpe_format *own;
+  const mpe_format *f = sr_format(_i, &own);
+  const int dd = 24 - mpe_format_precision(f);
+  const size_t n = 60000, nb = 160;
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  float *want = malloc(n * sizeof *want), *want_eq = malloc(n * sizeof *want_eq);
+  uint64_t st = ts_seed() ^ (0x5e11u + (uint64_t)_i);
+  const uint64_t seed = ts_rand64(&st), offset = ts_rand64(&st) % 7;
+  edge_counts c = { { 0 }, 0, 0 };
+#ifdef _OPENMP
+  omp_set_num_threads(1);
+#endif
+  sr_edges(x, y, want, want_eq, n, f, seed, offset, &st, &c);
+  long compared = sr_edges_check(x, y, want, want_eq, n, f, seed, offset);
+  /* the wrapped case on purpose: element 37 of a 160-element call (inside the
+     vector kernels' first whole block of counters at every width) placed on
+     words whose top dd + 1 bits are set, below a power of two a quarter of the
+     time */
+  int found = 0;
+  for (uint64_t j = 64; j < (64ull << 22) && found < 24; j++) {
+    uint32_t w = sr_word(seed, j);
+    if ((w >> (31 - dd)) != (1u << (dd + 1)) - 1)
+      continue;
+    found++;
+    uint64_t off = j - 37;
+    edge_counts c1;
+    int tries = 0;
+    do {
+      memset(&c1, 0, sizeof c1);
+      sr_edges(x, y, want, want_eq, nb, f, seed, off, &st, &c1);
+    } while (c1.wrapped == 0 && ++tries < 100);
+    c.wrapped += c1.wrapped;
+    c.halfq += c1.halfq;
+    compared += sr_edges_check(x, y, want, want_eq, nb, f, seed, off);
+  }
+  fprintf(stderr, "ew SR decision edges %s: %ld results (sums with d = -1, 0, +1: %ld, %ld, %ld; %ld wrapped, %ld of "
+          "them at a power of two; add and sub, SR and SR_EQ, every SIMD level): all as expected\n",
+          mpe_format_name(f), compared, c.d[0], c.d[1], c.d[2], c.wrapped, c.halfq);
+  ck_assert(c.wrapped > 0 && c.halfq > 0);
+  mpe_simd_level_set(-1);
+  mpe_format_free(own);
+  free(x); free(y); free(want); free(want_eq);
+}
+END_TEST
+
+/* The one-pass kernel against the reference path (SIMD level 0: binary64
+   value, then mpe_round_f64) on random operands: the boundary mix of
+   fill_operands, and runs of ordinary values (a few binades around 1, as a
+   network's activations; exponents far apart; cancelling pairs), every format
+   of the kernel, add, sub, mul and scale, SR and SR_EQ, results and flags. */
+START_TEST(test_sr_one_pass_random)
+{
+  mpe_format *own;
+  const mpe_format *f = sr_format(_i, &own);
+  const size_t n = ts_expensive() ? (1u << 20) : (1u << 18);
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z);
+  float *ref = malloc(n * sizeof *ref), *out = malloc(n * sizeof *out);
+  uint64_t st = ts_seed() ^ (0xa11u * (uint64_t)(_i + 3));
+  static const int fns[4] = { F_ADD, F_SUB, F_MUL, F_SCALE };
+  long compared = 0;
+#ifdef _OPENMP
+  omp_set_num_threads(1);
+#endif
+  for (int set = 0; set < 2; set++) {
+    if (set == 0) {
+      fill_operands(&st, x, y, z, n, f);
+    } else {
+      for (size_t i = 0; i < n; i++) {
+        int kind = (int)((i / 64) % 4);
+        x[i] = in_range(&st, -8, 8);
+        y[i] = kind == 0 ? in_range(&st, -8, 8)
+             : kind == 1 ? in_range(&st, -40, 40)
+             : kind == 2 ? -x[i] * (1.0f + ldexpf((float)(ts_rand64(&st) % 256), -(int)(ts_rand64(&st) % 30)))
+                         : x[i] * ldexpf(1.0f, -(int)(ts_rand64(&st) % 40));
+      }
+    }
+    for (int k = 0; k < 4; k++)
+      for (int mode = MPE_SR; mode <= MPE_SR_EQ; mode++) {
+        float alpha = k == 3 ? in_range(&st, -4, 4) : 0.0f;
+        mpe_round_opts o = { (mpe_round)mode, 0, 0, ts_rand64(&st), ts_rand64(&st) % 5 };
+        mpe_simd_level_set(0);
+        mpe_flags_clear(~0u);
+        ck_assert_int_eq(call(fns[k], ref, x, y, z, alpha, n, f, &o), MPE_OK);
+        unsigned rfl = mpe_flags_get();
+        for (int lvl = 1; lvl <= 2; lvl++) {
+          if (mpe_simd_level_set(lvl) != lvl)
+            continue;
+          mpe_flags_clear(~0u);
+          ck_assert_int_eq(call(fns[k], out, x, y, z, alpha, n, f, &o), MPE_OK);
+          ck_assert_uint_eq(mpe_flags_get(), rfl);
+          for (size_t i = 0; i < n; i++)
+            if (ts_f2u(out[i]) != ts_f2u(ref[i]))
+              ck_abort_msg("%s %s %s level %d elem %zu: x=%a y=%a alpha=%a: %a vs reference %a", fnames[fns[k]],
+                           mpe_format_name(f), mpe_round_name(o.round), lvl, i, x[i], y[i], alpha, out[i], ref[i]);
+          compared += (long)n;
+        }
+      }
+  }
+  fprintf(stderr, "ew SR one pass vs reference %s: %ld results (add, sub, mul, scale x SR, SR_EQ x 2 operand sets "
+          "of %zu): all identical, flags too\n", mpe_format_name(f), compared, n);
+  mpe_simd_level_set(-1);
+  mpe_flags_clear(~0u);
+  mpe_format_free(own);
+  free(x); free(y); free(z); free(ref); free(out);
+}
+END_TEST
+
+/* Large |s| with a tiny error (|x| in [2^40, 2^120], |y| far below a binary32
+   ulp of x, either sign): the one-pass kernel's scaled error underflows
+   binary32; where y points toward zero the exact value lies just below the
+   power of two, one step below it for MPE_SR only on the word 2^32 - 1.
+   Formats reaching 2^121. */
+START_TEST(test_sr_tiny_error)
+{
+  mpe_format *own;
+  const mpe_format *f = sr_format(_i, &own);
+  if (mpe_format_emax(f) < 121) {
+    mpe_format_free(own);
+    return;
+  }
+  const int p = mpe_format_precision(f);
+  const size_t n = 4096;
+  float x[4096], y[4096], want[4096], want_eq[4096], out[4096];
+  uint64_t st = ts_seed() ^ (0x7153u + (uint64_t)_i);
+  const uint64_t seed = ts_rand64(&st), offset = ts_rand64(&st) % 5;
+  long compared = 0, below = 0;
+  for (size_t i = 0; i < n; i++) {
+    int k = 40 + (int)(ts_rand64(&st) % 81), j = 30 + (int)(ts_rand64(&st) % 109);   /* y exact in binary32 */
+    int neg = (int)(ts_rand64(&st) & 1), toward = (int)(ts_rand64(&st) & 1);
+    double xv = ldexp(1.0, k), yv = ldexp(1.0 + (double)(ts_rand64(&st) % 1024) / 1024, -j);
+    uint32_t w = sr_word(seed, offset + i);
+    double prev = xv - ldexp(1.0, k - p);   /* the grid value below 2^k */
+    double r_sr = toward && w == UINT32_MAX ? prev : xv;
+    double r_eq = toward && !(w >> 31) ? prev : xv;
+    if (!toward) {   /* just above 2^k: down unless the word is below floor(y / q * 2^32) = 0 */
+      r_eq = (w >> 31) ? xv + ldexp(1.0, k - p + 1) : xv;
+    }
+    below += toward;
+    x[i] = (float)(neg ? -xv : xv);
+    y[i] = (float)((neg ^ toward) ? -yv : yv);
+    want[i] = (float)(neg ? -r_sr : r_sr);
+    want_eq[i] = (float)(neg ? -r_eq : r_eq);
+  }
+  for (int m = 0; m < 2; m++) {
+    mpe_round_opts o = { m ? MPE_SR_EQ : MPE_SR, 0, 0, seed, offset };
+    for (int lvl = 0; lvl <= 2; lvl++) {
+      if (mpe_simd_level_set(lvl) != lvl)
+        continue;
+      ck_assert_int_eq(mpe_ew_add(out, x, y, n, f, &o), MPE_OK);
+      for (size_t i = 0; i < n; i++)
+        if (ts_f2u(out[i]) != ts_f2u(m ? want_eq[i] : want[i]))
+          ck_abort_msg("add %s %s level %d elem %zu: x=%a y=%a word 0x%08x: %a, want %a", mpe_format_name(f),
+                       mpe_round_name(o.round), lvl, i, x[i], y[i], sr_word(seed, offset + i), out[i],
+                       m ? want_eq[i] : want[i]);
+      compared += (long)n;
+    }
+  }
+  fprintf(stderr, "ew SR tiny error %s: %ld results (%ld of %zu sums just below a power of two): all as expected\n",
+          mpe_format_name(f), compared, below, n);
+  mpe_simd_level_set(-1);
+  mpe_format_free(own);
+}
+END_TEST
+
 int main(void)
 {
   mpfr_set_emax(mpfr_get_emax_max());   /* e^(2^29) is a finite number */
@@ -847,6 +1126,9 @@ int main(void)
   tcase_add_test(misc, test_errors_flags);
   tcase_add_test(misc, test_nan_overflow_rules);
   tcase_add_test(misc, test_stochastic_index_wrap);
+  tcase_add_loop_test(misc, test_sr_decision_edges, 0, NSRF);
+  tcase_add_loop_test(misc, test_sr_one_pass_random, 0, NSRF);
+  tcase_add_loop_test(misc, test_sr_tiny_error, 0, NSRF);
   suite_add_tcase(s, misc);
   return ts_run(s);
 }
