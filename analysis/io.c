@@ -1021,6 +1021,17 @@ static int open_pt(mpe_io *f, const char *path, const mpe_io_opts *o)
   snprintf(root, sizeof root, "%.*s", (int)(bl < 127 ? bl : 127), mpei_utf8_valid(b, bl) ? b : "tensor");
   f->kind = MPE_IO_PT;
   int rc = mpei_pt_open(f->za, root, &f->pt, f->msg, sizeof f->msg);
+  /* integer and bool tensors a --dtype rule names are read as that type's bit patterns */
+  for (size_t k = rc ? 0 : mpei_pt_nskipped(f->pt); k-- > 0;) {
+    const char *nm, *dt, *why;
+    mpei_pt_skipped(f->pt, k, &nm, &dt, &why);
+    mpe_type t;
+    int r = mpei_dtype_rule(o, nm, mpei_pt_skipped_size(f->pt, k), &t, f->msg, sizeof f->msg);
+    if (r < 0)
+      return MPE_EINVAL;
+    if (r > 0 && (rc = mpei_pt_adopt(f->pt, k, t)))
+      FAIL(rc, "out of memory");
+  }
   for (size_t i = 0; !rc && i < mpei_pt_count(f->pt); i++) {
     mpe_io_tensor ti;
     uint64_t nb;

@@ -57,6 +57,10 @@ MPEI_HIDDEN size_t mpei_pt_count(const struct mpei_pt *p);
 MPEI_HIDDEN void mpei_pt_info(const struct mpei_pt *p, size_t i, mpe_io_tensor *t, uint64_t *nbytes);
 MPEI_HIDDEN size_t mpei_pt_nskipped(const struct mpei_pt *p);
 MPEI_HIDDEN void mpei_pt_skipped(const struct mpei_pt *p, size_t i, const char **name, const char **dtype, const char **why);
+/* the element bytes of skipped tensor i; mpei_pt_adopt lists it (after the others) as
+   `type`'s bit patterns, as a --dtype rule asks (the sizes agree) */
+MPEI_HIDDEN size_t mpei_pt_skipped_size(const struct mpei_pt *p, size_t i);
+MPEI_HIDDEN int mpei_pt_adopt(struct mpei_pt *p, size_t i, mpe_type type);
 MPEI_HIDDEN int mpei_pt_select(struct mpei_pt *p, size_t i, char *msg, size_t msglen);
 MPEI_HIDDEN int mpei_pt_read(struct mpei_pt *p, unsigned char *dst, size_t n, char *msg, size_t msglen);
 #endif

@@ -98,6 +98,7 @@ struct view {
 struct out {              /* a tensor found in the checkpoint, under a name */
   char *name;
   uint32_t view;
+  int type;               /* -1: the storage's own; else the mpe_type a --dtype rule gave */
 };
 
 struct mpei_pt {
@@ -711,6 +712,7 @@ static int emit(struct mpei_pt *p, uint32_t view, const char *name, char *msg, s
   if (grow((void **)o, cap, *n + 1, sizeof **o) || !((*o)[*n].name = strdup(name)))
     ERR(MPE_ENOMEM, "out of memory");
   (*o)[*n].view = view;
+  (*o)[*n].type = -1;
   (*n)++;
   return MPE_OK;
 }
@@ -948,7 +950,7 @@ void mpei_pt_info(const struct mpei_pt *p, size_t i, mpe_io_tensor *t, uint64_t 
   const struct view *w = &p->views[p->o[i].view];
   memset(t, 0, sizeof *t);
   t->name = p->o[i].name;
-  t->dtype = (mpe_type)stypes[w->st].type;
+  t->dtype = (mpe_type)(p->o[i].type >= 0 ? p->o[i].type : stypes[w->st].type);
   t->value_type = t->dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
   t->ndim = w->ndim;
   memcpy(t->shape, p->dims + w->dims, (size_t)w->ndim * sizeof *t->shape);
@@ -963,6 +965,21 @@ void mpei_pt_skipped(const struct mpei_pt *p, size_t i, const char **name, const
   *name = p->sk[i].name;
   *dtype = stypes[st].dtype;
   *why = stypes[st].why;
+}
+
+size_t mpei_pt_skipped_size(const struct mpei_pt *p, size_t i) { return stypes[p->views[p->sk[i].view].st].size; }
+
+int mpei_pt_adopt(struct mpei_pt *p, size_t i, mpe_type type)
+{
+  if (i >= p->nsk)
+    return MPE_EINVAL;
+  if (grow((void **)&p->o, &p->capo, p->no + 1, sizeof *p->o))
+    return MPE_ENOMEM;
+  p->o[p->no] = p->sk[i];
+  p->o[p->no++].type = (int)type;
+  memmove(&p->sk[i], &p->sk[i + 1], (p->nsk - i - 1) * sizeof *p->sk);
+  p->nsk--;
+  return MPE_OK;
 }
 
 /* ------------------------------------------------------------------ reading */

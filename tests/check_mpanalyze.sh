@@ -413,6 +413,16 @@ print(' '.join('%s:%s:%s' % (s['name'], s['dtype'], s['why']) for s in d['skippe
     && ok "text report names the skipped members" || bad "text report skipped: status $st"
   $bin -q --json "$d/pt/state.pt" >"$tmp/m.json" 2>/dev/null \
     && [ "$(jget "$tmp/m.json" skipped.0.why)" = '"integer tensor"' ] && ok "pt: skipped in the JSON" || bad "pt skipped JSON"
+  # PyTorch integer and bool tensors read through --dtype as bit patterns, like the other readers:
+  # step = 1234 (int64) as fp64 is 1234 * 2^-1074; mask [True, False, True] as e4m3 codes 1 0 1
+  $bin -q --json --dtype step=fp64 --dtype 'ma?k=e4m3' --tensor step --tensor mask "$d/pt/state.pt" >"$tmp/m.json" 2>"$tmp/err"; st=$?
+  got=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t={x['name']: x for x in d['tensors']}
+print(t['step']['dtype'], repr(t['step']['max_abs']), t['mask']['dtype'], t['mask']['count'], t['mask']['zeros'], repr(t['mask']['max_abs']), len(d['skipped']))" "$tmp/m.json" 2>&1)
+  [ $st -eq 0 ] && [ "$got" = "fp64 6.097e-321 e4m3 3 1 0.001953125 0" ] \
+    && ok "pt: --dtype reads an int64 and a bool tensor as bit patterns: $got" || bad "pt --dtype on skipped tensors: status $st [$got]"
+  $bin -q --dtype step=fp32 "$d/pt/state.pt" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "member 'step' holds 8-byte values; dtype fp32 has 4-byte ones" "$tmp/err" \
+    && ok "pt: --dtype of another size refused: $(cat "$tmp/err")" || bad "pt --dtype size: status $st"
   # --tensor finds any member: a skipped one is named with its dtype and a way to read it
   $bin -q --tensor step "$d/mixed.npz" >"$tmp/out" 2>"$tmp/err"; st=$?
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "'step' is <i8, skipped (integer array); --dtype 'step=TYPE'" "$tmp/err" \
