@@ -97,7 +97,7 @@ int mpe_train_spirals(float *x, int *labels, int n, int d, uint64_t seed)
   mpe_train_randn(mix, (size_t)d * d, seed * 31 + 7);
   for (int i = 0; i < d; i++)
     for (int j = 0; j < d; j++)
-      mix[i * d + j] = (i == j ? 1.0f : 0.0f) + mix[i * d + j] * (float)(0.5 / sqrt((double)d));
+      mix[(size_t)i * d + j] = (i == j ? 1.0f : 0.0f) + mix[(size_t)i * d + j] * (float)(0.5 / sqrt((double)d));
   for (int i = 0; i < n; i++) {
     int c = (int)(splitmix(&s) & 3);
     double r = 0.15 + 0.85 * uniform01(&s);
@@ -110,7 +110,7 @@ int mpe_train_spirals(float *x, int *labels, int n, int d, uint64_t seed)
     for (int j = 0; j < d; j++) {
       double acc = 0;
       for (int k = 0; k < d; k++)
-        acc += (double)mix[j * d + k] * v[k];
+        acc += (double)mix[(size_t)j * d + k] * v[k];
       x[(size_t)i * d + j] = (float)acc;
     }
     labels[i] = c;
@@ -203,7 +203,12 @@ int mpe_train_net_alloc(mpe_train_net **out, const mpe_train_arch *arch, const m
   if (!out || !arch || !pol || !opt || arch->nlayers < 1 || arch->nlayers > MPE_TRAIN_MAXLAYERS ||
       arch->batch < 1 || (unsigned)pol->level >= MPE_TRAIN_NLEVELS || (unsigned)arch->act > MPE_TRAIN_GELU ||
       (unsigned)arch->loss > MPE_TRAIN_XENT || (unsigned)opt->kind > MPE_TRAIN_ADAM || !(opt->lr > 0) ||
-      !(opt->momentum >= 0 && opt->momentum < 1) || !(pol->init_scale >= 0))
+      !isfinite(opt->lr) || !(opt->momentum >= 0 && opt->momentum < 1) || !(pol->init_scale >= 0))
+    return MPE_EINVAL;
+  /* Adam: 0 means the default; otherwise 0 <= beta < 1 (beta = 1 divides by zero in
+     the bias correction) and a finite eps > 0 */
+  if (opt->kind == MPE_TRAIN_ADAM && (!(opt->beta1 >= 0 && opt->beta1 < 1) || !(opt->beta2 >= 0 && opt->beta2 < 1) ||
+                                      !(opt->eps >= 0) || !isfinite(opt->eps)))
     return MPE_EINVAL;
   for (int l = 0; l <= arch->nlayers; l++)
     if (arch->sizes[l] < 1 || arch->sizes[l] > (1 << 20))
@@ -229,6 +234,10 @@ int mpe_train_net_alloc(mpe_train_net **out, const mpe_train_arch *arch, const m
     if (rc)
       return rc;
     if (pol->init_scale > 0) {
+      /* the scale as the scaler stores it must be a finite number > 0 */
+      double st = sp.storage == MPE_SCALER_BINARY32 ? (double)(float)pol->init_scale : pol->init_scale;
+      if (!isfinite(st) || !(st > 0))
+        return MPE_EINVAL;
       sp.init_scale = pol->init_scale;
       if (sp.max_scale < sp.init_scale)
         sp.max_scale = sp.init_scale;

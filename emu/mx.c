@@ -74,10 +74,11 @@ int mpe_mx_quantize_f32(uint8_t *elem, uint8_t *scale, const float *x, size_t n,
         amax = a;
     }
     double sv;   /* the scale's value; 0: the block's elements are zero */
-    if (special) {
+    if (special) {   /* the NaN scale: the block's values are lost, finite ones too */
       scale[b0 / B] = (uint8_t)mpei_encode(NAN, sf);
       for (size_t i = 0; i < m; i++)
         eb[i] = 0;
+      fl |= MPE_FLAG_INVALID;
       continue;
     }
     if (sf->special == MPEI_SP_E8M0) {
@@ -96,8 +97,10 @@ int mpe_mx_quantize_f32(uint8_t *elem, uint8_t *scale, const float *x, size_t n,
       scale[b0 / B] = (uint8_t)mpei_encode(sv, sf);
     }
     for (size_t i = 0; i < m; i++) {
-      if (sv == 0) {
+      if (sv == 0) {   /* the scale rounded to 0 (NVFP4): non-zero values underflow to 0 */
         eb[i] = (uint8_t)mpei_encode(copysign(0.0, xb[i]), ef);
+        if (xb[i] != 0)
+          fl |= MPE_FLAG_INEXACT | MPE_FLAG_UNDERFLOW;
         continue;
       }
       /* x / sv: exact for a power-of-two scale; for an E4M3 scale the binary64

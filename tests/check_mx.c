@@ -367,6 +367,26 @@ START_TEST(test_mx_api)
     ck_assert(c == 255 ? isnan(v) : v == ldexpf(1.0f, c - 127));
   }
   printf("MX: 256 E8M0 scale codes decode as 2^(c - 127), 0xFF NaN\n");
+  /* what a block loses is flagged: a NaN in the block (the NaN scale, its finite
+     values zeroed) is INVALID; an NVFP4 block whose scale amax/6 rounds to 0 in
+     E4M3 (amax 1e-4) has its non-zero values underflow: INEXACT and UNDERFLOW */
+  float nb[32] = { 1.0f, NAN, 2.0f };
+  mpe_flags_clear(~0u);
+  ck_assert_int_eq(mpe_mx_quantize_f32(e, s, nb, 32, MPE_MXFP4, NULL), MPE_OK);
+  ck_assert_int_eq(s[0], 0xFF);
+  ck_assert(mpe_flags_get() & MPE_FLAG_INVALID);
+  float tb[16];
+  for (int i = 0; i < 16; i++)
+    tb[i] = 1e-4f * (float)(i % 3);
+  mpe_flags_clear(~0u);
+  ck_assert_int_eq(mpe_mx_quantize_f32(e, s, tb, 16, MPE_NVFP4, NULL), MPE_OK);
+  ck_assert_int_eq(s[0], 0x00);
+  ck_assert_uint_eq(mpe_flags_get() & (MPE_FLAG_INEXACT | MPE_FLAG_UNDERFLOW), MPE_FLAG_INEXACT | MPE_FLAG_UNDERFLOW);
+  /* a finite block raises neither */
+  mpe_flags_clear(~0u);
+  ck_assert_int_eq(mpe_mx_quantize_f32(e, s, z, 32, MPE_MXFP4, NULL), MPE_OK);
+  ck_assert_uint_eq(mpe_flags_get() & MPE_FLAG_INVALID, 0);
+  mpe_flags_clear(~0u);
 }
 END_TEST
 

@@ -448,7 +448,23 @@ START_TEST(test_errors)
   arch.sizes[1] = 5;
   opt.lr = 0;
   ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
+  opt.lr = INFINITY;
+  ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
   opt.lr = 0.1f;
+  /* a loss scale the scaler cannot store (binary32): not "out of memory" */
+  static const double bad_scales[] = { INFINITY, 1e300, 1e39, 1e-300, 5e-324 };
+  for (size_t i = 0; i < sizeof bad_scales / sizeof bad_scales[0]; i++) {
+    pol.init_scale = bad_scales[i];
+    ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_EINVAL);
+  }
+  pol.init_scale = 0;
+  /* Adam: beta in [0, 1) (0 = the default), eps finite and >= 0 */
+  static const float bad_adam[][3] = { { 2, 0, 0 }, { -0.5f, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 2, 0 },
+                                        { 0, 0, -1 }, { 0, 0, INFINITY } };
+  for (size_t i = 0; i < sizeof bad_adam / sizeof bad_adam[0]; i++) {
+    mpe_train_optim ad = { MPE_TRAIN_ADAM, 1e-3f, 0, bad_adam[i][0], bad_adam[i][1], bad_adam[i][2] };
+    ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &ad), MPE_EINVAL);
+  }
   ck_assert_int_eq(mpe_train_net_alloc(NULL, &arch, &pol, &opt), MPE_EINVAL);
   ck_assert_ptr_null(net);
   ck_assert_int_eq(mpe_train_net_alloc(&net, &arch, &pol, &opt), MPE_OK);

@@ -526,6 +526,15 @@ static int tensor_write(FILE *out, const struct tres *t, const struct target *tg
   return 0;
 }
 
+/* a JSON dump or tensor report that failed: a write error on `out` (exit 2,
+   naming `where`), else out of memory. MPA_EXIT_* */
+static int write_failed(FILE *out, const char *where)
+{
+  if (ferror(out))   /* standard output: mpa_close_stdout says it, once */
+    return out == stdout ? MPA_EXIT_INPUT : mpa_error(where, "write failed: %s", strerror(errno ? errno : EIO));
+  return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
+}
+
 /* a tensor after the first into the scratch file. MPA_EXIT_* */
 static int spill_put(struct spill *sp, const struct tres *t, const struct target *tg, size_t nf, int json, int margin)
 {
@@ -543,7 +552,8 @@ static int spill_put(struct spill *sp, const struct tres *t, const struct target
                        strerror(errno));
   }
   if (tensor_write(sp->fp, t, tg, nf, json, margin, 0, 0))
-    return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
+    return ferror(sp->fp) ? mpa_error(tmpdir(), "cannot write the report's scratch file: %s", strerror(errno ? errno : EIO))
+                          : (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
   if (ferror(sp->fp))
     return mpa_error(tmpdir(), "cannot write the report's scratch file: %s", strerror(errno));
   sp->n++;
@@ -561,7 +571,7 @@ static int spill_copy(struct spill *sp)
     return mpa_error(tmpdir(), "cannot write the report's scratch file: %s", strerror(errno));
   while ((got = fread(b, 1, sizeof b, sp->fp)) > 0)
     if (fwrite(b, 1, got, stdout) != got)
-      return mpa_error("standard output", "write failed: %s", strerror(errno));
+      return MPA_EXIT_INPUT;   /* mpa_close_stdout says it */
   if (ferror(sp->fp))
     return mpa_error(tmpdir(), "cannot read back the report's scratch file: %s", strerror(errno));
   return MPA_EXIT_OK;
@@ -1168,23 +1178,23 @@ walked:
           json_t *o = step_json(&steps[s], s, tg, nf);
           fputs(s ? ",\n    " : "\n    ", stdout);
           if (!o || json_dumpf(o, stdout, one))
-            rc = MPA_EXIT_FAIL;
+            rc = write_failed(stdout, "standard output");
           json_decref(o);
         }
         fputs("\n  ]", stdout);
       }
       if (keep_layers) {
         fputs(",\n  \"tensors\": [", stdout);
-        if (tensor_write(stdout, &res[0], tg, nf, 1, (int)margin, 1, 0))
-          rc = (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+        if (rc == MPA_EXIT_OK && tensor_write(stdout, &res[0], tg, nf, 1, (int)margin, 1, 0))
+          rc = write_failed(stdout, "standard output");
         if (rc == MPA_EXIT_OK)
           rc = spill_copy(&sp);
         fputs("\n  ]", stdout);
       }
       fputs(",\n  \"total\": ", stdout);
-      json_t *o = tensor_json(&all, tg, nf, (int)margin);
-      if (!o || json_dumpf(o, stdout, one))
-        rc = MPA_EXIT_FAIL;
+      json_t *o = rc == MPA_EXIT_OK ? tensor_json(&all, tg, nf, (int)margin) : NULL;
+      if (rc == MPA_EXIT_OK && (!o || json_dumpf(o, stdout, one)))
+        rc = write_failed(stdout, "standard output");
       json_decref(o);
       fputs("\n}\n", stdout);
     }
