@@ -52,6 +52,15 @@ START_TEST(test_version_names)
   ck_assert_ptr_null(mpe_round_name((mpe_round)99));
   ck_assert_str_eq(mpe_type_name(MPE_E4M3), "e4m3");
   ck_assert_ptr_nonnull(mpe_cpu_features());
+  /* mpe_simd_level reports the level in force without changing it */
+  int top = mpe_simd_level_set(-1);
+  ck_assert_int_eq(mpe_simd_level(), top);
+  ck_assert_int_eq(mpe_simd_level_set(0), 0);
+  ck_assert_int_eq(mpe_simd_level(), 0);
+  ck_assert_int_eq(mpe_simd_level(), 0);
+  ck_assert_int_eq(mpe_simd_level_set(99), top);   /* clamped to the CPU's */
+  ck_assert_int_eq(mpe_simd_level(), top);
+  mpe_simd_level_set(-1);
 }
 END_TEST
 
