@@ -9,48 +9,6 @@
 #include <strings.h>
 #include "mpanalyze.h"
 
-static void help(void)
-{
-  printf("usage: mpanalyze memory --params N [options]\n"
-         "  -p, --params N        number of parameters: 1.3e9, 7.5B, 350M, 125k\n"
-         "  -o, --optimizer O     adam (default), sgd (with momentum), adafactor\n"
-         "  -P, --precision P     amp-fp16 (default), amp-bf16, fp32, fp8\n"
-         "  -z, --zero S          ZeRO-DP stage 0 (plain data parallel, default), 1, 2, 3\n"
-         "  -g, --gpus N          data-parallel GPUs (default 1)\n"
-         "  -a, --activations A   activation bytes per GPU (12e9, 12GB, 3.5GiB), or a GPT-style\n"
-         "                        model: seq=S,batch=B,hidden=H,layers=L,heads=A (16-bit, no\n"
-         "                        recomputation; Korthikanti et al. 2022)\n"
-         "      --json            one JSON document on stdout\n"
-         "  -q, --quiet           no notes\n"
-         "Bytes are counted per GPU; GB = 10^9 bytes, as in the ZeRO paper.\n");
-}
-
-/* a positive number with an optional k/M/B/T (counts) suffix */
-static int parse_count(const char *s, double *v)
-{
-  char *e;
-  errno = 0;
-  double x = strtod(s, &e);
-  if (e == s || errno || !isfinite(x))
-    return -1;
-  if (*e) {
-    double m = 0;
-    if (!strcasecmp(e, "k"))
-      m = 1e3;
-    else if (!strcasecmp(e, "m"))
-      m = 1e6;
-    else if (!strcasecmp(e, "b") || !strcasecmp(e, "g"))
-      m = 1e9;
-    else if (!strcasecmp(e, "t"))
-      m = 1e12;
-    else
-      return -1;
-    x *= m;
-  }
-  *v = x;
-  return 0;
-}
-
 /* bytes: a number with an optional B, kB, MB, GB, TB, KiB, MiB, GiB, TiB suffix */
 static int parse_bytes(const char *s, double *v)
 {
@@ -93,75 +51,74 @@ static int parse_model(const char *s, double *bytes)
     for (k = 0; k < 5; k++)
       if (!strcmp(t, keys[k]))
         break;
-    if (k == 5 || parse_count(eq + 1, &val[k]) || !(val[k] > 0))
+    if (k == 5 || mpa_parse_count(eq + 1, &val[k]))
       return -1;
   }
   return mpe_memory_activations(bytes, val[0], val[1], val[2], val[3], val[4]) ? -1 : 0;
 }
 
+struct activations { double bytes; const char *text; };
+
+static int take_activations(const char *arg, void *field)
+{
+  struct activations *a = field;
+  a->text = arg;
+  return strchr(arg, '=') ? parse_model(arg, &a->bytes) : parse_bytes(arg, &a->bytes);
+}
+
+static int take_optimizer(const char *arg, void *field)
+{
+  int k = mpe_memory_optimizer_lookup(arg);
+  if (k < 0)
+    return -1;
+  *(mpe_memory_optimizer *)field = (mpe_memory_optimizer)k;
+  return 0;
+}
+
+static int take_precision(const char *arg, void *field)
+{
+  int k = mpe_memory_precision_lookup(arg);
+  if (k < 0)
+    return -1;
+  *(mpe_memory_precision *)field = (mpe_memory_precision)k;
+  return 0;
+}
+
 int mpa_cmd_memory(int argc, char **argv)
 {
-  static const struct option lo[] = {
-    { "params", required_argument, 0, 'p' }, { "optimizer", required_argument, 0, 'o' },
-    { "precision", required_argument, 0, 'P' }, { "zero", required_argument, 0, 'z' },
-    { "gpus", required_argument, 0, 'g' }, { "activations", required_argument, 0, 'a' },
-    { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
-    { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
   mpe_memory_config c = { 0, MPE_OPT_ADAM, MPE_PREC_AMP_FP16, 0, 1, 0 };
-  const char *act_text = NULL;
-  int json = 0, quiet = 0, ch, have_params = 0;
-  long v;
-  optind = 1;
-  opterr = 1;
-  while ((ch = mpa_getopt(argc, argv, "p:o:P:z:g:a:qh", lo)) != -1) {
-    switch (ch) {
-    case 'p':
-      if (parse_count(optarg, &c.params) || !(c.params > 0))
-        return mpa_error(NULL, "bad --params '%s' (a positive count: 1.3e9, 7.5B, 350M)", optarg);
-      have_params = 1;
-      break;
-    case 'o': {
-      int k = mpe_memory_optimizer_lookup(optarg);
-      if (k < 0)
-        return mpa_error(NULL, "unknown --optimizer '%s' (adam, sgd, adafactor)", optarg);
-      c.optimizer = (mpe_memory_optimizer)k;
-      break;
-    }
-    case 'P': {
-      int k = mpe_memory_precision_lookup(optarg);
-      if (k < 0)
-        return mpa_error(NULL, "unknown --precision '%s' (fp32, amp-fp16, amp-bf16, fp8)", optarg);
-      c.precision = (mpe_memory_precision)k;
-      break;
-    }
-    case 'z':
-      if (mpa_parse_int(optarg, 0, 3, &v))
-        return mpa_error(NULL, "bad --zero '%s' (0, 1, 2 or 3)", optarg);
-      c.zero = (int)v;
-      break;
-    case 'g':
-      if (mpa_parse_int(optarg, 1, 1L << 30, &v))
-        return mpa_error(NULL, "bad --gpus '%s' (a positive integer)", optarg);
-      c.gpus = (int)v;
-      break;
-    case 'a':
-      act_text = optarg;
-      if (strchr(optarg, '=') ? parse_model(optarg, &c.activations) : parse_bytes(optarg, &c.activations))
-        return mpa_error(NULL, "bad --activations '%s' (bytes such as 12GB, or "
-                               "seq=S,batch=B,hidden=H,layers=L,heads=A)", optarg);
-      break;
-    case 'j': json = 1; break;
-    case 'q': quiet = 1; break;
-    case 'h': help(); return MPA_EXIT_OK;
-    default: return MPA_EXIT_INPUT;
-    }
-  }
-  if (optind < argc)
-    return mpa_error(NULL, "unexpected argument '%s' (mpanalyze memory --help)", argv[optind]);
-  if (!have_params)
-    return mpa_error(NULL, "memory needs --params (mpanalyze memory --help)");
+  struct activations act = { 0, NULL };
+  int json = 0, quiet = 0, first;
+  const mpa_opt opts[] = {
+    { "params", 'p', MPA_COUNT, &c.params, 0, 0, "N", "number of parameters: 1.3e9, 7.5B, 350M, 125k", NULL, NULL, 0 },
+    { "optimizer", 'o', MPA_CALL, &c.optimizer, 0, 0, "O", "adam (default), sgd (with momentum), adafactor",
+      "adam, sgd, adafactor", (const void *)take_optimizer, MPA_WORD },
+    { "precision", 'P', MPA_CALL, &c.precision, 0, 0, "P", "amp-fp16 (default), amp-bf16, fp32, fp8",
+      "fp32, amp-fp16, amp-bf16, fp8", (const void *)take_precision, MPA_WORD },
+    { "zero", 'z', MPA_INT, &c.zero, 0, 3, "S", "ZeRO-DP stage 0 (plain data parallel, default), 1, 2, 3",
+      "0, 1, 2 or 3", NULL, 0 },
+    { "gpus", 'g', MPA_INT, &c.gpus, 1, 1 << 30, "N", "data-parallel GPUs (default 1)", NULL, NULL, 0 },
+    { "activations", 'a', MPA_CALL, &act, 0, 0, "A",
+      "activation bytes per GPU (12e9, 12GB, 3.5GiB), or a GPT-style\n"
+      "model: seq=S,batch=B,hidden=H,layers=L,heads=A (16-bit, no\n"
+      "recomputation; Korthikanti et al. 2022)",
+      "bytes such as 12GB, or seq=S,batch=B,hidden=H,layers=L,heads=A", (const void *)take_activations, 0 },
+    MPA_OPT_JSON(&json),
+    { "quiet", 'q', MPA_FLAG, &quiet, 0, 0, NULL, "no notes", NULL, NULL, 0 },
+    MPA_OPT_END };
+  const mpa_cli cli = { "memory", "usage: mpanalyze memory --params N [options]",
+                        "Bytes are counted per GPU; GB = 10^9 bytes, as in the ZeRO paper.", opts };
+  int rc = mpa_parse(&cli, argc, argv, &first);
+  if (rc)
+    return rc == 1 ? MPA_EXIT_OK : rc;
+  if (mpa_no_operands(&cli, first, argc, argv))
+    return MPA_EXIT_INPUT;
+  if (!(c.params > 0))
+    return mpa_error("memory", "--params is required (mpanalyze memory --help)");
+  c.activations = act.bytes;
+  const char *act_text = act.text;
   mpe_memory_report r;
-  int rc = mpe_memory_estimate(&r, &c);
+  rc = mpe_memory_estimate(&r, &c);
   if (rc)
     return mpa_error(NULL, "%s", mpe_strerror(rc));
 

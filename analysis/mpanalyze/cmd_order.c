@@ -8,21 +8,6 @@
 #include <string.h>
 #include "mpanalyze.h"
 
-static void help(void)
-{
-  printf("usage: mpanalyze order [options] FILE\n"
-         "  -t, --tensor NAME    the tensor to read (default: the first)\n"
-         "  -f, --format F       the format every addition rounds to (default fp32)\n"
-         "  -r, --round MODE     rne (default), rna, rz, ru, rd, ro, sr, sr_eq\n"
-         "  -l, --len K          sum rows of K consecutive values (default: the whole tensor)\n"
-         "  -n, --trials N       random orders per row (default 100)\n"
-         "  -s, --splits S       split-K parts (default 4)\n"
-         "      --seed S         permutation and stochastic-rounding seed (default 0)\n"
-         "      --dtype T        what raw files (and |V2 .npy arrays) hold\n"
-         "      --json           one JSON document on stdout\n"
-         "  -q, --quiet          no notes\n");
-}
-
 static int load(const char *path, const char *tensor, const mpe_io_opts *io, float **out, size_t *count)
 {
   mpe_io *f = NULL;
@@ -86,76 +71,41 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, flo
 
 int mpa_cmd_order(int argc, char **argv)
 {
-  static const struct option lo[] = {
-    { "tensor", required_argument, 0, 't' }, { "format", required_argument, 0, 'f' },
-    { "round", required_argument, 0, 'r' }, { "len", required_argument, 0, 'l' },
-    { "trials", required_argument, 0, 'n' }, { "splits", required_argument, 0, 's' },
-    { "seed", required_argument, 0, 'S' }, { "dtype", required_argument, 0, 'd' },
-    { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
-    { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
-  const char *tensor = NULL, *fname = "fp32";
-  long len = 0, trials = 100, splits = 4, v;
+  const char *tensor = NULL;
+  const mpe_format *f = mpe_format_lookup("fp32");
+  long len = 0, trials = 100, splits = 4;
   unsigned long long seed = 0;
-  int json = 0, quiet = 0, ch;
+  int json = 0, quiet = 0, first;
   mpe_round mode = MPE_RNE;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
-  optind = 1;
-  opterr = 1;
-  while ((ch = mpa_getopt(argc, argv, "t:f:r:l:n:s:qh", lo)) != -1) {
-    char *e;
-    switch (ch) {
-    case 't': tensor = optarg; break;
-    case 'f': fname = optarg; break;
-    case 'r': {
-      int m = mpe_round_lookup(optarg);
-      if (m < 0)
-        return mpa_error(NULL, "unknown --round '%s' (rne, rna, rz, ru, rd, ro, sr, sr_eq)", optarg);
-      mode = (mpe_round)m;
-      break;
-    }
-    case 'l':
-      if (mpa_parse_int(optarg, 1, 1L << 31, &v))
-        return mpa_error(NULL, "bad --len '%s'", optarg);
-      len = v;
-      break;
-    case 'n':
-      if (mpa_parse_int(optarg, 1, 1L << 20, &v))
-        return mpa_error(NULL, "bad --trials '%s' (1 .. 1048576)", optarg);
-      trials = v;
-      break;
-    case 's':
-      if (mpa_parse_int(optarg, 1, 1L << 20, &v))
-        return mpa_error(NULL, "bad --splits '%s'", optarg);
-      splits = v;
-      break;
-    case 'S':
-      seed = strtoull(optarg, &e, 0);
-      if (e == optarg || *e || optarg[0] == '-')
-        return mpa_error(NULL, "bad --seed '%s'", optarg);
-      break;
-    case 'd':
-      if (mpe_io_dtype_lookup(optarg, &io.dtype))
-        return mpa_error(NULL, "unknown --dtype '%s'", optarg);
-      io.has_dtype = 1;
-      break;
-    case 'j': json = 1; break;
-    case 'q': quiet = 1; break;
-    case 'h': help(); return MPA_EXIT_OK;
-    default: return MPA_EXIT_INPUT;
-    }
-  }
-  if (optind + 1 != argc)
-    return mpa_error(NULL, "order needs exactly one FILE (mpanalyze order --help)");
-  const char *path = argv[optind];
-  const mpe_format *f = mpe_format_lookup(fname);
-  if (!f)
-    return mpa_error(NULL, "unknown format '%s'", fname);
+  const mpa_opt opts[] = {
+    { "tensor", 't', MPA_STRING, &tensor, 0, 0, "NAME", "the tensor to read (default: the first)", NULL, NULL, 0 },
+    { "format", 'f', MPA_FORMAT, &f, 0, 0, "F", "the format every addition rounds to (default fp32)", NULL, NULL, 0 },
+    { "round", 'r', MPA_ROUND, &mode, 0, 0, "MODE", "rne (default), rna, rz, ru, rd, ro, sr, sr_eq", NULL, NULL, 0 },
+    { "len", 'l', MPA_LONG, &len, 1, 0x1p31, "K", "sum rows of K consecutive values (default: the whole tensor)",
+      NULL, NULL, 0 },
+    { "trials", 'n', MPA_LONG, &trials, 1, 0x1p20, "N", "random orders per row (default 100)", NULL, NULL, 0 },
+    { "splits", 's', MPA_LONG, &splits, 1, 0x1p20, "S", "split-K parts (default 4)", NULL, NULL, 0 },
+    { "seed", 0, MPA_U64, &seed, 0, 0x1p64, "S", "permutation and stochastic-rounding seed (default 0)",
+      "a non-negative integer", NULL, 0 },
+    { "dtype", 0, MPA_DTYPE, &io, 0, 0, "T", "what raw files (and |V2 .npy arrays) hold", NULL, NULL, MPA_PLAIN },
+    MPA_OPT_JSON(&json),
+    { "quiet", 'q', MPA_FLAG, &quiet, 0, 0, NULL, "no notes", NULL, NULL, 0 },
+    MPA_OPT_END };
+  const mpa_cli cli = { "order", "usage: mpanalyze order [options] FILE", NULL, opts };
+  int rc = mpa_parse(&cli, argc, argv, &first);
+  if (rc)
+    return rc == 1 ? MPA_EXIT_OK : rc;
+  if (first + 1 != argc)
+    return mpa_error("order", "needs exactly one FILE (mpanalyze order --help)");
+  const char *path = argv[first];
   if (mpe_format_precision(f) > 24)
-    return mpa_error(NULL, "--format %s: sums are kept in binary32, at most 24 bits of precision", fname);
+    return mpa_error("order", "--format %s: sums are kept in binary32, at most 24 bits of precision",
+                     mpe_format_name(f));
   float *x = NULL;
   size_t n = 0;
-  int rc = load(path, tensor, &io, &x, &n);
+  rc = load(path, tensor, &io, &x, &n);
   if (rc)
     return rc;
   size_t k = len ? (size_t)len : n;

@@ -33,6 +33,67 @@ int mpa_cmd_update(int argc, char **argv);   /* cmd_update.c */
 int mpa_cmd_memory(int argc, char **argv);   /* cmd_memory.c */
 int mpa_cmd_order(int argc, char **argv);    /* cmd_order.c */
 
+/* ---- options (common.c): every subcommand describes its options in one
+   table, parsed by mpa_parse and printed by mpa_help. A bad value gives one
+   line "mpanalyze: CMD: bad --NAME 'VALUE' (what it must be)" (an unknown
+   word: "unknown --NAME 'VALUE' (the words)"), an unknown option or a
+   missing value mpa_getopt's line; all exit MPA_EXIT_INPUT. */
+typedef enum {
+  MPA_FLAG,      /* int: set to 1 */
+  MPA_INT,       /* int in [lo, hi] */
+  MPA_LONG,      /* long in [lo, hi] */
+  MPA_U64,       /* unsigned long long, decimal, 0x hex or 0 octal, at most hi (seeds) */
+  MPA_DOUBLE,    /* double: a finite number in [lo, hi] (MPA_LO_OPEN, MPA_HI_OPEN: strict) */
+  MPA_COUNT,     /* double: a positive count with an optional k, M, B (or G), T suffix */
+  MPA_FORMAT,    /* const mpe_format *: a format name (mpe_format_lookup) */
+  MPA_ENUM,      /* int: the index of the value in words (NULL-terminated) */
+  MPA_ROUND,     /* mpe_round: rne, rna, rz, ru, rd, ro, sr, sr_eq */
+  MPA_DTYPE,     /* mpe_io_opts: --dtype T or NAME=T (mpa_parse_dtype) */
+  MPA_SHAPE,     /* mpe_io_opts: --shape D,D.. */
+  MPA_KIND,      /* mpe_io_opts: --kind K */
+  MPA_PATH_IN,   /* const char *: an input file */
+  MPA_PLOT,      /* const char *: an output .svg or .png, checked as mpa_output_check does */
+  MPA_STRING,    /* const char * */
+  MPA_STRINGS,   /* const char **: repeatable, appended; count in *(size_t *)extra */
+  MPA_CALL       /* int fn(const char *arg, void *field): 0, or -1 for "bad" */
+} mpa_opt_kind;
+#define MPA_LO_OPEN 1
+#define MPA_HI_OPEN 2
+#define MPA_PLAIN 4     /* MPA_DTYPE: a type only, no NAME=T rules */
+#define MPA_WORD 8      /* MPA_CALL: the value is a word; a bad one is "unknown" */
+typedef struct {
+  const char *name;     /* long name without "--"; NULL ends the table */
+  int key;              /* short letter, or 0 */
+  mpa_opt_kind kind;
+  void *field;          /* what the value sets, of the kind's type */
+  double lo, hi;        /* MPA_INT, MPA_LONG, MPA_DOUBLE: the range; MPA_U64: hi */
+  const char *arg;      /* the value's name in --help ("N", "FILE"); NULL for a flag */
+  const char *help;     /* the --help text; a newline continues it under itself */
+  const char *want;     /* what a value must be, for the error (NULL: said from lo, hi or the words) */
+  const void *extra;    /* MPA_ENUM: const char *const words[]; MPA_STRINGS: size_t *count;
+                           MPA_CALL: the function */
+  int flags;            /* MPA_LO_OPEN, MPA_HI_OPEN */
+} mpa_opt;
+typedef int (*mpa_opt_fn)(const char *arg, void *field);
+typedef struct {
+  const char *name;     /* the subcommand */
+  const char *usage;    /* the lines before the options, without the last newline */
+  const char *footer;   /* the lines after them, or NULL */
+  const mpa_opt *opts;
+} mpa_cli;
+/* Parse argv[1..] (getopt order: options and operands mixed; "--" ends the
+   options); --help and -h are added to every table. Returns 0 with *first the
+   index of the first operand; 1 when --help was printed (exit 0); or prints
+   one line and returns MPA_EXIT_INPUT. An MPA_PLOT path is checked once all
+   options are read (a .svg or .png name, PLplot built in, mpa_output_check). */
+int mpa_parse(const mpa_cli *cli, int argc, char **argv, int *first);
+/* the usage, each option's line(s) from the table, the footer */
+void mpa_help(const mpa_cli *cli, FILE *out);
+/* operands: "mpanalyze CMD: unexpected argument 'X' (mpanalyze CMD --help)" past max */
+int mpa_no_operands(const mpa_cli *cli, int first, int argc, char **argv);
+#define MPA_OPT_JSON(p) { "json", 0, MPA_FLAG, (p), 0, 0, NULL, "one JSON document on stdout", NULL, NULL, 0 }
+#define MPA_OPT_END { NULL, 0, MPA_FLAG, NULL, 0, 0, NULL, NULL, NULL, NULL, 0 }
+
 /* ---- helpers (common.c) */
 extern int mpa_quiet;
 /* "mpanalyze: WHERE: message" on stderr (WHERE may be NULL); returns MPA_EXIT_INPUT */
@@ -46,6 +107,8 @@ int mpa_parse_formats(const char *list, const mpe_format **out, size_t max, size
 int mpa_parse_shape(const char *s, mpe_io_opts *o);
 int mpa_parse_kind(const char *s, mpe_io_opts *o);
 int mpa_parse_int(const char *s, long lo, long hi, long *v);
+/* a positive finite count with an optional k, M, B (or G), T suffix: 0 or -1 */
+int mpa_parse_count(const char *s, double *v);
 /* open with a message naming the file on failure; members skipped (no
    floating-point data) are noted on stderr unless -q or mpa_skips_in_report */
 int mpa_open(const char *path, const mpe_io_opts *o, mpe_io **f);
