@@ -62,22 +62,6 @@ static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint6
                    (double)limit / 0x1p30, (unsigned long long)((need >> 30) + 1));
 }
 
-static void help(void)
-{
-  printf("usage: mpanalyze update --weights W --updates U [options]\n"
-         "  -w, --weights FILE   the weights (npy, npz, safetensors, raw, text)\n"
-         "  -u, --updates FILE   the updates w += u: as many values as the weights, or a multiple\n"
-         "                       of that (one row per step; step t uses row t mod rows)\n"
-         "  -f, --format F       the low format the weights are held in (default fp16)\n"
-         "      --master F       the master-weight format (default fp32)\n"
-         "  -n, --steps N        steps to apply (default: the number of rows)\n"
-         "  -t, --tensor NAME    the tensor to read from each file (default: the first)\n"
-         "      --seed S         stochastic-rounding seed (default 0)\n"
-         "      --dtype T        what raw files (and |V2 .npy arrays) hold\n"
-         "      --json           one JSON document on stdout\n"
-         "  -q, --quiet          no notes\n");
-}
-
 /* Read one tensor of `path` into a new binary64 array. */
 static int load(const char *path, const char *tensor, const mpe_io_opts *io, double **out, size_t *count)
 {
@@ -146,74 +130,50 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, dou
   return MPA_EXIT_OK;
 }
 
-static json_t *num(double v)
-{
-  return isfinite(v) ? json_real(v) : json_null();
-}
-
 int mpa_cmd_update(int argc, char **argv)
 {
-  static const struct option lo[] = {
-    { "weights", required_argument, 0, 'w' }, { "updates", required_argument, 0, 'u' },
-    { "format", required_argument, 0, 'f' }, { "master", required_argument, 0, 'M' },
-    { "steps", required_argument, 0, 'n' }, { "tensor", required_argument, 0, 't' },
-    { "seed", required_argument, 0, 'S' }, { "dtype", required_argument, 0, 'd' },
-    { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
-    { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
-  const char *wpath = NULL, *upath = NULL, *fname = "fp16", *mname = "fp32", *tensor = NULL;
-  unsigned long long steps = 0, seed = 0;
-  int json = 0, quiet = 0, c;
+  const char *wpath = NULL, *upath = NULL, *tensor = NULL;
+  const mpe_format *f = mpe_format_lookup("fp16"), *m = mpe_format_lookup("fp32");
+  unsigned long long seed = 0;
+  long steps = 0;
+  int json = 0, quiet = 0, first;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
-  optind = 1;
-  while ((c = mpa_getopt(argc, argv, "w:u:f:n:t:qh", lo)) != -1) {
-    char *e;
-    switch (c) {
-    case 'w': wpath = optarg; break;
-    case 'u': upath = optarg; break;
-    case 'f': fname = optarg; break;
-    case 'M': mname = optarg; break;
-    case 't': tensor = optarg; break;
-    case 'n':
-      steps = strtoull(optarg, &e, 10);
-      if (e == optarg || *e || optarg[0] == '-' || steps == 0 || steps > (1ull << 40))
-        return mpa_error(NULL, "bad --steps '%s' (1 to 2^40; mpanalyze update --help)", optarg);
-      break;
-    case 'S':
-      seed = strtoull(optarg, &e, 0);
-      if (e == optarg || *e || optarg[0] == '-')
-        return mpa_error(NULL, "bad --seed '%s' (a non-negative integer; mpanalyze update --help)", optarg);
-      break;
-    case 'd':
-      if (mpe_io_dtype_lookup(optarg, &io.dtype))
-        return mpa_error(NULL, "unknown --dtype '%s'", optarg);
-      io.has_dtype = 1;
-      break;
-    case 'j': json = 1; break;
-    case 'q': quiet = 1; break;
-    case 'h': help(); return MPA_EXIT_OK;
-    default: return MPA_EXIT_INPUT;
-    }
-  }
-  if (optind < argc)
-    return mpa_error(NULL, "unexpected argument '%s' (mpanalyze update --help)", argv[optind]);
+  const mpa_opt opts[] = {
+    { "weights", 'w', MPA_PATH_IN, &wpath, 0, 0, "FILE", "the weights (npy, npz, safetensors, raw, text)", NULL, NULL, 0 },
+    { "updates", 'u', MPA_PATH_IN, &upath, 0, 0, "FILE",
+      "the updates w += u: as many values as the weights, or a multiple\n"
+      "of that (one row per step; step t uses row t mod rows)", NULL, NULL, 0 },
+    { "format", 'f', MPA_FORMAT, &f, 0, 0, "F", "the low format the weights are held in (default fp16)", NULL, NULL, 0 },
+    { "master", 0, MPA_FORMAT, &m, 0, 0, "F", "the master-weight format (default fp32)", NULL, NULL, 0 },
+    { "steps", 'n', MPA_LONG, &steps, 1, 0x1p40, "N", "steps to apply (default: the number of rows)", NULL, NULL, 0 },
+    { "tensor", 't', MPA_STRING, &tensor, 0, 0, "NAME", "the tensor to read from each file (default: the first)",
+      NULL, NULL, 0 },
+    { "seed", 0, MPA_U64, &seed, 0, 0x1p64, "S", "stochastic-rounding seed (default 0)", "a non-negative integer",
+      NULL, 0 },
+    { "dtype", 0, MPA_DTYPE, &io, 0, 0, "T", "what raw files (and |V2 .npy arrays) hold", NULL, NULL, MPA_PLAIN },
+    MPA_OPT_JSON(&json),
+    { "quiet", 'q', MPA_FLAG, &quiet, 0, 0, NULL, "no notes", NULL, NULL, 0 },
+    MPA_OPT_END };
+  const mpa_cli cli = { "update", "usage: mpanalyze update --weights W --updates U [options]", NULL, opts };
+  int rc = mpa_parse(&cli, argc, argv, &first);
+  if (rc)
+    return rc == 1 ? MPA_EXIT_OK : rc;
+  if (mpa_no_operands(&cli, first, argc, argv))
+    return MPA_EXIT_INPUT;
   if (!wpath || !upath)
-    return mpa_error(NULL, "update needs --weights and --updates (mpanalyze update --help)");
-  const mpe_format *f = mpe_format_lookup(fname), *m = mpe_format_lookup(mname);
-  if (!f)
-    return mpa_error(NULL, "unknown format '%s' (fp16, bf16, e4m3, ... or a custom format; mpanalyze update --help)", fname);
+    return mpa_error("update", "--weights and --updates are required (mpanalyze update --help)");
+  const char *fname = mpe_format_name(f), *mname = mpe_format_name(m);
   if (mpe_format_precision(f) > 24)
-    return mpa_error(NULL, "--format %s: the low format needs at most 24 bits of precision", fname);
-  if (!m)
-    return mpa_error(NULL, "unknown master format '%s'", mname);
+    return mpa_error("update", "--format %s: the low format needs at most 24 bits of precision", fname);
   if (mpe_format_precision(m) < mpe_format_precision(f) || mpe_format_precision(m) > 51)
-    return mpa_error(NULL, "--master %s: needs at least the precision of %s and at most 51 bits",
+    return mpa_error("update", "--master %s: needs at least the precision of %s and at most 51 bits",
                      mname, fname);
 
   double *w = NULL, *u = NULL;
   size_t nw = 0, nu = 0;
   uint64_t cw = 0, cu = 0;
-  int rc = count_of(wpath, tensor, &io, &cw);
+  rc = count_of(wpath, tensor, &io, &cw);
   if (rc || (rc = count_of(upath, tensor, &io, &cu)) || (rc = check_budget(wpath, upath, cw, cu, quiet)))
     return rc;
   rc = load(wpath, tensor, &io, &w, &nw);
@@ -230,7 +190,7 @@ int mpa_cmd_update(int argc, char **argv)
   }
   size_t rows = nu / nw;
   if (!steps)
-    steps = rows;
+    steps = (long)rows;
   for (size_t i = 0; i < nw; i++)
     if (!isfinite(w[i])) {
       free(w);
@@ -244,7 +204,7 @@ int mpa_cmd_update(int argc, char **argv)
   free(w);
   free(u);
   if (rc) {
-    mpa_error(NULL, "update study failed: %s", mpe_strerror(rc));
+    mpa_error("update", "update study failed: %s", mpe_strerror(rc));
     return MPA_EXIT_FAIL;
   }
 
@@ -264,28 +224,23 @@ int mpa_cmd_update(int argc, char **argv)
       json_t *o2 = json_object();
       json_object_set_new(o2, "updates", json_integer((json_int_t)s->updates));
       json_object_set_new(o2, "lost", json_integer((json_int_t)s->lost));
-      json_object_set_new(o2, "lost_fraction", num(s->lost_fraction));
+      json_object_set_new(o2, "lost_fraction", mpa_json_num(s->lost_fraction));
       json_object_set_new(o2, "stale", json_integer((json_int_t)s->stale));
-      json_object_set_new(o2, "stale_fraction", num(s->stale_fraction));
-      json_object_set_new(o2, "max_abs_drift", num(s->max_abs_drift));
-      json_object_set_new(o2, "rms_drift", num(s->rms_drift));
-      json_object_set_new(o2, "max_rel_drift", num(s->max_rel_drift));
+      json_object_set_new(o2, "stale_fraction", mpa_json_num(s->stale_fraction));
+      json_object_set_new(o2, "max_abs_drift", mpa_json_num(s->max_abs_drift));
+      json_object_set_new(o2, "rms_drift", mpa_json_num(s->rms_drift));
+      json_object_set_new(o2, "max_rel_drift", mpa_json_num(s->max_rel_drift));
       json_object_set_new(o2, "nonfinite", json_integer((json_int_t)s->nonfinite));
       json_object_set_new(strat, mpe_update_strategy_name((mpe_update_strategy)k), o2);
     }
     json_object_set_new(doc, "strategies", strat);
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    rc = mpa_json_print(doc);
     json_decref(doc);
-    if (!text) {
-      mpa_error(NULL, "out of memory");
-      return MPA_EXIT_FAIL;
-    }
-    puts(text);
-    free(text);
+    return rc;
   } else {
     printf("update study: %zu weights in %s (master %s), %zu update row%s, %llu step%s\n",
            nw, mpe_format_name(f), mpe_format_name(m), rows, rows == 1 ? "" : "s",
-           steps, steps == 1 ? "" : "s");
+           (unsigned long long)steps, steps == 1 ? "" : "s");
     printf("%-8s %12s %12s %9s %9s %13s %13s %9s\n", "strategy", "updates", "lost", "lost %",
            "stale %", "max |drift|", "rms drift", "nonfinite");
     for (int k = 0; k < MPE_UPDATE_NSTRATEGIES; k++) {
