@@ -17,21 +17,6 @@ struct step {
   int found_inf, skipped;
 };
 
-static void help(void)
-{
-  printf("usage: mpanalyze scale --preset NAME [options] STEP_FILE...\n"
-         "  -p, --preset NAME   pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, or delayed (FP8)\n"
-         "  -f, --format F      the format of the scaled gradients (default fp16; delayed: e5m2)\n"
-         "  -t, --tensor NAME   only this tensor of each step (may be repeated)\n"
-         "      --init S        initial scale;  --interval N  growth interval;  --hysteresis N\n"
-         "      --history N     delayed: amax history length (default 1024)\n"
-         "  -m, --margin BITS   delayed: scale = max / amax / 2^margin (default 0)\n"
-         "      --dtype T, --shape D,D.., --kind K   as for range\n"
-         "      --json          one JSON document on stdout\n"
-         "      --plot FILE     the scale trajectory as .svg or .png\n"
-         "  -q, --quiet         no progress bar\n");
-}
-
 /* One step file with its gradients multiplied by scale: p's counts and
    p->amax (max |x| of the unscaled values, NaN once a NaN is seen). 0, or
    an exit code with the message said. */
@@ -169,69 +154,58 @@ out:
 
 int mpa_cmd_scale(int argc, char **argv)
 {
-  static const struct option lo[] = {
-    { "preset", required_argument, 0, 'p' }, { "format", required_argument, 0, 'f' },
-    { "tensor", required_argument, 0, 't' }, { "init", required_argument, 0, 'I' },
-    { "interval", required_argument, 0, 'W' }, { "hysteresis", required_argument, 0, 'H' },
-    { "history", required_argument, 0, 'L' }, { "margin", required_argument, 0, 'm' },
-    { "dtype", required_argument, 0, 'd' }, { "shape", required_argument, 0, 's' },
-    { "kind", required_argument, 0, 'k' }, { "json", no_argument, 0, 'j' },
-    { "plot", required_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
-    { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
-  const char *preset = NULL, *fname = NULL, *plot = NULL;
+  const char *preset = NULL, *plot = NULL;
+  const mpe_format *fmt = NULL;
   const char **want = calloc((size_t)argc + 1, sizeof *want);
   size_t nwant = 0;
   double init = 0;
   long interval = 0, hyst = 0, history = 0, margin = 0;
-  int json = 0, c, rc = MPA_EXIT_INPUT;
+  int json = 0, first, rc = MPA_EXIT_INPUT;
   char **paths = NULL;   /* the step files, folders and globs expanded */
   size_t ns = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
-  optind = 1;
-  while ((c = mpa_getopt(argc, argv, "p:f:t:m:qh", lo)) != -1) {
-    char *e;
-    switch (c) {
-    case 'p': preset = optarg; break;
-    case 'f': fname = optarg; break;
-    case 't': want[nwant++] = optarg; break;
-    case 'I':
-      init = strtod(optarg, &e);
-      if (e == optarg || *e || !(init > 0) || !isfinite(init)) { mpa_error(NULL, "bad --init '%s'", optarg); goto out; }
-      break;
-    case 'W': if (mpa_parse_int(optarg, 1, 1L << 30, &interval)) { mpa_error(NULL, "bad --interval '%s'", optarg); goto out; } break;
-    case 'H': if (mpa_parse_int(optarg, 1, 1L << 30, &hyst)) { mpa_error(NULL, "bad --hysteresis '%s'", optarg); goto out; } break;
-    case 'L': if (mpa_parse_int(optarg, 1, 1L << 24, &history)) { mpa_error(NULL, "bad --history '%s'", optarg); goto out; } break;
-    case 'm': if (mpa_parse_int(optarg, 0, 126, &margin)) { mpa_error(NULL, "bad --margin '%s'", optarg); goto out; } break;
-    case 'd': if (mpa_parse_dtype(optarg, &io)) goto out; break;
-    case 's': if (mpa_parse_shape(optarg, &io)) goto out; break;
-    case 'k': if (mpa_parse_kind(optarg, &io)) goto out; break;
-    case 'j': json = 1; break;
-    case 'P': plot = optarg; break;
-    case 'q': mpa_quiet = 1; break;
-    case 'h': help(); rc = MPA_EXIT_OK; goto out;
-    default: goto out;
-    }
-  }
-  if (!preset) {
-    mpa_error(NULL, "scale needs --preset (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)");
+  const mpa_opt opts[] = {
+    { "preset", 'p', MPA_STRING, &preset, 0, 0, "NAME",
+      "pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, or delayed (FP8)", NULL, NULL, 0 },
+    { "format", 'f', MPA_FORMAT, &fmt, 0, 0, "F", "the format of the scaled gradients (default fp16; delayed: e5m2)",
+      NULL, NULL, 0 },
+    { "tensor", 't', MPA_STRINGS, want, 0, 0, "NAME", "only this tensor of each step (may be repeated)", NULL, &nwant, 0 },
+    { "init", 0, MPA_DOUBLE, &init, 0, INFINITY, "S", "initial scale", NULL, NULL, MPA_LO_OPEN },
+    { "interval", 0, MPA_LONG, &interval, 1, 0x1p30, "N", "growth interval", NULL, NULL, 0 },
+    { "hysteresis", 0, MPA_LONG, &hyst, 1, 0x1p30, "N", "overflows tolerated before the scale backs off", NULL, NULL, 0 },
+    { "history", 0, MPA_LONG, &history, 1, 0x1p24, "N", "delayed: amax history length (default 1024)", NULL, NULL, 0 },
+    { "margin", 'm', MPA_LONG, &margin, 0, 126, "BITS", "delayed: scale = max / amax / 2^margin (default 0)", NULL, NULL, 0 },
+    { "dtype", 0, MPA_DTYPE, &io, 0, 0, "T", "as for range", NULL, NULL, 0 },
+    { "shape", 0, MPA_SHAPE, &io, 0, 0, "D,D..", "as for range", NULL, NULL, 0 },
+    { "kind", 0, MPA_KIND, &io, 0, 0, "K", "as for range", NULL, NULL, 0 },
+    MPA_OPT_JSON(&json),
+    { "plot", 0, MPA_PLOT, &plot, 0, 0, "FILE", "the scale trajectory as .svg or .png", NULL, NULL, 0 },
+    { "quiet", 'q', MPA_FLAG, &mpa_quiet, 0, 0, NULL, "no progress bar", NULL, NULL, 0 },
+    MPA_OPT_END };
+  const mpa_cli cli = { "scale", "usage: mpanalyze scale --preset NAME [options] STEP_FILE...", NULL, opts };
+  if (!want)
+    return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
+  if ((rc = mpa_parse(&cli, argc, argv, &first))) {
+    rc = rc == 1 ? MPA_EXIT_OK : rc;
     goto out;
   }
-  if (optind >= argc) {
-    mpa_error(NULL, "no step file (mpanalyze scale --help)");
+  rc = MPA_EXIT_INPUT;
+  if (!preset) {
+    mpa_error("scale", "--preset is required (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)");
+    goto out;
+  }
+  if (first >= argc) {
+    mpa_error("scale", "no step file (mpanalyze scale --help)");
     goto out;
   }
   int delayed = !strcmp(preset, "delayed") || !strcmp(preset, "te");
-  const mpe_format *fmt = mpe_format_lookup(fname ? fname : delayed ? "e5m2" : "fp16");
-  if (!fmt) {
-    mpa_error(NULL, "unknown format '%s' (fp16, bf16, tf32, e4m3, e5m2, fp32, fp64)", fname);
-    goto out;
-  }
-  if ((rc = mpa_expand_inputs(argc - optind, argv + optind, &paths, &ns)))
+  if (!fmt)
+    fmt = mpe_format_lookup(delayed ? "e5m2" : "fp16");
+  if ((rc = mpa_expand_inputs(argc - first, argv + first, &paths, &ns)))
     goto out;
   rc = MPA_EXIT_INPUT;
-  if (plot && (mpa_plot_check_name(plot) || mpa_output_check(plot, argc, argv) ||
-               mpa_output_check(plot, (int)ns, paths)))
+  if (plot && mpa_output_check(plot, (int)ns, paths))
     goto out;
   mpe_scaler *sc = NULL;
   mpe_delayed *dl = NULL;
@@ -240,12 +214,12 @@ int mpa_cmd_scale(int argc, char **argv)
   if (delayed) {
     mpe_delayed_params dp = { fmt, (int)history, (int)margin, 0 };
     if (!(dl = mpe_delayed_alloc(&dp))) {
-      mpa_error(NULL, "delayed scaling needs a format whose max fits binary32 (e4m3, e5m2, fp16, bf16)");
+      mpa_error("scale", "delayed scaling needs a format whose max fits binary32 (e4m3, e5m2, fp16, bf16)");
       goto out;
     }
   } else {
     if (mpe_scaler_params_preset(&sp, preset)) {
-      mpa_error(NULL, "unknown --preset '%s' (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)",
+      mpa_error("scale", "unknown --preset '%s' (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)",
                 preset);
       goto out;
     }
@@ -257,7 +231,7 @@ int mpa_cmd_scale(int argc, char **argv)
     if (interval) sp.growth_interval = (int)interval;
     if (hyst) sp.hysteresis = (int)hyst;
     if (!(sc = mpe_scaler_alloc(&sp))) {
-      mpa_error(NULL, sp.storage == MPE_SCALER_BINARY32 && init > 0
+      mpa_error("scale", sp.storage == MPE_SCALER_BINARY32 && init > 0
                         ? "invalid scaler parameters (--init must be a finite non-zero binary32 value for this preset)"
                         : "invalid scaler parameters");
       goto out;
