@@ -14,32 +14,10 @@
 int mpa_cmd_refine(int argc, char **argv);
 int mpa_cmd_cg(int argc, char **argv);
 
+/* "mpanalyze: CMD: WHAT: WHY" (mpa_error); returns MPA_EXIT_INPUT */
 static int fail(const char *cmd, const char *what, const char *why)
 {
-  if (mpa_mpi_rank() > 0 && !mpa_err_local)
-    return 2;   /* under mpirun rank 0 says it */
-  fprintf(stderr, "mpanalyze %s: %s%s%s\n", cmd, what ? what : "", what ? ": " : "", why);
-  return 2;
-}
-
-static int parse_int(const char *s, int *v, int lo, int hi)
-{
-  char *e;
-  long x = s ? strtol(s, &e, 10) : 0;
-  if (!s || e == s || *e || x < lo || x > hi)
-    return 0;
-  *v = (int)x;
-  return 1;
-}
-
-static int parse_dbl(const char *s, double *v)
-{
-  char *e;
-  double x = s ? strtod(s, &e) : 0;
-  if (!s || e == s || *e || !isfinite(x))
-    return 0;
-  *v = x;
-  return 1;
+  return what ? mpa_error(cmd, "%s: %s", what, why) : mpa_error(cmd, "%s", why);
 }
 
 static int laplace_dim(const char *name)
@@ -92,7 +70,32 @@ typedef struct {
   uint64_t seed;
   const char *factor, *solver, *model, *plot, *sweep;
   int cusolver;   /* --cusolver: the same solve through cuSOLVER IRS (mpe_gpu_ir_solve) */
+  double k0, k1;  /* --cond-sweep K0:K1:STEPS */
+  int steps;
 } refine_args;
+
+/* --cond-sweep A:B:STEPS, 1 <= A <= B, 1 <= STEPS <= 200 */
+static int take_sweep(const char *arg, void *field)
+{
+  refine_args *a = field;
+  char buf[128], *e;
+  if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf)
+    return -1;
+  char *c1 = strchr(buf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+  if (!c1 || !c2)
+    return -1;
+  *c1 = *c2 = '\0';
+  long steps;
+  a->k0 = strtod(buf, &e);
+  if (e == buf || *e || !isfinite(a->k0))
+    return -1;
+  a->k1 = strtod(c1 + 1, &e);
+  if (e == c1 + 1 || *e || !isfinite(a->k1) || mpa_parse_int(c2 + 1, 1, 200, &steps) || a->k0 < 1 || a->k1 < a->k0)
+    return -1;
+  a->steps = (int)steps;
+  a->sweep = arg;
+  return 0;
+}
 
 #define MAX_DENSE 20000
 
@@ -394,7 +397,7 @@ static int refine_one(const refine_args *a)
 #endif
   }
   if (r.status == MPE_IR_DIVERGED) {
-    fprintf(stderr, "mpanalyze refine: %s: no solution: %s (--no-fallback)\n", a->matrix,
+    mpa_error("refine", "%s: no solution: %s (--no-fallback)", a->matrix,
             r.niters == MPE_IR_NITERS_OVERFLOW ? "converting A to the factor format overflowed"
             : r.niters == MPE_IR_NITERS_FACTOR ? "the low-precision LU met a zero pivot or NaN/inf"
             : "no convergence within the iteration limit");
@@ -417,16 +420,8 @@ static int split_list(char *s, char **items, int max)
 
 static int refine_sweep(const refine_args *a)
 {
-  double k0, k1;
-  int steps;
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", a->sweep);
-  char *c1 = strchr(buf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-  if (!c1 || !c2)
-    return fail("refine", a->sweep, "--cond-sweep wants A:B:STEPS");
-  *c1 = *c2 = '\0';
-  if (!parse_dbl(buf, &k0) || !parse_dbl(c1 + 1, &k1) || !parse_int(c2 + 1, &steps, 1, 200) || k0 < 1 || k1 < k0)
-    return fail("refine", a->sweep, "--cond-sweep wants 1 <= A <= B and 1 <= STEPS <= 200");
+  const double k0 = a->k0, k1 = a->k1;
+  const int steps = a->steps;
   if (strcmp(a->matrix, "randsvd") != 0)
     return fail("refine", a->matrix, "--cond-sweep needs --matrix randsvd");
   char fl[64], sl[64], *factors[4], *solvers[2];
@@ -580,48 +575,49 @@ out:
 
 int mpa_cmd_refine(int argc, char **argv)
 {
-  refine_args a = { "dominant", 256, 2, 0, 0, 0, 0, 0, -1, 0, 1e4, 1, "fp16", "lu-ir", "none", NULL, NULL, 0 };
-  int sweep_lists = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int used = 1;
-    if (!strcmp(o, "--matrix") && v) { a.matrix = v; sweep_lists |= 4; }
-    else if (!strcmp(o, "--n") && v) { if (!parse_int(v, &a.n, 1, 1 << 20)) return fail("refine", v, "--n wants a positive integer"); }
-    else if (!strcmp(o, "--cond") && v) { if (!parse_dbl(v, &a.cond) || a.cond < 1) return fail("refine", v, "--cond wants a number >= 1"); }
-    else if (!strcmp(o, "--mode") && v) { if (!parse_int(v, &a.mode, 1, 5)) return fail("refine", v, "--mode wants 1..5"); }
-    else if (!strcmp(o, "--factor") && v) { a.factor = v; sweep_lists = 1; }
-    else if (!strcmp(o, "--model") && v) a.model = v;
-    else if (!strcmp(o, "--solver") && v) { a.solver = v; sweep_lists |= 2; }
-    else if (!strcmp(o, "--plot") && v) a.plot = v;
-    else if (!strcmp(o, "--cond-sweep") && v) a.sweep = v;
-    else if (!strcmp(o, "--seed") && v) { int s; if (!parse_int(v, &s, 0, 1 << 30)) return fail("refine", v, "--seed wants an integer"); a.seed = (uint64_t)s; }
-    else if (!strcmp(o, "--block") && v) { if (!parse_int(v, &a.block, 1, 4096)) return fail("refine", v, "--block wants 1..4096"); }
-    else if (!strcmp(o, "--max-iter") && v) { if (!parse_int(v, &a.max_iter, 0, 10000)) return fail("refine", v, "--max-iter wants 0..10000"); }
-    else if (!strcmp(o, "--gmres-m") && v) { if (!parse_int(v, &a.gmres_m, 1, 100000)) return fail("refine", v, "--gmres-m wants a positive integer"); }
-    else {
-      used = 0;
-      if (!strcmp(o, "--scale")) a.scale = 1;
-      else if (!strcmp(o, "--no-fallback")) a.no_fallback = 1;
-      else if (!strcmp(o, "--cusolver")) a.cusolver = 1;
-      else if (!strcmp(o, "--json")) a.json = 1;
-      else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) a.quiet = 1;
-      else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-        if (mpa_mpi_rank() > 0)
-          return 0;
-        printf("usage: mpanalyze refine [--matrix hilbert|laplace1d|laplace2d|laplace3d|randsvd|dominant|FILE.mtx]\n"
-               "         [--n N] [--cond K] [--mode 1..5] [--factor fp16|bf16|tf32|fp32] [--model none|h100|...]\n"
-               "         [--solver lu-ir|gmres-ir] [--scale] [--no-fallback] [--block NB] [--max-iter K]\n"
-               "         [--gmres-m M] [--seed S] [--cusolver] [--json] [--plot FILE.svg|.png] [-q]\n"
-               "         [--cond-sweep A:B:STEPS]  (randsvd, the default matrix here; --factor/--solver\n"
-               "                                    take comma lists)\n");
-        return 0;
-      } else
-        return fail("refine", o, "unknown option or missing value (mpanalyze refine --help)");
-    }
-    i += used;
-  }
-  if (a.plot && (mpa_plot_check_name(a.plot) || mpa_output_check(a.plot, argc, argv)))
+  refine_args a = { NULL, 256, 2, 0, 0, 0, 0, 0, -1, 0, 1e4, 1, NULL, NULL, "none", NULL, NULL, 0, 0, 0, 0 };
+  int seed = 1, first;
+  const mpa_opt opts[] = {
+    { "matrix", 0, MPA_STRING, &a.matrix, 0, 0, "M",
+      "hilbert, laplace1d, laplace2d, laplace3d, randsvd, dominant (default)\nor FILE.mtx", NULL, NULL, 0 },
+    { "n", 0, MPA_INT, &a.n, 1, 1 << 20, "N", "the order (default 256)", NULL, NULL, 0 },
+    { "cond", 0, MPA_DOUBLE, &a.cond, 1, INFINITY, "K", "randsvd: the 2-norm condition number (default 1e4)",
+      NULL, NULL, 0 },
+    { "mode", 0, MPA_INT, &a.mode, 1, 5, "1..5", "randsvd: the singular value distribution (default 2)", NULL, NULL, 0 },
+    { "factor", 0, MPA_STRING, &a.factor, 0, 0, "F", "the LU's format: fp16 (default), bf16, tf32, fp32", NULL, NULL, 0 },
+    { "model", 0, MPA_STRING, &a.model, 0, 0, "GPU", "the tensor-core model of the LU: none (default), v100, a100,\n"
+      "h100, ...", NULL, NULL, 0 },
+    { "solver", 0, MPA_STRING, &a.solver, 0, 0, "S", "lu-ir (default) or gmres-ir", NULL, NULL, 0 },
+    { "scale", 0, MPA_FLAG, &a.scale, 0, 0, NULL, "scale A into the factor format's range first", NULL, NULL, 0 },
+    { "no-fallback", 0, MPA_FLAG, &a.no_fallback, 0, 0, NULL, "no binary64 solve when refinement fails", NULL, NULL, 0 },
+    { "block", 0, MPA_INT, &a.block, 1, 4096, "NB", "the LU's block size", NULL, NULL, 0 },
+    { "max-iter", 0, MPA_INT, &a.max_iter, 0, 10000, "K", "refinement steps at most", NULL, NULL, 0 },
+    { "gmres-m", 0, MPA_INT, &a.gmres_m, 1, 100000, "M", "GMRES restart length", NULL, NULL, 0 },
+    { "seed", 0, MPA_INT, &seed, 0, 1 << 30, "S", "the random matrices' and right-hand side's seed (default 1)",
+      NULL, NULL, 0 },
+    { "cusolver", 0, MPA_FLAG, &a.cusolver, 0, 0, NULL, "the same solve through cuSOLVER IRS on the GPU", NULL, NULL, 0 },
+    { "cond-sweep", 0, MPA_CALL, &a, 0, 0, "A:B:STEPS",
+      "sweep randsvd's condition number from A to B (--factor and\n--solver take comma lists here)",
+      "A:B:STEPS with 1 <= A <= B and 1 <= STEPS <= 200", (const void *)take_sweep, 0 },
+    MPA_OPT_JSON(&a.json),
+    { "plot", 0, MPA_PLOT, &a.plot, 0, 0, "FILE", "the backward error per step (or per kappa) as .svg or .png",
+      NULL, NULL, 0 },
+    { "quiet", 'q', MPA_FLAG, &a.quiet, 0, 0, NULL, "no notes", NULL, NULL, 0 },
+    MPA_OPT_END };
+  const mpa_cli cli = { "refine", "usage: mpanalyze refine [options]", NULL, opts };
+  int rc = mpa_parse(&cli, argc, argv, &first);
+  if (rc)
+    return rc == 1 ? MPA_EXIT_OK : rc;
+  if (mpa_no_operands(&cli, first, argc, argv))
     return MPA_EXIT_INPUT;
+  a.seed = (uint64_t)seed;
+  int sweep_lists = (a.factor ? 1 : 0) | (a.solver ? 2 : 0) | (a.matrix ? 4 : 0);
+  if (!a.matrix)
+    a.matrix = "dominant";
+  if (!a.factor)
+    a.factor = "fp16";
+  if (!a.solver)
+    a.solver = "lu-ir";
   if (a.sweep && a.cusolver)
     return fail("refine", "--cusolver", "not available with --cond-sweep");
   if (a.sweep) {
@@ -647,53 +643,41 @@ int mpa_cmd_refine(int argc, char **argv)
 
 int mpa_cmd_cg(int argc, char **argv)
 {
-  const char *matrix = "laplace2d", *sloppy = "fp16", *plot = NULL;
-  int n = 64, json = 0, quiet = 0, use_csr = 0, max_iter = 0, seed = 1;
+  const char *matrix = "laplace2d", *plot = NULL;
+  int n = 64, json = 0, quiet = 0, use_csr = 0, max_iter = 0, seed = 1, s = MPE_CG_FP16, first;
   double delta = 0.1, tol = 1e-10;
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int used = 1;
-    if (!strcmp(o, "--matrix") && v) matrix = v;
-    else if (!strcmp(o, "--n") && v) { if (!parse_int(v, &n, 1, 1 << 20)) return fail("cg", v, "--n wants a positive integer"); }
-    else if (!strcmp(o, "--sloppy") && v) sloppy = v;
-    else if (!strcmp(o, "--delta") && v) { if (!parse_dbl(v, &delta) || delta <= 0 || delta >= 1) return fail("cg", v, "--delta wants 0 < delta < 1"); }
-    else if (!strcmp(o, "--tol") && v) { if (!parse_dbl(v, &tol) || tol <= 0) return fail("cg", v, "--tol wants a positive number"); }
-    else if (!strcmp(o, "--max-iter") && v) { if (!parse_int(v, &max_iter, 1, 1 << 30)) return fail("cg", v, "--max-iter wants a positive integer"); }
-    else if (!strcmp(o, "--seed") && v) { if (!parse_int(v, &seed, 0, 1 << 30)) return fail("cg", v, "--seed wants an integer"); }
-    else if (!strcmp(o, "--plot") && v) plot = v;
-    else {
-      used = 0;
-      if (!strcmp(o, "--json")) json = 1;
-      else if (!strcmp(o, "--csr")) use_csr = 1;
-      else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) quiet = 1;
-      else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-        printf("usage: mpanalyze cg [--matrix laplace1d|laplace2d|laplace3d|FILE.mtx] [--n N] [--csr]\n"
-               "         [--sloppy fp16|bf16|fx16|fp32|fp64] [--delta 0.1] [--tol 1e-10] [--max-iter K]\n"
-               "         [--seed S] [--json] [--plot FILE.svg|.png] [-q]\n");
-        return 0;
-      } else
-        return fail("cg", o, "unknown option or missing value (mpanalyze cg --help)");
-    }
-    i += used;
-  }
-  if (plot && (mpa_plot_check_name(plot) || mpa_output_check(plot, argc, argv)))
+  static const char *const names[] = { "fp64", "fp32", "fp16", "bf16", "fx16", NULL };   /* mpe_cg_storage's order */
+  const mpa_opt opts[] = {
+    { "matrix", 0, MPA_STRING, &matrix, 0, 0, "M", "laplace1d, laplace2d (default), laplace3d or FILE.mtx", NULL, NULL, 0 },
+    { "n", 0, MPA_INT, &n, 1, 1 << 20, "N", "grid points per dimension (default 64)", NULL, NULL, 0 },
+    { "csr", 0, MPA_FLAG, &use_csr, 0, 0, NULL, "the Laplacian as a CSR matrix, not a stencil", NULL, NULL, 0 },
+    { "sloppy", 0, MPA_ENUM, &s, 0, 0, "F", "the 16-bit storage: fp16 (default), bf16, fx16; or fp32, fp64",
+      "fp16, bf16, fx16, fp32, fp64", names, 0 },
+    { "delta", 0, MPA_DOUBLE, &delta, 0, 1, "D", "reliable-update threshold (default 0.1)", NULL, NULL,
+      MPA_LO_OPEN | MPA_HI_OPEN },
+    { "tol", 0, MPA_DOUBLE, &tol, 0, INFINITY, "T", "relative residual to reach (default 1e-10)", NULL, NULL, MPA_LO_OPEN },
+    { "max-iter", 0, MPA_INT, &max_iter, 1, 1 << 30, "K", "iterations at most (default 10 N)", NULL, NULL, 0 },
+    { "seed", 0, MPA_INT, &seed, 0, 1 << 30, "S", "the right-hand side's seed (default 1)", NULL, NULL, 0 },
+    MPA_OPT_JSON(&json),
+    { "plot", 0, MPA_PLOT, &plot, 0, 0, "FILE", "the residual history as .svg or .png", NULL, NULL, 0 },
+    { "quiet", 'q', MPA_FLAG, &quiet, 0, 0, NULL, "no text report", NULL, NULL, 0 },
+    MPA_OPT_END };
+  const mpa_cli cli = { "cg", "usage: mpanalyze cg [options]", NULL, opts };
+  int rc = mpa_parse(&cli, argc, argv, &first);
+  if (rc)
+    return rc == 1 ? MPA_EXIT_OK : rc;
+  if (mpa_no_operands(&cli, first, argc, argv))
     return MPA_EXIT_INPUT;
+  const char *sloppy = names[s];
   mpe_cg_opts o;
   mpe_cg_opts_init(&o);
-  static const char *names[] = { "fp64", "fp32", "fp16", "bf16", "fx16" };
-  int s = -1;
-  for (int k = 0; k < 5; k++)
-    if (!strcmp(sloppy, names[k]))
-      s = k;
-  if (s < 0)
-    return fail("cg", sloppy, "unknown --sloppy (fp16, bf16, fx16, fp32, fp64)");
   o.sloppy = (mpe_cg_storage)s;
   o.delta = delta;
   o.tol = tol;
   o.max_iter = max_iter;
   mpe_csr *S = NULL;
   mpe_cg_op op = { NULL, 0, 0 };
-  int dim = laplace_dim(matrix), rc;
+  int dim = laplace_dim(matrix);
   if (is_mtx(matrix)) {
     int rows = 0, cols = 0;
     size_t entries = 0;
@@ -817,7 +801,7 @@ int mpa_cmd_cg(int argc, char **argv)
   }
   status = 0;
   if (r.status != MPE_CG_CONVERGED) {
-    fprintf(stderr, "mpanalyze cg: %s: %s\n", matrix, r.status == MPE_CG_MAXITER
+    mpa_error("cg", "%s: %s", matrix, r.status == MPE_CG_MAXITER
             ? "stopped at the iteration limit before reaching --tol (raise --max-iter)"
             : "breakdown: p'Ap <= 0 or not finite (is the matrix symmetric positive definite?)");
     status = MPA_EXIT_NUMERIC;
