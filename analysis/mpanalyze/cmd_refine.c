@@ -44,22 +44,6 @@ static uint64_t splitmix(uint64_t *s)
 
 static double urand(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1p-52 - 1.0; }
 
-#ifdef HAVE_PLPLOT
-static int plot_open(const char *file)
-{
-  if (mpa_plot_begin(file))
-    return 0;
-  plscolbg(255, 255, 255);
-  /* dark lines on white: 15 for the frame, 1..8 for the curves */
-  static const int pal[8][3] = { { 31, 119, 180 }, { 255, 127, 14 }, { 44, 160, 44 }, { 214, 39, 40 },
-                                 { 148, 103, 189 }, { 140, 86, 75 }, { 227, 119, 194 }, { 23, 190, 207 } };
-  for (int i = 0; i < 8; i++)
-    plscol0(1 + i, pal[i][0], pal[i][1], pal[i][2]);
-  plscol0(15, 0, 0, 0);
-  plinit();
-  return 1;
-}
-#endif
 
 /* ------------------------------------------------------------ refine */
 
@@ -352,9 +336,12 @@ static int refine_one(const refine_args *a)
       json_array_append_new(hist, e);
     }
     json_object_set_new(j, "history", hist);
-    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-    fputc('\n', stdout);
+    int jrc = mpa_json_print(j);
     json_decref(j);
+    if (jrc) {
+      status = jrc;
+      goto out;
+    }
   } else if (!a->quiet) {
     printf("%s n=%d, %s LU (model %s%s), %s: %s after %d correction%s", a->matrix, n, a->factor, model,
            a->scale ? ", scaled" : "", a->solver, status_name(r.status), r.iterations, r.iterations == 1 ? "" : "s");
@@ -380,14 +367,14 @@ static int refine_one(const refine_args *a)
       ys[i] = log10(fmax(h[i].backward_error, 1e-20));
       lo = fmin(lo, ys[i]);
     }
-    if (!plot_open(a->plot)) {
+    if (mpa_plot_open(a->plot)) {
       status = MPA_EXIT_INPUT;
       goto out;
     }
-    plcol0(15);
+    plcol0(MPA_PLOT_INK);
     plenv(0, k > 1 ? k - 1 : 1, floor(lo), 0, 0, 20);
     pllab("iteration", "normwise backward error", "iterative refinement");
-    plcol0(1);
+    plcol0(MPA_PLOT_CURVE(0));
     plline(k, xs, ys);
     plpoin(k, xs, ys, 17);
     if ((status = mpa_plot_end(a->plot)) != 0)
@@ -510,9 +497,12 @@ static int refine_sweep(const refine_args *a)
         json_array_append_new(vs, e);
       }
     json_object_set_new(j, "variants", vs);
-    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-    fputc('\n', stdout);
+    int jrc = mpa_json_print(j);
     json_decref(j);
+    if (jrc) {
+      status = jrc;
+      goto out;
+    }
   } else {
     printf("randsvd mode %d, n=%d: corrections to converge (F: fell back, D: diverged)\n%10s", a->mode, n, "kappa");
     for (int f = 0; f < nf; f++)
@@ -537,13 +527,13 @@ static int refine_sweep(const refine_args *a)
 #ifdef HAVE_PLPLOT
     PLFLT *xs = malloc((size_t)steps * sizeof *xs), *ys = malloc((size_t)steps * sizeof *ys);
     int cap = opts[0].max_iter + 1;
-    if (!xs || !ys || !plot_open(a->plot)) {
+    if (!xs || !ys || mpa_plot_open(a->plot)) {
       free(xs);
       free(ys);
       status = xs && ys ? MPA_EXIT_INPUT : fail("refine", NULL, "out of memory");
       goto out;
     }
-    plcol0(15);
+    plcol0(MPA_PLOT_INK);
     plenv(log10(kap[0]), log10(kap[steps - 1]) + (steps == 1), 0, cap + 1, 0, 10);
     pllab("condition number (2-norm)", "corrections (fallback drawn at the cap + 1)", "iterations vs kappa");
     for (int v = 0; v < nv; v++) {
@@ -551,7 +541,7 @@ static int refine_sweep(const refine_args *a)
         xs[k] = log10(kap[k]);
         ys[k] = st[k * nv + v] == MPE_IR_CONVERGED ? it[k * nv + v] : cap;
       }
-      plcol0(1 + v % 8);
+      plcol0(MPA_PLOT_CURVE(v));
       pllsty(1 + (v % ns));
       plline(steps, xs, ys);
       plpoin(steps, xs, ys, 2 + v);
@@ -762,9 +752,12 @@ int mpa_cmd_cg(int argc, char **argv)
     for (int i = 0; i < r.nhistory; i++)
       json_array_append_new(h, mpa_json_num(hist[i]));
     json_object_set_new(j, "history", h);
-    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-    fputc('\n', stdout);
+    int jrc = mpa_json_print(j);
     json_decref(j);
+    if (jrc) {
+      status = jrc;
+      goto out;
+    }
   } else if (!quiet) {
     printf("%s (order %d), %s sloppy storage, delta %g: %s in %d iterations (fp64 CG: %d), "
            "%d reliable updates, true relative residual %.3e\n", matrix, N, sloppy, delta, sn[r.status],
@@ -774,7 +767,7 @@ int mpa_cmd_cg(int argc, char **argv)
 #ifdef HAVE_PLPLOT
     int k = r.nhistory;
     PLFLT *xs = malloc((size_t)(k + 1) * sizeof *xs), *ys = malloc((size_t)(k + 1) * sizeof *ys);
-    if (!xs || !ys || !plot_open(plot)) {
+    if (!xs || !ys || mpa_plot_open(plot)) {
       free(xs);
       free(ys);
       status = xs && ys ? MPA_EXIT_INPUT : fail("cg", NULL, "out of memory");
@@ -786,10 +779,10 @@ int mpa_cmd_cg(int argc, char **argv)
       ys[i] = log10(fmax(hist[i], 1e-30));
       lo = fmin(lo, ys[i]);
     }
-    plcol0(15);
+    plcol0(MPA_PLOT_INK);
     plenv(0, k + 1, floor(lo), 1, 0, 20);
     pllab("iteration", "iterated relative residual", "reliable-update CG");
-    plcol0(1);
+    plcol0(MPA_PLOT_CURVE(0));
     plline(k, xs, ys);
     free(xs);
     free(ys);

@@ -486,9 +486,13 @@ int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, do
 
 int mpa_json_print(json_t *doc)
 {
-  int rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-  fputc('\n', stdout);
-  return rc ? MPA_EXIT_FAIL : MPA_EXIT_OK;
+  if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) == 0 &&
+      fputc('\n', stdout) != EOF)
+    return MPA_EXIT_OK;
+  if (ferror(stdout))
+    return MPA_EXIT_INPUT;   /* mpa_close_stdout says "standard output: write failed" */
+  mpa_error(NULL, "out of memory");
+  return MPA_EXIT_FAIL;
 }
 
 json_t *mpa_json_num(double v)

@@ -139,7 +139,9 @@ int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, do
 /* progress bar on stderr when it is a terminal and not -q */
 void mpa_progress(const char *label, uint64_t done, uint64_t total);
 void mpa_progress_end(void);
-/* write the JSON document to stdout */
+/* Write the JSON document to stdout (indented, keys in order, binary64 to 17
+   digits): 0; MPA_EXIT_INPUT on a write error (mpa_close_stdout then says
+   it); MPA_EXIT_FAIL, said, out of memory. Every subcommand's --json. */
 int mpa_json_print(json_t *doc);
 /* a binary64 as JSON: null when not finite */
 json_t *mpa_json_num(double v);
@@ -183,11 +185,15 @@ int mpa_close_stdout(int status);
 /* ---- plots (plot.c); MPA_EXIT_INPUT with a message when built without PLplot */
 int mpa_plot_available(void);
 int mpa_plot_check_name(const char *file);   /* .svg or .png */
-/* Draw with PLplot between these (refine, cg): begin selects the driver and
-   output; the caller sets the page and calls plinit. end runs plend, checks
-   the picture is whole and writes it with mpa_write_file (file NULL: drop it).
-   Both return 0 or print and return 2. */
-int mpa_plot_begin(const char *file);
+/* Every plot starts here: the driver for the name (.svg, .png), a 1000 x 600
+   page on white, colour MPA_PLOT_INK black (frame, labels) and colours
+   MPA_PLOT_CURVE(0..7) one palette, plinit. mpa_plot_end runs plend, checks
+   the picture is whole and writes it with mpa_write_file (file NULL: drop
+   it). Both return 0 or print and return 2. */
+#define MPA_PLOT_INK 15
+#define MPA_PLOT_NCURVES 8
+#define MPA_PLOT_CURVE(k) (1 + (k) % MPA_PLOT_NCURVES)
+int mpa_plot_open(const char *file);
 int mpa_plot_end(const char *file);
 typedef struct {           /* a target's limits, drawn as vertical lines at these binades */
   const char *name;

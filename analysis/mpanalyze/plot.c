@@ -52,7 +52,7 @@ int mpa_plot_check_name(const char *file)
    to a temporary file beside the target, renamed over the target at the end. */
 static int plot_fd = -1;
 
-int mpa_plot_begin(const char *file)
+static int plot_target(const char *file)
 {
   plot_fd = memfd_create("mpanalyze-plot", MFD_CLOEXEC);
   if (plot_fd < 0)
@@ -64,14 +64,21 @@ int mpa_plot_begin(const char *file)
   return 0;
 }
 
-static int plot_begin(const char *file)
+/* PLplot's colour 0 map as every plot uses it */
+static const int palette[MPA_PLOT_NCURVES][3] = { { 31, 119, 180 }, { 255, 127, 14 }, { 44, 160, 44 },
+                                                  { 214, 39, 40 }, { 148, 103, 189 }, { 140, 86, 75 },
+                                                  { 227, 119, 194 }, { 23, 190, 207 } };
+
+int mpa_plot_open(const char *file)
 {
-  if (mpa_plot_begin(file))
+  if (plot_target(file))
     return MPA_EXIT_INPUT;
   plspage(0, 0, 1000, 600, 0, 0);
   plscolbg(255, 255, 255);
+  for (int i = 0; i < MPA_PLOT_NCURVES; i++)
+    plscol0(MPA_PLOT_CURVE(i), palette[i][0], palette[i][1], palette[i][2]);
+  plscol0(MPA_PLOT_INK, 0, 0, 0);
   plinit();
-  plscol0(1, 0, 0, 0);
   return 0;
 }
 
@@ -136,7 +143,7 @@ static void format_colour(size_t k)
 
 int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
 {
-  if (plot_begin(file))
+  if (mpa_plot_open(file))
     return MPA_EXIT_INPUT;
   uint64_t total = 0, mx = 0;
   for (size_t i = 0; i < h->n; i++) {
@@ -160,7 +167,7 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
   double ymax = h->linear ? pmax * 1.25 : log10(pmax) + 0.6;
   if (!h->linear && y0 > -1)
     y0 = -1;
-  plcol0(1);
+  plcol0(MPA_PLOT_INK);
   plschr(0, 0.8);
   plenv(xmin, xmax, y0, ymax, 0, h->linear ? 0 : 20);
   char title[600];
@@ -203,7 +210,7 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
 
 int mpa_plot_scale(const char *file, const char *title, const double *scale, const int *overflow, size_t n)
 {
-  if (plot_begin(file))
+  if (mpa_plot_open(file))
     return MPA_EXIT_INPUT;
   PLFLT *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
   if (!x || !y) {
@@ -221,7 +228,7 @@ int mpa_plot_scale(const char *file, const char *title, const double *scale, con
   }
   if (n == 0)
     lo = 0, hi = 1;
-  plcol0(1);
+  plcol0(MPA_PLOT_INK);
   plenv(-0.5, n ? (double)n - 0.5 : 1, lo - 1.5, hi + 1.5, 0, 0);
   char t[600];
   pllab("step", "log#d2#u scale", plot_text(t, sizeof t, title));
@@ -258,12 +265,12 @@ int mpa_plot_steps(const char *file, const char *title, const char *const *names
     free(y);
     return mpa_error(NULL, "out of memory");
   }
-  if (plot_begin(file)) {
+  if (mpa_plot_open(file)) {
     free(x);
     free(y);
     return MPA_EXIT_INPUT;
   }
-  plcol0(1);
+  plcol0(MPA_PLOT_INK);
   plschr(0, 0.8);
   plenv(-0.5, n > 1 ? (double)n - 0.5 : 1, floor_y - 0.3, top, 0, 20);
   char t[600];
@@ -287,7 +294,7 @@ int mpa_plot_steps(const char *file, const char *title, const char *const *names
     snprintf(lab, sizeof lab, "%s", names[k]);
     plptex(-0.4, top - 0.25 * (double)(k + 1), 1, 0, 0, lab);
   }
-  plcol0(1);
+  plcol0(MPA_PLOT_INK);
   char key[128];
   snprintf(key, sizeof key, "solid, o: %s   dashed, dot: %s   dotted, x: %s", kind[0], kind[1], kind[2]);
   plmtex("t", 0.6, 1.0, 1.0, key);
@@ -303,7 +310,7 @@ int mpa_plot_steps(const char *file, const char *title, const char *const *names
   return mpa_plot_check_name(file);
 }
 
-int mpa_plot_begin(const char *file)
+int mpa_plot_open(const char *file)
 {
   return mpa_plot_check_name(file);
 }
