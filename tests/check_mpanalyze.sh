@@ -449,11 +449,27 @@ a=t['act']; print(a['dtype'], a['formats']['fp16']['underflow'], a['formats']['f
   $bin -q --json --format fp16 --dtype 'act=bf16' "$d/mixed.safetensors" >"$tmp/m.json" \
     && [ "$(jget "$tmp/m.json" tensors.1.dtype)" = '"bf16"' ] && ok "--dtype on a safetensors U16 member" || bad "--dtype U16 member"
   for args in "--dtype w=bf16 $d/mixed.npz" "--dtype nothing*=bf16 $d/mixed.npz" "--dtype =bf16 $d/mixed.npz" \
-              "--dtype w=int4 $d/mixed.npz" "--tensor nothing $d/mixed.npz"; do
+              "--dtype w=int4 $d/mixed.npz" "--tensor nothing $d/mixed.npz" "--dtype w*=e4m3 $d/mixed.npz" \
+              "--dtype ?=fp16 $d/mixed.npz" "--dtype *=e5m2 $d/half.npy $d/half.npy"; do
     $bin -q $args >"$tmp/out" 2>"$tmp/err"; st=$?
     [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^mpanalyze: " "$tmp/err" \
       && ok "refused: $args: $(cat "$tmp/err")" || bad "'$args': status $st"
   done
+
+  # a glob whose members all have another width than its type is refused like a plain name
+  # (F4; it was ignored); one naming members of both widths types those of its width
+  # and leaves the others as they were
+  $bin -q --dtype 'w*=e4m3' "$d/mixed.npz" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "mpanalyze: --dtype w*=e4m3: no member it names has e4m3's width (1 byte), so none is read as e4m3 (e.g. 'w', 4-byte fp32)" ] \
+    && ok "--dtype glob of another width: $(cat "$tmp/err")" || bad "--dtype 'w*=e4m3': status $st $(cat "$tmp/err")"
+  $bin -q --dtype '[wm]*=bf16' "$d/mixed.npz" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && grep -q "e.g. 'w', 4-byte fp32" "$tmp/err" && ok "--dtype glob: a skipped member of another width counts as such" \
+    || bad "--dtype '[wm]*=bf16': status $st $(cat "$tmp/err")"
+  $bin -q --json --format fp16 --dtype '*=e4m3' "$d/mixed.npz" >"$tmp/m.json" 2>"$tmp/err"; st=$?
+  got=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t={x['name']: x['dtype'] for x in d['tensors']}
+print(t.get('w'), t.get('q'), t.get('mask'), sorted(s['name'] for s in d['skipped']))" "$tmp/m.json")
+  [ $st -eq 0 ] && [ "$got" = "fp32 e4m3 e4m3 ['act', 'step']" ] && ok "--dtype '*=e4m3': 1-byte members typed, others as they were: $got" \
+    || bad "--dtype '*=e4m3': status $st [$got] $(cat "$tmp/err")"
 
   # whole runs: a folder and a quoted glob, sorted naturally (step2 before step10), one
   # row per file; the shares against Python's own binary16 packing (struct 'e', RNE)
