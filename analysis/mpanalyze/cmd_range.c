@@ -749,88 +749,60 @@ static void mark_rules(mpe_io *f, const mpe_io_opts *io, char *used)
 
 /* ---------------------------------------------------------------- command */
 
-static void help(void)
-{
-  printf("usage: mpanalyze [range] FILE|FOLDER|'GLOB'... [options]\n"
-         "  -f, --format LIST   target formats (default fp16,bf16,e4m3,e5m2); also q<F>\n"
-         "                      (= q16.<F>: 16-bit fixed point, F fraction bits), fx16, and int8\n"
-         "                      (per-tensor symmetric INT8: what it rounds to 0 and clips)\n"
-         "      --fx-block N    fx16 block length (default: the contiguous dimension, at most 65536)\n"
-         "  -t, --tensor NAME   only this tensor or member (a name or a glob; may be repeated)\n"
-         "  -m, --margin BITS   head room for the recommended scale (default 0)\n"
-         "      --dtype T       raw files, and .npy |V2/|V1 arrays: bf16, fp16, e4m3, e5m2, fp32, fp64\n"
-         "      --dtype NAME=T  members named NAME (a glob) hold T (may be repeated; first match wins)\n"
-         "      --shape D,D..   raw files: the shape (default: from the file size)\n"
-         "      --kind K        npy, npz, safetensors, raw, text, pt (default: guessed)\n"
-         "      --chunk BYTES   read size (4096 to 2^40; default 4 MiB)\n"
-         "      --per-layer     with several files: every tensor's report too, not only the per-step summary\n"
-         "      --json          one JSON document on stdout\n"
-         "      --plot FILE     .svg or .png: the binade histogram (one file), the trend over steps (several)\n"
-         "      --linear        the histogram's axis in percent, not log\n"
-         "  -q, --quiet         no progress bar\n"
-         "A FOLDER stands for its tensor files; a quoted GLOB is expanded by mpanalyze. Both are\n"
-         "sorted naturally (step2 before step10); one file at a time is read.\n");
-}
-
 int mpa_cmd_range(int argc, char **argv)
 {
-  static const struct option lo[] = {
-    { "format", required_argument, 0, 'f' }, { "tensor", required_argument, 0, 't' },
-    { "margin", required_argument, 0, 'm' }, { "dtype", required_argument, 0, 'd' },
-    { "shape", required_argument, 0, 's' }, { "kind", required_argument, 0, 'k' },
-    { "chunk", required_argument, 0, 'c' }, { "json", no_argument, 0, 'j' },
-    { "plot", required_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
-    { "help", no_argument, 0, 'h' }, { "fx-block", required_argument, 0, 'B' },
-    { "per-layer", no_argument, 0, 'L' }, { "linear", no_argument, 0, 'y' }, { 0, 0, 0, 0 } };
   struct target tg[MAXF];
   size_t nf = 0;
   const char *flist = "fp16,bf16,e4m3,e5m2", *plot = NULL;
   const char **want = calloc((size_t)argc + 1, sizeof *want);
   size_t nwant = 0;
-  int json = 0, per_layer = 0, linear = 0;
+  int json = 0, per_layer = 0, linear = 0, first;
   long margin = 0, chunk = 0, fxblock = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
   char **paths = NULL;
   size_t npaths = 0;
-  optind = 1;
-  int c, rc = MPA_EXIT_INPUT;
+  const mpa_opt opts[] = {
+    { "format", 'f', MPA_STRING, &flist, 0, 0, "LIST",
+      "target formats (default fp16,bf16,e4m3,e5m2); also q<F>\n"
+      "(= q16.<F>: 16-bit fixed point, F fraction bits), fx16, and int8\n"
+      "(per-tensor symmetric INT8: what it rounds to 0 and clips)", NULL, NULL, 0 },
+    { "fx-block", 0, MPA_LONG, &fxblock, 1, (double)MPE_RANGE_FX16_MAXBLOCK, "N",
+      "fx16 block length (default: the contiguous dimension, at most 65536)", NULL, NULL, 0 },
+    { "tensor", 't', MPA_STRINGS, want, 0, 0, "NAME", "only this tensor or member (a name or a glob; may be repeated)",
+      NULL, &nwant, 0 },
+    { "margin", 'm', MPA_LONG, &margin, 0, 1000, "BITS", "head room for the recommended scale (default 0)",
+      "0 to 1000 bits", NULL, 0 },
+    { "dtype", 0, MPA_DTYPE, &io, 0, 0, "[NAME=]T",
+      "T: what raw files and .npy |V2/|V1 arrays hold: bf16, fp16, e4m3,\n"
+      "e5m2, fp32, fp64; NAME=T: the members named NAME (a glob) hold T\n"
+      "(may be repeated; first match of their width wins)", NULL, NULL, 0 },
+    { "shape", 0, MPA_SHAPE, &io, 0, 0, "D,D..", "raw files: the shape (default: from the file size)", NULL, NULL, 0 },
+    { "kind", 0, MPA_KIND, &io, 0, 0, "K", "npy, npz, safetensors, raw, text, pt (default: guessed)", NULL, NULL, 0 },
+    { "chunk", 0, MPA_LONG, &chunk, 4096, 0x1p40, "BYTES", "read size (4096 to 2^40; default 4 MiB)",
+      "a number of bytes from 4096 to 1099511627776 = 2^40", NULL, 0 },
+    { "per-layer", 0, MPA_FLAG, &per_layer, 0, 0, NULL,
+      "with several files: every tensor's report too, not only the per-step summary", NULL, NULL, 0 },
+    MPA_OPT_JSON(&json),
+    { "plot", 0, MPA_PLOT, &plot, 0, 0, "FILE",
+      ".svg or .png: the binade histogram (one file), the trend over steps (several)", NULL, NULL, 0 },
+    { "linear", 0, MPA_FLAG, &linear, 0, 0, NULL, "the histogram's axis in percent, not log", NULL, NULL, 0 },
+    { "quiet", 'q', MPA_FLAG, &mpa_quiet, 0, 0, NULL, "no progress bar", NULL, NULL, 0 },
+    MPA_OPT_END };
+  const mpa_cli cli = { "range", "usage: mpanalyze [range] FILE|FOLDER|'GLOB'... [options]",
+                        "A FOLDER stands for its tensor files; a quoted GLOB is expanded by mpanalyze. Both are\n"
+                        "sorted naturally (step2 before step10); one file at a time is read.", opts };
+  int rc = MPA_EXIT_INPUT;
   if (!want)
     return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
-  while ((c = mpa_getopt(argc, argv, "f:t:m:qh", lo)) != -1) {
-    switch (c) {
-    case 'f': flist = optarg; break;
-    case 't': want[nwant++] = optarg; break;
-    case 'm':
-      if (mpa_parse_int(optarg, 0, 1000, &margin)) { mpa_error(NULL, "bad --margin '%s' (0 to 1000 bits)", optarg); goto out; }
-      break;
-    case 'd': if (mpa_parse_dtype(optarg, &io)) goto out; break;
-    case 's': if (mpa_parse_shape(optarg, &io)) goto out; break;
-    case 'k': if (mpa_parse_kind(optarg, &io)) goto out; break;
-    case 'c':
-      if (mpa_parse_int(optarg, 4096, 1L << 40, &chunk)) {
-        mpa_error(NULL, "bad --chunk '%s' (a number of bytes from 4096 to 1099511627776 = 2^40)", optarg);
-        goto out;
-      }
-      io.chunk_bytes = (size_t)chunk;
-      break;
-    case 'B':
-      if (mpa_parse_int(optarg, 1, (long)MPE_RANGE_FX16_MAXBLOCK, &fxblock)) {
-        mpa_error(NULL, "bad --fx-block '%s' (1 to %zu)", optarg, MPE_RANGE_FX16_MAXBLOCK);
-        goto out;
-      }
-      break;
-    case 'L': per_layer = 1; break;
-    case 'y': linear = 1; break;
-    case 'j': json = 1; break;
-    case 'p': plot = optarg; break;
-    case 'q': mpa_quiet = 1; break;
-    case 'h': if (mpa_mpi_rank() == 0) help(); rc = MPA_EXIT_OK; goto out;
-    default: goto out;
-    }
+  if ((rc = mpa_parse(&cli, argc, argv, &first))) {
+    rc = rc == 1 ? MPA_EXIT_OK : rc;
+    goto out;
   }
-  if (optind >= argc) {
-    mpa_error(NULL, "no input file (mpanalyze --help)");
+  rc = MPA_EXIT_INPUT;
+  io.chunk_bytes = (size_t)chunk;
+  if (first >= argc) {
+    mpa_error("range", "no input file (mpanalyze --help)");
     goto out;
   }
   int i8 = 0;
@@ -841,11 +813,10 @@ int mpa_cmd_range(int argc, char **argv)
       mpa_error(NULL, "--format int8 runs in one process only (not under mpirun)");
     goto out;
   }
-  if ((rc = mpa_expand_inputs(argc - optind, argv + optind, &paths, &npaths)))
+  if ((rc = mpa_expand_inputs(argc - first, argv + first, &paths, &npaths)))
     goto out;
   rc = MPA_EXIT_INPUT;
-  if (plot && ((rc = mpa_plot_check_name(plot)) || (rc = mpa_output_check(plot, argc, argv)) ||
-               (rc = mpa_output_check(plot, (int)npaths, paths))))
+  if (plot && (rc = mpa_output_check(plot, (int)npaths, paths)))   /* the options' own check saw argv */
     goto out;
   rc = MPA_EXIT_INPUT;
   mpa_skips_in_report = 1;
