@@ -559,4 +559,43 @@ $bin scale --preset nope "$d/half.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
 [ $st -eq 2 ] && grep -q "pytorch, apex, megatron" "$tmp/err" && ok "--preset lists the presets" || bad "--preset: $(cat "$tmp/err")"
 $bin --format fp17 "$d/half.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
 [ $st -eq 2 ] && grep -q "fp16, bf16, tf32, e4m3, e5m2" "$tmp/err" && ok "--format lists the formats" || bad "--format: $(cat "$tmp/err")"
+# one option layer (issue 16): a bad value in any subcommand is one line naming the
+# subcommand and the option and what the value must be, exit 2, nothing on stdout
+while IFS='|' read -r args want; do
+  $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "$want" ] && ok "option error: $want" \
+    || bad "option error '$args': status $st, got [$(cat "$tmp/err")] want [$want]"
+done <<EOF
+range --margin 1001 $d/half.npy|mpanalyze: range: bad --margin '1001' (0 to 1000 bits)
+range --fx-block 0 $d/half.npy|mpanalyze: range: bad --fx-block '0' (an integer from 1 to 2^20)
+scale --preset pytorch --init -1 $d/half.npy|mpanalyze: scale: bad --init '-1' (a number > 0)
+scale --preset pytorch --format fp17 $d/half.npy|mpanalyze: scale: unknown --format 'fp17' (fp16, bf16, tf32, e4m3, e5m2, fp32, fp64, ...)
+refine --n 0|mpanalyze: refine: bad --n '0' (an integer from 1 to 2^20)
+refine --cond-sweep 10:1:3|mpanalyze: refine: bad --cond-sweep '10:1:3' (A:B:STEPS with 1 <= A <= B and 1 <= STEPS <= 200)
+refine --n|mpanalyze: refine: option '--n' needs a value (mpanalyze refine --help)
+cg --delta 1|mpanalyze: cg: bad --delta '1' (a number with 0 < x < 1)
+cg --sloppy fp8|mpanalyze: cg: unknown --sloppy 'fp8' (fp16, bf16, fx16, fp32, fp64)
+cg extra|mpanalyze: cg: unexpected argument 'extra' (mpanalyze cg --help)
+update -w $d/half.npy -u $d/half.npy --steps 0|mpanalyze: update: bad --steps '0' (an integer from 1 to 2^40)
+update -w $d/half.npy -u $d/half.npy --seed -1|mpanalyze: update: bad --seed '-1' (a non-negative integer)
+memory --params 7B --optimizer lion|mpanalyze: memory: unknown --optimizer 'lion' (adam, sgd, adafactor)
+memory --params 7B --gpus 0|mpanalyze: memory: bad --gpus '0' (an integer from 1 to 2^30)
+memory --params 0|mpanalyze: memory: bad --params '0' (a positive count: 1.3e9, 7.5B, 350M, 125k)
+order --trials 0 $d/half.npy|mpanalyze: order: bad --trials '0' (an integer from 1 to 2^20)
+order --round up $d/half.npy|mpanalyze: order: unknown --round 'up' (rne, rna, rz, ru, rd, ro, sr, sr_eq)
+EOF
+# --help comes from the table the parser reads: every option it lists is one the parser
+# knows (never "unrecognized option")
+for c in range scale refine cg update memory order; do
+  $bin $c --help >"$tmp/help" 2>"$tmp/err"; st=$?
+  opts=$(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u)
+  n=0 unknown=""
+  for o in $opts; do
+    $bin $c $o --help >/dev/null 2>"$tmp/err"   # a flag, then the help: nothing runs
+    grep -q "unrecognized option" "$tmp/err" && unknown="$unknown $o"
+    n=$((n + 1))
+  done
+  [ $st -eq 0 ] && head -1 "$tmp/help" | grep -q "^usage: mpanalyze" && [ $n -ge 5 ] && [ -z "$unknown" ] \
+    && ok "$c --help: $n options, every one known to the parser" || bad "$c --help: status $st, $n options, unknown:$unknown"
+done
 exit $fail
