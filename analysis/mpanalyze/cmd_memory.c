@@ -156,12 +156,15 @@ int mpa_cmd_memory(int argc, char **argv)
   printf("memory per GPU: %.4g parameters, %s, %s, ZeRO stage %d, %d GPU%s\n", c.params,
          mpe_memory_precision_name(c.precision), mpe_memory_optimizer_name(c.optimizer), c.zero,
          c.gpus, c.gpus == 1 ? "" : "s");
-  printf("%-16s %10s %14s %12s\n", "", "bytes/param", "per GPU (GB)", "partitioned");
+  static const mpa_col cols[] = { { "", -16 }, { "bytes/param", 10 }, { "per GPU (GB)", 14 }, { "partitioned", 12 } };
+  mpa_cellbuf b1, b2;
+  mpa_table_head(stdout, cols, 4);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-    printf("%-16s %10g %14.4f %12s\n", rows[i].name, rows[i].per_param, rows[i].bytes / 1e9,
-           rows[i].part ? "yes" : "no");
-  printf("%-16s %10s %14.4f %12s\n", "activations", act_text ? "" : "-", r.activations / 1e9, "no");
-  printf("%-16s %10g %14.4f\n", "total", r.weight_bytes + r.gradient_bytes + r.k, r.total / 1e9);
+    mpa_table_row(stdout, cols, 4, rows[i].name, mpa_cell(&b1, "%g", rows[i].per_param),
+                  mpa_cell(&b2, "%.4f", rows[i].bytes / 1e9), rows[i].part ? "yes" : "no");
+  mpa_table_row(stdout, cols, 4, "activations", act_text ? "" : "-", mpa_cell(&b2, "%.4f", r.activations / 1e9), "no");
+  mpa_table_row(stdout, cols, 3, "total", mpa_cell(&b1, "%g", r.weight_bytes + r.gradient_bytes + r.k),
+                mpa_cell(&b2, "%.4f", r.total / 1e9));
   if (!quiet)
     printf("K = %g bytes of master weights and optimizer state per parameter (ZeRO, Rajbhandari et al.\n"
            "2020); GB = 10^9 bytes. Not counted: buffers, fragmentation, the framework. mpanalyze(1).\n", r.k);

@@ -379,9 +379,7 @@ static int refine_one(const refine_args *a)
     plpoin(k, xs, ys, 17);
     if ((status = mpa_plot_end(a->plot)) != 0)
       goto out;
-#else
-    fprintf(stderr, "mpanalyze refine: --plot needs PLplot (not built in); no plot written\n");
-#endif
+#endif   /* without PLplot --plot is refused with the options */
   }
   if (r.status == MPE_IR_DIVERGED) {
     mpa_error("refine", "%s: no solution: %s (--no-fallback)", a->matrix,
@@ -554,9 +552,7 @@ static int refine_sweep(const refine_args *a)
     free(ys);
     if ((status = mpa_plot_end(a->plot)) != 0)
       goto out;
-#else
-    fprintf(stderr, "mpanalyze refine: --plot needs PLplot (not built in); no plot written\n");
-#endif
+#endif   /* without PLplot --plot is refused with the options */
   }
 out:
   free(A); free(b); free(x); free(xt); free(kap); free(it); free(st);
@@ -788,9 +784,7 @@ int mpa_cmd_cg(int argc, char **argv)
     free(ys);
     if ((status = mpa_plot_end(plot)) != 0)
       goto out;
-#else
-    fprintf(stderr, "mpanalyze cg: --plot needs PLplot (not built in); no plot written\n");
-#endif
+#endif   /* without PLplot --plot is refused with the options */
   }
   status = 0;
   if (r.status != MPE_CG_CONVERGED) {

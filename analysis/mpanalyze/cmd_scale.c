@@ -322,19 +322,26 @@ int mpa_cmd_scale(int argc, char **argv)
   } else {
     printf("%s scaler, %s: %zu steps, %llu skipped, final scale %.6g\n", delayed ? "delayed (FP8)" : preset,
            mpe_format_name(fmt), ns, (unsigned long long)nskip, final_scale);
-    printf("%-5s %-12s %-10s %-10s %-8s %-8s %s\n", "step", "scale", "max|g|", "overflow", "inf/nan", delayed ? "" : "skipped",
-           "underflow");
+    static const mpa_col cols[] = { { "step", -5 }, { "scale", -12 }, { "max|g|", -10 }, { "overflow", -10 },
+                                    { "inf/nan", -8 }, { "skipped", -8 }, { "underflow", 0 } };
+    mpa_col c[7];
+    memcpy(c, cols, sizeof c);
+    if (delayed)
+      c[5].head = "";   /* delayed scaling skips no step */
+    mpa_table_head(stdout, c, 7);
     for (size_t s = 0; s < ns; s++) {
-      char sc_txt[32];
+      mpa_cellbuf b[6];
       int e;
       if (frexp(st[s].scale, &e) == 0.5)
-        snprintf(sc_txt, sizeof sc_txt, "2^%d", e - 1);
+        mpa_cell(&b[1], "2^%d", e - 1);
       else
-        snprintf(sc_txt, sizeof sc_txt, "%.6g", st[s].scale);
-      printf("%-5zu %-12s %-10.4g %-10llu %-8llu %-8s %llu (%.3g%%)\n", s, sc_txt, st[s].amax,
-             (unsigned long long)st[s].overflow, (unsigned long long)st[s].nonfinite,
-             delayed ? "" : st[s].skipped ? "yes" : "no", (unsigned long long)st[s].underflow,
-             st[s].count ? 100.0 * (double)st[s].underflow / (double)st[s].count : 0.0);
+        mpa_cell(&b[1], "%.6g", st[s].scale);
+      mpa_table_row(stdout, c, 7, mpa_cell(&b[0], "%zu", s), b[1].s, mpa_cell(&b[2], "%.4g", st[s].amax),
+                    mpa_cell(&b[3], "%llu", (unsigned long long)st[s].overflow),
+                    mpa_cell(&b[4], "%llu", (unsigned long long)st[s].nonfinite),
+                    delayed ? "" : st[s].skipped ? "yes" : "no",
+                    mpa_cell(&b[5], "%llu (%.3g%%)", (unsigned long long)st[s].underflow,
+                             st[s].count ? 100.0 * (double)st[s].underflow / (double)st[s].count : 0.0));
     }
     if (plot && !mpa_quiet)
       fprintf(stderr, "mpanalyze: wrote %s\n", plot);

@@ -241,14 +241,17 @@ int mpa_cmd_update(int argc, char **argv)
     printf("update study: %zu weights in %s (master %s), %zu update row%s, %llu step%s\n",
            nw, mpe_format_name(f), mpe_format_name(m), rows, rows == 1 ? "" : "s",
            (unsigned long long)steps, steps == 1 ? "" : "s");
-    printf("%-8s %12s %12s %9s %9s %13s %13s %9s\n", "strategy", "updates", "lost", "lost %",
-           "stale %", "max |drift|", "rms drift", "nonfinite");
+    static const mpa_col cols[] = { { "strategy", -8 }, { "updates", 12 }, { "lost", 12 }, { "lost %", 9 },
+                                    { "stale %", 9 }, { "max |drift|", 13 }, { "rms drift", 13 }, { "nonfinite", 9 } };
+    mpa_table_head(stdout, cols, 8);
     for (int k = 0; k < MPE_UPDATE_NSTRATEGIES; k++) {
       const mpe_update_stats *s = &st[k];
-      printf("%-8s %12llu %12llu %9.4f %9.4f %13.6g %13.6g %9llu\n",
-             mpe_update_strategy_name((mpe_update_strategy)k), (unsigned long long)s->updates,
-             (unsigned long long)s->lost, 100 * s->lost_fraction, 100 * s->stale_fraction,
-             s->max_abs_drift, s->rms_drift, (unsigned long long)s->nonfinite);
+      mpa_cellbuf b[7];
+      mpa_table_row(stdout, cols, 8, mpe_update_strategy_name((mpe_update_strategy)k),
+                    mpa_cell(&b[0], "%llu", (unsigned long long)s->updates), mpa_cell(&b[1], "%llu", (unsigned long long)s->lost),
+                    mpa_cell(&b[2], "%.4f", 100 * s->lost_fraction), mpa_cell(&b[3], "%.4f", 100 * s->stale_fraction),
+                    mpa_cell(&b[4], "%.6g", s->max_abs_drift), mpa_cell(&b[5], "%.6g", s->rms_drift),
+                    mpa_cell(&b[6], "%llu", (unsigned long long)s->nonfinite));
     }
     if (!quiet)
       printf("lost: the strategy's state did not move (w + u == w, u != 0); stale: the %s weight\n"

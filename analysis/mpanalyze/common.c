@@ -932,3 +932,42 @@ int mpa_no_operands(const mpa_cli *cli, int first, int argc, char **argv)
     return mpa_error(cli->name, "unexpected argument '%s' (mpanalyze %s --help)", argv[first], cli->name);
   return 0;
 }
+
+/* ---- text tables */
+
+static void table_cells(FILE *out, const mpa_col *cols, size_t n, const char *const *cells)
+{
+  for (size_t k = 0; k < n; k++) {
+    int w = cols[k].width;
+    fprintf(out, "%s%*s", k ? " " : "", w, cells[k]);
+  }
+  fputc('\n', out);
+}
+
+void mpa_table_head(FILE *out, const mpa_col *cols, size_t n)
+{
+  const char *heads[MPA_MAX_COLS];
+  for (size_t k = 0; k < n && k < MPA_MAX_COLS; k++)
+    heads[k] = cols[k].head;
+  table_cells(out, cols, n < MPA_MAX_COLS ? n : MPA_MAX_COLS, heads);
+}
+
+void mpa_table_row(FILE *out, const mpa_col *cols, size_t n, ...)
+{
+  const char *cells[MPA_MAX_COLS];
+  va_list ap;
+  va_start(ap, n);
+  for (size_t k = 0; k < n && k < MPA_MAX_COLS; k++)
+    cells[k] = va_arg(ap, const char *);
+  va_end(ap);
+  table_cells(out, cols, n < MPA_MAX_COLS ? n : MPA_MAX_COLS, cells);
+}
+
+const char *mpa_cell(mpa_cellbuf *b, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b->s, sizeof b->s, fmt, ap);
+  va_end(ap);
+  return b->s;
+}

@@ -146,6 +146,17 @@ int mpa_json_print(json_t *doc);
 /* a binary64 as JSON: null when not finite */
 json_t *mpa_json_num(double v);
 
+/* ---- text tables (common.c): a table is an array of columns, each a head and
+   a width (printf's: negative left-aligns, 0 leaves the cell as it is); a row
+   is its cells, one space apart. A row may have fewer cells than the table.
+   Cells are strings; mpa_cell prints a number into one of its own buffers. */
+#define MPA_MAX_COLS 16
+typedef struct { const char *head; int width; } mpa_col;
+typedef struct { char s[64]; } mpa_cellbuf;
+void mpa_table_head(FILE *out, const mpa_col *cols, size_t n);
+void mpa_table_row(FILE *out, const mpa_col *cols, size_t n, ...);   /* n const char * cells */
+const char *mpa_cell(mpa_cellbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- under mpirun (mpi.c): stand-ins returning rank 0 of 1 without MPI */
 void mpa_mpi_init(int *argc, char ***argv);
 void mpa_mpi_finalize(void);
