@@ -3,10 +3,12 @@
    subcommand's name) and a one-line help. To add one, write
    int mpa_cmd_NAME(int argc, char **argv) in its own file, declare it here
    and add its row. Conventions every subcommand follows (mpanalyze(1)):
-   --json prints one JSON document on stdout, --plot FILE.svg|.png draws,
-   -q silences the progress bar and notes; bad input prints one line
-   "mpanalyze: FILE: problem" on stderr and returns MPA_EXIT_INPUT with
-   nothing on stdout. */
+   its options are one mpa_opt table read by mpa_parse (which also prints
+   --help from it); --json prints one JSON document on stdout through
+   mpa_json_print, --plot FILE.svg|.png draws after mpa_plot_open, text
+   tables go through mpa_table_row; -q silences the progress bar and notes;
+   bad input prints one line "mpanalyze: FILE: problem" on stderr and
+   returns MPA_EXIT_INPUT with nothing on stdout. */
 #ifndef MPANALYZE_H
 #define MPANALYZE_H
 #include <stdint.h>
