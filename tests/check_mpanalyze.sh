@@ -576,6 +576,7 @@ refine --n|mpanalyze: refine: option '--n' needs a value (mpanalyze refine --hel
 cg --delta 1|mpanalyze: cg: bad --delta '1' (a number with 0 < x < 1)
 cg --sloppy fp8|mpanalyze: cg: unknown --sloppy 'fp8' (fp16, bf16, fx16, fp32, fp64)
 cg extra|mpanalyze: cg: unexpected argument 'extra' (mpanalyze cg --help)
+cg --plot=|mpanalyze: cg: bad --plot '' (a file name)
 update -w $d/half.npy -u $d/half.npy --steps 0|mpanalyze: update: bad --steps '0' (an integer from 1 to 2^40)
 update -w $d/half.npy -u $d/half.npy --seed -1|mpanalyze: update: bad --seed '-1' (a non-negative integer)
 memory --params 7B --optimizer lion|mpanalyze: memory: unknown --optimizer 'lion' (adam, sgd, adafactor)

@@ -833,7 +833,12 @@ static int take(const mpa_opt *o, const char *arg)
     return mpa_parse_shape(arg, o->field) ? MPA_EXIT_INPUT : 0;
   case MPA_KIND:
     return mpa_parse_kind(arg, o->field) ? MPA_EXIT_INPUT : 0;
-  case MPA_PATH_IN: case MPA_PLOT: case MPA_STRING:
+  case MPA_PATH_IN: case MPA_PLOT:
+    if (!arg[0])
+      return mpa_error(cmd_name, "bad --%s '' (a file name)", o->name);
+    *(const char **)o->field = arg;
+    return 0;
+  case MPA_STRING:
     *(const char **)o->field = arg;
     return 0;
   case MPA_STRINGS: {
