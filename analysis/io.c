@@ -40,8 +40,21 @@ struct tens {
   unsigned char ndim, dtype, value_type, fortran_order, big_endian;
 };
 
+/* a reader: one row of readers[] at the end of this file, which says how to add one */
+struct reader {
+  mpe_io_kind kind;
+  const char *name;                        /* mpe_io_kind_name, mpanalyze --kind */
+  const char *const *ext;                  /* file-name extensions, NULL-terminated */
+  int (*probe)(const unsigned char *head, size_t n);   /* 1: the first bytes are this kind's */
+  int (*fallback)(const mpe_io_opts *o);   /* 1: take a file nothing else claimed */
+  int (*open)(mpe_io *f, const char *path, const mpe_io_opts *o, const unsigned char *head, size_t nhead);
+  int (*select)(mpe_io *f, size_t i);
+  int (*read)(mpe_io *f, void *values, size_t max, size_t *n);
+};
+
 struct mpe_io {
   mpe_io_kind kind;
+  const struct reader *rd;   /* the row of readers[] (at the end of this file) for kind */
   FILE *fp;
   zip_t *za;
   uint64_t fsize;
@@ -97,11 +110,9 @@ int mpe_io_dtype_lookup(const char *name, mpe_type *t)
   return MPE_OK;
 }
 
-const char *mpe_io_kind_name(mpe_io_kind k)
-{
-  static const char *n[] = { "auto", "npy", "npz", "safetensors", "raw", "text", "pt" };
-  return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : NULL;
-}
+static const struct reader *reader_of(mpe_io_kind k);
+static const struct reader *reader_guess(const char *path, const unsigned char *head, size_t n,
+                                         const mpe_io_opts *o);
 
 /* a*b with overflow detection */
 int mpei_mul_u64(uint64_t a, uint64_t b, uint64_t *r)
@@ -546,8 +557,9 @@ static size_t npy_header_size(const unsigned char *b, size_t got)
   return n > NPY_MAX_HEADER + 12 ? NPY_MAX_HEADER + 12 : (size_t)n;
 }
 
-static int open_npy(mpe_io *f, const char *path, const mpe_io_opts *o)
+static int open_npy(mpe_io *f, const char *path, const mpe_io_opts *o, const unsigned char *head, size_t nhead)
 {
+  (void)head, (void)nhead;
   /* the header's own size, not the 1 MiB a header may take */
   unsigned char pre[12];
   size_t got = fread(pre, 1, sizeof pre, f->fp);
@@ -577,8 +589,9 @@ static int open_npy(mpe_io *f, const char *path, const mpe_io_opts *o)
   return rc ? rc : add_single(f, path, &ti, offset, nbytes);
 }
 
-static int open_raw(mpe_io *f, const char *path, const mpe_io_opts *o)
+static int open_raw(mpe_io *f, const char *path, const mpe_io_opts *o, const unsigned char *head, size_t nhead)
 {
+  (void)head, (void)nhead;
   char nm[SINGLE_NAME_MAX];
   mpe_type dt = o->dtype;   /* a rule naming the file, else the dtype */
   int ruled = mpei_dtype_rule(o, single_name(path, nm), 0, &dt, NULL, 0) == 1;
@@ -910,8 +923,10 @@ done:
   return rc;
 }
 
-static int open_safetensors(mpe_io *f, const mpe_io_opts *o)
+static int open_safetensors(mpe_io *f, const char *path, const mpe_io_opts *o, const unsigned char *head,
+                            size_t nhead)
 {
+  (void)path, (void)head, (void)nhead;
   unsigned char lb[8];
   if (f->fsize < 8 || fread(lb, 1, 8, f->fp) != 8)
     FAIL(MPE_EFORMAT, "too short for a safetensors file (%llu bytes)", (unsigned long long)f->fsize);
@@ -1020,6 +1035,7 @@ static int open_pt(mpe_io *f, const char *path, const mpe_io_opts *o)
   char root[128];
   snprintf(root, sizeof root, "%.*s", (int)(bl < 127 ? bl : 127), mpei_utf8_valid(b, bl) ? b : "tensor");
   f->kind = MPE_IO_PT;
+  f->rd = reader_of(MPE_IO_PT);
   int rc = mpei_pt_open(f->za, root, &f->pt, f->msg, sizeof f->msg);
   /* integer and bool tensors a --dtype rule names are read as that type's bit patterns */
   for (size_t k = rc ? 0 : mpei_pt_nskipped(f->pt); k-- > 0;) {
@@ -1164,29 +1180,26 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
 
 /* ------------------------------------------------------------------ open/close */
 
-static mpe_io_kind guess_kind(const char *path, const unsigned char *mg, size_t n, const mpe_io_opts *o)
+/* .npz and torch.save archives are both zips; open_npz tells them apart by
+   content. A bare pickle (what torch.save wrote before PyTorch 1.6) is refused
+   here, named, rather than failing as a broken zip. */
+static int open_zip(mpe_io *f, const char *path, const mpe_io_opts *o, const unsigned char *head, size_t nhead)
 {
-  if (n >= 6 && !memcmp(mg, "\x93NUMPY", 6))
-    return MPE_IO_NPY;
-  if (n >= 4 && (!memcmp(mg, "PK\3\4", 4) || !memcmp(mg, "PK\5\6", 4)))
-    return MPE_IO_NPZ;
-  if (n >= 3 && mg[0] == 0x80 && mg[1] <= 5 && mg[2] == 0x8a)   /* legacy torch.save: a pickle of a magic number */
-    return MPE_IO_PT;
-  const char *dot = strrchr(path, '.');
-  const char *slash = strrchr(path, '/');
-  if (dot && (!slash || dot > slash)) {
-    if (!strcasecmp(dot, ".npy")) return MPE_IO_NPY;
-    if (!strcasecmp(dot, ".npz")) return MPE_IO_NPZ;
-    if (!strcasecmp(dot, ".safetensors")) return MPE_IO_SAFETENSORS;
-    if (!strcasecmp(dot, ".pt") || !strcasecmp(dot, ".pth")) return MPE_IO_PT;
-    if (!strcasecmp(dot, ".csv") || !strcasecmp(dot, ".txt") || !strcasecmp(dot, ".tsv") || !strcasecmp(dot, ".dat"))
-      return MPE_IO_TEXT;
-    if (!strcasecmp(dot, ".bin") || !strcasecmp(dot, ".raw"))
-      return MPE_IO_RAW;
-  }
-  if (o->has_dtype)
-    return MPE_IO_RAW;
-  return MPE_IO_AUTO;
+  if (nhead >= 2 && head[0] == 0x80)
+    FAIL(MPE_EUNSUP, "a bare pickle (torch.save before PyTorch 1.6, or pickle.dump) is not supported: "
+         "re-save it with torch.save from PyTorch >= 1.6 (the zip format)");
+  fclose(f->fp);
+  f->fp = NULL;
+  return open_npz(f, path, o);
+}
+
+static int open_text(mpe_io *f, const char *path, const mpe_io_opts *o, const unsigned char *head, size_t nhead)
+{
+  (void)o, (void)head, (void)nhead;
+  mpe_io_tensor ti;
+  memset(&ti, 0, sizeof ti);
+  int rc = mpei_text_scan(&f->txt, f->fp, &ti, f->msg, sizeof f->msg);
+  return rc ? rc : add_single(f, path, &ti, 0, f->fsize);
 }
 
 int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg, size_t msglen)
@@ -1201,7 +1214,7 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   *out = NULL;
   if (!o)
     o = &defaults;
-  if ((unsigned)o->kind > MPE_IO_PT || o->ndim < 0 || o->ndim > MPE_IO_MAXDIM ||
+  if ((o->kind != MPE_IO_AUTO && !reader_of(o->kind)) || o->ndim < 0 || o->ndim > MPE_IO_MAXDIM ||
       (o->has_dtype && !mpe_io_dtype_size(o->dtype)) || (o->nrules && !o->rules)) {
     mpei_io_msg(msg, msglen, "invalid reader options");
     return MPE_EINVAL;
@@ -1240,34 +1253,14 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   unsigned char mg[8];
   size_t nm = fread(mg, 1, sizeof mg, f->fp);
   rewind(f->fp);
-  f->kind = o->kind ? o->kind : guess_kind(path, mg, nm, o);
-  switch (f->kind) {
-  case MPE_IO_NPY: rc = open_npy(f, path, o); break;
-  case MPE_IO_NPZ: case MPE_IO_PT:
-    if (nm >= 2 && mg[0] == 0x80) {
-      mpei_io_msg(f->msg, sizeof f->msg, "a bare pickle (torch.save before PyTorch 1.6, or pickle.dump) is not supported: "
-                  "re-save it with torch.save from PyTorch >= 1.6 (the zip format)");
-      rc = MPE_EUNSUP;
-      break;
-    }
-    fclose(f->fp);
-    f->fp = NULL;
-    rc = open_npz(f, path, o);
-    break;
-  case MPE_IO_SAFETENSORS: rc = open_safetensors(f, o); break;
-  case MPE_IO_RAW: rc = open_raw(f, path, o); break;
-  case MPE_IO_TEXT: {
-    mpe_io_tensor ti;
-    memset(&ti, 0, sizeof ti);
-    rc = mpei_text_scan(&f->txt, f->fp, &ti, f->msg, sizeof f->msg);
-    if (!rc)
-      rc = add_single(f, path, &ti, 0, f->fsize);
-    break;
-  }
-  default:
+  f->rd = o->kind ? reader_of(o->kind) : reader_guess(path, mg, nm, o);
+  if (!f->rd) {
     mpei_io_msg(f->msg, sizeof f->msg, "unknown file type (expected .npy, .npz, .safetensors, .csv/.txt, or raw with a dtype)");
     rc = MPE_EFORMAT;
+    goto fail;
   }
+  f->kind = f->rd->kind;
+  rc = f->rd->open(f, path, o, mg, nm);
   if (rc)
     goto fail;
   if (!(f->buf = malloc(f->bufsize))) {
@@ -1354,6 +1347,41 @@ int mpe_io_find(const mpe_io *f, const char *name, size_t *i)
 
 /* ------------------------------------------------------------------ reading */
 
+/* the selects: put the reader at the first byte of tensor i's data */
+static int select_seek(mpe_io *f, size_t i)
+{
+  if (fseeko(f->fp, (off_t)f->t[i].offset, SEEK_SET))
+    FAIL(MPE_EIO, "seek failed: %s", strerror(errno));
+  return MPE_OK;
+}
+
+static int select_member(mpe_io *f, size_t i)
+{
+  struct tens *t = &f->t[i];
+  if (!(f->zf = zip_fopen_index(f->za, t->zindex, 0)))
+    return zip_msg(f, MPE_EFORMAT, "cannot open zip member", zip_get_error(f->za));
+  uint64_t skip = t->offset;
+  while (skip) {
+    size_t c = skip < f->bufsize ? (size_t)skip : f->bufsize;
+    zip_int64_t r = zip_fread(f->zf, f->buf, c);
+    if (r <= 0)
+      FAIL(MPE_EFORMAT, "member '%.64s': truncated or corrupt", TNAME(f, t));
+    skip -= (uint64_t)r;
+  }
+  return MPE_OK;
+}
+
+static int select_text(mpe_io *f, size_t i)
+{
+  (void)i;
+  return mpei_text_rewind(&f->txt, f->fp, f->msg, sizeof f->msg);
+}
+
+static int select_pt(mpe_io *f, size_t i)
+{
+  return mpei_pt_select(f->pt, i, f->msg, sizeof f->msg);
+}
+
 int mpe_io_select(mpe_io *f, size_t i)
 {
   if (!f || i >= f->nt)
@@ -1365,62 +1393,44 @@ int mpe_io_select(mpe_io *f, size_t i)
     zip_fclose(f->zf);
     f->zf = NULL;
   }
-  if (f->pt) {
-    int rc = mpei_pt_select(f->pt, i, f->msg, sizeof f->msg);
-    if (rc)
-      return rc;
-  } else if (f->kind == MPE_IO_NPZ) {
-    if (!(f->zf = zip_fopen_index(f->za, t->zindex, 0)))
-      return zip_msg(f, MPE_EFORMAT, "cannot open zip member", zip_get_error(f->za));
-    uint64_t skip = t->offset;
-    while (skip) {
-      size_t c = skip < f->bufsize ? (size_t)skip : f->bufsize;
-      zip_int64_t r = zip_fread(f->zf, f->buf, c);
-      if (r <= 0)
-        FAIL(MPE_EFORMAT, "member '%.64s': truncated or corrupt", TNAME(f, t));
-      skip -= (uint64_t)r;
-    }
-  } else if (f->kind == MPE_IO_TEXT) {
-    int rc = mpei_text_rewind(&f->txt, f->fp, f->msg, sizeof f->msg);
-    if (rc)
-      return rc;
-  } else {
-    if (fseeko(f->fp, (off_t)t->offset, SEEK_SET))
-      FAIL(MPE_EIO, "seek failed: %s", strerror(errno));
-  }
+  int rc = f->rd->select(f, i);
+  if (rc)
+    return rc;
   f->cur = (long)i;
   f->left = t->count;
   return MPE_OK;
 }
 
-/* read exactly n bytes of the current tensor's data */
-static int read_bytes(mpe_io *f, void *dst, size_t n)
+/* the fetchers: exactly n bytes of the current tensor's stored data */
+static int fetch_file(mpe_io *f, void *dst, size_t n)
+{
+  size_t got = fread(dst, 1, n, f->fp);
+  if (got != n) {
+    if (ferror(f->fp))
+      FAIL(MPE_EIO, "read error: %s", strerror(errno));
+    FAIL(MPE_EFORMAT, "data of '%.64s' end early (the file shrank?)", TNAME(f, &f->t[f->cur]));
+  }
+  return MPE_OK;
+}
+
+static int fetch_member(mpe_io *f, void *dst, size_t n)
 {
   struct tens *t = &f->t[f->cur];
   size_t got = 0;
-  if (f->pt) {
-    int rc = mpei_pt_read(f->pt, dst, n / mpe_io_dtype_size((mpe_type)t->dtype), f->msg, sizeof f->msg);
-    if (rc)
-      return rc;
-  } else if (f->zf) {
-    while (got < n) {
-      zip_int64_t r = zip_fread(f->zf, (char *)dst + got, n - got);
-      if (r < 0)
-        FAIL(MPE_EFORMAT, "member '%.64s': %s", TNAME(f, t), zip_file_strerror(f->zf));
-      if (r == 0)
-        FAIL(MPE_EFORMAT, "member '%.64s': data end early", TNAME(f, t));
-      got += (size_t)r;
-    }
-  } else {
-    got = fread(dst, 1, n, f->fp);
-    if (got != n) {
-      if (ferror(f->fp))
-        FAIL(MPE_EIO, "read error: %s", strerror(errno));
-      FAIL(MPE_EFORMAT, "data of '%.64s' end early (the file shrank?)", TNAME(f, t));
-    }
+  while (got < n) {
+    zip_int64_t r = zip_fread(f->zf, (char *)dst + got, n - got);
+    if (r < 0)
+      FAIL(MPE_EFORMAT, "member '%.64s': %s", TNAME(f, t), zip_file_strerror(f->zf));
+    if (r == 0)
+      FAIL(MPE_EFORMAT, "member '%.64s': data end early", TNAME(f, t));
+    got += (size_t)r;
   }
-  f->done += n;
   return MPE_OK;
+}
+
+static int fetch_pt(mpe_io *f, void *dst, size_t n)
+{
+  return mpei_pt_read(f->pt, dst, n / mpe_io_dtype_size((mpe_type)f->t[f->cur].dtype), f->msg, sizeof f->msg);
 }
 
 /* after the last value of a member: it must end there and pass its CRC */
@@ -1464,43 +1474,27 @@ static int make_tables(mpe_io *f, mpe_type dt)
   return MPE_OK;
 }
 
-int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
+/* Values of a stored (binary) tensor: a chunk of bytes from `fetch`, converted */
+static int read_stored(mpe_io *f, void *values, size_t max, size_t *n, int (*fetch)(mpe_io *, void *, size_t))
 {
-  if (!f || !n || (!values && max))
-    return MPE_EINVAL;
-  *n = 0;
-  if (f->cur < 0)
-    FAIL(MPE_EINVAL, "no tensor selected");
   struct tens *t = &f->t[f->cur];
   mpe_type dt = (mpe_type)t->dtype;
-  if (f->kind == MPE_IO_TEXT) {
-    int rc = mpei_text_read(&f->txt, f->fp, values, max, n, f->msg, sizeof f->msg);
-    if (rc)
-      return rc;
-    if (*n > f->left)
-      FAIL(MPE_EFORMAT, "the file changed while it was read");
-    f->left -= *n;
-    f->done = f->txt.pos;
-    return MPE_OK;
-  }
   size_t es = mpe_io_dtype_size(dt);
   size_t k = f->bufsize / es;
   if (k > max)
     k = max;
   if (k > f->left)
     k = (size_t)f->left;
-  if (k == 0) {
-    if (f->left == 0 && f->zf)
-      return finish_member(f);
+  if (k == 0)
     return MPE_OK;
-  }
   int rc = make_tables(f, dt);
   if (rc)
     return rc;
   int direct = (dt == MPE_FP32 || dt == MPE_FP64);
   unsigned char *src = direct ? values : f->buf;
-  if ((rc = read_bytes(f, src, k * es)))
+  if ((rc = fetch(f, src, k * es)))
     return rc;
+  f->done += k * es;
   if (t->big_endian)
     bswap_n(src, k, es);
   float *y = values;
@@ -1528,7 +1522,146 @@ int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
   }
   f->left -= k;
   *n = k;
-  if (f->left == 0 && f->zf)
-    return finish_member(f);
   return MPE_OK;
+}
+
+/* the reads: the next values of the selected tensor (*n is 0 on entry) */
+static int read_file(mpe_io *f, void *values, size_t max, size_t *n)
+{
+  return read_stored(f, values, max, n, fetch_file);
+}
+
+static int read_member(mpe_io *f, void *values, size_t max, size_t *n)
+{
+  int rc = read_stored(f, values, max, n, fetch_member);
+  if (!rc && f->left == 0 && f->zf)
+    rc = finish_member(f);
+  return rc;
+}
+
+static int read_pt(mpe_io *f, void *values, size_t max, size_t *n)
+{
+  return read_stored(f, values, max, n, fetch_pt);
+}
+
+static int read_text(mpe_io *f, void *values, size_t max, size_t *n)
+{
+  int rc = mpei_text_read(&f->txt, f->fp, values, max, n, f->msg, sizeof f->msg);
+  if (rc)
+    return rc;
+  if (*n > f->left)
+    FAIL(MPE_EFORMAT, "the file changed while it was read");
+  f->left -= *n;
+  f->done = f->txt.pos;
+  return MPE_OK;
+}
+
+int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
+{
+  if (!f || !n || (!values && max))
+    return MPE_EINVAL;
+  *n = 0;
+  if (f->cur < 0)
+    FAIL(MPE_EINVAL, "no tensor selected");
+  return f->rd->read(f, values, max, n);
+}
+
+/* ------------------------------------------------------------------ the table of readers */
+
+static int probe_npy(const unsigned char *head, size_t n)
+{
+  return n >= 6 && !memcmp(head, "\x93NUMPY", 6);
+}
+
+static int probe_zip(const unsigned char *head, size_t n)
+{
+  return n >= 4 && (!memcmp(head, "PK\3\4", 4) || !memcmp(head, "PK\5\6", 4));
+}
+
+/* legacy torch.save: a pickle of a magic number (open_zip refuses it by name) */
+static int probe_pt_legacy(const unsigned char *head, size_t n)
+{
+  return n >= 3 && head[0] == 0x80 && head[1] <= 5 && head[2] == 0x8a;
+}
+
+static int given_dtype(const mpe_io_opts *o)
+{
+  return o->has_dtype;
+}
+
+/* One row per reader, shaped like mpanalyze's command table. mpe_io_open walks
+   it to guess a file's kind (when mpe_io_opts.kind is MPE_IO_AUTO): first every
+   row's probe on the file's first 8 bytes, then every row's extensions
+   (case-insensitive, the last '.' of the last path component), then every row's
+   fallback on the options; the first row that answers wins, and no answer is
+   "unknown file type". Then open lists the tensors (add_tensor, add_single,
+   skip_add) after checking every size the file claims against the file;
+   mpe_io_select calls select to go to the first byte of tensor i; mpe_io_read
+   calls read for the next values (read_stored does the chunking and conversion
+   of stored bytes, given a fetch function). The code around the calls (argument
+   checks, messages to the caller, the chunk buffer, progress, mpe_io_close)
+   is shared.
+
+   To add a reader:
+   1. add an mpe_io_kind value at the end of the enum in lib/mpemu/io.h (the
+      numbers are ABI) and say what it reads there and in mpe_io_open(3);
+   2. write its open (and a probe if the format has a magic number; a select
+      and read, or reuse select_seek / read_file for data at file offsets);
+      state the reader keeps goes in struct mpe_io and is freed in mpe_io_close;
+   3. add its row here; in mpanalyze, move the end of the --kind loop in
+      analysis/mpanalyze/common.c (it stops at MPE_IO_PT) and name the kind in
+      cmd_range.c's help and mpanalyze(1);
+   4. tests: good files (tests/check_io.c), hostile ones reaching every error
+      path (tests/data/hostile, tests/check_mpanalyze.sh) and a fuzz target
+      and corpus (tests/fuzz/run.sh, tests/fuzz/corpus/KIND). */
+
+static const struct reader readers[] = {
+  { MPE_IO_NPY, "npy", (const char *const[]){ ".npy", NULL },
+    probe_npy, NULL, open_npy, select_seek, read_file },
+  { MPE_IO_NPZ, "npz", (const char *const[]){ ".npz", NULL },
+    probe_zip, NULL, open_zip, select_member, read_member },
+  { MPE_IO_SAFETENSORS, "safetensors", (const char *const[]){ ".safetensors", NULL },
+    NULL, NULL, open_safetensors, select_seek, read_file },
+  { MPE_IO_RAW, "raw", (const char *const[]){ ".bin", ".raw", NULL },
+    NULL, given_dtype, open_raw, select_seek, read_file },
+  { MPE_IO_TEXT, "text", (const char *const[]){ ".csv", ".txt", ".tsv", ".dat", NULL },
+    NULL, NULL, open_text, select_text, read_text },
+  { MPE_IO_PT, "pt", (const char *const[]){ ".pt", ".pth", NULL },
+    probe_pt_legacy, NULL, open_zip, select_pt, read_pt },   /* open_zip sends a pt archive to open_pt */
+};
+enum { NREADERS = sizeof readers / sizeof readers[0] };
+
+static const struct reader *reader_of(mpe_io_kind k)
+{
+  for (size_t r = 0; r < NREADERS; r++)
+    if (readers[r].kind == k)
+      return &readers[r];
+  return NULL;
+}
+
+static const struct reader *reader_guess(const char *path, const unsigned char *head, size_t n,
+                                         const mpe_io_opts *o)
+{
+  for (size_t r = 0; r < NREADERS; r++)
+    if (readers[r].probe && readers[r].probe(head, n))
+      return &readers[r];
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+  if (dot && (!slash || dot > slash))
+    for (size_t r = 0; r < NREADERS; r++)
+      for (const char *const *e = readers[r].ext; *e; e++)
+        if (!strcasecmp(dot, *e))
+          return &readers[r];
+  for (size_t r = 0; r < NREADERS; r++)
+    if (readers[r].fallback && readers[r].fallback(o))
+      return &readers[r];
+  return NULL;
+}
+
+const char *mpe_io_kind_name(mpe_io_kind k)
+{
+  if (k == MPE_IO_AUTO)
+    return "auto";
+  const struct reader *r = reader_of(k);
+  return r ? r->name : NULL;
 }

@@ -39,6 +39,12 @@ TESTS += tests/check_scaler
 tests_check_scaler_SOURCES = tests/check_scaler.c
 tests_check_scaler_CFLAGS = $(TEST_CFLAGS)
 tests_check_scaler_LDADD = $(TEST_LDADD)
+# the constructor convention of <mpemu/core.h>, over every public constructor
+check_PROGRAMS += tests/check_ctor
+TESTS += tests/check_ctor
+tests_check_ctor_SOURCES = tests/check_ctor.c
+tests_check_ctor_CFLAGS = $(TEST_CFLAGS)
+tests_check_ctor_LDADD = $(TEST_LDADD)
 TESTS += tests/check_mpanalyze.sh tests/check_python.sh
 EXTRA_DIST += tests/check_mpanalyze.sh tests/check_python.sh tests/data tests/fuzz \
 	python/pyproject.toml python/setup.py python/README.md python/mpemu/__init__.py python/mpemu/_lib.py \
@@ -54,6 +60,6 @@ bench_programs += tests/bench/bench_analysis
 tests_bench_bench_analysis_SOURCES = tests/bench/bench_analysis.c
 tests_bench_bench_analysis_LDADD = $(MPE_ANALYSIS_LIBS) $(LIBM)
 
-dist_man_MANS += man/man1/mpanalyze.1 man/man3/mpe_delayed_alloc.3 man/man3/mpe_delayed_update.3 man/man3/mpe_io_close.3 man/man3/mpe_io_info.3 man/man3/mpe_io_open.3 man/man3/mpe_io_read.3 man/man3/mpe_io_select.3 man/man3/mpe_io_skipped_info.3 man/man3/mpe_io_write_npy.3 man/man3/mpe_io_write_safetensors.3 man/man3/mpe_range_add_f32.3 man/man3/mpe_range_alloc.3 man/man3/mpe_range_alloc_targets.3 man/man3/mpe_range_merge.3 man/man3/mpe_range_target_get.3 man/man3/mpe_range_at_scale.3 man/man3/mpe_range_free.3 man/man3/mpe_range_histogram.3 man/man3/mpe_range_stats_get.3 man/man3/mpe_scaler_alloc.3 man/man3/mpe_scaler_free.3 man/man3/mpe_scaler_params_preset.3 man/man3/mpe_scaler_update.3 
+dist_man_MANS += man/man1/mpanalyze.1 man/man3/mpe_delayed_alloc.3 man/man3/mpe_delayed_create.3 man/man3/mpe_delayed_update.3 man/man3/mpe_io_close.3 man/man3/mpe_io_info.3 man/man3/mpe_io_open.3 man/man3/mpe_io_read.3 man/man3/mpe_io_select.3 man/man3/mpe_io_skipped_info.3 man/man3/mpe_io_write_npy.3 man/man3/mpe_io_write_safetensors.3 man/man3/mpe_range_add_f32.3 man/man3/mpe_range_alloc.3 man/man3/mpe_range_alloc_targets.3 man/man3/mpe_range_create.3 man/man3/mpe_range_create_targets.3 man/man3/mpe_range_merge.3 man/man3/mpe_range_target_get.3 man/man3/mpe_range_at_scale.3 man/man3/mpe_range_free.3 man/man3/mpe_range_histogram.3 man/man3/mpe_range_stats_get.3 man/man3/mpe_scaler_alloc.3 man/man3/mpe_scaler_create.3 man/man3/mpe_scaler_free.3 man/man3/mpe_scaler_params_preset.3 man/man3/mpe_scaler_update.3 
 TESTS += tests/check_doc_commands.sh tests/check_layers.sh
 EXTRA_DIST += tests/check_doc_commands.sh tests/check_layers.sh

@@ -181,6 +181,8 @@ int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed)
 
 int mpe_csr_alloc(mpe_csr **A, int nrows, int ncols, size_t nnz)
 {
+  if (A)
+    *A = NULL;   /* the constructor convention (mpemu/core.h) */
   if (!A || nrows < 1 || ncols < 1 || nnz > (SIZE_MAX / 16))
     return MPE_EINVAL;
   mpe_csr *m = calloc(1, sizeof *m);
@@ -212,6 +214,8 @@ void mpe_csr_free(mpe_csr *A)
 
 int mpe_csr_laplace(mpe_csr **A, int dim, int m)
 {
+  if (A)
+    *A = NULL;   /* the constructor convention (mpemu/core.h) */
   int n = laplace_order(dim, m);
   if (!A || n < 0)
     return MPE_EINVAL;

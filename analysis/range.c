@@ -1371,3 +1371,38 @@ int mpe_range_histogram(const mpe_range *r, int k, int *first, uint64_t *counts,
   if (above) *above = ab;
   return MPE_OK;
 }
+
+/* ---------------------------------------------------------------- constructors
+   that tell a bad argument (MPE_EINVAL) from no memory (MPE_ENOMEM): every
+   argument mpe_range_alloc_targets refuses is checked here first, so its NULL
+   afterwards can only mean that an allocation failed. */
+int mpe_range_create_targets(mpe_range **out, const mpe_range_target *targets, size_t ntargets,
+                             const mpe_range_opts *o)
+{
+  if (!out)
+    return MPE_EINVAL;
+  *out = NULL;
+  if (!targets || ntargets == 0 || ntargets > MAXFMT || (o && (o->margin < 0 || o->margin > 4096)))
+    return MPE_EINVAL;
+  for (size_t k = 0; k < ntargets; k++)
+    if (!target_ok(&targets[k]))
+      return MPE_EINVAL;
+  *out = mpe_range_alloc_targets(targets, ntargets, o);
+  return *out ? MPE_OK : MPE_ENOMEM;
+}
+
+int mpe_range_create(mpe_range **out, const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o)
+{
+  if (!out)
+    return MPE_EINVAL;
+  *out = NULL;
+  if (!formats || nformats == 0 || nformats > MAXFMT)
+    return MPE_EINVAL;
+  mpe_range_target t[MAXFMT];
+  memset(t, 0, sizeof t);
+  for (size_t k = 0; k < nformats; k++) {
+    t[k].kind = MPE_TARGET_FLOAT;
+    t[k].format = formats[k];
+  }
+  return mpe_range_create_targets(out, t, nformats, o);
+}

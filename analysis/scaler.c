@@ -66,10 +66,13 @@ static double stored(int storage, double v)
   return v;
 }
 
-mpe_scaler *mpe_scaler_alloc(const mpe_scaler_params *p)
+int mpe_scaler_create(mpe_scaler **out, const mpe_scaler_params *p)
 {
+  if (!out)
+    return MPE_EINVAL;
+  *out = NULL;
   if (!p || (p->storage != MPE_SCALER_BINARY64 && p->storage != MPE_SCALER_BINARY32))
-    return NULL;
+    return MPE_EINVAL;
   mpe_scaler_params q = *p;
   q.init_scale = stored(q.storage, q.init_scale);
   q.min_scale = stored(q.storage, q.min_scale);
@@ -78,13 +81,21 @@ mpe_scaler *mpe_scaler_alloc(const mpe_scaler_params *p)
       !(q.growth_factor > 0) || !(q.backoff_factor > 0 && q.backoff_factor <= 1) ||
       !(q.min_scale >= 0) || !(q.min_scale <= q.init_scale) || !(q.max_scale >= q.init_scale) ||
       q.growth_interval < 1 || q.hysteresis < 1 || q.growth_delay < 0)
-    return NULL;
+    return MPE_EINVAL;
   mpe_scaler *s = calloc(1, sizeof *s);
   if (!s)
-    return NULL;
+    return MPE_ENOMEM;
   s->p = q;
   s->scale = q.init_scale;
   s->credit = p->hysteresis;
+  *out = s;
+  return MPE_OK;
+}
+
+mpe_scaler *mpe_scaler_alloc(const mpe_scaler_params *p)
+{
+  mpe_scaler *s;
+  mpe_scaler_create(&s, p);
   return s;
 }
 
@@ -132,23 +143,34 @@ struct mpe_delayed {
   float hist[];
 };
 
-mpe_delayed *mpe_delayed_alloc(const mpe_delayed_params *p)
+int mpe_delayed_create(mpe_delayed **out, const mpe_delayed_params *p)
 {
+  if (!out)
+    return MPE_EINVAL;
+  *out = NULL;
   if (!p || p->history_len < 0 || p->margin < 0 || p->margin > 126)
-    return NULL;
+    return MPE_EINVAL;
   const mpe_format *f = p->format ? p->format : mpe_format_of(MPE_E4M3);
   double mx = mpe_format_max(f);
   if (!(mx > 0) || mx > FLT_MAX)
-    return NULL;
+    return MPE_EINVAL;
   int len = p->history_len ? p->history_len : 1024;
   mpe_delayed *d = calloc(1, sizeof *d + (size_t)len * sizeof(float));
   if (!d)
-    return NULL;
+    return MPE_ENOMEM;
   d->fp8_max = (float)mx;
   d->len = len;
   d->margin = p->margin;
   d->most_recent = p->most_recent;
   d->scale = 1.0f;
+  *out = d;
+  return MPE_OK;
+}
+
+mpe_delayed *mpe_delayed_alloc(const mpe_delayed_params *p)
+{
+  mpe_delayed *d;
+  mpe_delayed_create(&d, p);
   return d;
 }
 

@@ -200,6 +200,8 @@ static float *alloc_f(size_t n)
 
 int mpe_train_net_alloc(mpe_train_net **out, const mpe_train_arch *arch, const mpe_train_policy *pol, const mpe_train_optim *opt)
 {
+  if (out)
+    *out = NULL;   /* the constructor convention (mpemu/core.h) */
   if (!out || !arch || !pol || !opt || arch->nlayers < 1 || arch->nlayers > MPE_TRAIN_MAXLAYERS ||
       arch->batch < 1 || (unsigned)pol->level >= MPE_TRAIN_NLEVELS || (unsigned)arch->act > MPE_TRAIN_GELU ||
       (unsigned)arch->loss > MPE_TRAIN_XENT || (unsigned)opt->kind > MPE_TRAIN_ADAM || !(opt->lr > 0) ||
@@ -261,8 +263,13 @@ int mpe_train_net_alloc(mpe_train_net **out, const mpe_train_arch *arch, const m
   net->tc = tc;
   net->first = 1;
   int ok = 1;
-  if (pol->level == MPE_TRAIN_O1 || pol->level == MPE_TRAIN_O2)
-    ok = (net->scaler = mpe_scaler_alloc(&sp)) != NULL;
+  if (pol->level == MPE_TRAIN_O1 || pol->level == MPE_TRAIN_O2) {
+    int rc = mpe_scaler_create(&net->scaler, &sp);   /* MPE_EINVAL or MPE_ENOMEM */
+    if (rc) {
+      mpe_train_net_free(net);
+      return rc;
+    }
+  }
   const size_t B = (size_t)arch->batch;
   size_t maxw = 0, maxkn = 0;
   uint64_t s = arch->seed;

@@ -98,6 +98,8 @@ int mpe_update_alloc(mpe_update **out, mpe_update_strategy strategy, const doubl
                      const mpe_format *f, const mpe_update_opts *o)
 {
   const mpe_format *master;
+  if (out)
+    *out = NULL;   /* the constructor convention (mpemu/core.h) */
   if (!out || (!w0 && n > 0) || (unsigned)strategy >= MPE_UPDATE_NSTRATEGIES)
     return MPE_EINVAL;
   int rc = check_formats(f, o, &master);

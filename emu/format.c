@@ -114,6 +114,8 @@ const mpe_format *mpe_format_lookup(const char *name)
 
 int mpe_format_custom(mpe_format **out, int precision, int emin, int emax)
 {
+  if (out)
+    *out = NULL;   /* the constructor convention (mpemu/core.h) */
   if (!out || precision < 2 || precision > 53 || emin >= emax || emin < -16382 || emax > 16383)
     return MPE_EINVAL;
   struct mpe_format *f = calloc(1, sizeof *f);

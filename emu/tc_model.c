@@ -156,6 +156,8 @@ int (mpe_tc_model_custom)(mpe_tc_model **out, const mpe_tc_params *p)
 
 int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_t size)
 {
+  if (out)
+    *out = NULL;   /* the constructor convention (mpemu/core.h) */
   if (!out || !p0 || size < MPE_TC_PARAMS_SIZE_V1)
     return MPE_EINVAL;
   for (size_t i = sizeof *p0; i < size; i++)   /* a newer header's fields, unknown here */

@@ -1,7 +1,8 @@
 /* mpemu — bit-exact low and mixed precision on a CPU. Umbrella header:
    #include <mpemu.h> and link with `pkg-config --libs mpemu` (formats, rounding,
    arithmetic, tensor cores), or `pkg-config --libs mpemu-analysis` (also the
-   readers, range reports, scalers, studies, solvers and the training engine). */
+   readers, range reports, scalers, studies, solvers and the training engine).
+   Error codes and the one convention every constructor follows: <mpemu/core.h>. */
 #ifndef MPEMU_H
 #define MPEMU_H
 #include "mpemu/version.h"

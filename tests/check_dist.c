@@ -577,9 +577,10 @@ START_TEST(test_range_pack)
   t[3].kind = MPE_TARGET_FX16;
   t[3].block = 100;
   mpe_range_opts ro = { .margin = 1 };
-  mpe_range *a = mpe_range_alloc_targets(t, 4, &ro), *b = mpe_range_alloc_targets(t, 4, &ro);
-  mpe_range *c = mpe_range_alloc_targets(t, 3, &ro);
-  ck_assert(a && b && c);
+  mpe_range *a, *b, *c;
+  ck_assert_int_eq(mpe_range_create_targets(&a, t, 4, &ro), MPE_OK);
+  ck_assert_int_eq(mpe_range_create_targets(&b, t, 4, &ro), MPE_OK);
+  ck_assert_int_eq(mpe_range_create_targets(&c, t, 3, &ro), MPE_OK);
   float x[1037];
   uint64_t st = ts_seed();
   for (size_t i = 0; i < 1037; i++)

@@ -67,8 +67,8 @@ static mpe_range *range_fixed(void)
   mpe_range_target t[NWF];
   for (size_t k = 0; k < NWF; k++)
     t[k] = WF[k].t;
-  mpe_range *r = mpe_range_alloc_targets(t, NWF, NULL);
-  ck_assert_ptr_nonnull(r);
+  mpe_range *r;
+  ck_assert_int_eq(mpe_range_create_targets(&r, t, NWF, NULL), MPE_OK);
   return r;
 }
 
@@ -115,8 +115,8 @@ static mpe_range *range_for(const struct want *w, size_t nw)
   const mpe_format *f[8];
   for (size_t k = 0; k < nw; k++)
     ck_assert_ptr_nonnull(f[k] = mpe_format_lookup(w[k].fmt));
-  mpe_range *r = mpe_range_alloc(f, nw, NULL);
-  ck_assert_ptr_nonnull(r);
+  mpe_range *r;
+  ck_assert_int_eq(mpe_range_create(&r, f, nw, NULL), MPE_OK);
   return r;
 }
 

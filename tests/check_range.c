@@ -11,6 +11,43 @@
 #include <string.h>
 #include "testsupport.h"
 
+/* The constructors: new_range* assert success; *_einval assert that a bad
+   argument gives MPE_EINVAL with the out-pointer set to NULL (it starts
+   non-NULL), and NULL from the deprecated wrapper. */
+static mpe_range *new_range(const mpe_format *const *f, size_t n, const mpe_range_opts *o)
+{
+  mpe_range *r;
+  ck_assert_int_eq(mpe_range_create(&r, f, n, o), MPE_OK);
+  ck_assert_ptr_nonnull(r);
+  return r;
+}
+
+static mpe_range *new_range_targets(const mpe_range_target *t, size_t n, const mpe_range_opts *o)
+{
+  mpe_range *r;
+  ck_assert_int_eq(mpe_range_create_targets(&r, t, n, o), MPE_OK);
+  ck_assert_ptr_nonnull(r);
+  return r;
+}
+
+static char junk;
+
+static void range_einval(const mpe_format *const *f, size_t n, const mpe_range_opts *o)
+{
+  mpe_range *r = (mpe_range *)(void *)&junk;
+  ck_assert_int_eq(mpe_range_create(&r, f, n, o), MPE_EINVAL);
+  ck_assert_ptr_null(r);
+  ck_assert_ptr_null(mpe_range_alloc(f, n, o));
+}
+
+static void range_targets_einval(const mpe_range_target *t, size_t n, const mpe_range_opts *o)
+{
+  mpe_range *r = (mpe_range *)(void *)&junk;
+  ck_assert_int_eq(mpe_range_create_targets(&r, t, n, o), MPE_EINVAL);
+  ck_assert_ptr_null(r);
+  ck_assert_ptr_null(mpe_range_alloc_targets(t, n, o));
+}
+
 static const char *fmts[] = { "fp16", "bf16", "tf32", "e4m3", "e5m2", "fp32", "fp64" };
 #define NF 7
 
@@ -60,7 +97,7 @@ START_TEST(test_oracle_counts)
     fm[k] = F(k);
   int margin = _i;   /* 0..2 */
   mpe_range_opts o = { margin };
-  mpe_range *r = mpe_range_alloc(fm, NF, &o);
+  mpe_range *r = new_range(fm, NF, &o);
   ck_assert_ptr_nonnull(r);
   /* in uneven pieces, to cross blocks */
   for (int s = 0; s < N;) {
@@ -144,7 +181,7 @@ START_TEST(test_f64_hand)
 {
   const double d[] = { 65520.0 - 0x1p-30, 0x1p-25 + 0x1p-60, 0x1p-25, 65520.0, 0x1p-14 - 0x1p-60, 1e300, -1e-300 };
   const mpe_format *f[2] = { mpe_format_lookup("fp16"), mpe_format_lookup("fp32") };
-  mpe_range *r = mpe_range_alloc(f, 2, NULL);
+  mpe_range *r = new_range(f, 2, NULL);
   ck_assert_int_eq(mpe_range_add_f64(r, d, 7), 0);
   mpe_range_stats s;
   mpe_range_stats_get(r, 0, &s);
@@ -172,7 +209,7 @@ START_TEST(test_rel_error)
 {
   const float x[3] = { 1.0f + 0x1p-11f, 3.0f, 1e6f };
   const mpe_format *f = mpe_format_lookup("fp16");
-  mpe_range *r = mpe_range_alloc(&f, 1, NULL);
+  mpe_range *r = new_range(&f, 1, NULL);
   mpe_range_add_f32(r, x, 3);
   mpe_range_stats s;
   mpe_range_stats_get(r, 0, &s);
@@ -190,7 +227,7 @@ START_TEST(test_histogram)
 {
   const float x[] = { 1.0f, 1.5f, -2.0f, 0.25f, 0x1p-30f, 0.0f, NAN, 1e5f };
   const mpe_format *f[2] = { mpe_format_lookup("fp16"), mpe_format_lookup("e4m3") };
-  mpe_range *r = mpe_range_alloc(f, 2, NULL);
+  mpe_range *r = new_range(f, 2, NULL);
   mpe_range_add_f32(r, x, 8);
   int first;
   size_t n;
@@ -229,7 +266,7 @@ START_TEST(test_pieces_same)
   for (int i = 0; i < N; i++)
     x[i] = rand_value(&st);
   const mpe_format *f[3] = { F(0), F(3), F(4) };
-  mpe_range *a = mpe_range_alloc(f, 3, NULL), *b = mpe_range_alloc(f, 3, NULL);
+  mpe_range *a = new_range(f, 3, NULL), *b = new_range(f, 3, NULL);
   mpe_range_add_f32(a, x, N);
   for (int i = 0; i < N; i += 7)
     mpe_range_add_f32(b, x + i, (size_t)(N - i < 7 ? N - i : 7));
@@ -255,15 +292,33 @@ START_TEST(test_errors)
 {
   const mpe_format *f = mpe_format_lookup("fp16"), *none = NULL;
   mpe_range_opts bad = { -1 };
-  ck_assert_ptr_null(mpe_range_alloc(NULL, 1, NULL));
-  ck_assert_ptr_null(mpe_range_alloc(&f, 0, NULL));
-  ck_assert_ptr_null(mpe_range_alloc(&none, 1, NULL));
-  ck_assert_ptr_null(mpe_range_alloc(&f, 1, &bad));
+  range_einval(NULL, 1, NULL);
+  range_einval(&f, 0, NULL);
+  range_einval(&none, 1, NULL);
+  range_einval(&f, 1, &bad);
   /* a margin past 4096 bits: the scale arithmetic (exponent - margin) would overflow an int */
   mpe_range_opts huge = { INT_MAX }, big = { 4097 }, most = { 4096 };
-  ck_assert_ptr_null(mpe_range_alloc(&f, 1, &huge));
-  ck_assert_ptr_null(mpe_range_alloc(&f, 1, &big));
-  mpe_range *rm = mpe_range_alloc(&f, 1, &most);
+  range_einval(&f, 1, &huge);
+  range_einval(&f, 1, &big);
+  const mpe_format *many[65], *e8m0 = mpe_format_lookup("e8m0");
+  for (int k = 0; k < 65; k++)
+    many[k] = f;
+  range_einval(many, 65, NULL);          /* at most 64 targets */
+  ck_assert_ptr_nonnull(e8m0);
+  range_einval(&e8m0, 1, NULL);          /* unsigned: no rounding target */
+  ck_assert_int_eq(mpe_range_create(NULL, &f, 1, NULL), MPE_EINVAL);
+  mpe_range_target tq = { MPE_TARGET_Q16, NULL, 8, 0 };
+  ck_assert_int_eq(mpe_range_create_targets(NULL, &tq, 1, NULL), MPE_EINVAL);
+  mpe_range *r64 = new_range(many, 64, NULL);
+  mpe_range_free(r64);
+  /* the deprecated constructors still make accumulators */
+  mpe_range *old = mpe_range_alloc(&f, 1, NULL), *oldt = mpe_range_alloc_targets(&tq, 1, NULL);
+  ck_assert_ptr_nonnull(old);
+  ck_assert_ptr_nonnull(oldt);
+  ck_assert_uint_eq(mpe_range_nformats(old), 1);
+  mpe_range_free(old);
+  mpe_range_free(oldt);
+  mpe_range *rm = new_range(&f, 1, &most);
   ck_assert_ptr_nonnull(rm);
   double xm = 1e300;
   mpe_range_stats sm;
@@ -271,7 +326,7 @@ START_TEST(test_errors)
   ck_assert_int_eq(mpe_range_stats_get(rm, 0, &sm), 0);
   ck_assert_int_eq(sm.scale_log2, 16 - 4096 - 997);   /* 2^k * 1e300 <= 65504 * 2^-4096, 1e300 = 0.75 * 2^997 */
   mpe_range_free(rm);
-  mpe_range *r = mpe_range_alloc(&f, 1, NULL);
+  mpe_range *r = new_range(&f, 1, NULL);
   ck_assert_uint_eq(mpe_range_nformats(r), 1);
   ck_assert_int_eq(mpe_range_add_f32(r, NULL, 3), MPE_EINVAL);
   ck_assert_int_eq(mpe_range_add_f64(NULL, NULL, 0), MPE_EINVAL);
@@ -395,7 +450,7 @@ START_TEST(test_fast_reference)
   mpe_range *r[3];
   for (int lvl = 0; lvl < 3; lvl++) {
     mpe_simd_level_set(lvl);
-    r[lvl] = mpe_range_alloc_targets(t, NT, NULL);
+    r[lvl] = new_range_targets(t, NT, NULL);
     ck_assert_ptr_nonnull(r[lvl]);
     uint64_t st2 = st;
     for (int s = 0; s < N;) {
@@ -463,7 +518,7 @@ START_TEST(test_q_at_scale)
   for (int j = 0; j < 4; j++) {
     int fb = fbs[j];
     mpe_range_target t = { MPE_TARGET_Q16, NULL, fb, 0 };
-    mpe_range *r = mpe_range_alloc_targets(&t, 1, NULL);
+    mpe_range *r = new_range_targets(&t, 1, NULL);
     mpe_range_add_f32(r, x, N);
     mpe_range_stats s;
     mpe_range_stats_get(r, 0, &s);
@@ -520,7 +575,7 @@ START_TEST(test_q_hand)
                       nextafterf(n8, -INFINITY), 1.0f, -1.0f, -1e-30f, 0.0f, INFINITY };
   mpe_range_target t[3] = { { MPE_TARGET_Q16, NULL, 8, 0 }, { MPE_TARGET_Q16, NULL, 15, 0 },
                             { MPE_TARGET_Q16, NULL, 0, 0 } };
-  mpe_range *r = mpe_range_alloc_targets(t, 3, NULL);
+  mpe_range *r = new_range_targets(t, 3, NULL);
   ck_assert_int_eq(mpe_range_add_f32(r, x, 12), 0);
   mpe_range_stats s;
   /* q16.8: +-2^-9 tie to 0, its successor rounds to 1; 32767.5 ties to 32768 (saturates),
@@ -564,7 +619,7 @@ START_TEST(test_fixed_f64)
 {
   const double d[] = { 0x1p-9, 0x1p-9 + 0x1p-60, 127.998046875 - 0x1p-40, 127.998046875, 1e300, -1e-300, 0.0 };
   mpe_range_target t[2] = { { MPE_TARGET_Q16, NULL, 8, 0 }, { MPE_TARGET_FX16, NULL, 0, 7 } };
-  mpe_range *r = mpe_range_alloc_targets(t, 2, NULL);
+  mpe_range *r = new_range_targets(t, 2, NULL);
   ck_assert_int_eq(mpe_range_add_f64(r, d, 7), 0);
   mpe_range_stats s;
   mpe_range_stats_get(r, 0, &s);
@@ -593,7 +648,7 @@ START_TEST(test_fx_hand)
   const uint64_t want[3] = { 2, 3, 2 };
   for (int j = 0; j < 3; j++) {
     mpe_range_target t = { MPE_TARGET_FX16, NULL, 0, blocks[j] };
-    mpe_range *r = mpe_range_alloc_targets(&t, 1, NULL);
+    mpe_range *r = new_range_targets(&t, 1, NULL);
     ck_assert_int_eq(mpe_range_add_f32(r, x, 3), 0);     /* blocks span calls */
     mpe_range_stats s;
     mpe_range_stats_get(r, 0, &s);                        /* reading does not close the open block */
@@ -637,8 +692,8 @@ START_TEST(test_merge)
   mpe_format *custom[2];
   make_targets(t, custom);
   t[14].block = t[15].block = 1000;      /* the halves end on block boundaries */
-  mpe_range *all = mpe_range_alloc_targets(t, NT, NULL), *a = mpe_range_alloc_targets(t, NT, NULL),
-            *b = mpe_range_alloc_targets(t, NT, NULL);
+  mpe_range *all = new_range_targets(t, NT, NULL), *a = new_range_targets(t, NT, NULL),
+            *b = new_range_targets(t, NT, NULL);
   mpe_range_add_f32(all, x, N);
   mpe_range_add_f32(a, x, N / 2);
   mpe_range_add_f32(b, x + N / 2, N / 2);
@@ -670,7 +725,7 @@ START_TEST(test_merge)
   mpe_range_target t2[NT];
   memcpy(t2, t, sizeof t2);
   t2[9].frac_bits = 1;
-  mpe_range *c = mpe_range_alloc_targets(t2, NT, NULL);
+  mpe_range *c = new_range_targets(t2, NT, NULL);
   ck_assert_int_eq(mpe_range_merge(a, c), MPE_EINVAL);
   ck_assert_int_eq(mpe_range_merge(a, a), MPE_EINVAL);
   ck_assert_int_eq(mpe_range_merge(NULL, a), MPE_EINVAL);
@@ -687,18 +742,18 @@ END_TEST
 START_TEST(test_target_errors)
 {
   mpe_range_target t = { MPE_TARGET_Q16, NULL, 513, 0 };
-  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  range_targets_einval(&t, 1, NULL);
   t = (mpe_range_target){ MPE_TARGET_FX16, NULL, 0, 0 };
-  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  range_targets_einval(&t, 1, NULL);
   t.block = MPE_RANGE_FX16_MAXBLOCK + 1;
-  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  range_targets_einval(&t, 1, NULL);
   t = (mpe_range_target){ (mpe_target_kind)7, NULL, 0, 0 };
-  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
+  range_targets_einval(&t, 1, NULL);
   t = (mpe_range_target){ MPE_TARGET_FLOAT, NULL, 0, 0 };
-  ck_assert_ptr_null(mpe_range_alloc_targets(&t, 1, NULL));
-  ck_assert_ptr_null(mpe_range_alloc_targets(NULL, 1, NULL));
+  range_targets_einval(&t, 1, NULL);
+  range_targets_einval(NULL, 1, NULL);
   t = (mpe_range_target){ MPE_TARGET_Q16, NULL, -512, 0 };
-  mpe_range *r = mpe_range_alloc_targets(&t, 1, NULL);
+  mpe_range *r = new_range_targets(&t, 1, NULL);
   ck_assert_ptr_nonnull(r);
   mpe_range_target g;
   ck_assert_int_eq(mpe_range_target_get(r, 0, &g), 0);
@@ -707,7 +762,7 @@ START_TEST(test_target_errors)
   ck_assert_int_eq(mpe_range_target_get(r, 1, &g), MPE_EINVAL);
   mpe_range_free(r);
   const mpe_format *f = mpe_format_lookup("bf16");
-  r = mpe_range_alloc(&f, 1, NULL);
+  r = new_range(&f, 1, NULL);
   ck_assert_int_eq(mpe_range_target_get(r, 0, &g), 0);
   ck_assert_int_eq(g.kind, MPE_TARGET_FLOAT);
   ck_assert_ptr_eq(g.format, f);
@@ -726,7 +781,7 @@ START_TEST(test_threads_same)
   mpe_range_target t[NT];
   mpe_format *custom[2];
   make_targets(t, custom);
-  mpe_range *a = mpe_range_alloc_targets(t, NT, NULL), *b = mpe_range_alloc_targets(t, NT, NULL);
+  mpe_range *a = new_range_targets(t, NT, NULL), *b = new_range_targets(t, NT, NULL);
   ck_assert_int_eq(mpe_range_add_f32(a, x, N), 0);
   for (int i = 0; i < N; i += 4096)
     ck_assert_int_eq(mpe_range_add_f32(b, x + i, 4096), 0);
@@ -762,7 +817,7 @@ START_TEST(test_fx_tiny)
   }
   for (size_t block = 1; block <= 16; block *= 4) {
     mpe_range_target t = { MPE_TARGET_FX16, NULL, 0, block };
-    mpe_range *r = mpe_range_alloc_targets(&t, 1, NULL);
+    mpe_range *r = new_range_targets(&t, 1, NULL);
     mpe_range_add_f32(r, x, N);
     struct ref w = { 0 };
     ref_fx(&w, x, N, block);
@@ -810,7 +865,7 @@ START_TEST(test_f64_reference)
   }
   for (int k = 0; k < NF; k++) {
     const mpe_format *f = F(k);
-    mpe_range *r = mpe_range_alloc(&f, 1, NULL);
+    mpe_range *r = new_range(&f, 1, NULL);
     ck_assert_int_eq(mpe_range_add_f64(r, x, N), 0);
     double mn = mpe_format_min_normal(f), maxrel = 0;
     uint64_t u = 0, sub = 0, ov = 0;
@@ -856,11 +911,11 @@ START_TEST(test_rounding_mode)
   mpe_range_target t[NT];
   mpe_format *custom[2];
   make_targets(t, custom);
-  mpe_range *ref = mpe_range_alloc_targets(t, NT, NULL);
+  mpe_range *ref = new_range_targets(t, NT, NULL);
   mpe_range_add_f32(ref, x, N);
   for (int j = 0; j < 3; j++) {
     ck_assert_int_eq(fesetround(modes[j]), 0);
-    mpe_range *r = mpe_range_alloc_targets(t, NT, NULL);
+    mpe_range *r = new_range_targets(t, NT, NULL);
     mpe_range_add_f32(r, x, N);
     fesetround(FE_TONEAREST);
     for (int k = 0; k < NT - 2; k++) {       /* fx16 follows mpe_fx16_encode: binary32 arithmetic */

@@ -9,6 +9,27 @@
 #include <stdlib.h>
 #include "testsupport.h"
 
+/* A bad argument: MPE_EINVAL and the out-pointer set to NULL (it starts
+   non-NULL so that a constructor leaving it alone fails); the deprecated
+   wrapper gives NULL for the same arguments. */
+static void scaler_einval(const mpe_scaler_params *p)
+{
+  static char junk;
+  mpe_scaler *s = (mpe_scaler *)(void *)&junk;
+  ck_assert_int_eq(mpe_scaler_create(&s, p), MPE_EINVAL);
+  ck_assert_ptr_null(s);
+  ck_assert_ptr_null(mpe_scaler_alloc(p));
+}
+
+static void delayed_einval(const mpe_delayed_params *p)
+{
+  static char junk;
+  mpe_delayed *d = (mpe_delayed *)(void *)&junk;
+  ck_assert_int_eq(mpe_delayed_create(&d, p), MPE_EINVAL);
+  ck_assert_ptr_null(d);
+  ck_assert_ptr_null(mpe_delayed_alloc(p));
+}
+
 /* binary32 frameworks (PyTorch, Megatron, Keras) keep the scale in a float32
    tensor or variable: every new value is rounded to binary32 once */
 static double f32(double v)
@@ -144,7 +165,8 @@ START_TEST(test_random_sequences)
   ck_assert_int_eq(mpe_scaler_params_preset(&p, presets[which]), 0);
   if (interval[regime])
     p.growth_interval = interval[regime];
-  mpe_scaler *s = mpe_scaler_alloc(&p);
+  mpe_scaler *s;
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   ck_assert_ptr_nonnull(s);
   ref r = { p.init_scale, 0, p.hysteresis, 0, -1, p.min_scale, p.max_scale, p.growth_factor, p.backoff_factor,
             p.growth_interval, p.hysteresis };
@@ -175,7 +197,7 @@ START_TEST(test_preset_differences)
   const int first_growth[] = { 2000, 1001, 1000, 1000, 2000, 2000 };
   for (int j = 0; j < 6; j++) {
     mpe_scaler_params_preset(&p, names[j]);
-    s = mpe_scaler_alloc(&p);
+    ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
     double s0 = mpe_scaler_scale(s);
     int step = 0;
     while (mpe_scaler_scale(s) == s0 && step < 5000) {
@@ -188,7 +210,7 @@ START_TEST(test_preset_differences)
   }
   /* hysteresis 2: the first overflow only spends credit; the second backs off */
   mpe_scaler_params_preset(&p, "megatron");
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   ck_assert(mpe_scaler_scale(s) == 0x1p32);
   ck_assert_int_eq(mpe_scaler_update(s, 1), 0);
   ck_assert(mpe_scaler_scale(s) == 0x1p32);
@@ -200,31 +222,31 @@ START_TEST(test_preset_differences)
   mpe_scaler_free(s);
   /* pytorch backs off at once, never grows to inf; apex stops at 2^24; keras stops at 1 going down */
   mpe_scaler_params_preset(&p, "pytorch");
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   mpe_scaler_update(s, 1);
   ck_assert(mpe_scaler_scale(s) == 32768);
   mpe_scaler_free(s);
   p.init_scale = p.max_scale = FLT_MAX;
   p.growth_interval = 1;
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   mpe_scaler_update(s, 0);
   ck_assert(mpe_scaler_scale(s) == FLT_MAX);
   mpe_scaler_free(s);
   p.storage = MPE_SCALER_BINARY64;
   p.init_scale = p.max_scale = DBL_MAX;
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   mpe_scaler_update(s, 0);
   ck_assert(mpe_scaler_scale(s) == DBL_MAX);
   mpe_scaler_free(s);
   mpe_scaler_params_preset(&p, "apex");
   p.growth_interval = 1;
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   for (int i = 0; i < 20; i++)
     mpe_scaler_update(s, 0);
   ck_assert(mpe_scaler_scale(s) == 0x1p24);
   mpe_scaler_free(s);
   mpe_scaler_params_preset(&p, "keras");
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   for (int i = 0; i < 40; i++)
     mpe_scaler_update(s, 1);
   ck_assert(mpe_scaler_scale(s) == 1.0);
@@ -241,7 +263,8 @@ START_TEST(test_pytorch_binary32_growth)
   mpe_scaler_params p;
   ck_assert_int_eq(mpe_scaler_params_preset(&p, "pytorch"), 0);
   ck_assert_int_eq(p.storage, MPE_SCALER_BINARY32);
-  mpe_scaler *s = mpe_scaler_alloc(&p);
+  mpe_scaler *s;
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   ck_assert_ptr_nonnull(s);
   float want = 65536.0f;
   int tracker = 0;
@@ -264,7 +287,7 @@ START_TEST(test_pytorch_binary32_growth)
   mpe_scaler_free(s);
   /* the binary64 machine goes on: 120 growths, 2^136 */
   p.storage = MPE_SCALER_BINARY64;
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   for (long i = 0; i < 240000; i++)
     mpe_scaler_update(s, 0);
   ck_assert(mpe_scaler_scale(s) == 0x1p136);
@@ -279,7 +302,8 @@ START_TEST(test_pytorch_binary32_backoff)
 {
   mpe_scaler_params p;
   ck_assert_int_eq(mpe_scaler_params_preset(&p, "pytorch"), 0);
-  mpe_scaler *s = mpe_scaler_alloc(&p);
+  mpe_scaler *s;
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   float want = 65536.0f;
   int zero_at = -1;
   for (int i = 1; i <= 170; i++) {
@@ -299,7 +323,7 @@ START_TEST(test_pytorch_binary32_backoff)
   mpe_scaler_free(s);
   /* binary64 storage: 2^-154, not 0 */
   p.storage = MPE_SCALER_BINARY64;
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   for (int i = 0; i < 170; i++)
     mpe_scaler_update(s, 1);
   ck_assert(mpe_scaler_scale(s) == 0x1p-154);
@@ -307,7 +331,7 @@ START_TEST(test_pytorch_binary32_backoff)
   /* storage rounds the parameters: 0.1 is kept as binary32's 0.1f */
   mpe_scaler_params_preset(&p, "pytorch");
   p.init_scale = 0.1;
-  s = mpe_scaler_alloc(&p);
+  ck_assert_int_eq(mpe_scaler_create(&s, &p), MPE_OK);
   ck_assert(mpe_scaler_scale(s) == (double)0.1f);
   mpe_scaler_free(s);
 }
@@ -319,31 +343,38 @@ START_TEST(test_scaler_errors)
   ck_assert_int_eq(mpe_scaler_params_preset(&p, "tensorflow1"), MPE_ENOTFOUND);
   ck_assert_int_eq(mpe_scaler_params_preset(NULL, "pytorch"), MPE_EINVAL);
   ck_assert_int_eq(mpe_scaler_params_preset(&p, NULL), MPE_EINVAL);
-  ck_assert_ptr_null(mpe_scaler_alloc(NULL));
+  scaler_einval(NULL);
   mpe_scaler_params_preset(&p, "pytorch");
   mpe_scaler_params q = p;
   q.growth_interval = 0;
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.init_scale = -1;
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.backoff_factor = 2;
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.hysteresis = 0;
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.max_scale = 1;
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.init_scale = NAN;
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.init_scale = 0x1p128;          /* inf in binary32 */
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.init_scale = 0x1p-160;         /* 0 in binary32 */
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.storage = 2;
-  ck_assert_ptr_null(mpe_scaler_alloc(&q));
+  scaler_einval(&q);
   q = p; q.storage = MPE_SCALER_BINARY64; q.init_scale = 0x1p128;
-  mpe_scaler *s = mpe_scaler_alloc(&q);     /* fine in binary64 */
+  mpe_scaler *s;
+  ck_assert_int_eq(mpe_scaler_create(&s, &q), MPE_OK);     /* fine in binary64 */
   ck_assert_ptr_nonnull(s);
   mpe_scaler_free(s);
+  ck_assert_int_eq(mpe_scaler_create(NULL, &p), MPE_EINVAL);
+  /* the deprecated constructor still makes the same scaler */
+  ck_assert_ptr_nonnull(s = mpe_scaler_alloc(&q));
+  ck_assert(mpe_scaler_scale(s) == 0x1p128);
+  mpe_scaler_free(s);
+  mpe_scaler_free(NULL);
   ck_assert_int_eq(mpe_scaler_update(NULL, 1), 0);
   ck_assert(isnan(mpe_scaler_scale(NULL)));
   mpe_scaler_free(NULL);
@@ -357,7 +388,8 @@ START_TEST(test_delayed)
     { "e4m3", 0, 0, 0 }, { "e5m2", 16, 1, 0 }, { "e4m3", 1, 2, 0 }, { "e5m2", 7, 0, 1 } };
   int c = _i;
   mpe_delayed_params dp = { mpe_format_lookup(cfg[c].fmt), cfg[c].len, cfg[c].margin, cfg[c].recent };
-  mpe_delayed *d = mpe_delayed_alloc(&dp);
+  mpe_delayed *d;
+  ck_assert_int_eq(mpe_delayed_create(&d, &dp), MPE_OK);
   ck_assert_ptr_nonnull(d);
   ck_assert(mpe_delayed_scale(d) == 1.0);
   int len = cfg[c].len ? cfg[c].len : 1024;
@@ -394,11 +426,19 @@ START_TEST(test_delayed)
   ck_assert_int_eq(mpe_delayed_update(NULL, 1.0), MPE_EINVAL);
   mpe_delayed_free(d);
   mpe_delayed_params bad = { NULL, -1, 0, 0 };
-  ck_assert_ptr_null(mpe_delayed_alloc(&bad));
+  delayed_einval(&bad);
   bad.history_len = 4;
   bad.format = mpe_format_lookup("fp64");     /* max does not fit binary32 */
-  ck_assert_ptr_null(mpe_delayed_alloc(&bad));
-  ck_assert_ptr_null(mpe_delayed_alloc(NULL));
+  delayed_einval(&bad);
+  delayed_einval(NULL);
+  bad.format = NULL;
+  bad.margin = 127;
+  delayed_einval(&bad);
+  bad.margin = 0;
+  ck_assert_int_eq(mpe_delayed_create(NULL, &bad), MPE_EINVAL);
+  ck_assert_ptr_nonnull(d = mpe_delayed_alloc(&bad));   /* deprecated, still works */
+  ck_assert(mpe_delayed_scale(d) == 1.0);
+  mpe_delayed_free(d);
   mpe_delayed_free(NULL);
 }
 END_TEST

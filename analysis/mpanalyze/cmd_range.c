@@ -96,7 +96,9 @@ static mpe_range *alloc_for(const struct target *tg, size_t nf, const mpe_range_
   mpe_range_target t[MAXF];
   for (size_t k = 0; k < nf; k++)
     t[k] = tg[k].t;
-  return mpe_range_alloc_targets(t, nf, ro);
+  mpe_range *r;   /* the targets were checked when parsed: NULL means no memory */
+  mpe_range_create_targets(&r, t, nf, ro);
+  return r;
 }
 
 struct fhist { int first; uint64_t *c; size_t n; uint64_t below, above; };

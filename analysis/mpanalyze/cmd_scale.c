@@ -26,8 +26,8 @@ static int step_stats(const char *path, const mpe_io_opts *io, const mpe_format 
   mpe_io *f;
   if (mpa_open(path, io, &f))
     return MPA_EXIT_INPUT;
-  mpe_range *r = mpe_range_alloc(&fmt, 1, NULL);
-  if (!r) {
+  mpe_range *r;
+  if (mpe_range_create(&r, &fmt, 1, NULL)) {
     mpe_io_close(f);
     mpa_error(NULL, "out of memory");
     return MPA_EXIT_FAIL;
@@ -71,8 +71,8 @@ static int step_stats(const char *path, const mpe_io_opts *io, const mpe_format 
    it is monotone in |x|, so the largest magnitude decides for the whole step. */
 static int overflows_at(const mpe_format *fmt, double amax, double scale, int *out)
 {
-  mpe_range *r = mpe_range_alloc(&fmt, 1, NULL);
-  if (!r)
+  mpe_range *r;
+  if (mpe_range_create(&r, &fmt, 1, NULL))
     return MPA_EXIT_FAIL;
   double v = amax * scale;
   mpe_range_add_f64(r, &v, 1);
@@ -213,8 +213,12 @@ int mpa_cmd_scale(int argc, char **argv)
   memset(&sp, 0, sizeof sp);
   if (delayed) {
     mpe_delayed_params dp = { fmt, (int)history, (int)margin, 0 };
-    if (!(dl = mpe_delayed_alloc(&dp))) {
-      mpa_error("scale", "delayed scaling needs a format whose max fits binary32 (e4m3, e5m2, fp16, bf16)");
+    int e = mpe_delayed_create(&dl, &dp);
+    if (e) {
+      if (e != MPE_EINVAL)
+        rc = MPA_EXIT_FAIL;
+      mpa_error("scale", "%s", e == MPE_EINVAL ? "delayed scaling needs a format whose max fits binary32 (e4m3, e5m2, fp16, bf16)"
+                                               : mpe_strerror(e));
       goto out;
     }
   } else {
@@ -230,8 +234,11 @@ int mpa_cmd_scale(int argc, char **argv)
     }
     if (interval) sp.growth_interval = (int)interval;
     if (hyst) sp.hysteresis = (int)hyst;
-    if (!(sc = mpe_scaler_alloc(&sp))) {
-      mpa_error("scale", sp.storage == MPE_SCALER_BINARY32 && init > 0
+    int e = mpe_scaler_create(&sc, &sp);
+    if (e) {
+      if (e != MPE_EINVAL)
+        rc = MPA_EXIT_FAIL;
+      mpa_error("scale", "%s", e != MPE_EINVAL ? mpe_strerror(e) : sp.storage == MPE_SCALER_BINARY32 && init > 0
                         ? "invalid scaler parameters (--init must be a finite non-zero binary32 value for this preset)"
                         : "invalid scaler parameters");
       goto out;

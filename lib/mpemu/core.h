@@ -33,6 +33,23 @@ enum {
 };
 #define MPE_NERRORS 10
 
+/* Constructors follow one convention. A function that makes an object
+   (mpe_<module>_create, _alloc, _custom, _open) returns MPE_OK or an error code
+   and hands the object back through its first argument, the address of the
+   caller's pointer:
+       mpe_range *r;
+       int rc = mpe_range_create(&r, formats, 2, NULL);
+       if (rc) ... mpe_strerror(rc) says why; r is NULL ...
+   MPE_EINVAL is a bad argument (a NULL first argument included) and MPE_ENOMEM
+   no memory, so the two can be told apart; a few say more (a file's MPE_EIO or
+   MPE_EFORMAT, an unknown name's MPE_ENOTFOUND). On every failure the pointer
+   is set to NULL (unless the first argument is NULL itself), so the matching
+   destructor (_free, or mpe_io_close), which ignores NULL, may always be called.
+   The constructors that return the object or NULL (mpe_range_alloc,
+   mpe_range_alloc_targets, mpe_scaler_alloc, mpe_delayed_alloc) are deprecated
+   wrappers of mpe_range_create, mpe_range_create_targets, mpe_scaler_create and
+   mpe_delayed_create, kept for programs already written against them. */
+
 /* The message for an error code ("unknown error" for codes outside the list). */
 MPE_API const char *mpe_strerror(int code);
 

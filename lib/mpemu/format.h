@@ -15,7 +15,8 @@ MPE_API const mpe_format *mpe_format_of(mpe_type t);
 MPE_API const mpe_format *mpe_format_lookup(const char *name);
 /* A custom format with `precision` significant bits (counting the implicit bit,
    2..53) and normal exponents emin..emax (emin < emax, emin >= -16382,
-   emax <= 16383); subnormals, inf and NaN as in IEEE 754. *f is set only on success. */
+   emax <= 16383); subnormals, inf and NaN as in IEEE 754. On failure *f is NULL
+   (the constructor convention of <mpemu/core.h>). */
 MPE_API int  mpe_format_custom(mpe_format **f, int precision, int emin, int emax);
 MPE_API void mpe_format_free(mpe_format *f);   /* NULL and built-in formats are ignored */
 

@@ -18,8 +18,15 @@ typedef struct {
   int margin;          /* bits of head room for the recommended scale: S*max|x| <= max_finite*2^-margin (0..4096) */
 } mpe_range_opts;      /* zeroed or NULL: margin 0 */
 
-/* An accumulator for nformats (1..64) target formats (built-in or custom).
-   NULL on bad arguments or no memory. */
+/* An accumulator in *r for nformats (1..64) target formats (built-in or custom),
+   following the constructor convention of <mpemu/core.h>: MPE_EINVAL for a NULL r
+   or formats, a NULL or unsigned (E8M0) format, nformats outside 1..64 or a
+   margin outside 0..4096;
+   MPE_ENOMEM; on failure *r is NULL. */
+MPE_API int mpe_range_create(mpe_range **r, const mpe_format *const *formats, size_t nformats,
+                             const mpe_range_opts *o);
+/* Deprecated (use mpe_range_create, which tells a bad argument from no memory):
+   the accumulator, or NULL on either. */
 MPE_API mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o);
 
 /* Targets other than floating-point formats: 16-bit fixed point (DESIGN 3.4).
@@ -49,11 +56,16 @@ typedef struct {
   size_t block;              /* MPE_TARGET_FX16: 1..MPE_RANGE_FX16_MAXBLOCK */
 } mpe_range_target;
 
-/* As mpe_range_alloc, with any mix of targets (1..64). NULL on bad arguments
-   (a NULL format, frac_bits or block out of range, unknown kind) or no memory. */
+/* As mpe_range_create, with any mix of targets (1..64). MPE_EINVAL also for a
+   NULL format, frac_bits or block out of range, an unknown kind; MPE_ENOMEM; on
+   failure *r is NULL. */
+MPE_API int mpe_range_create_targets(mpe_range **r, const mpe_range_target *targets, size_t ntargets,
+                                     const mpe_range_opts *o);
+/* Deprecated (use mpe_range_create_targets): the accumulator, or NULL on bad
+   arguments or no memory. */
 MPE_API mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntargets,
                                            const mpe_range_opts *o);
-/* The description of target k (formats given to mpe_range_alloc are MPE_TARGET_FLOAT). */
+/* The description of target k (formats given to mpe_range_create are MPE_TARGET_FLOAT). */
 MPE_API int mpe_range_target_get(const mpe_range *r, size_t k, mpe_range_target *t);
 /* Add everything src has seen to dst, as if dst had been fed src's values too
    (src's open fx16 block is counted as a short block; dst's stays open). The

@@ -34,13 +34,17 @@ typedef struct mpe_scaler mpe_scaler;
    steps). pytorch, megatron and keras keep the scale in binary32, apex and the
    deepspeed presets in binary64. MPE_ENOTFOUND for other names, MPE_EINVAL for NULL. */
 MPE_API int  mpe_scaler_params_preset(mpe_scaler_params *p, const char *name);
-/* NULL when p is NULL or invalid (init_scale, growth_factor not finite and > 0,
-   backoff_factor in (0, 1], min_scale >= 0, max_scale >= init_scale >= min_scale,
-   growth_interval >= 1, hysteresis >= 1, growth_delay >= 0, storage one of
-   MPE_SCALER_BINARY64/32; with binary32 these hold after rounding and
-   init_scale <= FLT_MAX) or memory runs out. */
+/* A scaler in *s (the constructor convention of <mpemu/core.h>: on failure *s is
+   NULL). MPE_EINVAL when s or p is NULL or p is invalid (init_scale,
+   growth_factor not finite and > 0, backoff_factor in (0, 1], min_scale >= 0,
+   max_scale >= init_scale >= min_scale, growth_interval >= 1, hysteresis >= 1,
+   growth_delay >= 0, storage one of MPE_SCALER_BINARY64/32; with binary32 these
+   hold after rounding and init_scale <= FLT_MAX); MPE_ENOMEM. */
+MPE_API int mpe_scaler_create(mpe_scaler **s, const mpe_scaler_params *p);
+/* Deprecated (use mpe_scaler_create, which tells a bad p from no memory):
+   the scaler, or NULL on either. */
 MPE_API mpe_scaler *mpe_scaler_alloc(const mpe_scaler_params *p);
-MPE_API void mpe_scaler_free(mpe_scaler *s);
+MPE_API void mpe_scaler_free(mpe_scaler *s);     /* NULL is ignored */
 /* The scale to multiply the loss by in the coming step. */
 MPE_API double mpe_scaler_scale(const mpe_scaler *s);
 /* Report whether this step's scaled gradients held an inf or NaN.
@@ -60,8 +64,13 @@ typedef struct {
 } mpe_delayed_params;
 
 typedef struct mpe_delayed mpe_delayed;
-MPE_API mpe_delayed *mpe_delayed_alloc(const mpe_delayed_params *p);  /* NULL on bad params */
-MPE_API void mpe_delayed_free(mpe_delayed *d);
+/* Delayed scaling in *d (on failure *d is NULL): MPE_EINVAL when d or p is NULL,
+   history_len < 0, margin outside 0..126, or a format whose max finite is not a
+   positive binary32 number; MPE_ENOMEM. */
+MPE_API int mpe_delayed_create(mpe_delayed **d, const mpe_delayed_params *p);
+/* Deprecated (use mpe_delayed_create): the object, or NULL on bad params or no memory. */
+MPE_API mpe_delayed *mpe_delayed_alloc(const mpe_delayed_params *p);
+MPE_API void mpe_delayed_free(mpe_delayed *d);   /* NULL is ignored */
 /* The scale for the coming step (1 before any amax has been recorded). */
 MPE_API double mpe_delayed_scale(const mpe_delayed *d);
 /* Record this step's amax and compute the next scale: the amax enters the

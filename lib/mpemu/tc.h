@@ -69,8 +69,8 @@ MPE_API int (mpe_tc_model_params)(const mpe_tc_model *model, mpe_tc_params *p);
 /* "h100", "exact", ..., or "custom" for a model made by mpe_tc_model_custom. */
 MPE_API const char *mpe_tc_model_name(const mpe_tc_model *model);
 /* A model from parameters (for "what if the H100 kept one more bit" questions):
-   start from mpe_tc_model_params of a named model and change fields. *m is set
-   only on success; MPE_EINVAL for a parameter out of range, MPE_ENOMEM.
+   start from mpe_tc_model_params of a named model and change fields. On
+   failure *m is NULL (<mpemu/core.h>); MPE_EINVAL for a parameter out of range, MPE_ENOMEM.
    Free with mpe_tc_model_free (NULL and the built-in models are ignored). */
 MPE_API int mpe_tc_model_custom_sized(mpe_tc_model **m, const mpe_tc_params *p, size_t size);
 MPE_API int (mpe_tc_model_custom)(mpe_tc_model **m, const mpe_tc_params *p);

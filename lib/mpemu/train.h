@@ -82,7 +82,7 @@ typedef struct mpe_train_net mpe_train_net;
 
 /* Errors: MPE_EINVAL (bad sizes, level, low type, optimizer), MPE_ENOTFOUND (unknown
    tensor-core model or scaler preset), MPE_EUNSUP (the model has no tensor core for
-   that input type, e.g. BF16 on the V100), MPE_ENOMEM. *net is set only on success. */
+   that input type, e.g. BF16 on the V100), MPE_ENOMEM. On failure *net is NULL (<mpemu/core.h>). */
 MPE_API int  mpe_train_net_alloc(mpe_train_net **net, const mpe_train_arch *arch, const mpe_train_policy *pol, const mpe_train_optim *opt);
 MPE_API void mpe_train_net_free(mpe_train_net *net);
 /* One training step on a batch of n <= arch->batch rows: x is n x sizes[0]; target is

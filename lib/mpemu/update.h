@@ -57,7 +57,7 @@ typedef struct mpe_update mpe_update;
 
 /* f: the low format (precision <= 24). Errors: MPE_EINVAL (NULL s or f, NULL w0
    with n > 0, strategy out of range, f precision > 24, master precision > 51 or
-   below f's), MPE_ENOMEM. *s is set only on success. */
+   below f's), MPE_ENOMEM. On failure *s is NULL (<mpemu/core.h>). */
 MPE_API int  mpe_update_alloc(mpe_update **s, mpe_update_strategy strategy, const double *w0, size_t n,
                               const mpe_format *f, const mpe_update_opts *o);
 MPE_API void mpe_update_free(mpe_update *s);          /* NULL is ignored */

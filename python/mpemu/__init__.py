@@ -267,9 +267,10 @@ class _Range:
         self.fmts = [_format(n) for n in self.names]
         arr = (ctypes.c_void_p * len(self.fmts))(*self.fmts)
         self.margin = int(margin)
-        self.r = _L.mpe_range_alloc(arr, len(self.fmts), ctypes.byref(_lib.RangeOpts(self.margin)))
-        if not self.r:
-            raise MpemuError(1, "mpe_range_alloc failed (up to 64 formats)")
+        r = ctypes.c_void_p()   # the constructor convention: an int code, the object through a pointer
+        _check(_L.mpe_range_create(ctypes.byref(r), arr, len(self.fmts), ctypes.byref(_lib.RangeOpts(self.margin))),
+               "mpe_range_create (1 to 64 formats)")
+        self.r = r.value
 
     def __del__(self):
         if getattr(self, "r", None):
@@ -426,9 +427,9 @@ class Scaler:
             raise ValueError(f"unknown scaler preset {preset!r} (valid: pytorch, apex, megatron, deepspeed, "
                              "deepspeed-zero, keras)")
         self.preset = preset
-        self._s = _L.mpe_scaler_alloc(ctypes.byref(p))
-        if not self._s:
-            raise MpemuError(2, "mpe_scaler_alloc failed")
+        s = ctypes.c_void_p()
+        _check(_L.mpe_scaler_create(ctypes.byref(s), ctypes.byref(p)), "mpe_scaler_create")
+        self._s = s.value
 
     def __reduce__(self):
         # copies would share (and free twice) one C scaler, pickles would carry a pointer

@@ -266,6 +266,14 @@ def test_scaler_pytorch_rules():
         mpemu.Scaler("tensorflow")
 
 
+def test_range_too_many_formats_is_einval():
+    # mpe_range_create's MPE_EINVAL (1), not an out-of-memory guess
+    with pytest.raises(mpemu.MpemuError, match="1 to 64 formats") as e:
+        mpemu.range_report([1.0], ["fp16"] * 65)
+    assert e.value.code == 1
+    assert mpemu.range_report([1.0], ["fp16"] * 64)["count"] == 1
+
+
 def test_formats_and_models():
     f = {d["name"]: d for d in mpemu.formats()}
     assert f["fp16"]["max"] == 65504 and f["e4m3"]["max"] == 448 and not f["e4m3"]["has_inf"]

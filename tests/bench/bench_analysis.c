@@ -27,7 +27,11 @@ static double pass(const char *path, const mpe_range_target *t, size_t nt)
     fprintf(stderr, "bench_analysis: %s\n", msg);
     exit(1);
   }
-  mpe_range *r = nt ? mpe_range_alloc_targets(t, nt, NULL) : NULL;
+  mpe_range *r = NULL;
+  if (nt && mpe_range_create_targets(&r, t, nt, NULL)) {
+    fprintf(stderr, "bench_analysis: cannot make the range accumulator\n");
+    exit(1);
+  }
   double t0 = now();
   size_t n;
   double sink = 0;
