@@ -1,7 +1,8 @@
 # emu/: formats, the rounding core, scalar conversions, SIMD array kernels
+# (the modules with their own kernels have their own fragments here: tc.mk,
+# tc_int.mk, arith.mk, mx.mk)
 libmpemu_la_SOURCES += emu/format.c emu/philox.c emu/round_ref.c \
-	emu/convert.c emu/round_array.c emu/round_kernel.h emu/isa.c emu/isa.h \
-	lib/isa_avx2.h lib/isa_avx512.h
+	emu/convert.c emu/round_array.c emu/round_kernel.h emu/isa.c emu/isa.h
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_avx2.la libmpemu_avx512.la
 libmpemu_avx2_la_SOURCES = emu/round_avx2.c

@@ -1,6 +1,7 @@
 # gpu/: the CUDA/cuBLAS path. With CUDA (configure's HAVE_CUDA) the host code
-# and the nvcc-built kernels go into libmpemu; without it gpu_stub.c answers
-# MPE_EUNSUP. mpe-gpucheck compares CPU and GPU; `make check-gpu` runs it.
+# and the nvcc-built kernels go into libmpemu (the cuSOLVER refinement into
+# libmpemu-analysis); without it gpu_stub.c answers MPE_EUNSUP. mpe-gpucheck
+# compares CPU and GPU; `make check-gpu` runs it.
 libmpemu_la_SOURCES += gpu/gpu_common.c
 EXTRA_DIST += gpu/kernels.cu
 
@@ -38,22 +39,6 @@ bin_PROGRAMS += gpu/mpe-gpucheck
 gpu_mpe_gpucheck_SOURCES = gpu/mpe-gpucheck.c gpu/korder.c gpu/korder.h
 gpu_mpe_gpucheck_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 gpu_mpe_gpucheck_LDADD = libmpemu.la $(ZLIB_LIBS) $(LIBM)
-
-# Check: the host-side arithmetic of the GPU path and its error codes (always),
-# and the CPU/GPU comparisons (skipped, exit 77, without a device).
-check_PROGRAMS += tests/check_gpu tests/check_gpu_device
-TESTS += tests/check_gpu tests/check_gpu_device
-tests_check_gpu_SOURCES = tests/check_gpu.c gpu/korder.c gpu/korder.h
-tests_check_gpu_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/gpu
-tests_check_gpu_LDADD = $(TEST_LDADD)
-tests_check_gpu_device_SOURCES = tests/check_gpu.c gpu/korder.c gpu/korder.h
-tests_check_gpu_device_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/gpu -DMPE_GPU_DEVICE_TESTS
-tests_check_gpu_device_LDADD = $(TEST_LDADD)
-
-dist_man_MANS += man/man3/mpe_gpu.3 man/man1/mpe-gpucheck.1 \
-	man/man3/mpe_gpu_round_f32.3 man/man3/mpe_gpu_mma.3 man/man3/mpe_gpu_gemm.3 \
-	man/man3/mpe_gpu_device_count.3 man/man3/mpe_gpu_info_get.3 man/man3/mpe_gpu_device_set.3 \
-	man/man3/mpe_gpu_model.3 man/man3/mpe_gpu_path_name.3 man/man3/mpe_gpu_arch_model.3
 
 # make check-gpu: CPU against GPU on random and conformance inputs (the data in
 # tests/conformance, or $MPE_CONFORMANCE_DIR when set)

@@ -160,11 +160,14 @@ typedef struct { const char *name; int p, emin, emax; double maxv; int has_inf; 
 
 static double oracle(double x, const fmtdesc *d, mpe_round r, int sat, int flush)
 {
-  double y = ts_mpfr_round(x, d->p, d->emin, d->emax, d->maxv, d->has_inf, r);
-  if (isinf(x) && !d->has_inf)
-    y = signbit(x) ? -NAN : NAN;
-  if (sat && !isnan(x) && (isinf(y) || isnan(y)))
-    y = signbit(x) ? -d->maxv : d->maxv;
+  if (isnan(x))
+    return x;
+  ts_fmt g = { d->p, d->emin, d->emax, d->maxv, d->has_inf };
+  mpfr_t v;
+  mpfr_init2(v, 53);
+  mpfr_set_d(v, x, MPFR_RNDN);
+  double y = ts_round_mpfr(v, &g, r, sat, NULL);
+  mpfr_clear(v);
   if (flush && y != 0 && fabs(y) < ldexp(1.0, d->emin))
     y = signbit(y) ? -0.0 : 0.0;
   return y;

@@ -1,5 +1,5 @@
 /* Element-wise array operations: every result against MPFR (the exact value,
-   or a 300-bit evaluation, rounded to the format by the oracle below),
+   or a 300-bit evaluation, rounded to the format by the suite's oracle),
    exhaustively over all FP16/BF16 inputs for the unary functions and on
    random binary32 operands; the rate of results that are not the correctly
    rounded ones is printed per function and format. Also: errors, flags,
@@ -127,47 +127,11 @@ static int mp_value(mpfr_t big, int fn, double a, double b, double c, double alp
   return ok;
 }
 
-/* big rounded to format f on its grid (subnormals, IEEE overflow) */
+/* big rounded to format f by the suite's oracle (subnormals, IEEE overflow) */
 static double oracle_round(mpfr_srcptr big, const mpe_format *f, mpe_round r)
 {
-  if (mpfr_nan_p(big))
-    return NAN;
-  if (mpfr_inf_p(big) || mpfr_zero_p(big))
-    return mpfr_get_d(big, MPFR_RNDN);
-  int p = mpe_format_precision(f), emin = mpe_format_emin(f);
-  double maxv = mpe_format_max(f);
-  int neg = mpfr_signbit(big) != 0;
-  long e = mpfr_get_exp(big) - 1;
-  if (e > mpe_format_emax(f) + 2)
-    e = mpe_format_emax(f) + 2;   /* far beyond the range: only the overflow rule matters */
-  long qe = (e > emin ? e : emin) - p + 1;
-  mpfr_t s, fr;
-  mpfr_inits2(KP + 8, s, fr, (mpfr_ptr)0);
-  mpfr_abs(s, big, MPFR_RNDN);
-  mpfr_mul_2si(s, s, -qe, MPFR_RNDN);
-  mpfr_floor(fr, s);
-  double t = mpfr_get_d(fr, MPFR_RNDN);
-  if (t > 0x1p60)
-    t = 0x1p60;   /* far beyond every format's range: only the overflow rule matters */
-  mpfr_sub(fr, s, fr, MPFR_RNDN);
-  int ix = !mpfr_zero_p(fr), up = 0, half = mpfr_cmp_d(fr, 0.5);
-  if (ix) {
-    switch (r) {
-    case MPE_RNE: up = half > 0 || (half == 0 && fmod(t, 2) != 0); break;
-    case MPE_RNA: up = half >= 0; break;
-    case MPE_RZ: up = 0; break;
-    case MPE_RU: up = !neg; break;
-    case MPE_RD: up = neg; break;
-    default: up = fmod(t, 2) == 0; break;
-    }
-  }
-  mpfr_clears(s, fr, (mpfr_ptr)0);
-  double res = ldexp(t + up, (int)qe);
-  if (res > maxv) {
-    int toward_zero = r == MPE_RZ || r == MPE_RO || (r == MPE_RU && neg) || (r == MPE_RD && !neg);
-    res = toward_zero ? maxv : mpe_format_has_inf(f) ? INFINITY : NAN;
-  }
-  return neg ? -res : res;
+  ts_fmt g = ts_fmt_of(f);
+  return ts_round_mpfr(big, &g, r, 0, NULL);
 }
 
 /* distance in units of the format's quantum at the correct result */

@@ -11,28 +11,11 @@
 
 static const mpe_round det_modes[6] = { MPE_RNE, MPE_RNA, MPE_RZ, MPE_RU, MPE_RD, MPE_RO };
 
-/* v rounded to an integer by MPFR under a deterministic mode */
+/* v rounded to an integer by the suite's MPFR oracle under a deterministic mode */
 static double mp_rint(double v, mpe_round r)
 {
-  mpfr_t a, t;
-  mpfr_inits2(64, a, t, (mpfr_ptr)0);
-  mpfr_set_d(a, v, MPFR_RNDN);
-  double res;
-  switch (r) {
-  case MPE_RNA: mpfr_round(t, a); break;
-  case MPE_RZ: mpfr_trunc(t, a); break;
-  case MPE_RU: mpfr_ceil(t, a); break;
-  case MPE_RD: mpfr_floor(t, a); break;
-  case MPE_RO:
-    mpfr_trunc(t, a);
-    if (!mpfr_equal_p(t, a) && fmod(mpfr_get_d(t, MPFR_RNDN), 2.0) == 0)
-      mpfr_add_si(t, t, mpfr_sgn(a), MPFR_RNDN);
-    break;
-  default: mpfr_rint(t, a, MPFR_RNDN); break;
-  }
-  res = mpfr_get_d(t, MPFR_RNDN);
-  mpfr_clears(a, t, (mpfr_ptr)0);
-  return res;
+  ts_fmt ints = ts_fmt_int();
+  return ts_round_mpfr_d(v, &ints, r);
 }
 
 /* The rule of DESIGN 3.4 for one block, written out independently: the

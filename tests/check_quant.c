@@ -14,18 +14,25 @@ static int code(const void *q, mpe_type t, size_t k)
   return t == MPE_INT8 || t == MPE_INT4 ? ((const int8_t *)q)[k] : ((const uint8_t *)q)[k];
 }
 
-/* clamp(rne(x / s) + z): the quotient to 200 bits (a half-integer is exact
-   there, anything else is 2^-40 away from one), then rounded to an integer. */
+/* clamp(rne(x / s) + z): the quotient truncated to 199 bits with a sticky bit
+   at the 200th (it stands for the exact quotient), rounded to an integer by
+   the suite's oracle. */
 static int ref_encode(float x, float s, int z, int qmin, int qmax)
 {
-  mpfr_t a, b;
+  mpfr_t a, b, t;
   mpfr_inits2(200, a, b, (mpfr_ptr)0);
+  mpfr_init2(t, 199);
   mpfr_set_flt(a, x, MPFR_RNDN);
   mpfr_set_flt(b, s, MPFR_RNDN);
-  mpfr_div(a, a, b, MPFR_RNDN);
-  mpfr_rint(a, a, MPFR_RNDN);
-  double v = mpfr_get_d(a, MPFR_RNDN) + z;
-  mpfr_clears(a, b, (mpfr_ptr)0);
+  int ix = mpfr_div(t, a, b, MPFR_RNDZ);
+  mpfr_set(a, t, MPFR_RNDN);   /* exact */
+  if (ix && mpfr_regular_p(a)) {
+    mpfr_set_si_2exp(b, mpfr_sgn(a), mpfr_get_exp(a) - 200, MPFR_RNDN);
+    mpfr_add(a, a, b, MPFR_RNDN);   /* exact */
+  }
+  ts_fmt ints = ts_fmt_int();
+  double v = ts_round_mpfr(a, &ints, MPE_RNE, 0, NULL) + z;
+  mpfr_clears(a, b, t, (mpfr_ptr)0);
   return v < qmin ? qmin : v > qmax ? qmax : (int)v;
 }
 

@@ -55,8 +55,8 @@ static const mpe_format *F(int k) { return mpe_format_lookup(fmts[k]); }
 
 static double oracle(double x, const mpe_format *f)
 {
-  return ts_mpfr_round(x, mpe_format_precision(f), mpe_format_emin(f), mpe_format_emax(f),
-                       mpe_format_max(f), mpe_format_has_inf(f), MPE_RNE);
+  ts_fmt g = ts_fmt_of(f);
+  return ts_round_mpfr_d(x, &g, MPE_RNE);
 }
 
 /* random binary32 values over a wide exponent range, with exact powers of two,

@@ -38,33 +38,8 @@ typedef struct {
 /* One row per line: hex binary32 words (a, b) or one 32-digit binary string (c, d). */
 static int read_rows(const char *rel, int base, uint32_t **out, int *k)
 {
-  ts_conf *f = ts_conf_open(rel);
-  ck_assert_msg(f != NULL, "%s: missing (see the note above)", rel);
-  size_t cap = 1 << 16, n = 0;
-  uint32_t *v = malloc(cap * sizeof *v);
-  ck_assert_ptr_nonnull(v);
-  uint64_t w[64];
-  int rows = 0, words = -1, got;
-  while ((got = ts_conf_words(f, base, w, 64)) != -1) {
-    ck_assert_msg(got >= 0, "%s line %ld: malformed", rel, ts_conf_lineno(f));
-    if (got == 0)
-      continue;
-    if (words < 0)
-      words = got;
-    ck_assert_msg(got == words, "%s: line %ld has %d words, not %d", rel, ts_conf_lineno(f), got, words);
-    for (int i = 0; i < got; i++) {
-      ck_assert_msg(w[i] <= 0xffffffffu, "%s line %ld: a word wider than 32 bits", rel, ts_conf_lineno(f));
-      if (n == cap) {
-        v = realloc(v, (cap *= 2) * sizeof *v);
-        ck_assert_ptr_nonnull(v);
-      }
-      v[n++] = (uint32_t)w[i];
-    }
-    rows++;
-  }
-  ts_conf_close(f);
-  *out = v;
-  *k = words;
+  int rows = ts_conf_rows(rel, base, 0, out, k);
+  ck_assert_msg(rows >= 0, "%s: %s", rel, rows == -1 ? "missing (see the note above)" : "malformed (see stderr)");
   return rows;
 }
 
@@ -414,29 +389,21 @@ START_TEST(test_exact_mpfr)
   for (int lvl = 2; lvl >= 0; lvl--) {
     mpe_simd_level_set(lvl);
     ck_assert_int_eq(mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, C, N, D, MPE_FP32, N), 0);
-    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    const ts_fmt fp32 = ts_fmt_type(MPE_FP32);
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++) {
-        mpfr_t acc, pr, r;
+        mpfr_t acc, pr;
         mpfr_inits2(1400, acc, pr, (mpfr_ptr)0);
-        mpfr_init2(r, 24);
         mpfr_set_flt(acc, C[i * N + j], MPFR_RNDN);
         for (int l = 0; l < K; l++) {
           mpfr_set_flt(pr, A[i * K + l], MPFR_RNDN);
           mpfr_mul_d(pr, pr, B[l * N + j], MPFR_RNDN);
           mpfr_add(acc, acc, pr, MPFR_RNDN);
         }
-        mpfr_set_emin(-148);
-        mpfr_set_emax(128);
-        int in = mpfr_set(r, acc, MPFR_RNDN);
-        in = mpfr_check_range(r, in, MPFR_RNDN);
-        mpfr_subnormalize(r, in, MPFR_RNDN);
-        float want = mpfr_get_flt(r, MPFR_RNDN);
-        mpfr_set_emin(emin);
-        mpfr_set_emax(emax);
+        float want = (float)ts_round_mpfr(acc, &fp32, MPE_RNE, 0, NULL);
         ck_assert_msg(ts_f2u(want) == ts_f2u(D[i * N + j]), "%s (%d,%d): %a vs MPFR %a", mpe_type_name(t), i,
                       j, D[i * N + j], want);
-        mpfr_clears(acc, pr, r, (mpfr_ptr)0);
+        mpfr_clears(acc, pr, (mpfr_ptr)0);
       }
   }
   mpe_simd_level_set(-1);

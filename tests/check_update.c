@@ -28,8 +28,8 @@ static double t_ulp(double w, int p, int emin)
 
 static double mpfr_rne(double x, const mpe_format *f)
 {
-  return ts_mpfr_round(x, mpe_format_precision(f), mpe_format_emin(f), mpe_format_emax(f),
-                       mpe_format_max(f), mpe_format_has_inf(f), MPE_RNE);
+  ts_fmt g = ts_fmt_of(f);
+  return ts_round_mpfr_d(x, &g, MPE_RNE);
 }
 
 /* Weights around powers of two, updates u = ±k·ulp(w)/8, k = 1..7: the count of

@@ -6,18 +6,6 @@
 #include "boundary.h"
 #include "testsupport.h"
 
-ts_fmt ts_fmt_of(const mpe_format *f)
-{
-  ts_fmt g = { mpe_format_precision(f), mpe_format_emin(f), mpe_format_emax(f), mpe_format_max(f),
-               mpe_format_has_inf(f) };
-  return g;
-}
-
-ts_fmt ts_fmt_type(mpe_type t)
-{
-  return ts_fmt_of(mpe_format_of(t));
-}
-
 /* exponent of the quantum of g in the binade of a (a > 0, finite) */
 static int quantum_exp(const ts_fmt *g, double a)
 {

@@ -25,16 +25,8 @@
 #include <stdint.h>
 #include <gmp.h>
 #include <mpemu.h>
+#include "testsupport.h"   /* ts_fmt */
 
-/* A binary format as plain numbers: precision p (with the implicit bit),
-   normal exponents emin..emax, largest finite value, infinities or not. */
-typedef struct {
-  int p, emin, emax;
-  double maxv;
-  int has_inf;
-} ts_fmt;
-ts_fmt ts_fmt_of(const mpe_format *f);
-ts_fmt ts_fmt_type(mpe_type t);
 /* 1 when x (finite) is exactly representable in g (subnormals included). */
 int ts_fmt_fits(const ts_fmt *g, double x);
 

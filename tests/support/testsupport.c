@@ -3,6 +3,7 @@
 #endif
 #include <dirent.h>
 #include <errno.h>   /* program_invocation_short_name */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,46 @@ void ts_conf_close(ts_conf *f)
   free(f);
 }
 
+int ts_conf_rows(const char *rel, int base, int max_rows, uint32_t **out, int *per_line)
+{
+  *out = NULL;
+  *per_line = 0;
+  ts_conf *f = ts_conf_open(rel);
+  if (!f)
+    return -1;
+  size_t cap = 4096, n = 0;
+  uint32_t *v = malloc(cap * sizeof *v);
+  ck_assert_ptr_nonnull(v);
+  uint64_t w[64];
+  int rows = 0, words = -1, k;
+  while ((max_rows <= 0 || rows < max_rows) && (k = ts_conf_words(f, base, w, 64)) != -1) {
+    if (k == 0)
+      continue;
+    int bad = k < 0 || (words >= 0 && k != words);
+    for (int i = 0; i < k && !bad; i++)
+      bad = w[i] > 0xffffffffu;
+    if (bad) {
+      fprintf(stderr, "%s line %ld: malformed (%d words, a bad character or a word wider than 32 bits)\n", rel,
+              ts_conf_lineno(f), k);
+      free(v);
+      ts_conf_close(f);
+      return -2;
+    }
+    words = k;
+    if (n + (size_t)k > cap) {
+      v = realloc(v, (cap *= 2) * sizeof *v);
+      ck_assert_ptr_nonnull(v);
+    }
+    for (int i = 0; i < k; i++)
+      v[n++] = (uint32_t)w[i];
+    rows++;
+  }
+  ts_conf_close(f);
+  *out = v;
+  *per_line = words < 0 ? 0 : words;
+  return rows;
+}
+
 void ts_conf_tally(long vectors, long mismatches)
 {
   __atomic_add_fetch(&conf_state->files, 1, __ATOMIC_SEQ_CST);
@@ -243,71 +284,138 @@ int ts_expensive(void)
   return e && *e && strcmp(e, "0");
 }
 
-/* x rounded by MPFR to p bits, exponent range of the format (subnormals kept),
-   in direction m; *inexact set. Overflow follows MPFR (inf or the largest value
-   with binade exponent emax). */
-static double mpfr_dir(double x, int p, int emin, int emax, mpfr_rnd_t m, int *inexact)
+/* ------------------------------------------------------------ the MPFR oracle */
+
+ts_fmt ts_fmt_of(const mpe_format *f)
+{
+  ts_fmt g = { mpe_format_precision(f), mpe_format_emin(f), mpe_format_emax(f), mpe_format_max(f),
+               mpe_format_has_inf(f) };
+  return g;
+}
+
+ts_fmt ts_fmt_type(mpe_type t)
+{
+  return ts_fmt_of(mpe_format_of(t));
+}
+
+ts_fmt ts_fmt_int(void)
+{
+  ts_fmt g = { 53, 52, 1023, DBL_MAX, 1 };
+  return g;
+}
+
+/* ldexp with an exponent that may not fit an int: beyond +-100000 every
+   binary64 result is inf or zero anyway */
+static double ldexp_l(double m, long e)
+{
+  return ldexp(m, e > 100000 ? 100000 : e < -100000 ? -100000 : (int)e);
+}
+
+/* |v| on the grid of multiples of 2^q: the multiple chosen by mode r (neg: the
+   sign of v), which is below 2^54 for the callers' q; *inexact when |v| is not
+   on the grid. Exact: |v| 2^-q, its floor and its fraction all fit v's precision. */
+static double grid_round(mpfr_srcptr v, long q, mpe_round r, int neg, int *inexact)
+{
+  mpfr_t s, t;
+  mpfr_inits2(mpfr_get_prec(v), s, t, (mpfr_ptr)0);
+  mpfr_abs(s, v, MPFR_RNDN);
+  mpfr_mul_2si(s, s, -q, MPFR_RNDN);
+  mpfr_floor(t, s);
+  double m = mpfr_get_d(t, MPFR_RNDN);
+  mpfr_sub(s, s, t, MPFR_RNDN);   /* the fraction */
+  int ix = !mpfr_zero_p(s), half = mpfr_cmp_d(s, 0.5), up = 0;
+  mpfr_clears(s, t, (mpfr_ptr)0);
+  if (ix) {
+    switch (r) {
+    case MPE_RNE: up = half > 0 || (half == 0 && fmod(m, 2) != 0); break;
+    case MPE_RNA: up = half >= 0; break;
+    case MPE_RZ: up = 0; break;
+    case MPE_RU: up = !neg; break;
+    case MPE_RD: up = neg; break;
+    case MPE_RO: up = fmod(m, 2) == 0; break;
+    default: ck_abort_msg("ts_round_mpfr: mode %d is not deterministic", (int)r);
+    }
+  }
+  *inexact = ix;
+  return m + up;
+}
+
+/* The same rounding by MPFR itself: p bits, the format's exponent range
+   (MPFR's significands are in [1/2, 1): 2^emin is 0.1b x 2^(emin+1)), then
+   subnormalised. Beyond the binade of emax it gives inf or its own maximum:
+   compared only for results up to maxv. */
+static double mpfr_native(mpfr_srcptr v, const ts_fmt *f, mpfr_rnd_t m)
 {
   mpfr_exp_t oemin = mpfr_get_emin(), oemax = mpfr_get_emax();
-  mpfr_t v;
-  mpfr_init2(v, p);
-  mpfr_set_emin(emin - p + 2);  /* MPFR significands are in [1/2, 1) */
-  mpfr_set_emax(emax + 1);
-  int t = mpfr_set_d(v, x, m);
-  t = mpfr_check_range(v, t, m);
-  t = mpfr_subnormalize(v, t, m);
-  double res = mpfr_get_d(v, MPFR_RNDN);
-  *inexact = t != 0 || mpfr_inexflag_p();
-  mpfr_clear_inexflag();
-  mpfr_clear(v);
+  mpfr_t w;
+  mpfr_init2(w, f->p);
+  int t = mpfr_set(w, v, m);   /* in the caller's range, as mpfr_check_range expects */
+  mpfr_set_emin(f->emin - f->p + 2);
+  mpfr_set_emax(f->emax + 1);
+  t = mpfr_check_range(w, t, m);
+  mpfr_subnormalize(w, t, m);
+  double d = mpfr_get_d(w, MPFR_RNDN);
+  mpfr_clear(w);
   mpfr_set_emin(oemin);
   mpfr_set_emax(oemax);
+  return d;
+}
+
+double ts_round_mpfr(mpfr_srcptr v, const ts_fmt *f, mpe_round r, int sat, unsigned *flags)
+{
+  int neg = mpfr_signbit(v) != 0;
+  if (flags)
+    *flags = 0;
+  ck_assert_msg(f->p >= 1 && f->p <= 53, "ts_round_mpfr: precision %d", f->p);
+  if (mpfr_nan_p(v))
+    return NAN;
+  if (mpfr_zero_p(v))
+    return neg ? -0.0 : 0.0;
+  if (mpfr_inf_p(v)) {
+    double a = sat ? f->maxv : f->has_inf ? INFINITY : NAN;
+    return neg ? -a : a;
+  }
+  long e = (long)mpfr_get_exp(v) - 1;   /* |v| in [2^e, 2^(e+1)) */
+  long qe = (e > f->emin ? e : f->emin) - f->p + 1, qu = e - f->p + 1;
+  int ix, ixu;
+  double res = ldexp_l(grid_round(v, qe, r, neg, &ix), qe);
+  /* tininess after rounding: p bits, unbounded exponent */
+  double unb = qu == qe ? res : ldexp_l(grid_round(v, qu, r, neg, &ixu), qu);
+  unsigned fl = ix ? MPE_FLAG_INEXACT : 0;
+  if (ix && unb < ldexp(1.0, f->emin))
+    fl |= MPE_FLAG_UNDERFLOW;
+  if (r != MPE_RNA && r != MPE_RO && res <= f->maxv) {
+    static const mpfr_rnd_t mr[] = { MPFR_RNDN, MPFR_RNDN, MPFR_RNDZ, MPFR_RNDU, MPFR_RNDD };
+    double w = mpfr_native(v, f, mr[r]);
+    ck_assert_msg(w == (neg ? -res : res), "ts_round_mpfr: the grid gives %a, MPFR %a (%s, p=%d emin=%d)",
+                  neg ? -res : res, w, mpe_round_name(r), f->p, f->emin);
+  }
+  if (res > f->maxv) {
+    fl |= MPE_FLAG_OVERFLOW | MPE_FLAG_INEXACT;
+    int toward_zero = r == MPE_RZ || r == MPE_RO || (r == MPE_RU && neg) || (r == MPE_RD && !neg);
+    res = sat || toward_zero ? f->maxv : f->has_inf ? INFINITY : NAN;
+  }
+  if (flags)
+    *flags = fl;
+  return neg ? -res : res;
+}
+
+double ts_round_mpfr_d(double x, const ts_fmt *f, mpe_round r)
+{
+  if (isnan(x) || isinf(x) || x == 0)
+    return x;
+  mpfr_t v;
+  mpfr_init2(v, 53);
+  mpfr_set_d(v, x, MPFR_RNDN);
+  double res = ts_round_mpfr(v, f, r, 0, NULL);
+  mpfr_clear(v);
   return res;
 }
 
 double ts_mpfr_round(double x, int p, int emin, int emax, double maxv, int has_inf, mpe_round r)
 {
-  if (isnan(x) || isinf(x) || x == 0)
-    return x;
-  int neg = x < 0, ix;
-  double res;
-  switch (r) {
-  case MPE_RZ: res = mpfr_dir(x, p, emin, emax, MPFR_RNDZ, &ix); break;
-  case MPE_RU: res = mpfr_dir(x, p, emin, emax, MPFR_RNDU, &ix); break;
-  case MPE_RD: res = mpfr_dir(x, p, emin, emax, MPFR_RNDD, &ix); break;
-  case MPE_RNA: {
-    double z = mpfr_dir(x, p, emin, emax, MPFR_RNDZ, &ix);
-    double a = mpfr_dir(x, p, emin, emax, MPFR_RNDA, &ix);
-    /* a tie is exactly halfway: x - z == a - x (exact in binary64 for these widths) */
-    res = (ix && fabs(x - z) == fabs(a - x)) ? a : mpfr_dir(x, p, emin, emax, MPFR_RNDN, &ix);
-    break;
-  }
-  case MPE_RO: {
-    res = mpfr_dir(x, p, emin, emax, MPFR_RNDZ, &ix);
-    if (ix) {
-      double a = fabs(res);
-      int e = a >= ldexp(1.0, emin) ? ilogb(a) : emin;
-      double q = ldexp(1.0, e - p + 1);
-      double m = floor(a / q);
-      if (fmod(m, 2.0) == 0)
-        m += 1;
-      res = neg ? -(m * q) : m * q;
-    }
-    break;
-  }
-  default: res = mpfr_dir(x, p, emin, emax, MPFR_RNDN, &ix); break;
-  }
-  /* beyond max finite: IEEE overflow rules, or NaN for an encoding without inf */
-  if (fabs(res) > maxv) {
-    int toward_zero = r == MPE_RZ || r == MPE_RO || (r == MPE_RU && neg) || (r == MPE_RD && !neg);
-    if (toward_zero)
-      res = neg ? -maxv : maxv;
-    else
-      res = has_inf ? (neg ? -INFINITY : INFINITY) : (neg ? -NAN : NAN);
-  }
-  if (res == 0)
-    res = neg ? -0.0 : 0.0;
-  return res;
+  ts_fmt f = { p, emin, emax, maxv, has_inf };
+  return ts_round_mpfr_d(x, &f, r);
 }
 
 int ts_same_f64(double a, double b)

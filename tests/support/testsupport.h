@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <check.h>
+#include <mpfr.h>
 #include <mpemu.h>
 
 /* Conformance data (README.md, "Conformance data"; tests/conformance/README.md).
@@ -24,6 +25,14 @@ ts_conf *ts_conf_open(const char *rel);
 int ts_conf_words(ts_conf *f, int base, uint64_t *w, int max);
 long ts_conf_lineno(const ts_conf *f);   /* the line last read, from 1 */
 void ts_conf_close(ts_conf *f);
+/* A whole file of rows of 32-bit words (the tensor-core data: base 16 for hex
+   words, 2 for binary strings), its first max_rows non-blank lines (0: all),
+   every line with the same number of words: *out gets rows x *per_line words
+   (malloc'd; the caller frees it; NULL on failure). Returns the number of
+   rows; -1 when the file is missing (as ts_conf_open), -2 for a malformed
+   file (a bad line, a ragged one, a word wider than 32 bits, a read error),
+   reported on stderr with its line. */
+int ts_conf_rows(const char *rel, int base, int max_rows, uint32_t **out, int *per_line);
 /* A conformance test adds what it checked to the closing line ts_run prints:
    "<program>: conformance: F files, V vectors, M mismatches (data from ...)". */
 void ts_conf_tally(long vectors, long mismatches);
@@ -47,9 +56,46 @@ uint64_t ts_rand64(uint64_t *state);
 /* MPE_CHECK_EXPENSIVE set to a non-zero value */
 int ts_expensive(void);
 
-/* MPFR oracle: x rounded to a format of precision p, exponent range emin..emax
-   (IEEE-style, subnormals kept) under a deterministic mode (RNE, RNA, RZ, RU,
-   RD, RO). Overflow follows IEEE 754 (RZ gives max finite). Returns binary64. */
+/* ---- the MPFR oracle */
+
+/* A binary format as plain numbers: precision p (with the implicit bit; at
+   most 53), normal exponents emin..emax (subnormals below 2^emin, on the
+   quantum 2^(emin-p+1)), largest finite value maxv (below the top of the
+   binade for formats such as E4M3), infinities or not (then an overflow in
+   a mode that does not go toward zero gives NaN, as in E4M3's encoding). */
+typedef struct {
+  int p, emin, emax;
+  double maxv;
+  int has_inf;
+} ts_fmt;
+ts_fmt ts_fmt_of(const mpe_format *f);
+ts_fmt ts_fmt_type(mpe_type t);
+/* The integers as a format (quantum 1 below 2^53, binary64 above): rounding
+   to it rounds to an integer. Its flags other than inexact mean nothing. */
+ts_fmt ts_fmt_int(void);
+
+/* v rounded to f under a deterministic mode (RNE, RNA, RZ, RU, RD, RO), once,
+   on the format's grid with MPFR arithmetic; for RNE, RZ, RU and RD the result
+   is also checked against MPFR's own rounding (mpfr_check_range and
+   mpfr_subnormalize in the format's exponent range). v is the exact value, or
+   stands for it: any value strictly between the same two numbers of p + 1
+   bits at the format's rounding point (a truncation with a sticky bit) gives
+   the same answer.
+   Overflow (v rounded with an unbounded exponent is beyond maxv): sat != 0
+   gives +-maxv (the saturating conversions, OCP MX FP6 and FP4); otherwise
+   IEEE 754: RZ, RO and the directed mode toward zero give +-maxv, the others
+   +-inf, or NaN when f has no infinities. +-inf gives +-inf (NaN without
+   infinities, +-maxv under sat), NaN gives NaN, a zero keeps its sign, and a
+   non-zero value that rounds to zero gives a zero of its sign.
+   *flags (may be NULL): MPE_FLAG_INEXACT when the result is not v,
+   MPE_FLAG_UNDERFLOW when also tiny after rounding (v rounded to p bits with
+   an unbounded exponent is below 2^emin: the library's rule, mpemu(3)),
+   MPE_FLAG_OVERFLOW (with INEXACT) on overflow. Returns binary64. */
+double ts_round_mpfr(mpfr_srcptr v, const ts_fmt *f, mpe_round r, int sat, unsigned *flags);
+/* The same for a binary64 x, no flags, IEEE overflow; NaN, +-inf and zeros are
+   returned unchanged (whatever the format). */
+double ts_round_mpfr_d(double x, const ts_fmt *f, mpe_round r);
+/* ts_round_mpfr_d with the format spelled out (kept for the suites' callers). */
 double ts_mpfr_round(double x, int p, int emin, int emax, double maxv, int has_inf, mpe_round r);
 
 static inline uint32_t ts_f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }

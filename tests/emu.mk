@@ -1,0 +1,91 @@
+# tests/emu.mk: Check suites and benchmarks of lib/ and emu/
+check_PROGRAMS += tests/check_core
+TESTS += tests/check_core
+tests_check_core_SOURCES = tests/check_core.c
+tests_check_core_CFLAGS = $(TEST_CFLAGS)
+tests_check_core_LDADD = $(TEST_LDADD)
+
+check_PROGRAMS += tests/check_convert tests/check_round
+TESTS += tests/check_convert tests/check_round
+tests_check_convert_SOURCES = tests/check_convert.c
+tests_check_convert_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_LDADD = $(TEST_LDADD)
+tests_check_round_SOURCES = tests/check_round.c
+tests_check_round_CFLAGS = $(TEST_CFLAGS)
+tests_check_round_LDADD = $(TEST_LDADD)
+
+# boundary cases of every fast kernel against exact references (GMP, MPFR)
+check_PROGRAMS += tests/check_boundary
+TESTS += tests/check_boundary
+tests_check_boundary_SOURCES = tests/check_boundary.c
+tests_check_boundary_CFLAGS = $(TEST_CFLAGS)
+tests_check_boundary_LDADD = $(TEST_LDADD)
+
+check_PROGRAMS += tests/check_arith
+TESTS += tests/check_arith
+tests_check_arith_SOURCES = tests/check_arith.c
+tests_check_arith_CFLAGS = $(TEST_CFLAGS)
+tests_check_arith_LDADD = $(TEST_LDADD)
+
+check_PROGRAMS += tests/check_fixed
+TESTS += tests/check_fixed
+tests_check_fixed_SOURCES = tests/check_fixed.c
+tests_check_fixed_CFLAGS = $(TEST_CFLAGS)
+tests_check_fixed_LDADD = $(TEST_LDADD)
+
+check_PROGRAMS += tests/check_elementwise
+TESTS += tests/check_elementwise
+tests_check_elementwise_SOURCES = tests/check_elementwise.c
+tests_check_elementwise_CFLAGS = $(TEST_CFLAGS)
+tests_check_elementwise_LDADD = $(TEST_LDADD)
+
+check_PROGRAMS += tests/check_tc
+TESTS += tests/check_tc
+tests_check_tc_SOURCES = tests/check_tc.c
+tests_check_tc_CFLAGS = $(TEST_CFLAGS)
+tests_check_tc_LDADD = $(TEST_LDADD)
+
+check_PROGRAMS += tests/check_tc_int
+TESTS += tests/check_tc_int
+tests_check_tc_int_SOURCES = tests/check_tc_int.c
+tests_check_tc_int_CFLAGS = $(TEST_CFLAGS)
+tests_check_tc_int_LDADD = $(TEST_LDADD)
+
+check_PROGRAMS += tests/check_quant
+TESTS += tests/check_quant
+tests_check_quant_SOURCES = tests/check_quant.c
+tests_check_quant_CFLAGS = $(TEST_CFLAGS)
+tests_check_quant_LDADD = $(TEST_LDADD)
+
+# 2:4 structured sparsity: prune, compress/decompress, the sparse GEMM model
+check_PROGRAMS += tests/check_sparse
+TESTS += tests/check_sparse
+tests_check_sparse_SOURCES = tests/check_sparse.c
+tests_check_sparse_CFLAGS = $(TEST_CFLAGS)
+tests_check_sparse_LDADD = $(TEST_LDADD)
+
+check_PROGRAMS += tests/check_mx
+TESTS += tests/check_mx
+tests_check_mx_SOURCES = tests/check_mx.c
+tests_check_mx_CFLAGS = $(TEST_CFLAGS)
+tests_check_mx_LDADD = $(TEST_LDADD)
+
+bench_programs += tests/bench/bench_round
+tests_bench_bench_round_SOURCES = tests/bench/bench_round.c tests/bench/benchutil.h
+tests_bench_bench_round_CFLAGS = $(AM_CFLAGS) $(AVX2_CFLAGS)
+tests_bench_bench_round_LDADD = libmpemu.la $(LIBM)
+
+bench_programs += tests/bench/bench_elementwise
+tests_bench_bench_elementwise_SOURCES = tests/bench/bench_elementwise.c tests/bench/benchutil.h
+tests_bench_bench_elementwise_CFLAGS = $(AM_CFLAGS)
+tests_bench_bench_elementwise_LDADD = libmpemu.la $(LIBM)
+
+bench_programs += tests/bench/bench_gemm
+tests_bench_bench_gemm_SOURCES = tests/bench/bench_gemm.c
+tests_bench_bench_gemm_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
+tests_bench_bench_gemm_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)
+
+bench_programs += tests/bench/bench_tc_int
+tests_bench_bench_tc_int_SOURCES = tests/bench/bench_tc_int.c
+tests_bench_bench_tc_int_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
+tests_bench_bench_tc_int_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)
