@@ -14,7 +14,7 @@
 #include "testsupport.h"
 #include "mpei.h"
 #include "round_dev.h"
-#include "epilogue.h"
+#include "half_rne.h"
 #include "korder.h"
 
 static const mpe_type ins[] = { MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2 };
@@ -301,62 +301,76 @@ START_TEST(test_philox_word)
 }
 END_TEST
 
-/* The host epilogue of the MMA and cuBLASLt paths against mpe_gemm: acc from
-   mpe_gemm(alpha=1, beta=0), then alpha, beta, C applied by epilogue.h. */
+/* The epilogue of the MMA and cuBLASLt paths is mpe_gemm's own, one
+   definition in emu/tc_mma.c, called by gpu_host.c on a C of either layout
+   (element (i, j) at i*crs + j*ccs). Here: acc from mpe_gemm(alpha=1, beta=0),
+   then that epilogue on a row-major and a column-major padded C, against
+   mpe_gemm with alpha, beta and C in the same layout (which walks a
+   column-major C as the transposed row-major problem, and a binary32 C through
+   the instruction set's row kernel). */
+MPE_API void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float beta, int use_ab,
+                                      void *C, mpe_type ctype, long crs, long ccs);   /* emu/tc_impl.h */
+
 START_TEST(test_epilogue_host)
 {
   uint64_t st = ts_seed() + 7;
   const mpe_tc_model *h100 = mpe_tc_model_get("h100", MPE_FP16);
   ck_assert_ptr_nonnull(h100);
-  enum { M = 9, N = 7, K = 33 };
-  float A[M * K], B[K * N], C0[M * N], acc[M * N], want[M * N], got[M * N];
-  uint16_t C16[M * N], acc16[M * N], want16[M * N], got16[M * N];
+  enum { M = 9, N = 7, K = 33, LDC = 11, CS = LDC * (M > N ? M : N) };
+  float A[M * K], B[K * N], C0[CS], acc[M * N], want[CS], got[CS];
+  uint16_t C16[CS], acc16[M * N], want16[CS], got16[CS];
+  float v[M * N];
   static const float ab[][2] = { { 1, 0 }, { 0.75f, 0 }, { 1, 1 }, { -2.5f, 0.125f }, { 0, 3 },
                                  { 0, 0 }, { 1e30f, 1e30f }, { 3.0f, -1.0f } };
+  long compared = 0;
   for (int rep = 0; rep < 20; rep++) {
     for (int i = 0; i < M * K; i++)
       A[i] = (float)ldexp((double)(int32_t)(ts_rand64(&st) >> 40) / 8388608.0, (int)(ts_rand64(&st) % 9) - 4);
     for (int i = 0; i < K * N; i++)
       B[i] = (float)ldexp((double)(int32_t)(ts_rand64(&st) >> 40) / 8388608.0, (int)(ts_rand64(&st) % 9) - 4);
-    for (int i = 0; i < M * N; i++) {
+    for (int i = 0; i < CS; i++) {
       C0[i] = (float)((double)(int32_t)(ts_rand64(&st) >> 32) / 2147483648.0 * 50);
       C16[i] = mpe_fp32_to_fp16(C0[i], MPE_RNE);
     }
     for (int c16 = 0; c16 < 2; c16++) {
+      mpe_type ct = c16 ? MPE_FP16 : MPE_FP32;
       ck_assert_int_eq(mpe_gemm(h100, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, MPE_FP32, K,
-                                B, MPE_FP32, N, 0.0f, c16 ? (void *)acc16 : (void *)acc,
-                                c16 ? MPE_FP16 : MPE_FP32, N), MPE_OK);
-      for (size_t t = 0; t < sizeof ab / sizeof ab[0]; t++)
-        for (int kk = 0; kk < 2; kk++) {
-          int k = kk ? K : 0;
-          float alpha = ab[t][0], beta = ab[t][1];
-          memcpy(want, C0, sizeof want);
-          memcpy(got, C0, sizeof got);
-          memcpy(want16, C16, sizeof want16);
-          memcpy(got16, C16, sizeof got16);
-          void *w = c16 ? (void *)want16 : (void *)want, *g = c16 ? (void *)got16 : (void *)got;
-          ck_assert_int_eq(mpe_gemm(h100, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, k, alpha, A, MPE_FP32,
-                                    K, B, MPE_FP32, N, beta, w, c16 ? MPE_FP16 : MPE_FP32, N), MPE_OK);
-          int use_ab = k > 0 && alpha != 0.0f;
-          for (int i = 0; i < M * N; i++) {
-            float v = c16 ? mpe_fp16_to_fp32(acc16[i]) : acc[i];
-            mpei_gpu_epilogue(use_ab, alpha, use_ab ? v : 0.0f, beta, g, (size_t)i, c16);
+                                B, MPE_FP32, N, 0.0f, c16 ? (void *)acc16 : (void *)acc, ct, N), MPE_OK);
+      for (int i = 0; i < M * N; i++)
+        v[i] = c16 ? mpe_fp16_to_fp32(acc16[i]) : acc[i];
+      for (int col = 0; col < 2; col++)
+        for (size_t t = 0; t < sizeof ab / sizeof ab[0]; t++)
+          for (int kk = 0; kk < 2; kk++) {
+            int k = kk ? K : 0;
+            float alpha = ab[t][0], beta = ab[t][1];
+            memcpy(want, C0, sizeof want);
+            memcpy(got, C0, sizeof got);
+            memcpy(want16, C16, sizeof want16);
+            memcpy(got16, C16, sizeof got16);
+            void *w = c16 ? (void *)want16 : (void *)want, *g = c16 ? (void *)got16 : (void *)got;
+            /* column-major: A (m x k row-major, ld K) is the column-major k x m array, used transposed */
+            ck_assert_int_eq(mpe_gemm(h100, col ? MPE_COL_MAJOR : MPE_ROW_MAJOR, col ? MPE_TRANS : MPE_NO_TRANS,
+                                      col ? MPE_TRANS : MPE_NO_TRANS, M, N, k, alpha, A, MPE_FP32, K, B, MPE_FP32,
+                                      N, beta, w, ct, LDC), MPE_OK);
+            int use_ab = k > 0 && alpha != 0.0f;
+            mpei_tc_epilogue_strided(v, M, N, alpha, beta, use_ab, g, ct, col ? 1 : LDC, col ? LDC : 1);
+            for (int i = 0; i < CS; i++) {
+              if (c16)
+                ck_assert_msg(want16[i] == got16[i], "fp16 C %s: alpha %g beta %g k %d [%d]: %04x vs %04x",
+                              col ? "col" : "row", alpha, beta, k, i, want16[i], got16[i]);
+              else
+                ck_assert_msg(ts_f2u(want[i]) == ts_f2u(got[i]), "C %s: alpha %g beta %g k %d [%d]: %a vs %a",
+                              col ? "col" : "row", alpha, beta, k, i, want[i], got[i]);
+              compared++;
+            }
           }
-          if (c16)
-            for (int i = 0; i < M * N; i++)
-              ck_assert_msg(want16[i] == got16[i], "fp16 C: alpha %g beta %g k %d [%d]: %04x vs %04x",
-                            alpha, beta, k, i, want16[i], got16[i]);
-          else
-            for (int i = 0; i < M * N; i++)
-              ck_assert_msg(ts_f2u(want[i]) == ts_f2u(got[i]), "C: alpha %g beta %g k %d [%d]: %a vs %a",
-                            alpha, beta, k, i, want[i], got[i]);
-        }
     }
   }
+  ck_assert_int_eq(compared, 20L * 2 * 2 * (long)(sizeof ab / sizeof ab[0]) * 2 * CS);
 }
 END_TEST
 
-/* The binary16 conversion of the epilogue, over every binary32 pattern with a
+/* The binary16 conversion of cublasGemmEx's alpha and beta, over every binary32 pattern with a
    stride, against the library's conversion. */
 START_TEST(test_f16_rne)
 {
