@@ -186,6 +186,25 @@ MPEI_HIDDEN int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout la
                                  mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                                  float beta, void *C, mpe_type ctype, int ldc);
 
+/* The argument rules of the integer calls, one definition for the CPU
+   (mpe_mma/mpe_gemm with an integer model) and the GPU path, given the model's
+   input type `in`: MPE_EINVAL (sizes, leading dimensions, NULL operands, enum
+   values, NaN alpha/beta), MPE_EUNSUP (operand types of the other width or not
+   integer, an output other than MPE_INT32, alpha/beta not int32 integers), or
+   MPE_OK with *ia, *ib the int32 alpha, beta and *o the row-major views. */
+MPEI_HIDDEN int mpei_tc_int_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_type atype, int lda,
+                                      const void *B, mpe_type btype, int ldb, const void *C, int ldc,
+                                      const void *D, mpe_type dtype, int ldd);
+MPEI_HIDDEN int mpei_tc_int_gemm_check(mpe_type in, mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n,
+                                       int k, float alpha, const void *A, mpe_type atype, int lda, const void *B,
+                                       mpe_type btype, int ldb, float beta, const void *C, mpe_type ctype, int ldc,
+                                       int32_t *ia, int32_t *ib, mpei_tc_call *o);
+/* The integer epilogue of mpe_gemm, one definition: C = alpha*acc + beta*C in
+   int32 arithmetic (wrap-around; sat: the exact value clamped), acc row-major
+   M × N, element (i, j) of C at C[i*crs + j*ccs]; C not read when beta = 0. */
+MPEI_HIDDEN void mpei_tc_int_epilogue_strided(const int32_t *acc, int M, int N, int32_t alpha, int32_t beta,
+                                              int use_ab, int sat, int32_t *C, long crs, long ccs);
+
 /* binary16 bits of an exact binary16 value (NaN -> 0x7fff) and back. */
 MPEI_HIDDEN uint16_t mpei_tc_h_bits(double v);
 MPEI_HIDDEN float mpei_tc_f_canon(double v);   /* NaN -> 0x7fffffff */

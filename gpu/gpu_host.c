@@ -215,7 +215,8 @@ int mpe_gpu_device_set(int device)
 
 static int in_type_ok(mpe_type t)
 {
-  return t == MPE_FP16 || t == MPE_BF16 || t == MPE_TF32 || t == MPE_E4M3 || t == MPE_E5M2;
+  return t == MPE_FP16 || t == MPE_BF16 || t == MPE_TF32 || t == MPE_E4M3 || t == MPE_E5M2 ||
+         mpei_type_is_int(t);
 }
 
 static const mpe_tc_model *device_model(const gpu_ctx *c, mpe_type in)
@@ -479,13 +480,25 @@ static mpe_type call_in_type(const mpe_tc_model *model, mpe_type atype, mpe_type
   return model ? model->p.in : atype != MPE_FP32 ? atype : btype;
 }
 
+/* The integer tensor cores (end of this file). */
+static int int_mma(const mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype, int lda,
+                   const void *B, mpe_type btype, int ldb, const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+static int int_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                    int m, int n, int k, float alpha, const void *A, mpe_type atype, int lda, const void *B,
+                    mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc);
+
+static int is_int_call(const mpe_tc_model *model, mpe_type atype, mpe_type btype, mpe_type ctype)
+{
+  return (model && mpei_type_is_int(model->p.in)) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
+         ctype == MPE_INT32;
+}
+
 int mpe_gpu_mma(const mpe_tc_model *model, int m, int n, int k,
                 const void *A, mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                 const void *C, int ldc, void *D, mpe_type dtype, int ldd)
 {
-  if ((model && mpei_type_is_int(model->p.in)) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
-      dtype == MPE_INT32)
-    return MPE_EUNSUP;   /* the integer tensor cores run on the CPU only (mpe_tc_int(3)) */
+  if (is_int_call(model, atype, btype, dtype))
+    return int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
   mpe_type in = call_in_type(model, atype, btype);
   if (mpei_tc_mma_check(in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;   /* mpe_mma's rules (emu/tc_mma.c) */
@@ -533,13 +546,15 @@ static cudaDataType_t cuda_type(mpe_type t)
    D (column-major m x n, float or binary16 when out16) = op(A) op(B) with
    alpha = 1, beta = 0, A given as a k x m column-major array (ld Kp, used
    transposed) and B as k x n (ld Kp): the "TN" form FP8 needs. */
-static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, int Kp,
+static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, int Kp, int ldd,
                      const void *dA, const void *dB, void *dD)
 {
-  cublasComputeType_t ct = out16 ? CUBLAS_COMPUTE_16F
+  const int i8 = in == MPE_INT8;     /* INT8 A and B, int32 compute, scale and D */
+  cublasComputeType_t ct = i8 ? CUBLAS_COMPUTE_32I : out16 ? CUBLAS_COMPUTE_16F
                                  : in == MPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  cudaDataType_t st = out16 ? CUDA_R_16F : CUDA_R_32F, dt = out16 ? CUDA_R_16F : CUDA_R_32F;
-  cudaDataType_t at = cuda_type(in);
+  cudaDataType_t st = i8 ? CUDA_R_32I : out16 ? CUDA_R_16F : CUDA_R_32F;
+  cudaDataType_t dt = st;
+  cudaDataType_t at = i8 ? CUDA_R_8I : cuda_type(in);
   cublasLtMatmulDesc_t op = NULL;
   cublasLtMatrixLayout_t la = NULL, lb = NULL, ld = NULL;
   cublasLtMatmulPreference_t pref = NULL;
@@ -555,7 +570,7 @@ static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, in
   if (s == CUBLAS_STATUS_SUCCESS)
     s = cublasLtMatrixLayoutCreate(&lb, at, (uint64_t)k, (uint64_t)n, Kp);
   if (s == CUBLAS_STATUS_SUCCESS)
-    s = cublasLtMatrixLayoutCreate(&ld, dt, (uint64_t)m, (uint64_t)n, m);
+    s = cublasLtMatrixLayoutCreate(&ld, dt, (uint64_t)m, (uint64_t)n, ldd);
   if (s != CUBLAS_STATUS_SUCCESS) {
     r = blas_code(s);
     goto done;
@@ -572,10 +587,11 @@ static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, in
   }
   if (!pin) {
     uint64_t ws = LT_WORKSPACE;
+    const uint64_t accf = i8 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32I
+                          : out16 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_16F
+                                  : CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32F;
     uint64_t impl = CUBLASLT_NUMERICAL_IMPL_FLAGS_TENSOR_OP_MASK |
-                    CUBLASLT_NUMERICAL_IMPL_FLAGS_OP_INPUT_TYPE_MASK |
-                    (out16 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_16F
-                           : CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32F);
+                    CUBLASLT_NUMERICAL_IMPL_FLAGS_OP_INPUT_TYPE_MASK | accf;
     s = cublasLtMatmulPreferenceCreate(&pref);
     if (s == CUBLAS_STATUS_SUCCESS)
       s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
@@ -598,8 +614,6 @@ static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, in
       if (cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, &flags,
                                             sizeof flags, &wr) != CUBLAS_STATUS_SUCCESS)
         continue;
-      uint64_t accf = out16 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_16F
-                            : CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32F;
       if (!(flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_TENSOR_OP_MASK) ||
           (flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_TYPE_MASK) != accf)
         continue;
@@ -633,8 +647,9 @@ static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, in
   {
     float one = 1.0f, zero = 0.0f;
     uint16_t one16 = 0x3c00, zero16 = 0;
-    const void *alpha = out16 ? (const void *)&one16 : (const void *)&one;
-    const void *beta = out16 ? (const void *)&zero16 : (const void *)&zero;
+    int32_t one32 = 1, zero32 = 0;
+    const void *alpha = i8 ? (const void *)&one32 : out16 ? (const void *)&one16 : (const void *)&one;
+    const void *beta = i8 ? (const void *)&zero32 : out16 ? (const void *)&zero16 : (const void *)&zero;
     s = cublasLtMatmul(c->lt, op, alpha, dA, la, dB, lb, beta, dD, ld, dD, ld, &pin->algo, c->ws,
                        LT_WORKSPACE, c->stream);
     r = blas_code(s);
@@ -784,7 +799,7 @@ static int gemm_lt(gpu_ctx *c, const gemm_job *j, void *acc)
   blas_bufs b;
   int r = blas_setup(c, j, 1, &b);
   if (!r)
-    r = lt_matmul(c, j->in, j->out16, j->m, j->n, j->k, b.Kp, b.dA, b.dB, b.dC);
+    r = lt_matmul(c, j->in, j->out16, j->m, j->n, j->k, b.Kp, j->m, b.dA, b.dB, b.dC);
   if (!r)
     r = download(c, b.hc, b.dC, b.cbytes);
   if (!r)   /* column-major D -> row-major acc */
@@ -861,9 +876,8 @@ int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout
 {
   if ((unsigned)path >= MPE_GPU_NPATHS)
     return MPE_EINVAL;
-  if ((model && mpei_type_is_int(model->p.in)) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
-      ctype == MPE_INT32)
-    return MPE_EUNSUP;   /* the integer tensor cores run on the CPU only (mpe_tc_int(3)) */
+  if (is_int_call(model, atype, btype, ctype))
+    return int_gemm(path, model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C, ctype, ldc);
   const mpe_type in = call_in_type(model, atype, btype);
   mpei_tc_call cl;       /* mpe_gemm's rules (emu/tc_mma.c) */
   if (mpei_tc_gemm_check(in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, C, ctype, ldc, &cl))
@@ -896,6 +910,227 @@ int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout
   leave();
   if (!r)
     host_epilogue(&j, acc);
+  free(acc);
+  return r;
+}
+
+/* ------------------------------------------------------------------ integer tensor cores */
+
+/* What the integer MMA path runs: the model (the caller's, or the device's for
+   the input type) must be a block model of this device's type and block
+   length, and the instruction's K must be that block: mma.sync.m16n8k32 for
+   8-bit (L = 32: A100, Ada, H100, B200), m16n8k64 for 4-bit (L = 64: A100,
+   Ada). T4 (L = 16 and 32, the m8n8k16/m8n8k32 shapes) has no kernel here.
+   The model's satfinite picks .satfinite. */
+static int imma_plan(const gpu_ctx *c, const mpe_tc_model *model, mpe_type in, const mpe_tc_model **use)
+{
+  const mpe_tc_model *dev = device_model(c, in);
+  const mpe_tc_model *u = model ? model : dev;
+  if (!dev || u->p.kind != MPE_TC_BLOCK || u->p.in != dev->p.in || u->p.block != dev->p.block)
+    return MPE_EUNSUP;
+  const int w4 = in == MPE_INT4 || in == MPE_UINT4;
+  if (dev_sm(c) < 80 || u->p.block != (w4 ? 64 : 32))
+    return MPE_EUNSUP;
+  *use = u;
+  return MPE_OK;
+}
+
+/* Pack op(X) (rows x k, element (i, l) at i*o->rs + l*o->cs) into a row-major
+   R x Kp array of bytes, zero padded: 8-bit values one per byte; 4-bit values
+   two per byte, element l in the low nibble when l is even. MPE_ERANGE for a
+   4-bit value outside its type's range (as on the CPU). */
+static int pack_int(uint8_t *dst, int R, int Kp, int rows, int k, const mpei_tc_opnd *o, int w4)
+{
+  const size_t rowbytes = w4 ? (size_t)Kp / 2 : (size_t)Kp;
+  memset(dst, 0, (size_t)R * rowbytes);
+  const int sgn = o->t == MPE_INT8 || o->t == MPE_INT4;
+  for (int i = 0; i < rows; i++)
+    for (int l = 0; l < k; l++) {
+      size_t idx = (size_t)((long)i * o->rs + (long)l * o->cs);
+      int v = sgn ? ((const int8_t *)o->p)[idx] : ((const uint8_t *)o->p)[idx];
+      if (!w4) {
+        dst[(size_t)i * rowbytes + l] = (uint8_t)v;
+        continue;
+      }
+      if (o->t == MPE_INT4 ? (v < -8 || v > 7) : v > 15)
+        return MPE_ERANGE;
+      dst[(size_t)i * rowbytes + l / 2] |= (uint8_t)((v & 15) << (4 * (l & 1)));
+    }
+  return MPE_OK;
+}
+
+/* acc (row-major M x N int32) = the integer MMA chain for op(A) (M x K) and
+   op(B) (B^T given as N x K), starting from C (element (i, j) at
+   C[i*cc->rs + j*cc->cs]; NULL or cc->p NULL: zero). */
+static int run_imma(gpu_ctx *c, const mpe_tc_model *use, int M, int N, int K, const mpei_tc_opnd *a,
+                    const mpei_tc_opnd *bt, const mpei_tc_opnd *cc, int32_t *acc)
+{
+  const int w4 = use->p.in == MPE_INT4 || use->p.in == MPE_UINT4, KI = w4 ? 64 : 32;
+  const int Mp = round_up(M, 16), Np = round_up(N, 8), Kp = round_up(K, KI);
+  const size_t abytes = (size_t)Mp * Kp >> w4, bbytes = (size_t)Np * Kp >> w4, cbytes = (size_t)Mp * Np * 4;
+  uint8_t *ha = malloc(abytes + bbytes + cbytes + 1);
+  if (!ha)
+    return MPE_ENOMEM;
+  uint8_t *hb = ha + abytes;
+  int32_t *hc = (int32_t *)(void *)(hb + bbytes);
+  int r = pack_int(ha, Mp, Kp, M, K, a, w4);
+  if (!r)
+    r = pack_int(hb, Np, Kp, N, K, bt, w4);
+  if (r) {
+    free(ha);
+    return r;
+  }
+  memset(hc, 0, cbytes);
+  if (cc && cc->p)
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++)
+        hc[(size_t)i * Np + j] = ((const int32_t *)cc->p)[(long)i * cc->rs + (long)j * cc->cs];
+  const int as = a->t == MPE_INT8 || a->t == MPE_INT4, bs = bt->t == MPE_INT8 || bt->t == MPE_INT4;
+  void *da = NULL, *db = NULL, *dc = NULL;
+  r = dalloc(&da, abytes);
+  if (!r)
+    r = dalloc(&db, bbytes);
+  if (!r)
+    r = dalloc(&dc, cbytes);
+  if (!r)
+    r = upload(c, da, ha, abytes);
+  if (!r)
+    r = upload(c, db, hb, bbytes);
+  if (!r)
+    r = upload(c, dc, hc, cbytes);
+  if (!r)
+    r = cuda_code((cudaError_t)mpei_gpu_launch_imma(w4, as, bs, use->p.satfinite, da, db, dc, dc, Mp, Np, Kp,
+                                                    c->stream));
+  if (!r)
+    r = download(c, hc, dc, cbytes);
+  if (!r)
+    for (int i = 0; i < M; i++)
+      memcpy(acc + (size_t)i * N, hc + (size_t)i * Np, (size_t)N * sizeof(int32_t));
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  (void)cudaGetLastError();
+  free(ha);
+  return r;
+}
+
+/* mpe_mma with an integer model or type: mpe_mma's integer rules
+   (emu/tc_int.c), then the MMA kernel with C in the first instruction. */
+static int int_mma(const mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype, int lda,
+                   const void *B, mpe_type btype, int ldb, const void *C, int ldc, void *D, mpe_type dtype, int ldd)
+{
+  mpe_type in = call_in_type(model, atype, btype);
+  int r = mpei_tc_int_mma_check(in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
+  if (r)
+    return r;
+  gpu_ctx *c;
+  if ((r = enter(&c)) != MPE_OK)
+    return r;
+  const mpe_tc_model *use = NULL;
+  r = imma_plan(c, model, in, &use);
+  if (r || m == 0 || n == 0) {
+    leave();
+    return r;
+  }
+  int32_t *acc = malloc((size_t)m * n * sizeof(int32_t));
+  if (!acc) {
+    leave();
+    return MPE_ENOMEM;
+  }
+  mpei_tc_opnd a = { A, atype, lda, 1 }, bt = { B, btype, 1, ldb }, cc = { C, dtype, ldc, 1 };
+  r = run_imma(c, use, m, n, k, &a, &bt, &cc, acc);
+  leave();
+  if (!r)
+    for (int i = 0; i < m; i++)
+      memcpy((int32_t *)D + (size_t)i * ldd, acc + (size_t)i * n, (size_t)n * sizeof(int32_t));
+  free(acc);
+  return r;
+}
+
+/* cuBLASLt pinned, INT8: acc = op(A) op(B) with compute type 32I, alpha = 1,
+   beta = 0 (int32), A and B as CUDA_R_8I in the "TN" form. */
+static int int_gemm_lt(gpu_ctx *c, const gemm_job *j, int32_t *acc)
+{
+  const int m = j->m, n = j->n, Kp = round_up(j->k, 32), ldd = round_up(m, 4);
+  const size_t abytes = (size_t)m * Kp, bbytes = (size_t)n * Kp, cbytes = (size_t)ldd * n * 4;
+  uint8_t *h = malloc(abytes + bbytes + cbytes);
+  if (!h)
+    return MPE_ENOMEM;
+  int32_t *hc = (int32_t *)(void *)(h + abytes + bbytes);
+  pack_int(h, m, Kp, m, j->k, &j->a, 0);
+  pack_int(h + abytes, n, Kp, n, j->k, &j->bt, 0);
+  void *dA = NULL, *dB = NULL, *dC = NULL;
+  int r = dalloc(&dA, abytes);
+  if (!r)
+    r = dalloc(&dB, bbytes);
+  if (!r)
+    r = dalloc(&dC, cbytes);
+  if (!r)
+    r = upload(c, dA, h, abytes);
+  if (!r)
+    r = upload(c, dB, h + abytes, bbytes);
+  if (!r)
+    r = lt_matmul(c, MPE_INT8, 0, m, n, j->k, Kp, ldd, dA, dB, dC);
+  if (!r)
+    r = download(c, hc, dC, cbytes);
+  if (!r)   /* column-major D -> row-major acc */
+    for (int i = 0; i < m; i++)
+      for (int jj = 0; jj < n; jj++)
+        acc[(size_t)i * n + jj] = hc[(size_t)jj * ldd + i];
+  cudaFree(dA);
+  cudaFree(dB);
+  cudaFree(dC);
+  (void)cudaGetLastError();
+  free(h);
+  return r;
+}
+
+/* mpe_gemm with an integer model or type: the CPU's integer rules and
+   epilogue (emu/tc_int.c); the product on the MMA kernel or cuBLASLt. */
+static int int_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                    int m, int n, int k, float alpha, const void *A, mpe_type atype, int lda, const void *B,
+                    mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc)
+{
+  const mpe_type in = call_in_type(model, atype, btype);
+  int32_t ia, ib;
+  mpei_tc_call cl;
+  int r = mpei_tc_int_gemm_check(in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C, ctype,
+                                 ldc, &ia, &ib, &cl);
+  if (r)
+    return r;
+  gemm_job j;
+  job_make(&j, &cl, layout, m, n, k, alpha, beta, C, ctype, ldc, in);
+  gpu_ctx *c;
+  if ((r = enter(&c)) != MPE_OK)
+    return r;
+  const mpe_tc_model *use = NULL;
+  if (path == MPE_GPU_PATH_MMA) {
+    r = imma_plan(c, model, in, &use);
+  } else if (path == MPE_GPU_PATH_CUBLASLT) {
+    /* cublasLtMatmul's integer types: CUDA_R_8I A and B (no CUDA_R_8U), and
+       nothing says its int32 accumulation saturates: wrapping models only */
+    use = model ? model : device_model(c, in);
+    if (!use)
+      use = mpe_tc_model_get("exact", in);
+    if (in != MPE_INT8 || atype != MPE_INT8 || btype != MPE_INT8 || use->p.satfinite)
+      r = MPE_EUNSUP;
+  } else {
+    r = MPE_EUNSUP;    /* cublasGemmEx: not offered for integers */
+  }
+  if (r || m == 0 || n == 0) {
+    leave();
+    return r;
+  }
+  int32_t *acc = calloc((size_t)m * n, sizeof(int32_t));
+  if (!acc) {
+    leave();
+    return MPE_ENOMEM;
+  }
+  if (j.use_ab)
+    r = path == MPE_GPU_PATH_MMA ? run_imma(c, use, m, n, k, &j.a, &j.bt, NULL, acc) : int_gemm_lt(c, &j, acc);
+  leave();
+  if (!r)
+    mpei_tc_int_epilogue_strided(acc, m, n, ia, ib, j.use_ab, use->p.satfinite, C, j.crs, j.ccs);
   free(acc);
   return r;
 }
