@@ -918,18 +918,23 @@ int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout
 
 /* What the integer MMA path runs: the model (the caller's, or the device's for
    the input type) must be a block model of this device's type and block
-   length, and the instruction's K must be that block: mma.sync.m16n8k32 for
-   8-bit (L = 32: A100, Ada, H100, B200), m16n8k64 for 4-bit (L = 64: A100,
-   Ada). T4 (L = 16 and 32, the m8n8k16/m8n8k32 shapes) has no kernel here.
-   The model's satfinite picks .satfinite. */
-static int imma_plan(const gpu_ctx *c, const mpe_tc_model *model, mpe_type in, const mpe_tc_model **use)
+   length, and one instruction is one block: mma.sync.m16n8k32 (8-bit, L = 32:
+   A100, Ada, H100, B200) or m16n8k64 (4-bit, L = 64: A100, Ada) on sm_80+,
+   m8n8k16 (8-bit, L = 16) or m8n8k32 (4-bit, L = 32) on T4. The model's
+   satfinite picks .satfinite. *shape: mpei_gpu_launch_imma's. */
+static int imma_plan(const gpu_ctx *c, const mpe_tc_model *model, mpe_type in, const mpe_tc_model **use,
+                     int *shape)
 {
   const mpe_tc_model *dev = device_model(c, in);
   const mpe_tc_model *u = model ? model : dev;
   if (!dev || u->p.kind != MPE_TC_BLOCK || u->p.in != dev->p.in || u->p.block != dev->p.block)
     return MPE_EUNSUP;
-  const int w4 = in == MPE_INT4 || in == MPE_UINT4;
-  if (dev_sm(c) < 80 || u->p.block != (w4 ? 64 : 32))
+  const int w4 = in == MPE_INT4 || in == MPE_UINT4, sm = dev_sm(c);
+  if (sm >= 80 && u->p.block == (w4 ? 64 : 32))
+    *shape = w4;
+  else if (sm >= 75 && u->p.block == (w4 ? 32 : 16))
+    *shape = 2 + w4;
+  else
     return MPE_EUNSUP;
   *use = u;
   return MPE_OK;
@@ -962,10 +967,11 @@ static int pack_int(uint8_t *dst, int R, int Kp, int rows, int k, const mpei_tc_
 /* acc (row-major M x N int32) = the integer MMA chain for op(A) (M x K) and
    op(B) (B^T given as N x K), starting from C (element (i, j) at
    C[i*cc->rs + j*cc->cs]; NULL or cc->p NULL: zero). */
-static int run_imma(gpu_ctx *c, const mpe_tc_model *use, int M, int N, int K, const mpei_tc_opnd *a,
+static int run_imma(gpu_ctx *c, const mpe_tc_model *use, int shape, int M, int N, int K, const mpei_tc_opnd *a,
                     const mpei_tc_opnd *bt, const mpei_tc_opnd *cc, int32_t *acc)
 {
-  const int w4 = use->p.in == MPE_INT4 || use->p.in == MPE_UINT4, KI = w4 ? 64 : 32;
+  static const int kis[4] = { 32, 64, 16, 32 };
+  const int w4 = shape & 1, KI = kis[shape];
   const int Mp = round_up(M, 16), Np = round_up(N, 8), Kp = round_up(K, KI);
   const size_t abytes = (size_t)Mp * Kp >> w4, bbytes = (size_t)Np * Kp >> w4, cbytes = (size_t)Mp * Np * 4;
   uint8_t *ha = malloc(abytes + bbytes + cbytes + 1);
@@ -999,7 +1005,7 @@ static int run_imma(gpu_ctx *c, const mpe_tc_model *use, int M, int N, int K, co
   if (!r)
     r = upload(c, dc, hc, cbytes);
   if (!r)
-    r = cuda_code((cudaError_t)mpei_gpu_launch_imma(w4, as, bs, use->p.satfinite, da, db, dc, dc, Mp, Np, Kp,
+    r = cuda_code((cudaError_t)mpei_gpu_launch_imma(shape, as, bs, use->p.satfinite, da, db, dc, dc, Mp, Np, Kp,
                                                     c->stream));
   if (!r)
     r = download(c, hc, dc, cbytes);
@@ -1027,7 +1033,8 @@ static int int_mma(const mpe_tc_model *model, int m, int n, int k, const void *A
   if ((r = enter(&c)) != MPE_OK)
     return r;
   const mpe_tc_model *use = NULL;
-  r = imma_plan(c, model, in, &use);
+  int shape = 0;
+  r = imma_plan(c, model, in, &use, &shape);
   if (r || m == 0 || n == 0) {
     leave();
     return r;
@@ -1038,7 +1045,7 @@ static int int_mma(const mpe_tc_model *model, int m, int n, int k, const void *A
     return MPE_ENOMEM;
   }
   mpei_tc_opnd a = { A, atype, lda, 1 }, bt = { B, btype, 1, ldb }, cc = { C, dtype, ldc, 1 };
-  r = run_imma(c, use, m, n, k, &a, &bt, &cc, acc);
+  r = run_imma(c, use, shape, m, n, k, &a, &bt, &cc, acc);
   leave();
   if (!r)
     for (int i = 0; i < m; i++)
@@ -1104,8 +1111,9 @@ static int int_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout lay
   if ((r = enter(&c)) != MPE_OK)
     return r;
   const mpe_tc_model *use = NULL;
+  int shape = 0;
   if (path == MPE_GPU_PATH_MMA) {
-    r = imma_plan(c, model, in, &use);
+    r = imma_plan(c, model, in, &use, &shape);
   } else if (path == MPE_GPU_PATH_CUBLASLT) {
     /* cublasLtMatmul's integer types: CUDA_R_8I A and B (no CUDA_R_8U), and
        nothing says its int32 accumulation saturates: wrapping models only */
@@ -1127,7 +1135,8 @@ static int int_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout lay
     return MPE_ENOMEM;
   }
   if (j.use_ab)
-    r = path == MPE_GPU_PATH_MMA ? run_imma(c, use, m, n, k, &j.a, &j.bt, NULL, acc) : int_gemm_lt(c, &j, acc);
+    r = path == MPE_GPU_PATH_MMA ? run_imma(c, use, shape, m, n, k, &j.a, &j.bt, NULL, acc)
+                                 : int_gemm_lt(c, &j, acc);
   leave();
   if (!r)
     mpei_tc_int_epilogue_strided(acc, m, n, ia, ib, j.use_ab, use->p.satfinite, C, j.crs, j.ccs);

@@ -91,10 +91,11 @@ MPE_API int mpe_gpu_mma(const mpe_tc_model *model, int m, int n, int k,
    mpe_gemm, checked by mpe_gemm's own rules. model as for mpe_gpu_mma (the cuBLAS
    paths use it only for the input type and its conversion rule).
    Integer models and types (mpe_tc_int(3)) run on the MMA path (mma.sync
-   m16n8k32 .s8/.u8 or m16n8k64 .s4/.u4, .satfinite for a saturating model,
-   sm_80+) and, for INT8 A and B with a wrapping model, on the cuBLASLt path
-   (CUBLAS_COMPUTE_32I); alpha/beta by the CPU's int32 epilogue. MPE_EUNSUP for
-   the rest (T4, the "exact" integer model, cublasGemmEx); see mpe_gpu(3). */
+   m16n8k32 .s8/.u8 or m16n8k64 .s4/.u4 on sm_80+, m8n8k16/m8n8k32 on T4,
+   .satfinite for a saturating model) and, for INT8 A and B with a wrapping
+   model, on the cuBLASLt path (CUBLAS_COMPUTE_32I); alpha/beta by the CPU's
+   int32 epilogue. MPE_EUNSUP for the rest (the "exact" integer model,
+   cublasGemmEx); see mpe_gpu(3). */
 MPE_API int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model,
                          mpe_layout layout, mpe_trans ta, mpe_trans tb,
                          int m, int n, int k, float alpha,
