@@ -279,23 +279,23 @@ static int int_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei
    combinations this model does not compute (a float model with integer data,
    an integer model with float data, operands of the other width, an output
    other than MPE_INT32). */
-static int check_types(const struct mpe_tc_model *m, mpe_type at, mpe_type bt, mpe_type ct)
+static int check_types(mpe_type in, mpe_type at, mpe_type bt, mpe_type ct)
 {
   if (!known_type(at) || !known_type(bt) || !known_type(ct))
     return MPE_EINVAL;
-  int w = width_of(m->p.in);
+  int w = width_of(in);
   if (!w || width_of(at) != w || width_of(bt) != w || ct != MPE_INT32)
     return MPE_EUNSUP;
   return MPE_OK;
 }
 
-int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype,
-                    int lda, const void *B, mpe_type btype, int ldb, const void *C, int ldc, void *D,
-                    mpe_type dtype, int ldd)
+/* The argument rules of the integer mpe_mma (tc_impl.h). */
+int mpei_tc_int_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_type atype, int lda, const void *B,
+                          mpe_type btype, int ldb, const void *C, int ldc, const void *D, mpe_type dtype, int ldd)
 {
-  if (!model || m < 0 || n < 0 || k < 0)
+  if (m < 0 || n < 0 || k < 0)
     return MPE_EINVAL;
-  int r = check_types(model, atype, btype, dtype);
+  int r = check_types(in, atype, btype, dtype);
   if (r)
     return r;
   if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
@@ -303,6 +303,18 @@ int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const
     return MPE_EINVAL;
   if ((m > 0 && k > 0 && !A) || (k > 0 && n > 0 && !B) || (m > 0 && n > 0 && !D))
     return MPE_EINVAL;
+  return MPE_OK;
+}
+
+int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype,
+                    int lda, const void *B, mpe_type btype, int ldb, const void *C, int ldc, void *D,
+                    mpe_type dtype, int ldd)
+{
+  if (!model)
+    return MPE_EINVAL;
+  int r = mpei_tc_int_mma_check(model->p.in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
+  if (r)
+    return r;
   if (m == 0 || n == 0)
     return MPE_OK;
   int32_t *acc = malloc(sizeof(int32_t) * (size_t)m * n);
@@ -342,45 +354,66 @@ static inline int32_t epilogue(int32_t acc, int32_t c, int32_t alpha, int32_t be
   return (int32_t)((uint32_t)alpha * (uint32_t)acc + (uint32_t)beta * (uint32_t)c);
 }
 
-int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
-                     int m, int n, int k, float alpha, const void *A, mpe_type atype, int lda,
-                     const void *B, mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc)
+/* The argument rules of the integer mpe_gemm (tc_impl.h). */
+int mpei_tc_int_gemm_check(mpe_type in, mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n, int k,
+                           float alpha, const void *A, mpe_type atype, int lda, const void *B, mpe_type btype,
+                           int ldb, float beta, const void *C, mpe_type ctype, int ldc, int32_t *ia, int32_t *ib,
+                           mpei_tc_call *o)
 {
-  if (!model || m < 0 || n < 0 || k < 0)
+  if (m < 0 || n < 0 || k < 0)
     return MPE_EINVAL;
   if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
     return MPE_EINVAL;
   if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
     return MPE_EINVAL;
-  int r = check_types(model, atype, btype, ctype);
+  int r = check_types(in, atype, btype, ctype);
   if (r)
     return r;
-  int32_t ia, ib;
-  if ((r = int_scalar(alpha, &ia)) != MPE_OK || (r = int_scalar(beta, &ib)) != MPE_OK)
+  if ((r = int_scalar(alpha, ia)) != MPE_OK || (r = int_scalar(beta, ib)) != MPE_OK)
     return r;
-  int use_ab = k > 0 && ia != 0;
-  mpei_tc_call cl;   /* the shape checks and row-major views of mpe_gemm (tc_mma.c) */
-  if (mpei_tc_gemm_call(layout, ta, tb, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, use_ab, &cl))
+  const int use_ab = k > 0 && *ia != 0;
+  if (mpei_tc_gemm_call(layout, ta, tb, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, use_ab, o))
     return MPE_EINVAL;
+  return MPE_OK;
+}
+
+/* The integer epilogue (tc_impl.h). */
+void mpei_tc_int_epilogue_strided(const int32_t *acc, int M, int N, int32_t ia, int32_t ib, int use_ab, int sat,
+                                  int32_t *C, long crs, long ccs)
+{
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+  for (int i = 0; i < M; i++) {
+    const int32_t *v = acc + (size_t)i * N;
+    for (int j = 0; j < N; j++) {
+      int32_t *c = C + (long)i * crs + (long)j * ccs;
+      *c = epilogue(use_ab ? v[j] : 0, ib != 0 ? *c : 0, use_ab ? ia : 0, ib, sat);
+    }
+  }
+}
+
+int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                     int m, int n, int k, float alpha, const void *A, mpe_type atype, int lda,
+                     const void *B, mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc)
+{
+  if (!model)
+    return MPE_EINVAL;
+  int32_t ia, ib;
+  mpei_tc_call cl;   /* the shape checks and row-major views of mpe_gemm (tc_mma.c) */
+  int r = mpei_tc_int_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta,
+                                 C, ctype, ldc, &ia, &ib, &cl);
+  if (r)
+    return r;
   if (m == 0 || n == 0)
     return MPE_OK;
   const mpei_tc_opnd a = cl.a, b = cl.b;
-  const int M = cl.M, N = cl.N;
+  const int M = cl.M, N = cl.N, use_ab = cl.use_ab;
   int32_t *acc = calloc((size_t)M * N, sizeof(int32_t));
   if (!acc)
     return MPE_ENOMEM;
   if (use_ab)
     r = int_run(model, M, N, k, &a, &b, acc);
-  if (r == MPE_OK) {
-    const int sat = model->p.satfinite;
-#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
-    for (int i = 0; i < M; i++) {
-      int32_t *c = (int32_t *)C + (size_t)i * ldc;
-      const int32_t *v = acc + (size_t)i * N;
-      for (int j = 0; j < N; j++)
-        c[j] = epilogue(use_ab ? v[j] : 0, ib != 0 ? c[j] : 0, use_ab ? ia : 0, ib, sat);
-    }
-  }
+  if (r == MPE_OK)
+    mpei_tc_int_epilogue_strided(acc, M, N, ia, ib, use_ab, model->p.satfinite, C, ldc, 1);
   free(acc);
   return r;
 }

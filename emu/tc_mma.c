@@ -13,7 +13,49 @@
 
 int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t)
 {
-  return t == MPE_FP32 || t == m->p.in || (t == MPE_TF32 && m->p.in == MPE_TF32);
+  return t == MPE_FP32 || t == m->p.in;
+}
+
+static int in_type_ok(mpe_type in)
+{
+  return in == MPE_FP16 || in == MPE_BF16 || in == MPE_TF32 || in == MPE_E4M3 || in == MPE_E5M2;
+}
+
+/* The argument rules of mpe_mma (tc_impl.h). */
+int mpei_tc_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_type atype, int lda, const void *B,
+                      mpe_type btype, int ldb, const void *C, int ldc, const void *D, mpe_type dtype, int ldd)
+{
+  if (m < 0 || n < 0 || k < 0 || !in_type_ok(in))
+    return MPE_EINVAL;
+  if ((atype != MPE_FP32 && atype != in) || (btype != MPE_FP32 && btype != in))
+    return MPE_EINVAL;
+  if (dtype != MPE_FP32 && dtype != MPE_FP16)
+    return MPE_EINVAL;
+  if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
+      (C && ldc < (n > 1 ? n : 1)))
+    return MPE_EINVAL;
+  if ((m > 0 && k > 0 && !A) || (k > 0 && n > 0 && !B) || (m > 0 && n > 0 && !D))
+    return MPE_EINVAL;
+  return MPE_OK;
+}
+
+/* The argument rules of mpe_gemm (tc_impl.h). */
+int mpei_tc_gemm_check(mpe_type in, mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n, int k,
+                       float alpha, const void *A, mpe_type atype, int lda, const void *B, mpe_type btype,
+                       int ldb, const void *C, mpe_type ctype, int ldc, mpei_tc_call *o)
+{
+  if (m < 0 || n < 0 || k < 0 || !in_type_ok(in))
+    return MPE_EINVAL;
+  if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
+    return MPE_EINVAL;
+  if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
+    return MPE_EINVAL;
+  if ((atype != MPE_FP32 && atype != in) || (btype != MPE_FP32 && btype != in))
+    return MPE_EINVAL;
+  if (ctype != MPE_FP32 && ctype != MPE_FP16)
+    return MPE_EINVAL;
+  const int use_ab = k > 0 && alpha != 0.0f;
+  return mpei_tc_gemm_call(layout, ta, tb, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, use_ab, o);
 }
 
 MPEI_HIDDEN int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K,
@@ -75,16 +117,7 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
                 dtype == MPE_INT32))
     return mpei_tc_int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
-  if (!model || m < 0 || n < 0 || k < 0)
-    return MPE_EINVAL;
-  if (!mpei_tc_in_ok(model, atype) || !mpei_tc_in_ok(model, btype))
-    return MPE_EINVAL;
-  if (dtype != MPE_FP32 && dtype != MPE_FP16)
-    return MPE_EINVAL;
-  if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
-      (C && ldc < (n > 1 ? n : 1)))
-    return MPE_EINVAL;
-  if ((m > 0 && k > 0 && !A) || (k > 0 && n > 0 && !B) || (m > 0 && n > 0 && !D))
+  if (!model || mpei_tc_mma_check(model->p.in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;
   if (dtype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
     return MPE_EUNSUP;
@@ -147,6 +180,7 @@ int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int 
     return MPE_EINVAL;
   if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && !A) || (use_ab && n > 0 && !B))
     return MPE_EINVAL;
+  o->use_ab = use_ab;
   o->a_rows = (ta == MPE_NO_TRANS) == row ? m : k;
   o->b_rows = (tb == MPE_NO_TRANS) == row ? k : n;
   /* element (i, l) of op(A) is at A[i*ars + l*acs], (l, j) of op(B) at B[l*brs + j*bcs] */
@@ -176,26 +210,41 @@ int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int 
   return MPE_OK;
 }
 
-void mpei_tc_epilogue_run(const float *acc, int M, int N, float alpha, float beta, int use_ab, void *C,
-                          mpe_type ctype, int ldc)
+/* The epilogue (tc_impl.h). Rows of a binary32 C that lie along memory run
+   through the instruction set's row kernel (the same epilogue_one, vectorised);
+   every other element through epilogue_one here. */
+void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float beta, int use_ab, void *C,
+                              mpe_type ctype, long crs, long ccs)
 {
   const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
   mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
 #pragma omp parallel for schedule(static) if ((long)M * N > 65536)
   for (int i = 0; i < M; i++) {
     const float *v = acc + (size_t)i * N;
-    if (ctype == MPE_FP32) {
-      row_fn((float *)C + (size_t)i * ldc, v, N, alpha, beta, use_ab);
+    if (ctype == MPE_FP32 && ccs == 1) {
+      row_fn((float *)C + (size_t)i * crs, v, N, alpha, beta, use_ab);
       continue;
     }
-    uint16_t *c16 = (uint16_t *)C + (size_t)i * ldc;
     for (int j = 0; j < N; j++) {
-      float out = epilogue_one(v[j], beta != 0.0f ? mpe_fp16_to_fp32(c16[j]) : 0.0f, alpha, beta, use_ab);
+      size_t ci = (size_t)((long)i * crs + (long)j * ccs);
+      if (ctype == MPE_FP32) {
+        float *c = (float *)C + ci;
+        *c = epilogue_one(v[j], beta != 0.0f ? *c : 0.0f, alpha, beta, use_ab);
+        continue;
+      }
+      uint16_t *c16 = (uint16_t *)C + ci;
+      float out = epilogue_one(v[j], beta != 0.0f ? mpe_fp16_to_fp32(*c16) : 0.0f, alpha, beta, use_ab);
       unsigned fl = 0;
       double h = mpei_round_ref(out, 0, f16, MPE_RNE, 0, 0, 0, &fl);
-      c16[j] = mpei_tc_h_bits(h);
+      *c16 = mpei_tc_h_bits(h);
     }
   }
+}
+
+void mpei_tc_epilogue_run(const float *acc, int M, int N, float alpha, float beta, int use_ab, void *C,
+                          mpe_type ctype, int ldc)
+{
+  mpei_tc_epilogue_strided(acc, M, N, alpha, beta, use_ab, C, ctype, ldc, 1);
 }
 
 int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
@@ -208,20 +257,11 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
                 ctype == MPE_INT32))
     return mpei_tc_int_gemm(model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,
                             ctype, ldc);
-  if (!model || m < 0 || n < 0 || k < 0)
-    return MPE_EINVAL;
-  if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
-    return MPE_EINVAL;
-  if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
-    return MPE_EINVAL;
-  if (!mpei_tc_in_ok(model, atype) || !mpei_tc_in_ok(model, btype))
-    return MPE_EINVAL;
-  if (ctype != MPE_FP32 && ctype != MPE_FP16)
-    return MPE_EINVAL;
-  int use_ab = k > 0 && alpha != 0.0f;
   mpei_tc_call cl;
-  if (mpei_tc_gemm_call(layout, ta, tb, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, use_ab, &cl))
+  if (!model || mpei_tc_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, C,
+                                   ctype, ldc, &cl))
     return MPE_EINVAL;
+  const int use_ab = cl.use_ab;
   if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
     return MPE_EUNSUP;
   if (m == 0 || n == 0)

@@ -58,11 +58,14 @@ static const struct mpe_tc_model models[] = {
   /* Integer tensor cores (emu/tc_int.c, mpe_tc_int(3)): L is the k of the mma
      instruction cuBLAS/CUTLASS issue: mma.m8n8k16 (s8) / m8n8k32 (s4) on Turing,
      mma.m16n8k32 (s8) / m16n8k64 (s4) on Ampere and Ada, wgmma m64nNk32 (s8) on
-     Hopper, which has no 4-bit integer instruction. Wrap-around by default. */
+     Hopper, which has no 4-bit integer instruction, tcgen05.mma kind::i8 (k = 32 for
+     8-bit inputs) on Blackwell, which has none either (NVIDIA lists INT8 tensor-core
+     rates for B200, 4.5 dense POPS on HGX B200, and no INT4). Wrap-around by default. */
   INT("t4", MPE_INT8, 16), INT("t4", MPE_UINT8, 16), INT("t4", MPE_INT4, 32), INT("t4", MPE_UINT4, 32),
   INT("a100", MPE_INT8, 32), INT("a100", MPE_UINT8, 32), INT("a100", MPE_INT4, 64), INT("a100", MPE_UINT4, 64),
   INT("ada", MPE_INT8, 32), INT("ada", MPE_UINT8, 32), INT("ada", MPE_INT4, 64), INT("ada", MPE_UINT4, 64),
   INT("h100", MPE_INT8, 32), INT("h100", MPE_UINT8, 32),
+  INT("b200", MPE_INT8, 32), INT("b200", MPE_UINT8, 32),
   ROW("exact", MPE_TC_EXACT, MPE_INT8, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
   ROW("exact", MPE_TC_EXACT, MPE_UINT8, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
   ROW("exact", MPE_TC_EXACT, MPE_INT4, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),

@@ -23,7 +23,7 @@
 #include "mpemu/gpu.h"
 #include "../emu/tc_impl.h"
 #include "gpu_int.h"
-#include "epilogue.h"
+#include "half_rne.h"
 
 #define MAXDEV 16
 #define LT_WORKSPACE ((size_t)32 << 20)   /* the fixed cuBLASLt workspace */
@@ -215,7 +215,8 @@ int mpe_gpu_device_set(int device)
 
 static int in_type_ok(mpe_type t)
 {
-  return t == MPE_FP16 || t == MPE_BF16 || t == MPE_TF32 || t == MPE_E4M3 || t == MPE_E5M2;
+  return t == MPE_FP16 || t == MPE_BF16 || t == MPE_TF32 || t == MPE_E4M3 || t == MPE_E5M2 ||
+         mpei_type_is_int(t);
 }
 
 static const mpe_tc_model *device_model(const gpu_ctx *c, mpe_type in)
@@ -473,36 +474,34 @@ static int run_mma(gpu_ctx *c, const mpe_tc_model *use, int fma, int kind, int o
 
 /* ------------------------------------------------------------------ mpe_gpu_mma */
 
-static int in_ok(mpe_type t, mpe_type in)
+/* The input type of a call: the model's, or with no model the packed operand type. */
+static mpe_type call_in_type(const mpe_tc_model *model, mpe_type atype, mpe_type btype)
 {
-  return t == MPE_FP32 || t == in;
+  return model ? model->p.in : atype != MPE_FP32 ? atype : btype;
+}
+
+/* The integer tensor cores (end of this file). */
+static int int_mma(const mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype, int lda,
+                   const void *B, mpe_type btype, int ldb, const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+static int int_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                    int m, int n, int k, float alpha, const void *A, mpe_type atype, int lda, const void *B,
+                    mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc);
+
+static int is_int_call(const mpe_tc_model *model, mpe_type atype, mpe_type btype, mpe_type ctype)
+{
+  return (model && mpei_type_is_int(model->p.in)) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
+         ctype == MPE_INT32;
 }
 
 int mpe_gpu_mma(const mpe_tc_model *model, int m, int n, int k,
                 const void *A, mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                 const void *C, int ldc, void *D, mpe_type dtype, int ldd)
 {
-  mpe_type in;
-  if ((model && mpei_type_is_int(model->p.in)) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
-      dtype == MPE_INT32)
-    return MPE_EUNSUP;   /* the integer tensor cores run on the CPU only (mpe_tc_int(3)) */
-  if (model) {
-    mpe_tc_params p;
-    if (mpe_tc_model_params(model, &p))
-      return MPE_EINVAL;
-    in = p.in;
-  } else {
-    in = atype != MPE_FP32 ? atype : btype;
-  }
-  if (m < 0 || n < 0 || k < 0 || !in_type_ok(in) || !in_ok(atype, in) || !in_ok(btype, in))
-    return MPE_EINVAL;
-  if (dtype != MPE_FP32 && dtype != MPE_FP16)
-    return MPE_EINVAL;
-  if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
-      (C && ldc < (n > 1 ? n : 1)))
-    return MPE_EINVAL;
-  if ((m > 0 && k > 0 && !A) || (k > 0 && n > 0 && !B) || (m > 0 && n > 0 && !D))
-    return MPE_EINVAL;
+  if (is_int_call(model, atype, btype, dtype))
+    return int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
+  mpe_type in = call_in_type(model, atype, btype);
+  if (mpei_tc_mma_check(in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd))
+    return MPE_EINVAL;   /* mpe_mma's rules (emu/tc_mma.c) */
   gpu_ctx *c;
   int r = enter(&c);
   if (r)
@@ -547,13 +546,15 @@ static cudaDataType_t cuda_type(mpe_type t)
    D (column-major m x n, float or binary16 when out16) = op(A) op(B) with
    alpha = 1, beta = 0, A given as a k x m column-major array (ld Kp, used
    transposed) and B as k x n (ld Kp): the "TN" form FP8 needs. */
-static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, int Kp,
+static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, int Kp, int ldd,
                      const void *dA, const void *dB, void *dD)
 {
-  cublasComputeType_t ct = out16 ? CUBLAS_COMPUTE_16F
+  const int i8 = in == MPE_INT8;     /* INT8 A and B, int32 compute, scale and D */
+  cublasComputeType_t ct = i8 ? CUBLAS_COMPUTE_32I : out16 ? CUBLAS_COMPUTE_16F
                                  : in == MPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  cudaDataType_t st = out16 ? CUDA_R_16F : CUDA_R_32F, dt = out16 ? CUDA_R_16F : CUDA_R_32F;
-  cudaDataType_t at = cuda_type(in);
+  cudaDataType_t st = i8 ? CUDA_R_32I : out16 ? CUDA_R_16F : CUDA_R_32F;
+  cudaDataType_t dt = st;
+  cudaDataType_t at = i8 ? CUDA_R_8I : cuda_type(in);
   cublasLtMatmulDesc_t op = NULL;
   cublasLtMatrixLayout_t la = NULL, lb = NULL, ld = NULL;
   cublasLtMatmulPreference_t pref = NULL;
@@ -569,7 +570,7 @@ static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, in
   if (s == CUBLAS_STATUS_SUCCESS)
     s = cublasLtMatrixLayoutCreate(&lb, at, (uint64_t)k, (uint64_t)n, Kp);
   if (s == CUBLAS_STATUS_SUCCESS)
-    s = cublasLtMatrixLayoutCreate(&ld, dt, (uint64_t)m, (uint64_t)n, m);
+    s = cublasLtMatrixLayoutCreate(&ld, dt, (uint64_t)m, (uint64_t)n, ldd);
   if (s != CUBLAS_STATUS_SUCCESS) {
     r = blas_code(s);
     goto done;
@@ -586,10 +587,11 @@ static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, in
   }
   if (!pin) {
     uint64_t ws = LT_WORKSPACE;
+    const uint64_t accf = i8 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32I
+                          : out16 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_16F
+                                  : CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32F;
     uint64_t impl = CUBLASLT_NUMERICAL_IMPL_FLAGS_TENSOR_OP_MASK |
-                    CUBLASLT_NUMERICAL_IMPL_FLAGS_OP_INPUT_TYPE_MASK |
-                    (out16 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_16F
-                           : CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32F);
+                    CUBLASLT_NUMERICAL_IMPL_FLAGS_OP_INPUT_TYPE_MASK | accf;
     s = cublasLtMatmulPreferenceCreate(&pref);
     if (s == CUBLAS_STATUS_SUCCESS)
       s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
@@ -612,8 +614,6 @@ static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, in
       if (cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS, &flags,
                                             sizeof flags, &wr) != CUBLAS_STATUS_SUCCESS)
         continue;
-      uint64_t accf = out16 ? CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_16F
-                            : CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_32F;
       if (!(flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_TENSOR_OP_MASK) ||
           (flags & CUBLASLT_NUMERICAL_IMPL_FLAGS_ACCUMULATOR_TYPE_MASK) != accf)
         continue;
@@ -647,8 +647,9 @@ static int lt_matmul(gpu_ctx *c, mpe_type in, int out16, int m, int n, int k, in
   {
     float one = 1.0f, zero = 0.0f;
     uint16_t one16 = 0x3c00, zero16 = 0;
-    const void *alpha = out16 ? (const void *)&one16 : (const void *)&one;
-    const void *beta = out16 ? (const void *)&zero16 : (const void *)&zero;
+    int32_t one32 = 1, zero32 = 0;
+    const void *alpha = i8 ? (const void *)&one32 : out16 ? (const void *)&one16 : (const void *)&one;
+    const void *beta = i8 ? (const void *)&zero32 : out16 ? (const void *)&zero16 : (const void *)&zero;
     s = cublasLtMatmul(c->lt, op, alpha, dA, la, dB, lb, beta, dD, ld, dD, ld, &pin->algo, c->ws,
                        LT_WORKSPACE, c->stream);
     r = blas_code(s);
@@ -669,6 +670,205 @@ done:
 
 /* ------------------------------------------------------------------ mpe_gpu_gemm */
 
+/* One checked mpe_gpu_gemm call as every path reads it: op(A) as an m x k view
+   a, op(B) transposed as an n x k view bt, element (i, j) of C at
+   C[i*crs + j*ccs]; the accumulator of the MMA and cuBLASLt paths is row-major
+   m x n (binary32, or binary16 bits when out16). */
+typedef struct {
+  int m, n, k, use_ab, out16;
+  mpe_type in;
+  float alpha, beta;
+  mpei_tc_opnd a, bt;
+  void *C;
+  mpe_type ctype;
+  long crs, ccs;
+  const mpe_tc_model *use;   /* loads the operands; the MMA path runs it */
+  int fma, kind;             /* MMA path: the fma-chain reference, the mma kind */
+} gemm_job;
+
+/* The views of mpe_gemm's row-major call cl (emu/tc_mma.c) without its swap
+   of A and B for a column-major C: the device sees A and B in their roles. */
+static void job_make(gemm_job *j, const mpei_tc_call *cl, mpe_layout layout, int m, int n, int k, float alpha,
+                     float beta, void *C, mpe_type ctype, int ldc, mpe_type in)
+{
+  memset(j, 0, sizeof *j);
+  const mpei_tc_opnd *pa = &cl->a, *pb = &cl->b;
+  if (layout == MPE_ROW_MAJOR) {          /* a = op(A), cl->b = op(B) */
+    j->a = *pa;
+    j->bt = (mpei_tc_opnd){ pb->p, pb->t, pb->cs, pb->rs };
+    j->crs = ldc;
+    j->ccs = 1;
+  } else {                                /* cl->a = op(B)^T, cl->b = op(A)^T */
+    j->a = (mpei_tc_opnd){ pb->p, pb->t, pb->cs, pb->rs };
+    j->bt = *pa;
+    j->crs = 1;
+    j->ccs = ldc;
+  }
+  j->m = m;
+  j->n = n;
+  j->k = k;
+  j->use_ab = cl->use_ab;
+  j->out16 = ctype == MPE_FP16;
+  j->in = in;
+  j->alpha = alpha;
+  j->beta = beta;
+  j->C = C;
+  j->ctype = ctype;
+  j->kind = -1;
+}
+
+/* The cuBLAS paths use the model only to load operands (and for the input
+   type): the caller's, else the device's, else "exact". */
+static int blas_plan(const gpu_ctx *c, const mpe_tc_model *model, mpe_type in, int out16,
+                     const mpe_tc_model **use)
+{
+  *use = model ? model : device_model(c, in);
+  if (!*use)
+    *use = mpe_tc_model_get("exact", in);
+  if (!*use || (in == MPE_TF32 && out16))
+    return MPE_EUNSUP;
+  return MPE_OK;
+}
+
+/* MMA path: acc = the kernel's chain over k from a zero accumulator. */
+static int gemm_mma(gpu_ctx *c, const gemm_job *j, void *acc)
+{
+  if (!j->use_ab)
+    return MPE_OK;   /* acc stays zero */
+  return run_mma(c, j->use, j->fma, j->kind, j->out16, j->m, j->n, j->k, &j->a, &j->bt, NULL, j->in, acc);
+}
+
+/* The operands of the cuBLAS paths, packed once: A as m x Kp and B^T as n x Kp,
+   row-major, i.e. the column-major k x m and k x n arrays cuBLAS reads as "TN"
+   (zero when not packed), uploaded; room for C (m x n column-major) on the host
+   (hc) and the device. */
+typedef struct {
+  int Kp;
+  size_t abytes, bbytes, cbytes;
+  uint8_t *h, *hc;
+  void *dA, *dB, *dC;
+} blas_bufs;
+
+static int blas_setup(gpu_ctx *c, const gemm_job *j, int pack_ab, blas_bufs *b)
+{
+  memset(b, 0, sizeof *b);
+  const mpe_type in = j->in;
+  const int es = in == MPE_TF32 ? 4 : (in == MPE_E4M3 || in == MPE_E5M2) ? 1 : 2;
+  b->Kp = round_up(j->k > 0 ? j->k : 1, 32);
+  b->abytes = (size_t)j->m * b->Kp * es;
+  b->bbytes = (size_t)j->n * b->Kp * es;
+  b->cbytes = (size_t)j->m * j->n * (j->out16 ? 2 : 4);
+  b->h = malloc(b->abytes + b->bbytes + b->cbytes);
+  if (!b->h)
+    return MPE_ENOMEM;
+  b->hc = b->h + b->abytes + b->bbytes;
+  const struct mpe_tc_model *lm = (const struct mpe_tc_model *)j->use;
+  if (pack_ab) {
+    pack(b->h, j->m, b->Kp, j->m, j->k, lm, &j->a, in, es);
+    pack(b->h + b->abytes, j->n, b->Kp, j->n, j->k, lm, &j->bt, in, es);
+  } else {
+    memset(b->h, 0, b->abytes + b->bbytes);
+  }
+  int r = dalloc(&b->dA, b->abytes);
+  if (!r)
+    r = dalloc(&b->dB, b->bbytes);
+  if (!r)
+    r = dalloc(&b->dC, b->cbytes);
+  if (!r)
+    r = upload(c, b->dA, b->h, b->abytes);
+  if (!r)
+    r = upload(c, b->dB, b->h + b->abytes, b->bbytes);
+  return r;
+}
+
+static void blas_release(blas_bufs *b)
+{
+  cudaFree(b->dA);
+  cudaFree(b->dB);
+  cudaFree(b->dC);
+  (void)cudaGetLastError();
+  free(b->h);
+}
+
+/* cuBLASLt pinned: acc = op(A) op(B) with alpha = 1, beta = 0 on the device. */
+static int gemm_lt(gpu_ctx *c, const gemm_job *j, void *acc)
+{
+  if (!j->use_ab)
+    return MPE_OK;   /* acc stays zero */
+  const size_t osz = j->out16 ? 2 : 4;
+  blas_bufs b;
+  int r = blas_setup(c, j, 1, &b);
+  if (!r)
+    r = lt_matmul(c, j->in, j->out16, j->m, j->n, j->k, b.Kp, j->m, b.dA, b.dB, b.dC);
+  if (!r)
+    r = download(c, b.hc, b.dC, b.cbytes);
+  if (!r)   /* column-major D -> row-major acc */
+    for (int i = 0; i < j->m; i++)
+      for (int jj = 0; jj < j->n; jj++)
+        memcpy((uint8_t *)acc + ((size_t)i * j->n + jj) * osz, b.hc + ((size_t)jj * j->m + i) * osz, osz);
+  blas_release(&b);
+  return r;
+}
+
+/* Plain cublasGemmEx: alpha, beta and C go to cuBLAS as given; C written here. */
+static int gemm_ex(gpu_ctx *c, const gemm_job *j)
+{
+  const int m = j->m, n = j->n, out16 = j->out16;
+  const size_t osz = out16 ? 2 : 4;
+  uint8_t *C = j->C;
+  if (!(j->k > 0 || j->beta != 0.0f)) {
+    for (int i = 0; i < m; i++)   /* k == 0 and beta == 0: C = 0 */
+      for (int jj = 0; jj < n; jj++)
+        memset(C + (size_t)((long)i * j->crs + (long)jj * j->ccs) * osz, 0, osz);
+    return MPE_OK;
+  }
+  blas_bufs b;
+  int r = blas_setup(c, j, j->use_ab || (j->k > 0 && j->a.p && j->bt.p), &b);
+  if (!r) {
+    for (int i = 0; i < m; i++)
+      for (int jj = 0; jj < n; jj++)
+        memcpy(b.hc + ((size_t)jj * m + i) * osz, C + (size_t)((long)i * j->crs + (long)jj * j->ccs) * osz, osz);
+    r = upload(c, b.dC, b.hc, b.cbytes);
+  }
+  if (!r && (j->in == MPE_E4M3 || j->in == MPE_E5M2))
+    r = MPE_EUNSUP;    /* cublasGemmEx has no FP8 inputs: use cuBLASLt */
+  if (!r) {
+    cudaDataType_t at = cuda_type(j->in);
+    cublasComputeType_t ct = out16 ? CUBLAS_COMPUTE_16F
+                                   : j->in == MPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    float alpha = j->alpha, beta = j->beta;
+    uint16_t a16 = mpei_gpu_f32_to_f16_rne(alpha), b16 = mpei_gpu_f32_to_f16_rne(beta);
+    const void *pa = out16 ? (const void *)&a16 : (const void *)&alpha;
+    const void *pb = out16 ? (const void *)&b16 : (const void *)&beta;
+    r = blas_code(cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, j->k > 0 ? j->k : 0, pa, b.dA, at, b.Kp,
+                               b.dB, at, b.Kp, pb, b.dC, out16 ? CUDA_R_16F : CUDA_R_32F, m, ct,
+                               CUBLAS_GEMM_DEFAULT));
+  }
+  if (!r)
+    r = download(c, b.hc, b.dC, b.cbytes);
+  if (!r)
+    for (int i = 0; i < m; i++)
+      for (int jj = 0; jj < n; jj++)
+        memcpy(C + (size_t)((long)i * j->crs + (long)jj * j->ccs) * osz, b.hc + ((size_t)jj * m + i) * osz, osz);
+  blas_release(&b);
+  return r;
+}
+
+/* The MMA and cuBLASLt paths end with mpe_gemm's own epilogue (emu/tc_mma.c)
+   on the host: acc (row-major m x n, binary16 bits when out16) into C;
+   acc has room for m*n floats after its m*n binary16 accumulators when out16. */
+static void host_epilogue(const gemm_job *j, void *acc)
+{
+  const size_t mn = (size_t)j->m * j->n;
+  float *v = acc;
+  if (j->out16) {
+    v = (float *)((uint16_t *)acc + mn + (mn & 1));
+    for (size_t t = 0; t < mn; t++)
+      v[t] = mpe_fp16_to_fp32(((const uint16_t *)acc)[t]);
+  }
+  mpei_tc_epilogue_strided(v, j->m, j->n, j->alpha, j->beta, j->use_ab, j->C, j->ctype, j->crs, j->ccs);
+}
+
 int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout, mpe_trans ta,
                  mpe_trans tb, int m, int n, int k, float alpha,
                  const void *A, mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
@@ -676,182 +876,270 @@ int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout
 {
   if ((unsigned)path >= MPE_GPU_NPATHS)
     return MPE_EINVAL;
-  mpe_type in;
-  if ((model && mpei_type_is_int(model->p.in)) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
-      ctype == MPE_INT32)
-    return MPE_EUNSUP;   /* the integer tensor cores run on the CPU only (mpe_tc_int(3)) */
-  if (model) {
-    mpe_tc_params p;
-    if (mpe_tc_model_params(model, &p))
-      return MPE_EINVAL;
-    in = p.in;
-  } else {
-    in = atype != MPE_FP32 ? atype : btype;
-  }
-  if (m < 0 || n < 0 || k < 0 || !in_type_ok(in) || !in_ok(atype, in) || !in_ok(btype, in))
+  if (is_int_call(model, atype, btype, ctype))
+    return int_gemm(path, model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C, ctype, ldc);
+  const mpe_type in = call_in_type(model, atype, btype);
+  mpei_tc_call cl;       /* mpe_gemm's rules (emu/tc_mma.c) */
+  if (mpei_tc_gemm_check(in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, C, ctype, ldc, &cl))
     return MPE_EINVAL;
-  if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
-    return MPE_EINVAL;
-  if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
-    return MPE_EINVAL;
-  if (ctype != MPE_FP32 && ctype != MPE_FP16)
-    return MPE_EINVAL;
-  int row = layout == MPE_ROW_MAJOR;
-  int a_cols = (ta == MPE_NO_TRANS) == row ? k : m;
-  int b_cols = (tb == MPE_NO_TRANS) == row ? n : k;
-  int c_cols = row ? n : m;
-  if (lda < (a_cols > 1 ? a_cols : 1) || ldb < (b_cols > 1 ? b_cols : 1) || ldc < (c_cols > 1 ? c_cols : 1))
-    return MPE_EINVAL;
-  int use_ab = k > 0 && alpha != 0.0f;
-  if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && !A) || (use_ab && n > 0 && !B))
-    return MPE_EINVAL;
+  gemm_job j;
+  job_make(&j, &cl, layout, m, n, k, alpha, beta, C, ctype, ldc, in);
 
   gpu_ctx *c;
   int r = enter(&c);
   if (r)
     return r;
-  int out16 = ctype == MPE_FP16;
-  const mpe_tc_model *use = model;
-  int fma = 0, kind = -1;
+  r = path == MPE_GPU_PATH_MMA ? mma_plan(c, model, in, j.out16, &j.use, &j.fma, &j.kind)
+                               : blas_plan(c, model, in, j.out16, &j.use);
+  if (r || m == 0 || n == 0) {
+    leave();
+    return r;
+  }
+  if (path == MPE_GPU_PATH_GEMMEX) {
+    r = gemm_ex(c, &j);
+    leave();
+    return r;
+  }
+  const size_t mn = (size_t)m * n;
+  void *acc = calloc(j.out16 ? mn + (mn & 1) + 2 * mn : mn, j.out16 ? 2 : 4);
+  if (!acc) {
+    leave();
+    return MPE_ENOMEM;
+  }
+  r = path == MPE_GPU_PATH_MMA ? gemm_mma(c, &j, acc) : gemm_lt(c, &j, acc);
+  leave();
+  if (!r)
+    host_epilogue(&j, acc);
+  free(acc);
+  return r;
+}
+
+/* ------------------------------------------------------------------ integer tensor cores */
+
+/* What the integer MMA path runs: the model (the caller's, or the device's for
+   the input type) must be a block model of this device's type and block
+   length, and one instruction is one block: mma.sync.m16n8k32 (8-bit, L = 32:
+   A100, Ada, H100, B200) or m16n8k64 (4-bit, L = 64: A100, Ada) on sm_80+,
+   m8n8k16 (8-bit, L = 16) or m8n8k32 (4-bit, L = 32) on T4. The model's
+   satfinite picks .satfinite. *shape: mpei_gpu_launch_imma's. */
+static int imma_plan(const gpu_ctx *c, const mpe_tc_model *model, mpe_type in, const mpe_tc_model **use,
+                     int *shape)
+{
+  const mpe_tc_model *dev = device_model(c, in);
+  const mpe_tc_model *u = model ? model : dev;
+  if (!dev || u->p.kind != MPE_TC_BLOCK || u->p.in != dev->p.in || u->p.block != dev->p.block)
+    return MPE_EUNSUP;
+  const int w4 = in == MPE_INT4 || in == MPE_UINT4, sm = dev_sm(c);
+  if (sm >= 80 && u->p.block == (w4 ? 64 : 32))
+    *shape = w4;
+  else if (sm >= 75 && u->p.block == (w4 ? 32 : 16))
+    *shape = 2 + w4;
+  else
+    return MPE_EUNSUP;
+  *use = u;
+  return MPE_OK;
+}
+
+/* Pack op(X) (rows x k, element (i, l) at i*o->rs + l*o->cs) into a row-major
+   R x Kp array of bytes, zero padded: 8-bit values one per byte; 4-bit values
+   two per byte, element l in the low nibble when l is even. MPE_ERANGE for a
+   4-bit value outside its type's range (as on the CPU). */
+static int pack_int(uint8_t *dst, int R, int Kp, int rows, int k, const mpei_tc_opnd *o, int w4)
+{
+  const size_t rowbytes = w4 ? (size_t)Kp / 2 : (size_t)Kp;
+  memset(dst, 0, (size_t)R * rowbytes);
+  const int sgn = o->t == MPE_INT8 || o->t == MPE_INT4;
+  for (int i = 0; i < rows; i++)
+    for (int l = 0; l < k; l++) {
+      size_t idx = (size_t)((long)i * o->rs + (long)l * o->cs);
+      int v = sgn ? ((const int8_t *)o->p)[idx] : ((const uint8_t *)o->p)[idx];
+      if (!w4) {
+        dst[(size_t)i * rowbytes + l] = (uint8_t)v;
+        continue;
+      }
+      if (o->t == MPE_INT4 ? (v < -8 || v > 7) : v > 15)
+        return MPE_ERANGE;
+      dst[(size_t)i * rowbytes + l / 2] |= (uint8_t)((v & 15) << (4 * (l & 1)));
+    }
+  return MPE_OK;
+}
+
+/* acc (row-major M x N int32) = the integer MMA chain for op(A) (M x K) and
+   op(B) (B^T given as N x K), starting from C (element (i, j) at
+   C[i*cc->rs + j*cc->cs]; NULL or cc->p NULL: zero). */
+static int run_imma(gpu_ctx *c, const mpe_tc_model *use, int shape, int M, int N, int K, const mpei_tc_opnd *a,
+                    const mpei_tc_opnd *bt, const mpei_tc_opnd *cc, int32_t *acc)
+{
+  static const int kis[4] = { 32, 64, 16, 32 };
+  const int w4 = shape & 1, KI = kis[shape];
+  const int Mp = round_up(M, 16), Np = round_up(N, 8), Kp = round_up(K, KI);
+  const size_t abytes = (size_t)Mp * Kp >> w4, bbytes = (size_t)Np * Kp >> w4, cbytes = (size_t)Mp * Np * 4;
+  uint8_t *ha = malloc(abytes + bbytes + cbytes + 1);
+  if (!ha)
+    return MPE_ENOMEM;
+  uint8_t *hb = ha + abytes;
+  int32_t *hc = (int32_t *)(void *)(hb + bbytes);
+  int r = pack_int(ha, Mp, Kp, M, K, a, w4);
+  if (!r)
+    r = pack_int(hb, Np, Kp, N, K, bt, w4);
+  if (r) {
+    free(ha);
+    return r;
+  }
+  memset(hc, 0, cbytes);
+  if (cc && cc->p)
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++)
+        hc[(size_t)i * Np + j] = ((const int32_t *)cc->p)[(long)i * cc->rs + (long)j * cc->cs];
+  const int as = a->t == MPE_INT8 || a->t == MPE_INT4, bs = bt->t == MPE_INT8 || bt->t == MPE_INT4;
+  void *da = NULL, *db = NULL, *dc = NULL;
+  r = dalloc(&da, abytes);
+  if (!r)
+    r = dalloc(&db, bbytes);
+  if (!r)
+    r = dalloc(&dc, cbytes);
+  if (!r)
+    r = upload(c, da, ha, abytes);
+  if (!r)
+    r = upload(c, db, hb, bbytes);
+  if (!r)
+    r = upload(c, dc, hc, cbytes);
+  if (!r)
+    r = cuda_code((cudaError_t)mpei_gpu_launch_imma(shape, as, bs, use->p.satfinite, da, db, dc, dc, Mp, Np, Kp,
+                                                    c->stream));
+  if (!r)
+    r = download(c, hc, dc, cbytes);
+  if (!r)
+    for (int i = 0; i < M; i++)
+      memcpy(acc + (size_t)i * N, hc + (size_t)i * Np, (size_t)N * sizeof(int32_t));
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  (void)cudaGetLastError();
+  free(ha);
+  return r;
+}
+
+/* mpe_mma with an integer model or type: mpe_mma's integer rules
+   (emu/tc_int.c), then the MMA kernel with C in the first instruction. */
+static int int_mma(const mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype, int lda,
+                   const void *B, mpe_type btype, int ldb, const void *C, int ldc, void *D, mpe_type dtype, int ldd)
+{
+  mpe_type in = call_in_type(model, atype, btype);
+  int r = mpei_tc_int_mma_check(in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
+  if (r)
+    return r;
+  gpu_ctx *c;
+  if ((r = enter(&c)) != MPE_OK)
+    return r;
+  const mpe_tc_model *use = NULL;
+  int shape = 0;
+  r = imma_plan(c, model, in, &use, &shape);
+  if (r || m == 0 || n == 0) {
+    leave();
+    return r;
+  }
+  int32_t *acc = malloc((size_t)m * n * sizeof(int32_t));
+  if (!acc) {
+    leave();
+    return MPE_ENOMEM;
+  }
+  mpei_tc_opnd a = { A, atype, lda, 1 }, bt = { B, btype, 1, ldb }, cc = { C, dtype, ldc, 1 };
+  r = run_imma(c, use, shape, m, n, k, &a, &bt, &cc, acc);
+  leave();
+  if (!r)
+    for (int i = 0; i < m; i++)
+      memcpy((int32_t *)D + (size_t)i * ldd, acc + (size_t)i * n, (size_t)n * sizeof(int32_t));
+  free(acc);
+  return r;
+}
+
+/* cuBLASLt pinned, INT8: acc = op(A) op(B) with compute type 32I, alpha = 1,
+   beta = 0 (int32), A and B as CUDA_R_8I in the "TN" form. */
+static int int_gemm_lt(gpu_ctx *c, const gemm_job *j, int32_t *acc)
+{
+  const int m = j->m, n = j->n, Kp = round_up(j->k, 32), ldd = round_up(m, 4);
+  const size_t abytes = (size_t)m * Kp, bbytes = (size_t)n * Kp, cbytes = (size_t)ldd * n * 4;
+  uint8_t *h = malloc(abytes + bbytes + cbytes);
+  if (!h)
+    return MPE_ENOMEM;
+  int32_t *hc = (int32_t *)(void *)(h + abytes + bbytes);
+  pack_int(h, m, Kp, m, j->k, &j->a, 0);
+  pack_int(h + abytes, n, Kp, n, j->k, &j->bt, 0);
+  void *dA = NULL, *dB = NULL, *dC = NULL;
+  int r = dalloc(&dA, abytes);
+  if (!r)
+    r = dalloc(&dB, bbytes);
+  if (!r)
+    r = dalloc(&dC, cbytes);
+  if (!r)
+    r = upload(c, dA, h, abytes);
+  if (!r)
+    r = upload(c, dB, h + abytes, bbytes);
+  if (!r)
+    r = lt_matmul(c, MPE_INT8, 0, m, n, j->k, Kp, ldd, dA, dB, dC);
+  if (!r)
+    r = download(c, hc, dC, cbytes);
+  if (!r)   /* column-major D -> row-major acc */
+    for (int i = 0; i < m; i++)
+      for (int jj = 0; jj < n; jj++)
+        acc[(size_t)i * n + jj] = hc[(size_t)jj * ldd + i];
+  cudaFree(dA);
+  cudaFree(dB);
+  cudaFree(dC);
+  (void)cudaGetLastError();
+  free(h);
+  return r;
+}
+
+/* mpe_gemm with an integer model or type: the CPU's integer rules and
+   epilogue (emu/tc_int.c); the product on the MMA kernel or cuBLASLt. */
+static int int_gemm(mpe_gpu_path path, const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                    int m, int n, int k, float alpha, const void *A, mpe_type atype, int lda, const void *B,
+                    mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc)
+{
+  const mpe_type in = call_in_type(model, atype, btype);
+  int32_t ia, ib;
+  mpei_tc_call cl;
+  int r = mpei_tc_int_gemm_check(in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C, ctype,
+                                 ldc, &ia, &ib, &cl);
+  if (r)
+    return r;
+  gemm_job j;
+  job_make(&j, &cl, layout, m, n, k, alpha, beta, C, ctype, ldc, in);
+  gpu_ctx *c;
+  if ((r = enter(&c)) != MPE_OK)
+    return r;
+  const mpe_tc_model *use = NULL;
+  int shape = 0;
   if (path == MPE_GPU_PATH_MMA) {
-    r = mma_plan(c, model, in, out16, &use, &fma, &kind);
-  } else {
-    /* the cuBLAS paths use the model only to load FP32 operands */
-    if (!use)
-      use = device_model(c, in);
+    r = imma_plan(c, model, in, &use, &shape);
+  } else if (path == MPE_GPU_PATH_CUBLASLT) {
+    /* cublasLtMatmul's integer types: CUDA_R_8I A and B (no CUDA_R_8U), and
+       nothing says its int32 accumulation saturates: wrapping models only */
+    use = model ? model : device_model(c, in);
     if (!use)
       use = mpe_tc_model_get("exact", in);
-    if (!use)
+    if (in != MPE_INT8 || atype != MPE_INT8 || btype != MPE_INT8 || use->p.satfinite)
       r = MPE_EUNSUP;
-    else if (in == MPE_TF32 && out16)
-      r = MPE_EUNSUP;
+  } else {
+    r = MPE_EUNSUP;    /* cublasGemmEx: not offered for integers */
   }
   if (r || m == 0 || n == 0) {
     leave();
     return r;
   }
-
-  long ars, acs, brs, bcs, crs, ccs;
-  if (row) {
-    ars = ta == MPE_NO_TRANS ? lda : 1; acs = ta == MPE_NO_TRANS ? 1 : lda;
-    brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
-    crs = ldc; ccs = 1;
-  } else {
-    ars = ta == MPE_NO_TRANS ? 1 : lda; acs = ta == MPE_NO_TRANS ? lda : 1;
-    brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
-    crs = 1; ccs = ldc;
-  }
-  mpei_tc_opnd a = { A, atype, ars, acs }, bt = { B, btype, bcs, brs };
-  size_t osz = out16 ? 2 : 4, mn = (size_t)m * n;
-  void *acc = calloc(mn ? mn : 1, osz);
+  int32_t *acc = calloc((size_t)m * n, sizeof(int32_t));
   if (!acc) {
     leave();
     return MPE_ENOMEM;
   }
-
-  if (path == MPE_GPU_PATH_MMA) {
-    if (use_ab)
-      r = run_mma(c, use, fma, kind, out16, m, n, k, &a, &bt, NULL, in, acc);
-  } else {
-    /* operands packed once: A as m x Kp and B^T as n x Kp, row-major, i.e. the
-       column-major k x m and k x n arrays cuBLAS reads as "TN" */
-    int es = in == MPE_TF32 ? 4 : (in == MPE_E4M3 || in == MPE_E5M2) ? 1 : 2;
-    int Kp = round_up(k > 0 ? k : 1, 32);
-    size_t abytes = (size_t)m * Kp * es, bbytes = (size_t)n * Kp * es;
-    size_t cbytes = mn * osz;
-    uint8_t *hab = NULL, *hc = NULL;
-    void *dA = NULL, *dB = NULL, *dC = NULL;
-    int gemmex = path == MPE_GPU_PATH_GEMMEX;
-    int work = gemmex ? k > 0 || beta != 0.0f : use_ab;
-    if (work) {
-      hab = malloc(abytes + bbytes + cbytes);
-      if (!hab)
-        r = MPE_ENOMEM;
-    }
-    if (work && !r) {
-      hc = hab + abytes + bbytes;
-      const struct mpe_tc_model *lm = (const struct mpe_tc_model *)use;
-      if (use_ab || (gemmex && k > 0 && A && B)) {
-        pack(hab, m, Kp, m, k, lm, &a, in, es);
-        pack(hab + abytes, n, Kp, n, k, lm, &bt, in, es);
-      } else {
-        memset(hab, 0, abytes + bbytes);
-      }
-      r = dalloc(&dA, abytes);
-      if (!r)
-        r = dalloc(&dB, bbytes);
-      if (!r)
-        r = dalloc(&dC, cbytes);
-      if (!r)
-        r = upload(c, dA, hab, abytes);
-      if (!r)
-        r = upload(c, dB, hab + abytes, bbytes);
-      if (!r && !gemmex) {
-        r = lt_matmul(c, in, out16, m, n, k, Kp, dA, dB, dC);
-        if (!r)
-          r = download(c, hc, dC, cbytes);
-        /* column-major D -> row-major acc */
-        if (!r)
-          for (int i = 0; i < m; i++)
-            for (int j = 0; j < n; j++)
-              memcpy((uint8_t *)acc + ((size_t)i * n + j) * osz, hc + ((size_t)j * m + i) * osz, osz);
-      } else if (!r) {
-        /* plain cublasGemmEx: alpha, beta and C go to cuBLAS as given */
-        for (int i = 0; i < m; i++)
-          for (int j = 0; j < n; j++) {
-            size_t ci = (size_t)((long)i * crs + (long)j * ccs);
-            memcpy(hc + ((size_t)j * m + i) * osz, (const uint8_t *)C + ci * osz, osz);
-          }
-        r = upload(c, dC, hc, cbytes);
-        if (!r && in != MPE_E4M3 && in != MPE_E5M2) {
-          cudaDataType_t at = cuda_type(in);
-          cublasComputeType_t ct = out16 ? CUBLAS_COMPUTE_16F
-                                         : in == MPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-          uint16_t a16 = mpei_gpu_f32_to_f16_rne(alpha), b16 = mpei_gpu_f32_to_f16_rne(beta);
-          const void *pa = out16 ? (const void *)&a16 : (const void *)&alpha;
-          const void *pb = out16 ? (const void *)&b16 : (const void *)&beta;
-          r = blas_code(cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k > 0 ? k : 0, pa, dA, at, Kp,
-                                     dB, at, Kp, pb, dC, out16 ? CUDA_R_16F : CUDA_R_32F, m, ct,
-                                     CUBLAS_GEMM_DEFAULT));
-        } else if (!r) {
-          r = MPE_EUNSUP;    /* cublasGemmEx has no FP8 inputs: use cuBLASLt */
-        }
-        if (!r)
-          r = download(c, hc, dC, cbytes);
-      }
-    }
-    cudaFree(dA);
-    cudaFree(dB);
-    cudaFree(dC);
-    (void)cudaGetLastError();
-    if (gemmex && !r) {
-      if (work) {
-        for (int i = 0; i < m; i++)
-          for (int j = 0; j < n; j++) {
-            size_t ci = (size_t)((long)i * crs + (long)j * ccs);
-            memcpy((uint8_t *)C + ci * osz, hc + ((size_t)j * m + i) * osz, osz);
-          }
-      } else {
-        for (int i = 0; i < m; i++)   /* k == 0 and beta == 0: C = 0 */
-          for (int j = 0; j < n; j++)
-            memset((uint8_t *)C + (size_t)((long)i * crs + (long)j * ccs) * osz, 0, osz);
-      }
-      free(hab);
-      free(acc);
-      leave();
-      return MPE_OK;
-    }
-    free(hab);
-  }
+  if (j.use_ab)
+    r = path == MPE_GPU_PATH_MMA ? run_imma(c, use, shape, m, n, k, &j.a, &j.bt, NULL, acc)
+                                 : int_gemm_lt(c, &j, acc);
   leave();
-  if (!r) {
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < n; j++) {
-        size_t ai = (size_t)i * n + j, ci = (size_t)((long)i * crs + (long)j * ccs);
-        float v = out16 ? mpe_fp16_to_fp32(((uint16_t *)acc)[ai]) : ((float *)acc)[ai];
-        mpei_gpu_epilogue(use_ab, alpha, v, beta, C, ci, out16);
-      }
-  }
+  if (!r)
+    mpei_tc_int_epilogue_strided(acc, m, n, ia, ib, j.use_ab, use->p.satfinite, C, j.crs, j.ccs);
   free(acc);
   return r;
 }

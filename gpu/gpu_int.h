@@ -41,6 +41,20 @@ MPEI_GPU_API int mpei_gpu_mma_esize(int kind);
 /* Smallest compute capability (major*10+minor) a kind needs. */
 MPEI_GPU_API int mpei_gpu_mma_min_sm(int kind);
 
+/* Integer tensor cores: for every tile of D (int32), the chain over
+   k0 = 0, KI, 2 KI, ... (ascending) of D = mma(A[:, k0:k0+KI], B[k0:k0+KI, :], D)
+   from D = C, by shape:
+     0  mma.sync.m16n8k32 .s8/.u8, KI = 32, 16x8 tiles   sm_80+
+     1  mma.sync.m16n8k64 .s4/.u4, KI = 64, 16x8 tiles   sm_80+
+     2  mma.sync.m8n8k16  .s8/.u8, KI = 16, 8x8 tiles    sm_75+
+     3  mma.sync.m8n8k32  .s4/.u4, KI = 32, 8x8 tiles    sm_75+
+   8-bit inputs one byte per element; 4-bit inputs (odd shapes) two elements
+   per byte, the lower k in the low nibble. .s32 accumulators, .satfinite when
+   sat; as/bs: A/B signed (.s8/.s4) or not (.u8/.u4). Layout as for
+   mpei_gpu_launch_mma (Mp a multiple of 16), C and D int32 (C may equal D). */
+MPEI_GPU_API int mpei_gpu_launch_imma(int shape, int as, int bs, int sat, const void *A, const void *BT,
+                                      const int32_t *C, int32_t *D, int Mp, int Np, int Kp, void *stream);
+
 /* The "fma-chain" reference on CUDA cores: D[i][j] = fma chain over k ascending
    of A[i][k]*BT[j][k] starting from C[i][j]; all float, row-major, no padding. */
 MPEI_GPU_API int mpei_gpu_launch_fma(const float *A, const float *BT, const float *C, float *D,

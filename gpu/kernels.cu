@@ -232,6 +232,134 @@ extern "C" int mpei_gpu_launch_mma(int kind, const void *A, const void *BT, cons
   return (int)cudaGetLastError();
 }
 
+/* ------------------------------------------------------------------ integer mma.sync */
+
+/* One integer instruction: the type suffixes and .satfinite are part of the
+   opcode, so each combination is its own asm string. */
+#define MPEI_IMMA(SHAPE, SAT, AT, BT)                                                                  \
+  asm volatile("mma.sync.aligned." SHAPE ".row.col" SAT ".s32." AT "." BT ".s32 "                      \
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"                          \
+               : "=r"(c0), "=r"(c1), "=r"(c2), "=r"(c3)                                               \
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1), "r"(c2), "r"(c3))
+#define MPEI_IMMA_TYPES(SHAPE, SAT, A_, B_)                                                           \
+  do {                                                                                                 \
+    if (AS && BS) MPEI_IMMA(SHAPE, SAT, "s" A_, "s" B_);                                               \
+    else if (AS) MPEI_IMMA(SHAPE, SAT, "s" A_, "u" B_);                                                \
+    else if (BS) MPEI_IMMA(SHAPE, SAT, "u" A_, "s" B_);                                                \
+    else MPEI_IMMA(SHAPE, SAT, "u" A_, "u" B_);                                                        \
+  } while (0)
+
+/* One warp per 16x8 tile of D (SHAPE 0, 1) or 8x8 tile (SHAPE 2, 3). The
+   fragments of m16n8k32 .s8/.u8 are those of the fp8 m16n8k32 above (four
+   elements per register: row g or g+8, columns 4t..4t+3 and 16+4t..); those
+   of m16n8k64 .s4/.u4 hold eight elements per register at columns 8t..8t+7
+   and 32+8t.., which with two elements per byte are again the bytes 4t..4t+3
+   and 16+4t.. of the row; m8n8k16 .s8/.u8 and m8n8k32 .s4/.u4 (Turing) hold
+   one register of A (row g, bytes 4t..4t+3) and one of B (column g, the same
+   bytes of B^T's row) and two accumulators (row g, columns 2t, 2t+1) (PTX
+   ISA, "Matrix Fragments for mma.m8n8k16", "m8n8k32", "m16n8k32",
+   "m16n8k64"). */
+template <int SHAPE, int AS, int BS, int SAT>
+__global__ void imma_kernel(const uint8_t *A, const uint8_t *BT, const int32_t *C, int32_t *D, int tilesM,
+                            int tilesN, int Np, int Kp)
+{
+  const int W4 = SHAPE & 1, SMALL = SHAPE >= 2;
+  const int warp = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
+  if (warp >= tilesM * tilesN)
+    return;
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int r0 = (warp / tilesN) * (SMALL ? 8 : 16), n0 = (warp % tilesN) * 8;
+  const size_t rowg = (size_t)(r0 + g), rowg8 = rowg + 8, coln = (size_t)(n0 + g);
+  uint32_t c0 = (uint32_t)C[rowg * Np + n0 + 2 * t], c1 = (uint32_t)C[rowg * Np + n0 + 2 * t + 1];
+  uint32_t c2 = 0, c3 = 0;
+  if (!SMALL) {
+    c2 = (uint32_t)C[rowg8 * Np + n0 + 2 * t];
+    c3 = (uint32_t)C[rowg8 * Np + n0 + 2 * t + 1];
+  }
+  const int KI = SHAPE == 0 ? 32 : SHAPE == 1 ? 64 : SHAPE == 2 ? 16 : 32;
+  for (int k0 = 0; k0 < Kp; k0 += KI) {
+    const uint8_t *ag = A + ((rowg * Kp + k0) >> W4), *bg = BT + ((coln * Kp + k0) >> W4);
+    if (SMALL) {
+#if __CUDA_ARCH__ >= 750
+      uint32_t a0 = ld32(ag + 4 * t), b0 = ld32(bg + 4 * t);
+#define MPEI_IMMA_SMALL(SH, ST, AT, BT_)                                                               \
+      asm volatile("mma.sync.aligned." SH ".row.col" ST ".s32." AT "." BT_ ".s32 {%0,%1}, {%2}, {%3}, {%4,%5};\n" \
+                   : "=r"(c0), "=r"(c1) : "r"(a0), "r"(b0), "r"(c0), "r"(c1))
+#define MPEI_IMMA_SMALL_TYPES(SH, ST, W)                                                               \
+      do {                                                                                             \
+        if (AS && BS) MPEI_IMMA_SMALL(SH, ST, "s" W, "s" W);                                           \
+        else if (AS) MPEI_IMMA_SMALL(SH, ST, "s" W, "u" W);                                            \
+        else if (BS) MPEI_IMMA_SMALL(SH, ST, "u" W, "s" W);                                            \
+        else MPEI_IMMA_SMALL(SH, ST, "u" W, "u" W);                                                    \
+      } while (0)
+      if (W4) {
+        if (SAT) MPEI_IMMA_SMALL_TYPES("m8n8k32", ".satfinite", "4");
+        else MPEI_IMMA_SMALL_TYPES("m8n8k32", "", "4");
+      } else {
+        if (SAT) MPEI_IMMA_SMALL_TYPES("m8n8k16", ".satfinite", "8");
+        else MPEI_IMMA_SMALL_TYPES("m8n8k16", "", "8");
+      }
+#undef MPEI_IMMA_SMALL_TYPES
+#undef MPEI_IMMA_SMALL
+#else
+      (void)ag; (void)bg;
+      __trap();
+#endif
+      continue;
+    }
+    const uint8_t *ag8 = A + ((rowg8 * Kp + k0) >> W4);
+#if __CUDA_ARCH__ >= 800
+    uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
+    uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
+    uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
+    if (W4) {
+      if (SAT) MPEI_IMMA_TYPES("m16n8k64", ".satfinite", "4", "4");
+      else MPEI_IMMA_TYPES("m16n8k64", "", "4", "4");
+    } else {
+      if (SAT) MPEI_IMMA_TYPES("m16n8k32", ".satfinite", "8", "8");
+      else MPEI_IMMA_TYPES("m16n8k32", "", "8", "8");
+    }
+#else
+    (void)ag; (void)ag8; (void)bg;
+    __trap();
+#endif
+  }
+  D[rowg * Np + n0 + 2 * t] = (int32_t)c0;
+  D[rowg * Np + n0 + 2 * t + 1] = (int32_t)c1;
+  if (!SMALL) {
+    D[rowg8 * Np + n0 + 2 * t] = (int32_t)c2;
+    D[rowg8 * Np + n0 + 2 * t + 1] = (int32_t)c3;
+  }
+}
+#undef MPEI_IMMA_TYPES
+#undef MPEI_IMMA
+
+extern "C" int mpei_gpu_launch_imma(int shape, int as, int bs, int sat, const void *A, const void *BT,
+                                    const int32_t *C, int32_t *D, int Mp, int Np, int Kp, void *stream)
+{
+  const int tilesM = Mp / (shape >= 2 ? 8 : 16), tilesN = Np / 8;
+  const long warps = (long)tilesM * tilesN;
+  if (warps == 0)
+    return 0;
+  const int threads = 128;
+  const unsigned blocks = (unsigned)((warps * 32 + threads - 1) / threads);
+  cudaStream_t s = (cudaStream_t)stream;
+  const uint8_t *a = (const uint8_t *)A, *b = (const uint8_t *)BT;
+  if (shape < 0 || shape > 3)
+    return (int)cudaErrorInvalidValue;
+  switch (shape * 8 + (as ? 4 : 0) + (bs ? 2 : 0) + (sat ? 1 : 0)) {
+#define LAUNCH(W, X, Y, Z) \
+  case W * 8 + X * 4 + Y * 2 + Z: imma_kernel<W, X, Y, Z><<<blocks, threads, 0, s>>>(a, b, C, D, tilesM, tilesN, Np, Kp); break;
+#define LAUNCH4(W, X) LAUNCH(W, X, 0, 0) LAUNCH(W, X, 0, 1) LAUNCH(W, X, 1, 0) LAUNCH(W, X, 1, 1)
+  LAUNCH4(0, 0) LAUNCH4(0, 1) LAUNCH4(1, 0) LAUNCH4(1, 1)
+  LAUNCH4(2, 0) LAUNCH4(2, 1) LAUNCH4(3, 0) LAUNCH4(3, 1)
+#undef LAUNCH4
+#undef LAUNCH
+  default: return (int)cudaErrorInvalidValue;
+  }
+  return (int)cudaGetLastError();
+}
+
 /* ------------------------------------------------------------------ fma chain */
 
 __global__ void fma_kernel(const float *A, const float *BT, const float *C, float *D, int M, int N, int K)

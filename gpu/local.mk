@@ -7,7 +7,7 @@ EXTRA_DIST += gpu/kernels.cu
 
 if HAVE_CUDA
 noinst_LTLIBRARIES += libmpemu_cuda.la
-libmpemu_cuda_la_SOURCES = gpu/gpu_host.c gpu/gpu_int.h gpu/round_dev.h gpu/epilogue.h \
+libmpemu_cuda_la_SOURCES = gpu/gpu_host.c gpu/gpu_int.h gpu/round_dev.h gpu/half_rne.h \
 	gpu/cuda_lazy.c gpu/cuda_lazy.h
 libmpemu_cuda_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(CUDA_CFLAGS) -DMPE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"'
 libmpemu_cuda_la_LIBADD = gpu/kernels.lo
@@ -25,7 +25,7 @@ libmpemu_analysis_la_LIBADD += libmpemu_analysis_cuda.la $(CUDA_LIBS)
 # kernels must give the same bits as the C code they mirror.
 NVCC_FLAGS = -O2 -fmad=false -ftz=false -prec-div=true -prec-sqrt=true \
 	-Xcompiler -fPIC -Xcompiler -fvisibility=hidden $(NVCC_ARCH_FLAGS)
-gpu/kernels.lo: gpu/kernels.cu gpu/gpu_int.h gpu/round_dev.h gpu/epilogue.h lib/mpei_philox.h lib/mpei_round_core.h
+gpu/kernels.lo: gpu/kernels.cu gpu/gpu_int.h gpu/round_dev.h lib/mpei_philox.h lib/mpei_round_core.h
 	@$(MKDIR_P) gpu/.libs
 	$(AM_V_GEN)$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/gpu -c $(srcdir)/gpu/kernels.cu -o gpu/.libs/kernels.o
 	@cp gpu/.libs/kernels.o gpu/kernels.o

@@ -14,7 +14,7 @@
 #include "testsupport.h"
 #include "mpei.h"
 #include "round_dev.h"
-#include "epilogue.h"
+#include "half_rne.h"
 #include "korder.h"
 
 static const mpe_type ins[] = { MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2 };
@@ -106,6 +106,29 @@ static void expect_all(int want)
   }
   for (int i = 0; i < 128; i++)
     ck_assert(D[i] == -7.0f);
+  /* the integer tensor cores (mpe_tc_int(3)) on every path */
+  static const mpe_type itypes[] = { MPE_INT8, MPE_UINT8, MPE_INT4, MPE_UINT4 };
+  for (int t = 0; t < 4; t++) {
+    m = (const mpe_tc_model *)&count;
+    ck_assert_int_eq(mpe_gpu_model(&m, itypes[t]), want);
+    ck_assert_ptr_eq(m, (const mpe_tc_model *)&count);
+  }
+  const mpe_tc_model *i8 = mpe_tc_model_get("a100", MPE_INT8);
+  int8_t IA[16 * 32], IB[32 * 8];
+  int32_t IC[16 * 8], ID[16 * 8];
+  for (int i = 0; i < 16 * 32; i++)
+    IA[i] = (int8_t)(i % 11 - 5);
+  for (int i = 0; i < 32 * 8; i++)
+    IB[i] = (int8_t)(i % 7 - 3);
+  for (int i = 0; i < 128; i++)
+    IC[i] = i, ID[i] = -9;
+  ck_assert_int_eq(mpe_gpu_mma(i8, 16, 8, 32, IA, MPE_INT8, 32, IB, MPE_INT8, 8, IC, 8, ID, MPE_INT32, 8), want);
+  ck_assert_int_eq(mpe_gpu_mma(NULL, 16, 8, 32, IA, MPE_INT8, 32, IB, MPE_INT8, 8, IC, 8, ID, MPE_INT32, 8), want);
+  for (int p = 0; p < MPE_GPU_NPATHS; p++)
+    ck_assert_int_eq(mpe_gpu_gemm((mpe_gpu_path)p, i8, MPE_COL_MAJOR, MPE_TRANS, MPE_NO_TRANS, 16, 8, 32, 2.0f, IA,
+                                  MPE_INT8, 32, IB, MPE_UINT8, 32, -1.0f, ID, MPE_INT32, 16), want);
+  for (int i = 0; i < 128; i++)
+    ck_assert_int_eq(ID[i], -9);
 }
 
 START_TEST(test_codes_without_device)
@@ -209,6 +232,34 @@ START_TEST(test_argument_errors)
                                 1, A, MPE_FP32, 4, B, MPE_FP32, 4, 0, D, MPE_FP32, 4), inv);
   for (int i = 0; i < 64; i++)
     ck_assert(D[i] == 5.0f);
+  /* integer calls: mpe_mma/mpe_gemm's integer rules (emu/tc_int.c), checked
+     before the device: MPE_EINVAL, and MPE_EUNSUP for a well-formed type
+     combination no integer model computes (as on the CPU) */
+  const mpe_tc_model *i8 = mpe_tc_model_get("a100", MPE_INT8), *i4 = mpe_tc_model_get("a100", MPE_INT4);
+  int8_t IA[16] = { 0 }, IB[16] = { 0 };
+  int32_t IC[16] = { 0 }, ID[16];
+  for (int i = 0; i < 16; i++)
+    ID[i] = 77;
+  int uns = MPE_EUNSUP;
+  ck_assert_int_eq(mpe_gpu_mma(i8, -1, 4, 4, IA, MPE_INT8, 4, IB, MPE_INT8, 4, IC, 4, ID, MPE_INT32, 4), inv);
+  ck_assert_int_eq(mpe_gpu_mma(i8, 4, 4, 4, IA, MPE_INT8, 3, IB, MPE_INT8, 4, IC, 4, ID, MPE_INT32, 4), inv);
+  ck_assert_int_eq(mpe_gpu_mma(i8, 4, 4, 4, IA, MPE_INT8, 4, IB, MPE_INT8, 4, IC, 4, NULL, MPE_INT32, 4), inv);
+  ck_assert_int_eq(mpe_gpu_mma(i8, 4, 4, 4, IA, (mpe_type)77, 4, IB, MPE_INT8, 4, IC, 4, ID, MPE_INT32, 4), inv);
+  ck_assert_int_eq(mpe_gpu_mma(i4, 4, 4, 4, IA, MPE_INT8, 4, IB, MPE_INT8, 4, IC, 4, ID, MPE_INT32, 4), uns);
+  ck_assert_int_eq(mpe_gpu_mma(i8, 4, 4, 4, IA, MPE_INT8, 4, IB, MPE_INT8, 4, IC, 4, ID, MPE_FP32, 4), uns);
+  ck_assert_int_eq(mpe_gpu_mma(i8, 4, 4, 4, A, MPE_FP32, 4, B, MPE_FP32, 4, IC, 4, ID, MPE_INT32, 4), uns);
+  ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_MMA, i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 4, 4, 4, NAN, IA,
+                                MPE_INT8, 4, IB, MPE_INT8, 4, 0, ID, MPE_INT32, 4), inv);
+  ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_MMA, i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 4, 4, 4, 1, IA,
+                                MPE_INT8, 4, IB, MPE_INT8, 4, 0, NULL, MPE_INT32, 4), inv);
+  ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_CUBLASLT, i8, (mpe_layout)7, MPE_NO_TRANS, MPE_NO_TRANS, 4, 4, 4, 1,
+                                IA, MPE_INT8, 4, IB, MPE_INT8, 4, 0, ID, MPE_INT32, 4), inv);
+  ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_MMA, i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 4, 4, 4, 0.5f, IA,
+                                MPE_INT8, 4, IB, MPE_INT8, 4, 0, ID, MPE_INT32, 4), uns);   /* alpha not an integer */
+  ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_MMA, a100, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 4, 4, 4, 1, A,
+                                MPE_FP32, 4, B, MPE_FP32, 4, 0, ID, MPE_INT32, 4), uns);    /* float model, int C */
+  for (int i = 0; i < 16; i++)
+    ck_assert_int_eq(ID[i], 77);
 }
 END_TEST
 
@@ -301,62 +352,76 @@ START_TEST(test_philox_word)
 }
 END_TEST
 
-/* The host epilogue of the MMA and cuBLASLt paths against mpe_gemm: acc from
-   mpe_gemm(alpha=1, beta=0), then alpha, beta, C applied by epilogue.h. */
+/* The epilogue of the MMA and cuBLASLt paths is mpe_gemm's own, one
+   definition in emu/tc_mma.c, called by gpu_host.c on a C of either layout
+   (element (i, j) at i*crs + j*ccs). Here: acc from mpe_gemm(alpha=1, beta=0),
+   then that epilogue on a row-major and a column-major padded C, against
+   mpe_gemm with alpha, beta and C in the same layout (which walks a
+   column-major C as the transposed row-major problem, and a binary32 C through
+   the instruction set's row kernel). */
+MPE_API void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float beta, int use_ab,
+                                      void *C, mpe_type ctype, long crs, long ccs);   /* emu/tc_impl.h */
+
 START_TEST(test_epilogue_host)
 {
   uint64_t st = ts_seed() + 7;
   const mpe_tc_model *h100 = mpe_tc_model_get("h100", MPE_FP16);
   ck_assert_ptr_nonnull(h100);
-  enum { M = 9, N = 7, K = 33 };
-  float A[M * K], B[K * N], C0[M * N], acc[M * N], want[M * N], got[M * N];
-  uint16_t C16[M * N], acc16[M * N], want16[M * N], got16[M * N];
+  enum { M = 9, N = 7, K = 33, LDC = 11, CS = LDC * (M > N ? M : N) };
+  float A[M * K], B[K * N], C0[CS], acc[M * N], want[CS], got[CS];
+  uint16_t C16[CS], acc16[M * N], want16[CS], got16[CS];
+  float v[M * N];
   static const float ab[][2] = { { 1, 0 }, { 0.75f, 0 }, { 1, 1 }, { -2.5f, 0.125f }, { 0, 3 },
                                  { 0, 0 }, { 1e30f, 1e30f }, { 3.0f, -1.0f } };
+  long compared = 0;
   for (int rep = 0; rep < 20; rep++) {
     for (int i = 0; i < M * K; i++)
       A[i] = (float)ldexp((double)(int32_t)(ts_rand64(&st) >> 40) / 8388608.0, (int)(ts_rand64(&st) % 9) - 4);
     for (int i = 0; i < K * N; i++)
       B[i] = (float)ldexp((double)(int32_t)(ts_rand64(&st) >> 40) / 8388608.0, (int)(ts_rand64(&st) % 9) - 4);
-    for (int i = 0; i < M * N; i++) {
+    for (int i = 0; i < CS; i++) {
       C0[i] = (float)((double)(int32_t)(ts_rand64(&st) >> 32) / 2147483648.0 * 50);
       C16[i] = mpe_fp32_to_fp16(C0[i], MPE_RNE);
     }
     for (int c16 = 0; c16 < 2; c16++) {
+      mpe_type ct = c16 ? MPE_FP16 : MPE_FP32;
       ck_assert_int_eq(mpe_gemm(h100, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, MPE_FP32, K,
-                                B, MPE_FP32, N, 0.0f, c16 ? (void *)acc16 : (void *)acc,
-                                c16 ? MPE_FP16 : MPE_FP32, N), MPE_OK);
-      for (size_t t = 0; t < sizeof ab / sizeof ab[0]; t++)
-        for (int kk = 0; kk < 2; kk++) {
-          int k = kk ? K : 0;
-          float alpha = ab[t][0], beta = ab[t][1];
-          memcpy(want, C0, sizeof want);
-          memcpy(got, C0, sizeof got);
-          memcpy(want16, C16, sizeof want16);
-          memcpy(got16, C16, sizeof got16);
-          void *w = c16 ? (void *)want16 : (void *)want, *g = c16 ? (void *)got16 : (void *)got;
-          ck_assert_int_eq(mpe_gemm(h100, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, k, alpha, A, MPE_FP32,
-                                    K, B, MPE_FP32, N, beta, w, c16 ? MPE_FP16 : MPE_FP32, N), MPE_OK);
-          int use_ab = k > 0 && alpha != 0.0f;
-          for (int i = 0; i < M * N; i++) {
-            float v = c16 ? mpe_fp16_to_fp32(acc16[i]) : acc[i];
-            mpei_gpu_epilogue(use_ab, alpha, use_ab ? v : 0.0f, beta, g, (size_t)i, c16);
+                                B, MPE_FP32, N, 0.0f, c16 ? (void *)acc16 : (void *)acc, ct, N), MPE_OK);
+      for (int i = 0; i < M * N; i++)
+        v[i] = c16 ? mpe_fp16_to_fp32(acc16[i]) : acc[i];
+      for (int col = 0; col < 2; col++)
+        for (size_t t = 0; t < sizeof ab / sizeof ab[0]; t++)
+          for (int kk = 0; kk < 2; kk++) {
+            int k = kk ? K : 0;
+            float alpha = ab[t][0], beta = ab[t][1];
+            memcpy(want, C0, sizeof want);
+            memcpy(got, C0, sizeof got);
+            memcpy(want16, C16, sizeof want16);
+            memcpy(got16, C16, sizeof got16);
+            void *w = c16 ? (void *)want16 : (void *)want, *g = c16 ? (void *)got16 : (void *)got;
+            /* column-major: A (m x k row-major, ld K) is the column-major k x m array, used transposed */
+            ck_assert_int_eq(mpe_gemm(h100, col ? MPE_COL_MAJOR : MPE_ROW_MAJOR, col ? MPE_TRANS : MPE_NO_TRANS,
+                                      col ? MPE_TRANS : MPE_NO_TRANS, M, N, k, alpha, A, MPE_FP32, K, B, MPE_FP32,
+                                      N, beta, w, ct, LDC), MPE_OK);
+            int use_ab = k > 0 && alpha != 0.0f;
+            mpei_tc_epilogue_strided(v, M, N, alpha, beta, use_ab, g, ct, col ? 1 : LDC, col ? LDC : 1);
+            for (int i = 0; i < CS; i++) {
+              if (c16)
+                ck_assert_msg(want16[i] == got16[i], "fp16 C %s: alpha %g beta %g k %d [%d]: %04x vs %04x",
+                              col ? "col" : "row", alpha, beta, k, i, want16[i], got16[i]);
+              else
+                ck_assert_msg(ts_f2u(want[i]) == ts_f2u(got[i]), "C %s: alpha %g beta %g k %d [%d]: %a vs %a",
+                              col ? "col" : "row", alpha, beta, k, i, want[i], got[i]);
+              compared++;
+            }
           }
-          if (c16)
-            for (int i = 0; i < M * N; i++)
-              ck_assert_msg(want16[i] == got16[i], "fp16 C: alpha %g beta %g k %d [%d]: %04x vs %04x",
-                            alpha, beta, k, i, want16[i], got16[i]);
-          else
-            for (int i = 0; i < M * N; i++)
-              ck_assert_msg(ts_f2u(want[i]) == ts_f2u(got[i]), "C: alpha %g beta %g k %d [%d]: %a vs %a",
-                            alpha, beta, k, i, want[i], got[i]);
-        }
     }
   }
+  ck_assert_int_eq(compared, 20L * 2 * 2 * (long)(sizeof ab / sizeof ab[0]) * 2 * CS);
 }
 END_TEST
 
-/* The binary16 conversion of the epilogue, over every binary32 pattern with a
+/* The binary16 conversion of cublasGemmEx's alpha and beta, over every binary32 pattern with a
    stride, against the library's conversion. */
 START_TEST(test_f16_rne)
 {
@@ -525,6 +590,90 @@ START_TEST(test_dev_mma)
 }
 END_TEST
 
+/* The integer tensor cores: mpe_gpu_mma and the MMA path of mpe_gpu_gemm
+   against mpe_mma/mpe_gemm bit for bit (wrap-around and .satfinite, operands at
+   the type limits, C near the int32 limits, every layout and transposition,
+   mixed signedness), and the cuBLASLt path (INT8) where no int32 overflow can
+   occur (the sum is then exact in any order). */
+static const mpe_type int_ins[] = { MPE_INT8, MPE_UINT8, MPE_INT4, MPE_UINT4 };
+
+static void fill_int(void *v, size_t n, mpe_type t, uint64_t *st)
+{
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = ts_rand64(st);
+    int x;
+    switch (t) {
+    case MPE_INT8: x = (r & 3) == 0 ? ((r >> 2) & 1 ? 127 : -128) : (int)(int8_t)(r >> 8); break;
+    case MPE_UINT8: x = (r & 3) == 0 ? 255 : (int)(uint8_t)(r >> 8); break;
+    case MPE_INT4: x = (int)((r >> 8) % 16) - 8; break;
+    default: x = (int)((r >> 8) % 16); break;
+    }
+    ((int8_t *)v)[i] = (int8_t)x;
+  }
+}
+
+START_TEST(test_dev_int)
+{
+  mpe_type in = int_ins[_i / 2];
+  const mpe_tc_model *dev = NULL;
+  int rc = mpe_gpu_model(&dev, in);
+  if (rc == MPE_EUNSUP)
+    return;                   /* no integer instruction of this width on this GPU */
+  ck_assert_int_eq(rc, MPE_OK);
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(dev, &p), MPE_OK);
+  p.satfinite = _i % 2;
+  mpe_tc_model *m = NULL;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), MPE_OK);
+  mpe_type other = in == MPE_INT8 ? MPE_UINT8 : in == MPE_UINT8 ? MPE_INT8 : in == MPE_INT4 ? MPE_UINT4 : MPE_INT4;
+  uint64_t st = ts_seed() + 100 + (uint64_t)_i;
+  enum { M = 37, N = 21, K = 300 };
+  static int8_t A[(M + 3) * (K + 3)], B[(K + 3) * (N + 3)];
+  static int32_t C[(M + 3) * (N + 3)], Dc[(M + 3) * (N + 3)], Dg[(M + 3) * (N + 3)];
+  fill_int(A, sizeof A, in, &st);
+  fill_int(B, sizeof B, other, &st);
+  for (size_t i = 0; i < sizeof C / 4; i++)
+    C[i] = (int32_t)(i % 3 == 0 ? INT32_MAX - (int32_t)(i % 1000) : i % 3 == 1 ? INT32_MIN + (int32_t)(i % 1000)
+                                                                              : (int32_t)ts_rand64(&st));
+  /* every GPU with an integer model has the instruction of its block (sm_75+) */
+  ck_assert_int_eq(mpe_gpu_mma(m, M, N, K, A, in, K, B, other, N, C, N, Dg, MPE_INT32, N), MPE_OK);
+  ck_assert_int_eq(mpe_mma(m, M, N, K, A, in, K, B, other, N, C, N, Dc, MPE_INT32, N), MPE_OK);
+  ck_assert_int_eq(memcmp(Dc, Dg, (size_t)M * N * 4), 0);
+  static const float ab[][2] = { { 1, 0 }, { 3, -2 }, { -1, 1 }, { 0, 5 } };
+  for (int lay = 0; lay < 2; lay++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++) {
+        int row = lay == 0, t = (lay * 4 + ta * 2 + tb) % 4;
+        int lda = ((ta == 0) == row ? K : M) + 3, ldb = ((tb == 0) == row ? N : K) + 1, ldc = (row ? N : M) + 2;
+        memcpy(Dc, C, sizeof C);
+        memcpy(Dg, C, sizeof C);
+        ck_assert_int_eq(mpe_gemm(m, (mpe_layout)lay, (mpe_trans)ta, (mpe_trans)tb, M, N, K, ab[t][0], A, in, lda, B,
+                                  other, ldb, ab[t][1], Dc, MPE_INT32, ldc), MPE_OK);
+        ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_MMA, m, (mpe_layout)lay, (mpe_trans)ta, (mpe_trans)tb, M, N, K,
+                                      ab[t][0], A, in, lda, B, other, ldb, ab[t][1], Dg, MPE_INT32, ldc), MPE_OK);
+        ck_assert_int_eq(memcmp(Dc, Dg, sizeof Dc), 0);
+      }
+  if (in == MPE_INT8 && !p.satfinite) {
+    /* small values: |sum| < 2^31, exact in any order */
+    for (size_t i = 0; i < sizeof A; i++)
+      A[i] = (int8_t)(A[i] / 4);
+    for (size_t i = 0; i < sizeof B; i++)
+      B[i] = (int8_t)((int8_t)B[i] / 4);
+    memcpy(Dc, C, sizeof C);
+    memcpy(Dg, C, sizeof C);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 2, A, MPE_INT8, K, B, MPE_INT8,
+                              N, 0, Dc, MPE_INT32, N), MPE_OK);
+    rc = mpe_gpu_gemm(MPE_GPU_PATH_CUBLASLT, m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 2, A, MPE_INT8,
+                      K, B, MPE_INT8, N, 0, Dg, MPE_INT32, N);
+    if (rc != MPE_EUNSUP) {   /* no IMMA algorithm with the constraints */
+      ck_assert_int_eq(rc, MPE_OK);
+      ck_assert_int_eq(memcmp(Dc, Dg, sizeof Dc), 0);
+    }
+  }
+  mpe_tc_model_free(m);
+}
+END_TEST
+
 START_TEST(test_dev_fma_chain)
 {
   const mpe_tc_model *m = mpe_tc_model_get("fma-chain", MPE_BF16);
@@ -573,6 +722,7 @@ int main(void)
   tcase_add_test(tc, test_dev_round);
   tcase_add_loop_test(tc, test_dev_mma, 0, NINS);
   tcase_add_test(tc, test_dev_fma_chain);
+  tcase_add_loop_test(tc, test_dev_int, 0, 8);
   tcase_set_timeout(tc, 600);
   suite_add_tcase(s, tc);
   return ts_run(s);

@@ -10,7 +10,7 @@ static const named models[] = {
   { "t4", MPE_INT8 }, { "t4", MPE_UINT8 }, { "t4", MPE_INT4 }, { "t4", MPE_UINT4 },
   { "a100", MPE_INT8 }, { "a100", MPE_UINT8 }, { "a100", MPE_INT4 }, { "a100", MPE_UINT4 },
   { "ada", MPE_INT8 }, { "ada", MPE_UINT8 }, { "ada", MPE_INT4 }, { "ada", MPE_UINT4 },
-  { "h100", MPE_INT8 }, { "h100", MPE_UINT8 },
+  { "h100", MPE_INT8 }, { "h100", MPE_UINT8 }, { "b200", MPE_INT8 }, { "b200", MPE_UINT8 },
   { "exact", MPE_INT8 }, { "exact", MPE_UINT8 }, { "exact", MPE_INT4 }, { "exact", MPE_UINT4 },
 };
 #define NMODEL ((int)(sizeof models / sizeof models[0]))
@@ -294,8 +294,8 @@ START_TEST(test_saturation_point)
 {
   for (int lvl = 0; lvl <= 1; lvl++) {
     mpe_simd_level_set(lvl);
-    static const char *const names[] = { "t4", "a100", "ada", "h100", "exact" };
-    for (int w = 0; w < 5; w++) {
+    static const char *const names[] = { "t4", "a100", "ada", "h100", "b200", "exact" };
+    for (int w = 0; w < 6; w++) {
       const mpe_tc_model *m = mpe_tc_model_get(names[w], MPE_INT8);
       mpe_tc_params p;
       mpe_tc_model_params(m, &p);
@@ -338,6 +338,9 @@ START_TEST(test_models_and_errors)
   ck_assert_ptr_null(mpe_tc_model_get("h100", MPE_INT4));
   ck_assert_ptr_null(mpe_tc_model_get("h100", MPE_UINT4));
   ck_assert_ptr_null(mpe_tc_model_get("v100", MPE_INT8));
+  ck_assert_ptr_null(mpe_tc_model_get("b200", MPE_INT4));     /* Blackwell: INT8 only */
+  ck_assert_ptr_null(mpe_tc_model_get("b200", MPE_UINT4));
+  ck_assert_ptr_eq(mpe_tc_model_get("rtx-pro-6000", MPE_INT8), mpe_tc_model_get("b200", MPE_INT8));
   ck_assert_ptr_null(mpe_tc_model_get("fma-chain", MPE_INT8));
   ck_assert_ptr_nonnull(mpe_tc_model_get("h200", MPE_INT8));
   ck_assert_ptr_nonnull(mpe_tc_model_get("a30", MPE_INT4));
@@ -397,10 +400,15 @@ START_TEST(test_models_and_errors)
                             MPE_INT8, 2, 0, F, MPE_FP32, 2), MPE_EUNSUP);
   ck_assert_int_eq(mpe_gemm(i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_INT8, 2, B,
                             MPE_INT8, 2, 0, NULL, MPE_INT32, 2), MPE_EINVAL);
-  /* the GPU path has no integer models, with or without CUDA and a device */
-  ck_assert_int_eq(mpe_gpu_mma(i8, 2, 2, 2, A, MPE_INT8, 2, B, MPE_INT8, 2, C, 2, D, MPE_INT32, 2), MPE_EUNSUP);
-  ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_MMA, i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A,
-                                MPE_INT8, 2, B, MPE_INT8, 2, 0, C, MPE_INT32, 2), MPE_EUNSUP);
+  /* the GPU path takes integer models (mpe_gpu(3), tests/check_gpu*): without
+     CUDA it answers MPE_EUNSUP, with CUDA and no device MPE_EDEVICE */
+  int ndev = 0;
+  int gpu_want = !MPE_HAVE_CUDA ? MPE_EUNSUP : mpe_gpu_device_count(&ndev) != MPE_OK ? MPE_EDEVICE : -1;
+  if (gpu_want >= 0) {
+    ck_assert_int_eq(mpe_gpu_mma(i8, 2, 2, 2, A, MPE_INT8, 2, B, MPE_INT8, 2, C, 2, D, MPE_INT32, 2), gpu_want);
+    ck_assert_int_eq(mpe_gpu_gemm(MPE_GPU_PATH_MMA, i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A,
+                                  MPE_INT8, 2, B, MPE_INT8, 2, 0, C, MPE_INT32, 2), gpu_want);
+  }
   /* a 4-bit operand out of range: MPE_ERANGE at every level, D untouched */
   for (int lvl = 0; lvl <= 1; lvl++) {
     mpe_simd_level_set(lvl);

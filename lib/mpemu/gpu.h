@@ -80,15 +80,22 @@ MPE_API int mpe_gpu_round_f32(float *y, const float *x, size_t n, const mpe_form
    or a model equal to mpe_gpu_model's for that type; the reference model
    "fma-chain" runs as a chain of binary32 fma on the CUDA cores. With
    atype/btype MPE_FP32 the inputs are converted on the host first, with the
-   model's input rule, exactly as mpe_mma converts them. */
+   model's input rule, exactly as mpe_mma converts them. Integer models and types
+   as for mpe_gpu_gemm's MMA path. */
 MPE_API int mpe_gpu_mma(const mpe_tc_model *model, int m, int n, int k,
                         const void *A, mpe_type atype, int lda,
                         const void *B, mpe_type btype, int ldb,
                         const void *C, int ldc, void *D, mpe_type dtype, int ldd);
 
 /* mpe_gemm on the device through `path`. The arguments after `path` are those of
-   mpe_gemm. model as for mpe_gpu_mma (the cuBLAS paths use it only for the input
-   type and its conversion rule). */
+   mpe_gemm, checked by mpe_gemm's own rules. model as for mpe_gpu_mma (the cuBLAS
+   paths use it only for the input type and its conversion rule).
+   Integer models and types (mpe_tc_int(3)) run on the MMA path (mma.sync
+   m16n8k32 .s8/.u8 or m16n8k64 .s4/.u4 on sm_80+, m8n8k16/m8n8k32 on T4,
+   .satfinite for a saturating model) and, for INT8 A and B with a wrapping
+   model, on the cuBLASLt path (CUBLAS_COMPUTE_32I); alpha/beta by the CPU's
+   int32 epilogue. MPE_EUNSUP for the rest (the "exact" integer model,
+   cublasGemmEx); see mpe_gpu(3). */
 MPE_API int mpe_gpu_gemm(mpe_gpu_path path, const mpe_tc_model *model,
                          mpe_layout layout, mpe_trans ta, mpe_trans tb,
                          int m, int n, int k, float alpha,

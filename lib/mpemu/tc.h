@@ -44,7 +44,7 @@ typedef struct {
    "rtx-pro-6000"), and the references "exact" (exact dot product, one RNE rounding) and
    "fma-chain" (sequential binary32 fma, ascending k). in: MPE_FP16, MPE_BF16, MPE_TF32,
    MPE_E4M3, MPE_E5M2, and for the integer tensor cores MPE_INT8, MPE_UINT8 ("t4", "a100",
-   "ada", "h100", "exact") and MPE_INT4, MPE_UINT4 ("t4", "a100", "ada", "exact"): exact
+   "ada", "h100", "b200", "exact") and MPE_INT4, MPE_UINT4 ("t4", "a100", "ada", "exact"): exact
    int32 accumulation, see mpe_tc_int(3). NULL when that GPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 
