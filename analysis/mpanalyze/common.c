@@ -5,6 +5,9 @@
 #include <fnmatch.h>
 #include <glob.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,10 +591,21 @@ int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, do
     }
   } else {
 #ifdef _OPENMP
+    /* a team as large as the machine has cores to spare: OpenMP's dynamic
+       adjustment takes the load average off the cores (on a machine busy with
+       other work, a second thread mostly waits, spinning, for the first to be
+       scheduled: it made the run slower than one thread). OMP_DYNAMIC, when
+       set, decides instead. */
+    int dyn = omp_get_dynamic();
+    if (!getenv("OMP_DYNAMIC"))
+      omp_set_dynamic(1);
 #pragma omp parallel default(none) shared(bad, f, es, bb, f64, path, r, nr, scale, amax, sbuf)
 #pragma omp single
 #endif
     bad = stream(f, es, bb, f64, path, r, nr, scale, amax, sbuf);
+#ifdef _OPENMP
+    omp_set_dynamic(dyn);
+#endif
   }
   if (bad)
     rc = mpa_error(path, "%s", mpe_io_message(f));
