@@ -79,6 +79,8 @@ MPE_API int mpe_range_add_f64(mpe_range *r, const double *x, size_t n);
    calls shows in the last bits of the error sums), but the binary32 pieces are
    shared out among the threads together: a reader that gets values in small reads
    can keep their split and still hand over batches large enough for every core.
+   Inside an OpenMP parallel region (a team no larger than at allocation), the blocks
+   of a call become tasks of that team: the same bits.
    MPE_EINVAL for NULL r, NULL len with npieces > 0, or NULL x with a piece > 0. */
 MPE_API int mpe_range_add_f32_pieces(mpe_range *r, const float *x, const size_t *len, size_t npieces);
 MPE_API int mpe_range_add_f64_pieces(mpe_range *r, const double *x, const size_t *len, size_t npieces);
