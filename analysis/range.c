@@ -45,6 +45,7 @@
 #define PAR_BLOCKS 256            /* fewer blocks than this: one thread (on a loaded machine, short
                                      parallel regions wait for descheduled threads at their end) */
 #define MAXTHREADS 64
+#define TASK_BLOCKS 16            /* inside a parallel region: blocks as tasks from this many */
 
 /* what a target has accumulated */
 struct acc {
@@ -893,77 +894,143 @@ static void block_fast(const mpe_range *r, int t, const float *xb, size_t m, mpe
   }
 }
 
+/* one block of binary32 values: where it starts, how many (at most BLOCK) */
+struct span { const float *x; size_t m; };
+
+/* blocks b[0..nb) (nb <= SUPER): the kernels' part shared out among the threads,
+   then the rest in block order; *used is raised to the threads that hold table counts */
+static void add_spans(mpe_range *r, const struct span *sp, long nb, int *used)
+{
+  int nt = 1;
+#ifdef _OPENMP
+  int team = omp_in_parallel() ? omp_get_num_threads() : 1;
+  if (team > 1 && team <= r->nts && nb >= TASK_BLOCKS) {
+    /* called inside a parallel region (mpanalyze reads the next batch in a task
+       of the same team): the blocks become tasks that the team's threads take as
+       they come free, each with its own table (thread numbers are unique in a
+       team); no second team to start, none competing with the first for cores */
+#pragma omp taskloop grainsize(4)
+    for (long b = 0; b < nb; b++)
+      block_fast(r, omp_get_thread_num(), sp[b].x, sp[b].m, r->bres + (size_t)b * r->nf, &r->bmn[b], &r->bmxp[b],
+                 &r->bmxn[b], &r->bsub[b]);
+    nt = team;
+    goto serial;
+  }
+  nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (nt > r->nts) nt = r->nts;
+  if (nb < PAR_BLOCKS) nt = 1;
+  if (nt < 1) nt = 1;
+  /* dynamic: a thread slowed by another process (or by a reader thread beside us)
+     does not hold the others at the end of the region; every block's results go
+     to its own slot and are summed in block order below, so the bits do not
+     depend on which thread took which block */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
+#endif
+  for (long b = 0; b < nb; b++) {
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+#endif
+    block_fast(r, t, sp[b].x, sp[b].m, r->bres + (size_t)b * r->nf, &r->bmn[b], &r->bmxp[b], &r->bmxn[b],
+               &r->bsub[b]);
+  }
+#ifdef _OPENMP
+serial:
+#endif
+  if (nt > *used)
+    *used = nt;
+  /* in block order: the sums, the rest of the targets */
+  for (long b = 0; b < nb; b++) {
+    size_t m = sp[b].m;
+    const float *xb = sp[b].x;
+    if (r->bsub[b]) {               /* binary32 subnormal inputs: place them by hand */
+      for (size_t i = 0; i < m; i++) {
+        uint32_t u = mpei_f2u(xb[i]) & 0x7fffffffu;
+        if (u != 0 && u < 0x00800000u) {
+          int e;
+          uint64_t frac;
+          binade32(u, &e, &frac);
+          count_direct(r, e, frac);
+        }
+      }
+    }
+    note_extremes(r, r->bmn[b] == 0xffffffffu ? 0 : mpei_u2f(r->bmn[b]), mpei_u2f(r->bmxp[b]),
+                  mpei_u2f(r->bmxn[b]));
+    r->count += m;
+    int have_d = 0;
+    for (size_t k = 0; k < r->nf; k++) {
+      struct tgt *g = &r->a[k];
+      if (g->t.kind == MPE_TARGET_FX16) {
+        fx_feed(r, g, xb, NULL, m);
+      } else if (g->t.kind == MPE_TARGET_Q16 || g->fused) {
+        add_block(g, &r->bres[(size_t)b * r->nf + k]);
+      } else if (g->fast) {
+        mpei_rblk bk = { 0 };
+        mpe_round_f32(r->yf, xb, m, g->f, &rne);
+        r->kfloat(xb, r->yf, m, &g->thr, &bk);
+        add_block(g, &bk);
+      } else {                 /* wider than binary32 (fp64, custom): round in binary64 */
+        if (!have_d) {
+          for (size_t i = 0; i < m; i++)
+            r->xd[i] = xb[i];
+          have_d = 1;
+        }
+        mpe_round_f64(r->yd, r->xd, m, g->f, &rne);
+        classify(g, r->xd, r->yd, m);
+      }
+    }
+  }
+}
+
+/* The blocks of each piece (BLOCK values from its start, the last one shorter),
+   SUPER at a time. The table counters are 32 bits: they are folded at least every
+   2^31 values. */
+static void add_pieces32(mpe_range *r, const float *x, const size_t *len, size_t np)
+{
+  struct span sp[SUPER];
+  long nb = 0;
+  int used = 0;
+  uint64_t since = 0;
+  for (size_t p = 0; p < np; p++) {
+    for (size_t i0 = 0; i0 < len[p]; i0 += BLOCK) {
+      sp[nb].x = x + i0;
+      sp[nb].m = len[p] - i0 < BLOCK ? len[p] - i0 : BLOCK;
+      since += sp[nb].m;
+      if (++nb == SUPER) {
+        add_spans(r, sp, nb, &used);
+        nb = 0;
+        if (since >= (1ull << 31)) {
+          for (int t = 0; t < used; t++)
+            tab_fold(r, r->tab[t]);
+          used = 0;
+          since = 0;
+        }
+      }
+    }
+    x += len[p];
+  }
+  if (nb)
+    add_spans(r, sp, nb, &used);
+  for (int t = 0; t < used; t++)
+    tab_fold(r, r->tab[t]);
+}
+
 int mpe_range_add_f32(mpe_range *r, const float *x, size_t n)
 {
   if (!r || (!x && n))
     return MPE_EINVAL;
-  int used = 0;
-  for (size_t s0 = 0; s0 < n; s0 += (size_t)SUPER * BLOCK) {
-    size_t n0 = n - s0 < (size_t)SUPER * BLOCK ? n - s0 : (size_t)SUPER * BLOCK;
-    long nb = (long)((n0 + BLOCK - 1) / BLOCK);
-    const float *xs = x + s0;
-    int nt = 1;
-#ifdef _OPENMP
-    nt = omp_in_parallel() ? 1 : omp_get_max_threads();
-    if (nt > r->nts) nt = r->nts;
-    if (nb < PAR_BLOCKS) nt = 1;
-    if (nt < 1) nt = 1;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-#endif
-    for (long b = 0; b < nb; b++) {
-      int t = 0;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-      size_t i0 = (size_t)b * BLOCK, m = n0 - i0 < BLOCK ? n0 - i0 : BLOCK;
-      block_fast(r, t, xs + i0, m, r->bres + (size_t)b * r->nf, &r->bmn[b], &r->bmxp[b], &r->bmxn[b], &r->bsub[b]);
-    }
-    if (nt > used)
-      used = nt;
-    /* in block order: the sums, the rest of the targets */
-    for (long b = 0; b < nb; b++) {
-      size_t i0 = (size_t)b * BLOCK, m = n0 - i0 < BLOCK ? n0 - i0 : BLOCK;
-      const float *xb = xs + i0;
-      if (r->bsub[b]) {               /* binary32 subnormal inputs: place them by hand */
-        for (size_t i = 0; i < m; i++) {
-          uint32_t u = mpei_f2u(xb[i]) & 0x7fffffffu;
-          if (u != 0 && u < 0x00800000u) {
-            int e;
-            uint64_t frac;
-            binade32(u, &e, &frac);
-            count_direct(r, e, frac);
-          }
-        }
-      }
-      note_extremes(r, r->bmn[b] == 0xffffffffu ? 0 : mpei_u2f(r->bmn[b]), mpei_u2f(r->bmxp[b]),
-                    mpei_u2f(r->bmxn[b]));
-      r->count += m;
-      int have_d = 0;
-      for (size_t k = 0; k < r->nf; k++) {
-        struct tgt *g = &r->a[k];
-        if (g->t.kind == MPE_TARGET_FX16) {
-          fx_feed(r, g, xb, NULL, m);
-        } else if (g->t.kind == MPE_TARGET_Q16 || g->fused) {
-          add_block(g, &r->bres[(size_t)b * r->nf + k]);
-        } else if (g->fast) {
-          mpei_rblk bk = { 0 };
-          mpe_round_f32(r->yf, xb, m, g->f, &rne);
-          r->kfloat(xb, r->yf, m, &g->thr, &bk);
-          add_block(g, &bk);
-        } else {                 /* wider than binary32 (fp64, custom): round in binary64 */
-          if (!have_d) {
-            for (size_t i = 0; i < m; i++)
-              r->xd[i] = xb[i];
-            have_d = 1;
-          }
-          mpe_round_f64(r->yd, r->xd, m, g->f, &rne);
-          classify(g, r->xd, r->yd, m);
-        }
-      }
-    }
-  }
-  for (int t = 0; t < used; t++)
-    tab_fold(r, r->tab[t]);
+  add_pieces32(r, x, &n, 1);
+  return MPE_OK;
+}
+
+int mpe_range_add_f32_pieces(mpe_range *r, const float *x, const size_t *len, size_t npieces)
+{
+  if (!r || (npieces && !len))
+    return MPE_EINVAL;
+  for (size_t p = 0; p < npieces; p++)
+    if (len[p] && !x)
+      return MPE_EINVAL;
+  add_pieces32(r, x, len, npieces);
   return MPE_OK;
 }
 
@@ -1029,6 +1096,20 @@ int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
         classify(g, xb, r->yd, m);
       }
     }
+  }
+  return MPE_OK;
+}
+
+int mpe_range_add_f64_pieces(mpe_range *r, const double *x, const size_t *len, size_t npieces)
+{
+  if (!r || (npieces && !len))
+    return MPE_EINVAL;
+  for (size_t p = 0; p < npieces; p++)
+    if (len[p] && !x)
+      return MPE_EINVAL;
+  for (size_t p = 0; p < npieces; p++) {
+    mpe_range_add_f64(r, x, len[p]);
+    x += len[p];
   }
   return MPE_OK;
 }

@@ -90,10 +90,56 @@ static inline __attribute__((always_inline)) rk_vd rk_rne(rk_vd v)
    target rounded here (on magnitudes: |y|-|x| has the size of y-x) */
 struct rk_ctx {
   rk_vu U, S, OP, ON, MNB, LOW, cu, cs, co;
+  rk_vi U1, S1, Oi, MNBm1;      /* rk_vec_fused: U + 1, S + 1, opos, mnb - 1 as signed (u, s < 0x7f800000,
+                                   opos <= 0x7f800000, mnb >= 2^-126's pattern) */
   rk_vd TF, TMF;
   rk_vf K1, K2, MINSUB;
   uint32_t dsh;
 };
+
+/* A float target rounded here (q = 2), one vector of VW values. The same counts
+   and sums as rk_vec, with less work per value:
+   - |x| has its sign bit clear, so its bit patterns compare as signed integers
+     (one instruction, where unsigned compares take two); RNE is symmetric, so
+     the overflow threshold is one for both signs;
+   - round(x)-x is formed in binary32 from the magnitudes, exactly (|y| = 0 or
+     |y| within a factor 2 of |x|: Sterbenz), so only |x| and |round(x)-x| are
+     widened to binary64, not x and y;
+   - lanes that count nowhere carry |x| = |d| = 0: for them ad*bx > bd*ax is
+     0 > 0, false, as with the 1 that rk_half puts there. */
+static inline __attribute__((always_inline)) void rk_vec_fused(struct rk_ctx *c, rk_vf xv, struct rk_acc *A,
+                                                              struct rk_acc *B, struct rk_max *MA, struct rk_max *MB)
+{
+  rk_vi a = (rk_vi)((rk_vu)xv & 0x7fffffffu);
+  rk_vi pos = a > 0, lt_o = a < c->Oi, lt_inf = a < 0x7f800000;
+  rk_vi le_u = c->U1 > a, le_s = c->S1 > a;   /* a <= U, a <= S */
+  rk_vi ok = pos & lt_o & lt_inf;
+  c->co -= (rk_vu)(lt_inf & ~lt_o);             /* a >= O >= 1: non-zero */
+  c->cu -= (rk_vu)(ok & le_u);
+  c->cs -= (rk_vu)(ok & le_s & ~le_u);
+  const uint32_t d = c->dsh, half = (1u << d) >> 1;
+  rk_vu au = (rk_vu)a;
+  rk_vu yn = d ? (au + ((half - 1) + ((au >> d) & 1))) & ~c->LOW : au;   /* MPEI_ROUND_CARRY, RNE */
+  /* below 2^emin: exact operations only (see mpei_rthr32) */
+  rk_vf xs = (rk_vf)a * c->K1 * c->K2;
+  rk_vi i = __builtin_convertvector(xs, rk_vi);  /* truncation; lanes >= 2^emin are not used */
+  rk_vf f = xs - __builtin_convertvector(i, rk_vf);
+  i -= (f > 0.5f) | ((f == 0.5f) & ((i & 1) != 0));   /* MPEI_ROUND_UP, RNE (f > 0.5 or f == 0.5: inexact) */
+  rk_vu ys = (rk_vu)(__builtin_convertvector(i, rk_vf) * c->MINSUB);
+  rk_vf yv = (rk_vf)RK_SELU(a > c->MNBm1, yn, ys);
+  rk_vf ad = (rk_vf)((rk_vu)(yv - (rk_vf)a) & ((rk_vu)ok & 0x7fffffffu));
+  rk_vf ax = (rk_vf)((rk_vu)a & (rk_vu)ok);
+  rk_vd dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad)), xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+  A->e2 += dl * dl;
+  A->x2 += xl * xl;
+  B->e2 += dh * dh;
+  B->x2 += xh * xh;
+  rk_vl bl = dl * MA->bx > MA->bd * xl, bh = dh * MB->bx > MB->bd * xh;
+  MA->bd = RK_SELD(bl, dl, MA->bd);
+  MA->bx = RK_SELD(bl, xl, MA->bx);
+  MB->bd = RK_SELD(bh, dh, MB->bd);
+  MB->bx = RK_SELD(bh, xh, MB->bx);
+}
 
 /* one vector of VW values: counts, then its two halves into A and B */
 static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf xv, rk_vf yv, struct rk_acc *A,
@@ -132,6 +178,70 @@ static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf
   }
   rk_half(A, MA, xl, yl, RK_CVTL(RK_LOW(ok)));
   rk_half(B, MB, xh, yh, RK_CVTL(RK_HIGH(ok)));
+}
+
+/* The fused kernel's loop (q = 2): rk_vec_fused on 16 values at a time, with
+   everything in locals (counters, sums, maxima) and the values loaded straight
+   from x: a copy through a stack array was stored in 16-byte pieces and loaded
+   whole, which store forwarding cannot serve. Lanes as in rk_core: element i of
+   the block in lane i mod 16. */
+static inline __attribute__((always_inline)) void rk_core_fused(const float *x, size_t n, const mpei_rthr32 *t,
+                                                               mpei_rblk *o)
+{
+  struct rk_ctx c;
+  c.dsh = t->dsh;
+  c.LOW = RK_SPLATU((1u << c.dsh) - 1);
+  c.K1 = (rk_vf){} + t->k1;
+  c.K2 = (rk_vf){} + t->k2;
+  c.MINSUB = (rk_vf){} + t->minsub;
+  c.U1 = (rk_vi){} + (int32_t)(t->u + 1);
+  c.S1 = (rk_vi){} + (int32_t)(t->s + 1);
+  c.Oi = (rk_vi){} + (int32_t)t->opos;
+  c.MNBm1 = (rk_vi){} + (int32_t)(t->mnb - 1);
+  c.cu = c.cs = c.co = (rk_vu){ 0 };
+  struct rk_acc A[2 * RK_NV];
+  for (int j = 0; j < 2 * RK_NV; j++)
+    A[j] = (struct rk_acc){ { 0 }, { 0 } };
+  struct rk_max M0 = { { 0 }, RK_SPLATD(1.0) }, M1 = M0;
+  for (size_t i = 0; i < n; i += 16) {
+    rk_vf xv[RK_NV];
+    if (n - i >= 16) {
+#pragma GCC unroll 2
+      for (int h = 0; h < RK_NV; h++)
+        memcpy(&xv[h], x + i + h * VW, sizeof xv[h]);
+    } else {
+      rk_load(xv, x + i, n - i);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < RK_NV; h++)
+      rk_vec_fused(&c, xv[h], &A[2 * h], &A[2 * h + 1], &M0, &M1);
+  }
+  double le[16], lx[16], m = o->maxrel;
+  uint64_t su = 0, ss = 0, so = 0;
+  for (int l = 0; l < VW; l++) {
+    su += c.cu[l];
+    ss += c.cs[l];
+    so += c.co[l];
+  }
+  for (int j = 0; j < 2 * RK_NV; j++)
+    for (int l = 0; l < VW / 2; l++) {
+      le[j * VW / 2 + l] = A[j].e2[l];
+      lx[j * VW / 2 + l] = A[j].x2[l];
+    }
+  struct rk_max M[2] = { M0, M1 };
+  for (int j = 0; j < 2; j++)
+    for (int l = 0; l < VW / 2; l++)
+      if (M[j].bd[l] > 0) {
+        double rel = M[j].bd[l] / M[j].bx[l];
+        if (rel > m)
+          m = rel;
+      }
+  o->underflow = su;
+  o->subnormal = ss;
+  o->overflow = so;
+  o->e2 = mpei_rfold(le);
+  o->x2 = mpei_rfold(lx);
+  o->maxrel = m;
 }
 
 static inline __attribute__((always_inline)) void rk_core(const float *x, const float *y, size_t n,
@@ -233,7 +343,7 @@ void RK_NAME(q)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
 
 void RK_NAME(fused)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
 {
-  rk_core(x, NULL, n, t, o, 2);
+  rk_core_fused(x, n, t, o);
 }
 
 void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn, uint32_t *mxp,
@@ -243,7 +353,13 @@ void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key,
   const rk_vu NC = RK_SPLATU((uint32_t)k->ncat), TOP = RK_SPLATU((uint32_t)k->ncat - 1);
   for (size_t i = 0; i < n; i += 16) {
     rk_vf xv[RK_NV];
-    rk_load(xv, x + i, n - i);
+    if (n - i >= 16) {   /* straight loads (see rk_core_fused) */
+#pragma GCC unroll 2
+      for (int h = 0; h < RK_NV; h++)
+        memcpy(&xv[h], x + i + h * VW, sizeof xv[h]);
+    } else {
+      rk_load(xv, x + i, n - i);
+    }
     uint16_t kk[16];
 #pragma GCC unroll 2
     for (int h = 0; h < RK_NV; h++) {

@@ -803,6 +803,101 @@ START_TEST(test_threads_same)
 }
 END_TEST
 
+/* all statistics of two accumulators, histograms included, bit for bit */
+static void same_state(mpe_range *a, mpe_range *b, const char *what)
+{
+  mpe_range_summary sa, sb;
+  mpe_range_summary_get(a, &sa);
+  mpe_range_summary_get(b, &sb);
+  ck_assert_msg(!memcmp(&sa, &sb, sizeof sa), "%s: summary", what);
+  for (int k = -1; k < (int)mpe_range_nformats(a); k++) {
+    if (k >= 0) {
+      mpe_range_stats p, q;
+      mpe_range_stats_get(a, (size_t)k, &p);
+      mpe_range_stats_get(b, (size_t)k, &q);
+      ck_assert_msg(!memcmp(&p, &q, sizeof p), "%s: target %d", what, k);
+    }
+    uint64_t ca[2200], cb[2200], ba = 0, bb = 0, aa = 0, ab = 0;
+    int fa, fb;
+    size_t na, nb;
+    ck_assert_int_eq(mpe_range_histogram(a, k, &fa, ca, 2200, &na, &ba, &aa), 0);
+    ck_assert_int_eq(mpe_range_histogram(b, k, &fb, cb, 2200, &nb, &bb, &ab), 0);
+    ck_assert_msg(fa == fb && na == nb && ba == bb && aa == ab && !memcmp(ca, cb, na * sizeof *ca),
+                  "%s: histogram %d", what, k);
+  }
+}
+
+/* pieces of odd lengths in one call give the bits of one call per piece, whether the
+   blocks are shared out by a team of its own or as tasks of the caller's team */
+START_TEST(test_pieces_batch)
+{
+  enum { N = 700 * 4096 + 123 };
+  static const size_t cut[] = { 1000, 5000, 4096, 1, 70001, 8192, 3, 65536, 1u << 20, 40000, 777777 };
+  size_t len[sizeof cut / sizeof cut[0] + 1], np = 0, used = 0;
+  for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++)
+    used += len[np++] = cut[i];
+  len[np++] = N - used;
+  uint64_t st = ts_seed() + 31;
+  float *x = malloc(N * sizeof *x);
+  double *xd = malloc(N * sizeof *xd);
+  for (int i = 0; i < N; i++) {
+    x[i] = (i & 7) ? (float)((double)(ts_rand64(&st) >> 11) * 0x1p-53 - 0.5) * 0x1p-12f : rand_value(&st);
+    xd[i] = x[i] * 1.25;
+  }
+  mpe_range_target t[NT];
+  mpe_format *custom[2];
+  make_targets(t, custom);
+  mpe_range *a = mpe_range_alloc_targets(t, NT, NULL), *b = mpe_range_alloc_targets(t, NT, NULL),
+            *c = mpe_range_alloc_targets(t, NT, NULL), *one = mpe_range_alloc_targets(t, NT, NULL);
+  ck_assert_int_eq(mpe_range_add_f32_pieces(a, x, len, np), 0);
+  for (size_t p = 0, o = 0; p < np; o += len[p++])
+    ck_assert_int_eq(mpe_range_add_f32(b, x + o, len[p]), 0);
+  int rc = -1;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+  rc = mpe_range_add_f32_pieces(c, x, len, np);
+  ck_assert_int_eq(rc, 0);
+  same_state(a, b, "f32 pieces vs one call per piece");
+  same_state(c, b, "f32 pieces as tasks vs one call per piece");
+  /* the control: one call over everything splits the blocks otherwise */
+  ck_assert_int_eq(mpe_range_add_f32(one, x, N), 0);
+  int differ = 0;
+  for (int k = 0; k < NT; k++) {
+    mpe_range_stats p, q;
+    mpe_range_stats_get(one, (size_t)k, &p);
+    mpe_range_stats_get(b, (size_t)k, &q);
+    ck_assert_uint_eq(p.underflow, q.underflow);   /* the counts never depend on it */
+    differ += p.rel_error != q.rel_error;
+  }
+  ck_assert_msg(differ > 0, "no target's error sum shows the split: the test cannot tell pieces apart");
+  mpe_range_free(a);
+  mpe_range_free(b);
+  a = mpe_range_alloc_targets(t, NT, NULL);
+  b = mpe_range_alloc_targets(t, NT, NULL);
+  ck_assert_int_eq(mpe_range_add_f64_pieces(a, xd, len, np), 0);
+  for (size_t p = 0, o = 0; p < np; o += len[p++])
+    ck_assert_int_eq(mpe_range_add_f64(b, xd + o, len[p]), 0);
+  same_state(a, b, "f64 pieces vs one call per piece");
+  /* bad arguments */
+  ck_assert_int_eq(mpe_range_add_f32_pieces(NULL, x, len, np), MPE_EINVAL);
+  ck_assert_int_eq(mpe_range_add_f32_pieces(a, x, NULL, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_range_add_f32_pieces(a, NULL, len, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_range_add_f64_pieces(a, NULL, len, 1), MPE_EINVAL);
+  size_t zero = 0;
+  ck_assert_int_eq(mpe_range_add_f32_pieces(a, NULL, &zero, 1), 0);
+  ck_assert_int_eq(mpe_range_add_f64_pieces(a, NULL, NULL, 0), 0);
+  same_state(a, b, "empty pieces change nothing");
+  mpe_range_free(a);
+  mpe_range_free(b);
+  mpe_range_free(c);
+  mpe_range_free(one);
+  mpe_format_free(custom[0]);
+  mpe_format_free(custom[1]);
+  free(x);
+  free(xd);
+}
+END_TEST
+
 /* fx16 blocks whose max is so small that 32767/m is inf in binary32, or whose scale
    underflows: the same as mpe_fx16_encode/decode */
 START_TEST(test_fx_tiny)
@@ -949,6 +1044,7 @@ int main(void)
   tcase_add_loop_test(tc, test_fast_reference, 0, 3);
   tcase_add_test(tc, test_merge);
   tcase_add_test(tc, test_threads_same);
+  tcase_add_test(tc, test_pieces_batch);
   tcase_add_test(tc, test_rounding_mode);
   tcase_add_loop_test(tc, test_f64_reference, 0, 2);
   suite_add_tcase(s, tc);

@@ -5,6 +5,9 @@
 #include <fnmatch.h>
 #include <glob.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,47 +444,179 @@ void mpa_progress_end(void)
   bar_pct = -1;
 }
 
+/* Reading and analysing overlap: while the range accumulators take one batch
+   of values, the next is read into a second buffer. Both run in one OpenMP team:
+   the read is a task, and the accumulators share a batch's blocks out as tasks
+   too (mpe_range_add_f32_pieces inside a parallel region), so each thread reads
+   or analyses as work comes, and no thread waits spinning for another team's.
+   Each read asks for FEED_VALUES values, as mpanalyze always has, and a batch
+   keeps the split of its reads, so the reports are bit for bit those of one
+   library call per read. */
 #define FEED_VALUES (1u << 16)
+#define BATCH_READS 16                  /* a batch: up to 2^20 values, when reads are whole */
+#define BATCH_VALUES ((size_t)BATCH_READS * FEED_VALUES)
+#define MAX_PIECES 4096                 /* more reads than this (a small --chunk) end a batch early */
+
+struct batch {
+  void *v;                              /* values: float or double (value_type) */
+  size_t vcap, pcap;                    /* room for values and for pieces */
+  size_t n, np;
+  size_t *len;                          /* the pieces: one per read */
+  uint64_t done;                        /* mpe_io_bytes_done after this batch */
+  int rc;                               /* a read error: mpe_io_message says it */
+  int last;                             /* the tensor ends with this batch */
+};
+
+/* read the next batch of the selected tensor into b */
+static void fill(mpe_io *f, size_t es, struct batch *b)
+{
+  b->n = b->np = 0;
+  b->rc = 0;
+  b->last = 0;
+  while (b->n + FEED_VALUES <= b->vcap && b->np < b->pcap) {
+    size_t n;
+    if ((b->rc = mpe_io_read(f, (char *)b->v + b->n * es, FEED_VALUES, &n)))
+      break;
+    if (n == 0) {
+      b->last = 1;
+      break;
+    }
+    b->len[b->np++] = n;
+    b->n += n;
+  }
+  b->done = mpe_io_bytes_done(f);
+}
+
+/* one batch into the accumulators */
+static void take(const struct batch *b, int f64, mpe_range **r, size_t nr, double scale, double *amax, double *sbuf)
+{
+  if (amax) {   /* max |x|, NaN as soon as one NaN is seen (as a GPU amax reduction would) */
+    double m = *amax;
+    for (size_t k = 0; k < b->n; k++) {
+      double a = fabs(f64 ? ((double *)b->v)[k] : (double)((float *)b->v)[k]);
+      if (isnan(a) || a > m)
+        m = isnan(m) ? m : a;
+    }
+    *amax = m;
+  }
+  if (scale != 1.0) {
+    for (size_t k = 0; k < b->n; k++)
+      sbuf[k] = (f64 ? ((double *)b->v)[k] : (double)((float *)b->v)[k]) * scale;
+    for (size_t k = 0; k < nr; k++)
+      mpe_range_add_f64_pieces(r[k], sbuf, b->len, b->np);
+  } else {
+    for (size_t k = 0; k < nr; k++) {
+      if (f64)
+        mpe_range_add_f64_pieces(r[k], b->v, b->len, b->np);
+      else
+        mpe_range_add_f32_pieces(r[k], b->v, b->len, b->np);
+    }
+  }
+}
+
+/* batches b[0] (read) and b[1] in turn: the next one is read in a task while the
+   current one is analysed; returns the batch that failed to read, or NULL */
+static struct batch *stream(mpe_io *f, size_t es, struct batch *bb, int f64, const char *path, mpe_range **r,
+                            size_t nr, double scale, double *amax, double *sbuf)
+{
+  struct batch *bad = NULL;
+  fill(f, es, &bb[0]);
+  for (int k = 0;; k ^= 1) {
+    struct batch *b = &bb[k], *next = &bb[k ^ 1];
+    if (b->rc) {
+      bad = b;
+      break;
+    }
+    int more = !b->last;
+    if (more) {
+#ifdef _OPENMP
+#pragma omp task default(none) firstprivate(f, es, next)
+#endif
+      fill(f, es, next);
+    }
+    take(b, f64, r, nr, scale, amax, sbuf);
+    mpa_progress(path, b->done, mpe_io_bytes_total(f));
+#ifdef _OPENMP
+#pragma omp taskwait
+#endif
+    if (!more)
+      break;
+  }
+  return bad;
+}
 
 int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, double scale, double *amax)
 {
-  static double buf[FEED_VALUES], sbuf[FEED_VALUES];
+  static double small[FEED_VALUES];     /* a tensor of one read: no allocation (200,000 tiny tensors) */
+  static size_t small_len[1];
   mpe_io_tensor t;
   mpe_io_info(f, i, &t);
   if (mpe_io_select(f, i))
     return mpa_error(path, "%s", mpe_io_message(f));
-  for (;;) {
-    size_t n;
-    int rc = mpe_io_read(f, buf, FEED_VALUES, &n);
-    if (rc)
-      return mpa_error(path, "%s", mpe_io_message(f));
-    if (n == 0)
-      break;
-    if (amax) {   /* max |x|, NaN as soon as one NaN is seen (as a GPU amax reduction would) */
-      double m = *amax;
-      for (size_t k = 0; k < n; k++) {
-        double a = fabs(t.value_type == MPE_FP64 ? buf[k] : (double)((float *)buf)[k]);
-        if (isnan(a) || a > m)
-          m = isnan(m) ? m : a;
-      }
-      *amax = m;
-    }
-    if (scale != 1.0) {
-      for (size_t k = 0; k < n; k++)
-        sbuf[k] = (t.value_type == MPE_FP64 ? buf[k] : (double)((float *)buf)[k]) * scale;
-      for (size_t k = 0; k < nr; k++)
-        mpe_range_add_f64(r[k], sbuf, n);
-    } else {
-      for (size_t k = 0; k < nr; k++) {
-        if (t.value_type == MPE_FP64)
-          mpe_range_add_f64(r[k], buf, n);
-        else
-          mpe_range_add_f32(r[k], (float *)buf, n);
-      }
-    }
-    mpa_progress(path, mpe_io_bytes_done(f), mpe_io_bytes_total(f));
+  int f64 = t.value_type == MPE_FP64;
+  size_t es = f64 ? sizeof(double) : sizeof(float);
+  /* more than one batch: two of them, read and analysed at once (the counts of
+     text files are known once they are opened) */
+  int big = t.count > FEED_VALUES, two = t.count > BATCH_VALUES, rc = 0;
+  struct batch bb[2];
+  memset(bb, 0, sizeof bb);
+  double *sbuf = NULL;
+  for (int k = 0; k < 2; k++) {
+    struct batch *b = &bb[k];
+    b->vcap = big ? BATCH_VALUES : FEED_VALUES;
+    b->pcap = big ? MAX_PIECES : 1;
+    b->v = !big ? (void *)small : k == 0 || two ? malloc(b->vcap * es) : NULL;
+    b->len = !big ? small_len : k == 0 || two ? malloc(b->pcap * sizeof *b->len) : NULL;
+    if ((k == 0 || two) && (!b->v || !b->len))
+      rc = 1;
   }
-  return 0;
+  if (scale != 1.0 && !rc && !(sbuf = malloc(bb[0].vcap * sizeof *sbuf)))
+    rc = 1;
+  if (rc) {
+    rc = (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+    goto out;
+  }
+  struct batch *bad = NULL;
+  if (!two) {
+    /* one batch at a time, here */
+    for (;;) {
+      fill(f, es, &bb[0]);
+      if (bb[0].rc) {
+        bad = &bb[0];
+        break;
+      }
+      take(&bb[0], f64, r, nr, scale, amax, sbuf);
+      mpa_progress(path, bb[0].done, mpe_io_bytes_total(f));
+      if (bb[0].last)
+        break;
+    }
+  } else {
+#ifdef _OPENMP
+    /* a team as large as the machine has cores to spare: OpenMP's dynamic
+       adjustment takes the load average off the cores (on a machine busy with
+       other work, a second thread mostly waits, spinning, for the first to be
+       scheduled: it made the run slower than one thread). OMP_DYNAMIC, when
+       set, decides instead. */
+    int dyn = omp_get_dynamic();
+    if (!getenv("OMP_DYNAMIC"))
+      omp_set_dynamic(1);
+#pragma omp parallel default(none) shared(bad, f, es, bb, f64, path, r, nr, scale, amax, sbuf)
+#pragma omp single
+#endif
+    bad = stream(f, es, bb, f64, path, r, nr, scale, amax, sbuf);
+#ifdef _OPENMP
+    omp_set_dynamic(dyn);
+#endif
+  }
+  if (bad)
+    rc = mpa_error(path, "%s", mpe_io_message(f));
+out:
+  for (int k = 0; k < 2 && big; k++) {
+    free(bb[k].v);
+    free(bb[k].len);
+  }
+  free(sbuf);
+  return rc;
 }
 
 int mpa_json_print(json_t *doc)

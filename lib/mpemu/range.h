@@ -85,6 +85,17 @@ MPE_API size_t mpe_range_nformats(const mpe_range *r);
 /* Add n values (binary32 or binary64). MPE_EINVAL for NULL with n > 0. */
 MPE_API int mpe_range_add_f32(mpe_range *r, const float *x, size_t n);
 MPE_API int mpe_range_add_f64(mpe_range *r, const double *x, size_t n);
+/* Add npieces consecutive pieces of x, len[i] values each: the same results, bit
+   for bit, as one mpe_range_add_f32/_f64 call per piece (the statistics are summed
+   over blocks counted from the start of each call, so the split of the values into
+   calls shows in the last bits of the error sums), but the binary32 pieces are
+   shared out among the threads together: a reader that gets values in small reads
+   can keep their split and still hand over batches large enough for every core.
+   Inside an OpenMP parallel region (a team no larger than at allocation), the blocks
+   of a call become tasks of that team: the same bits.
+   MPE_EINVAL for NULL r, NULL len with npieces > 0, or NULL x with a piece > 0. */
+MPE_API int mpe_range_add_f32_pieces(mpe_range *r, const float *x, const size_t *len, size_t npieces);
+MPE_API int mpe_range_add_f64_pieces(mpe_range *r, const double *x, const size_t *len, size_t npieces);
 
 typedef struct {
   uint64_t count;            /* values seen */
