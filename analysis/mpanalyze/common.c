@@ -488,7 +488,7 @@ static void fill(mpe_io *f, size_t es, struct batch *b)
 }
 
 /* one batch into the accumulators */
-static void take(const struct batch *b, int f64, mpe_range **r, size_t nr, double scale, double *amax, double *sbuf)
+static void feed_take(const struct batch *b, int f64, mpe_range **r, size_t nr, double scale, double *amax, double *sbuf)
 {
   if (amax) {   /* max |x|, NaN as soon as one NaN is seen (as a GPU amax reduction would) */
     double m = *amax;
@@ -534,7 +534,7 @@ static struct batch *stream(mpe_io *f, size_t es, struct batch *bb, int f64, con
 #endif
       fill(f, es, next);
     }
-    take(b, f64, r, nr, scale, amax, sbuf);
+    feed_take(b, f64, r, nr, scale, amax, sbuf);
     mpa_progress(path, b->done, mpe_io_bytes_total(f));
 #ifdef _OPENMP
 #pragma omp taskwait
@@ -585,7 +585,7 @@ int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, do
         bad = &bb[0];
         break;
       }
-      take(&bb[0], f64, r, nr, scale, amax, sbuf);
+      feed_take(&bb[0], f64, r, nr, scale, amax, sbuf);
       mpa_progress(path, bb[0].done, mpe_io_bytes_total(f));
       if (bb[0].last)
         break;
