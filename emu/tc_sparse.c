@@ -71,6 +71,13 @@ static int sp_run_portable(const sp_call *s, float *acc)
    no byte with V or B): C = alpha*acc + beta*C per tile, as it finishes. */
 typedef struct { float alpha, beta; float *C; int ldc; } sp_epi;
 
+/* size bytes aligned to 64 (a cache line), freed with free */
+static void *sp_alloc64(size_t size)
+{
+  void *p = NULL;
+  return posix_memalign(&p, 64, size ? size : 1) ? NULL : p;
+}
+
 /* Fills acc (M × N, without epi) or applies the epilogue to C (with epi). */
 static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
 {
@@ -96,7 +103,9 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
      contiguous stretch), zero columns past N */
   const int NRS = MPEI_TC_NRS, nw = NRS * vw, mp = (M + mr - 1) / mr, nq = (N + nw - 1) / nw;
   const size_t asz = (size_t)mp * mr * Kcp + 1, bsz = (size_t)nq * nw * Kb;
-  mpei_tc_panels pa = { malloc(sizeof(float) * asz), NULL }, pb = { malloc(sizeof(float) * bsz), NULL };
+  /* B's rows on cache-line boundaries: a gathered row of NRS vectors never
+     straddles two lines (each vector load would then cost two) */
+  mpei_tc_panels pa = { malloc(sizeof(float) * asz), NULL }, pb = { sp_alloc64(sizeof(float) * bsz), NULL };
   int32_t *ax = malloc(sizeof(int32_t) * asz);
   unsigned char *bad = calloc((size_t)mp * mr + (size_t)nq * nw, 1);
   int nthr = 1;
@@ -109,7 +118,7 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
   float *tacc_all = epi ? malloc(sizeof(float) * (size_t)tm * tn * (size_t)nthr) : NULL;
   if (!fma) {
     pa.e = malloc(sizeof(int32_t) * asz);
-    pb.e = malloc(sizeof(int32_t) * bsz);
+    pb.e = sp_alloc64(sizeof(int32_t) * bsz);
   }
   int r = MPE_OK;
   if (!pa.v || !pb.v || !ax || !bad || !ra || (epi && !tacc_all) || (!fma && (!pa.e || !pb.e))) {
