@@ -18,7 +18,7 @@
 #include "sparse_impl.h"
 #include "isa.h"
 
-enum { MC_PANELS = 16, NC_PAIRS = 2 };
+enum { MC_PANELS = 32, NC_PAIRS = 2 };
 
 /* The operands of one call, row-major view: kept value (i, q) of A at
    v->p[i*v->rs + q*v->cs] multiplying row kidx[i*kc + q] (-1: none) of op(B). */
