@@ -3,10 +3,13 @@
    of A, in ascending k, kept_block of them per block. The portable engine
    (mpei_tc_dot over the gathered products) is the oracle; the fast path packs
    the kept values of A into panels with, per value, the offset of the B row it
-   multiplies (tc_kernel.h's sparse kernels, chosen through emu/isa.c), and
-   shares the dense driver's packing and tiles (tc_pack.h). As in tc_gemm.c,
-   outputs whose row of A or column of B holds an inf or NaN are recomputed by
-   the portable engine. */
+   multiplies (tc_kernel.h's sparse kernels, chosen through emu/isa.c), B into
+   panels MPEI_TC_NRS vectors wide on cache-line boundaries (a gathered row is
+   one contiguous stretch), and shares the dense driver's packing and tiles
+   (tc_pack.h). As in tc_gemm.c, outputs whose row of A or column of B holds an
+   inf or NaN are recomputed by the portable engine, and for a row-major
+   binary32 C the fix-up and the BLAS epilogue run on each thread tile as it
+   finishes. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>

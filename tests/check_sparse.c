@@ -521,7 +521,7 @@ START_TEST(test_gemm_sp_dense)
     cs.B = malloc(sizeof(double) * (size_t)cs.K * cs.n);
     for (int window = 0; window < 2; window++) {
       fill(&cs, in, window, 0, ts_seed() + 1000 * (uint64_t)_i + 10 * (uint64_t)si + (uint64_t)window);
-      for (int lvl = 0; lvl < 2; lvl++) {
+      for (int lvl = 0; lvl < 3; lvl++) {
         if (mpe_simd_level_set(lvl) != lvl)
           continue;
         for (int form = 0; form < 4; form++) {
@@ -580,7 +580,7 @@ START_TEST(test_gemm_sp_oracle)
             for (size_t o = 0; o < (size_t)cs.m * cs.n; o++)
               differ += want_bits(out, want[o]) != want_bits(out, dense[o]);
           }
-          for (int lvl = 0; lvl < 2; lvl++) {
+          for (int lvl = 0; lvl < 3; lvl++) {
             if (mpe_simd_level_set(lvl) != lvl)
               continue;
             for (int form = 0; form < 2; form++) {
@@ -706,7 +706,7 @@ START_TEST(test_gemm_sp_epilogue)
     C0[n + 1] = NAN;
     C0[2 * n + 7] = -0.0f;
     for (size_t ai = 0; ai < sizeof ab / sizeof ab[0]; ai++)
-      for (int lvl = 0; lvl < 2; lvl++) {
+      for (int lvl = 0; lvl < 3; lvl++) {
         if (mpe_simd_level_set(lvl) != lvl)
           continue;
         for (int col = 0; col < 2; col++) {
@@ -776,7 +776,7 @@ START_TEST(test_gemm_sp_epilogue)
       A2f[x] = (float)((double)(ts_rand64(&st) >> 11) * 0x1p-52 - 1.0);
     ck_assert_int_eq(mpe_prune_2_4(MPE_ROW_MAJOR, m2, K, A2f, MPE_FP32, K, A2f, K), 0);
     ck_assert_int_eq(mpe_sparse_compress(MPE_ROW_MAJOR, m2, K, A2f, MPE_FP32, K, Vf, kc, meta2, nw), 0);
-    for (int lvl = 0; lvl < 2; lvl++) {
+    for (int lvl = 0; lvl < 3; lvl++) {
       if (mpe_simd_level_set(lvl) != lvl)
         continue;
       uint64_t sb = st;
