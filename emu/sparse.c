@@ -176,25 +176,31 @@ int mpei_sp_index(const void *V, mpe_type type, int row, int m, int k, int ldv, 
                   int ldm, int32_t *kidx)
 {
   const int kc = mpe_sparse_kept(k), ng = (k + 3) / 4;
+  int bad = 0;
+  /* rows in parallel (each writes its own kidx row); a refusal is the same
+     whichever row finds it */
+#pragma omp parallel for schedule(static) reduction(|: bad) if ((long)m * ng > 65536)
   for (int i = 0; i < m; i++)
-    for (int g = 0; g < ng; g++) {
+    for (int g = 0; g < ng && !bad; g++) {
       unsigned nib = (meta[at(row, i, g / 4, ldm)] >> (4 * (g % 4))) & 0xfu;
       int j0 = (int)(nib & 3u), j1 = (int)(nib >> 2);
-      if (j0 >= j1)
-        return MPE_EINVAL;
+      if (j0 >= j1) {
+        bad = 1;
+        break;
+      }
       for (int s = 0; s < 2; s++) {
         int l = 4 * g + (s ? j1 : j0);
         int q = 2 * g + s;
         if (l >= k) {
           if (!mpei_sp_is_zero(V, type, at(row, i, q, ldv)))
-            return MPE_EINVAL;
+            bad = 1;
           l = -1;   /* a padding position: no product */
         }
         if (kidx)
           kidx[(size_t)i * kc + q] = l;
       }
     }
-  return MPE_OK;
+  return bad ? MPE_EINVAL : MPE_OK;
 }
 
 int mpe_sparse_decompress(mpe_layout layout, int m, int k, const void *V, mpe_type type, int ldv,

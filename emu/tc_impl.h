@@ -139,7 +139,8 @@ typedef int (*mpei_tc_pack_exp_fn)(const float *v, int32_t *e, size_t n, int pin
 /* 2:4 sparse A (emu/tc_sparse.c): the same kernels over the packed kept values
    of A (panels of MRS rows, MRFS for the fma chain), where ax (laid out like
    av) gives for each kept value the offset k*VW of the B row it multiplies in
-   a B panel; bv/be are MPEI_TC_NRS whole B panels bpitch elements apart, and
+   a B panel; bv/be are MPEI_TC_NRS vectors of B bpitch elements apart (the
+   driver packs them side by side in one panel, bpitch = VW), and
    c is a tile of MRS (MRFS) rows × MPEI_TC_NRS*VW columns. */
 typedef void (*mpei_tc_blk_sp_fn)(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
                                   const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp);

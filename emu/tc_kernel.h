@@ -472,10 +472,11 @@ static int pack_exp(const float *v, int32_t *e, size_t n, int pin, int lo, int h
 
    The same block model over the kept products of a compressed A: the packed
    panel holds K/2 kept values per row (value av, exponent ae, as above) and,
-   in ax laid out like them, the offset k*VW of the B row each one multiplies
+   in ax laid out like them, the offset of the B row each one multiplies
    within a B panel. So each row of the tile reads its own B rows, and there
    are half as many products as in the dense kernel. A row's index and value
-   then serve MPEI_TC_NRS B panels (bv, be + h*bpitch: NRS*VW columns), which
+   then serve MPEI_TC_NRS vectors of B (bv, be + h*bpitch: NRS*VW columns;
+   emu/tc_sparse.c packs them side by side, bpitch = VW, rows NRS*VW apart), which
    spreads the loads that the gather adds over several products. The
    includer defines MRS and MRFS (rows per call); the tile is MRS × NRS*VW. A
    padding value is 0 with exponent MPEI_TC_ZERO_EXP and points at a zero B
