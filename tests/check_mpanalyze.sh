@@ -330,6 +330,34 @@ $bin cg --n 16 --max-iter 3 -q >"$tmp/out" 2>"$tmp/err"; st=$?
 printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1.7e308\n1 1 1.7e308\n2 2 1\n' >"$tmp/dupinf.mtx"
 $bin cg --matrix "$tmp/dupinf.mtx" --json >"$tmp/out" 2>"$tmp/err"; st=$?
 [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "cg: symmetric duplicates summing to inf refused" || bad "cg dupinf: status $st"
+# empty tensors after the first one share a copy of its results, which outlives the
+# tensor it came from: their JSON equals that of an empty tensor alone (the copy was
+# once freed with the first empty tensor, and the later ones printed a non-empty
+# tensor's histogram counts)
+[ $have_py = 1 ] && {
+python3 - "$tmp" <<'PYEOF'
+import json, struct, sys
+def st(path, tensors):
+    hdr, off, blob = {}, 0, b""
+    for name, vals in tensors:
+        b = struct.pack("<%df" % len(vals), *vals)
+        hdr[name] = {"dtype": "F32", "shape": [len(vals)], "data_offsets": [off, off + len(b)]}
+        off += len(b); blob += b
+    h = json.dumps(hdr).encode()
+    open(path, "wb").write(struct.pack("<Q", len(h)) + h + blob)
+big = [((-1) ** i) * 10.0 ** ((i % 60) - 30) for i in range(5000)]
+st(sys.argv[1] + "/empties.safetensors", [("a", [1.0, 1e-6, 70000.0]), ("e1", []), ("b", big), ("e2", []), ("c", big[:777]), ("e3", [])])
+st(sys.argv[1] + "/empty1.safetensors", [("e", [])])
+PYEOF
+$bin range --json -q -f fp16,e4m3,bf16 "$tmp/empties.safetensors" >"$tmp/e.json" 2>"$tmp/err"; st=$?
+$bin range --json -q -f fp16,e4m3,bf16 "$tmp/empty1.safetensors" >"$tmp/e1.json" 2>>"$tmp/err"
+one=$(jget "$tmp/e1.json" total.formats)
+[ $st -eq 0 ] && [ -n "$one" ] && [ "$(jget "$tmp/e.json" tensors.1.formats)" = "$one" ] \
+  && [ "$(jget "$tmp/e.json" tensors.3.formats)" = "$one" ] && [ "$(jget "$tmp/e.json" tensors.5.formats)" = "$one" ] \
+  && [ "$(jget "$tmp/e.json" tensors.5.histogram)" = "$(jget "$tmp/e1.json" total.histogram)" ] \
+  && ok "empty tensors among non-empty ones: the results of an empty tensor alone" \
+  || bad "empty tensors among non-empty ones: status $st, $(head -c 300 "$tmp/err")"
+}
 # per-tensor overhead (issue 14): 200,000 empty safetensors tensors peaked at 1.08 GB, then
 # 175 MB while the range report held every tensor's results until it printed; now each
 # tensor's report goes to a scratch file as soon as it is known. For one-value tensors of

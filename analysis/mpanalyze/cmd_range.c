@@ -245,6 +245,33 @@ static int share_results(struct tres *dst, const struct tres *src, size_t nf)
   return 0;
 }
 
+/* a copy of the results of the empty tensor src that owns its histograms: an
+   empty tensor's histograms may hold zero bins (a format's binades), and src is
+   freed while the copy is shared with the empty tensors after it */
+static int copy_results(struct tres *dst, const struct tres *src, size_t nf)
+{
+  if (share_results(dst, src, nf))
+    return -1;
+  dst->shared = 0;
+  dst->h.c = NULL;
+  for (size_t k = 0; k < nf; k++)
+    dst->fh[k].c = NULL;
+  int bad = 0;
+  if (src->h.n && !(dst->h.c = malloc(src->h.n * sizeof *dst->h.c)))
+    bad = 1;
+  else if (src->h.n)
+    memcpy(dst->h.c, src->h.c, src->h.n * sizeof *dst->h.c);
+  for (size_t k = 0; k < nf && !bad; k++) {
+    if (!src->fh[k].n)
+      continue;
+    if (!(dst->fh[k].c = malloc(src->fh[k].n * sizeof *dst->fh[k].c)))
+      bad = 1;
+    else
+      memcpy(dst->fh[k].c, src->fh[k].c, src->fh[k].n * sizeof *dst->fh[k].c);
+  }
+  return bad ? -1 : 0;   /* on failure dst is whole enough for free_tres */
+}
+
 static int same_blocks(const struct target *tg, size_t nf, const size_t *blocks)
 {
   for (size_t k = 0; k < nf; k++)
@@ -982,11 +1009,11 @@ int mpa_cmd_range(int argc, char **argv)
         if (!e && i8)
           e = int8_pass(f, i, path, t->sum.max_abs, &t->i8);
         if (!e && ti.count == 0) {
-          /* the empty tensors after this one copy its results (an empty
-             tensor's histograms are empty: nothing is shared but NULL) */
+          /* the empty tensors after this one share a copy of its results
+             (t itself is freed once written out) */
           free_tres(&empty, nf);
           memset(&empty, 0, sizeof empty);
-          if (share_results(&empty, t, nf)) {
+          if (copy_results(&empty, t, nf)) {
             e = mpa_error(NULL, "out of memory");
           } else {
             empty_ok = 1;
