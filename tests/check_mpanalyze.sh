@@ -123,6 +123,12 @@ if [ $have_py = 1 ]; then
 fi
 $bin -q --format e8m0 "$tmp/w4.txt" >"$tmp/out" 2>&1; [ $? = 2 ] && grep -q "scale format" "$tmp/out" \
   && ok "e8m0 refused" || bad "e8m0 refused"
+for args in "scale --preset pytorch -f e8m0 $tmp/w4.txt" "order -f e8m0 $tmp/w4.txt" \
+            "update -w $tmp/w4.txt -u $tmp/w4.txt -f e8m0" "update -w $tmp/w4.txt -u $tmp/w4.txt --master e8m0"; do
+  $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "a scale format (no sign, no zero)" "$tmp/err" \
+    && ok "e8m0 refused: $args" || bad "e8m0 as $args: status $st $(cat "$tmp/err")"
+done
 $bin -q --format int8 "$tmp/w8.txt" >"$tmp/out" 2>&1 && grep -q "int8   scale 0.023622" "$tmp/out" \
   && grep -q "rounds to 0 3 (25%)" "$tmp/out" && ok "int8 text report" || bad "int8 text report"
 $bin -q --format int8,int8 "$tmp/w8.txt" >"$tmp/out" 2>"$tmp/err"; st=$?
@@ -488,8 +494,14 @@ a=t['act']; print(a['dtype'], a['formats']['fp16']['underflow'], a['formats']['f
   # (F4; it was ignored); one naming members of both widths types those of its width
   # and leaves the others as they were
   $bin -q --dtype 'w*=e4m3' "$d/mixed.npz" >"$tmp/out" 2>"$tmp/err"; st=$?
-  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "mpanalyze: --dtype w*=e4m3: no member it names has e4m3's width (1 byte), so none is read as e4m3 (e.g. 'w', 4-byte fp32)" ] \
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "mpanalyze: range: --dtype w*=e4m3: no member it names has e4m3's width (1 byte), so none is read as e4m3 (e.g. 'w', 4-byte fp32)" ] \
     && ok "--dtype glob of another width: $(cat "$tmp/err")" || bad "--dtype 'w*=e4m3': status $st $(cat "$tmp/err")"
+  # scale checks its rules as range does (a rule naming nothing, a glob of another width)
+  for args in "--dtype zz=fp16 $d/mixed.npz" "--dtype w*=e4m3 $d/mixed.npz"; do
+    $bin scale -q --preset pytorch $args >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^mpanalyze: scale: --dtype " "$tmp/err" \
+      && ok "scale refused: $args: $(cat "$tmp/err")" || bad "scale '$args': status $st $(cat "$tmp/err")"
+  done
   $bin -q --dtype '[wm]*=bf16' "$d/mixed.npz" >"$tmp/out" 2>"$tmp/err"; st=$?
   [ $st -eq 2 ] && grep -q "e.g. 'w', 4-byte fp32" "$tmp/err" && ok "--dtype glob: a skipped member of another width counts as such" \
     || bad "--dtype '[wm]*=bf16': status $st $(cat "$tmp/err")"

@@ -743,39 +743,6 @@ static int keep_skips(mpe_io *f, const char *path, const char **want, size_t nwa
   return 0;
 }
 
-/* The rules of --dtype NAME=TYPE that named a member of f: used[r] |= RULE_NAMED
-   when rule r names a member, RULE_FITS when one of those has TYPE's width (so
-   r, or an earlier rule of that width, reads it). A member r names that stays
-   skipped has another width (a rule of its width would have typed it); a
-   readable one has the width of the type it is read as. rule_example[r] keeps
-   the first member r names, for the message when none fits. */
-enum { RULE_NAMED = 1, RULE_FITS = 2 };
-static char rule_example[MPA_MAX_RULES][200];
-
-static void mark_rules(mpe_io *f, const mpe_io_opts *io, char *used)
-{
-  for (size_t r = 0; r < io->nrules; r++) {
-    const char *pat = io->rules[r].pattern;
-    size_t want = mpe_io_dtype_size(io->rules[r].dtype);
-    for (size_t i = 0; !(used[r] & RULE_FITS) && i < mpe_io_count(f); i++) {
-      mpe_io_tensor ti;
-      if (mpe_io_info(f, i, &ti) || !mpa_name_match(pat, ti.name))
-        continue;
-      if (!used[r])
-        snprintf(rule_example[r], sizeof rule_example[r], "'%.120s', %zu-byte %s", ti.name,
-                 mpe_io_dtype_size(ti.dtype), mpe_type_name(ti.dtype));
-      used[r] |= RULE_NAMED | (mpe_io_dtype_size(ti.dtype) == want ? RULE_FITS : 0);
-    }
-    for (size_t i = 0; !used[r] && i < mpe_io_skipped(f); i++) {
-      const char *n, *d, *w;
-      if (!mpe_io_skipped_info(f, i, &n, &d, &w) && mpa_name_match(pat, n)) {
-        snprintf(rule_example[r], sizeof rule_example[r], "'%.120s', %.40s", n, d);
-        used[r] |= RULE_NAMED;
-      }
-    }
-  }
-}
-
 /* ---------------------------------------------------------------- command */
 
 int mpa_cmd_range(int argc, char **argv)
@@ -863,7 +830,7 @@ int mpa_cmd_range(int argc, char **argv)
   int empty_ok = 0;
   size_t empty_blocks[MAXF];
   char *found = calloc(nwant + 1, 1);
-  char *rule_used = calloc(io.nrules + 1, 1);
+  mpa_rule_use *rule_used = calloc(1, sizeof *rule_used);
   struct step *steps = calloc(npaths, sizeof *steps);
   struct skip *sk = NULL;
   size_t nsk = 0, csk = 0;
@@ -887,7 +854,7 @@ int mpa_cmd_range(int argc, char **argv)
       failed = 1;
       goto walked;
     }
-    mark_rules(f, &io, rule_used);
+    mpa_rules_mark(f, &io, rule_used);
     if (keep_skips(f, path, want, nwant, found, &sk, &nsk, &csk)) {
       mpe_io_close(f);
       rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
@@ -1055,20 +1022,8 @@ walked:
       mpa_error(NULL, "no tensor named '%s' in the input", want[w]);
       goto done;
     }
-  for (size_t r = 0; r < io.nrules; r++)
-    if (!rule_used[r]) {
-      mpa_error(NULL, "--dtype %s=%s: no member of the input is named so", io.rules[r].pattern,
-                mpe_type_name(io.rules[r].dtype));
-      goto done;
-    } else if (!(rule_used[r] & RULE_FITS) && strpbrk(io.rules[r].pattern, "*?[")) {
-      /* a glob naming only members of other widths would change nothing: refused,
-         as a plain NAME of another width is when its file opens */
-      const char *tn = mpe_type_name(io.rules[r].dtype);
-      mpa_error(NULL, "--dtype %s=%s: no member it names has %s's width (%zu byte%s), so none is read as %s "
-                "(e.g. %s)", io.rules[r].pattern, tn, tn, mpe_io_dtype_size(io.rules[r].dtype),
-                mpe_io_dtype_size(io.rules[r].dtype) == 1 ? "" : "s", tn, rule_example[r]);
-      goto done;
-    }
+  if (mpa_rules_check(&io, rule_used))
+    goto done;
   if (ng == 0) {
     if (nsk) {   /* say what there was */
       char en[256], hint[400] = "";

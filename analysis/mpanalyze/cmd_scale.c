@@ -27,10 +27,11 @@ static int step_stats(const char *path, const mpe_io_opts *io, const mpe_format 
   if (mpa_open(path, io, &f))
     return MPA_EXIT_INPUT;
   mpe_range *r;
-  if (mpe_range_create(&r, &fmt, 1, NULL)) {
+  int e = mpe_range_create(&r, &fmt, 1, NULL);
+  if (e) {
     mpe_io_close(f);
-    mpa_error(NULL, "out of memory");
-    return MPA_EXIT_FAIL;
+    mpa_error("scale", "%s", e == MPE_ENOMEM ? "out of memory" : mpe_strerror(e));
+    return e == MPE_ENOMEM ? MPA_EXIT_FAIL : MPA_EXIT_INPUT;
   }
   size_t used = 0;
   int err = 0;
@@ -251,6 +252,31 @@ int mpa_cmd_scale(int argc, char **argv)
     rc = MPA_EXIT_FAIL;
     mpa_error(NULL, "out of memory");
     goto done;
+  }
+  if (io.nrules) {   /* every --dtype rule names a member it can type, as for range */
+    mpa_rule_use *ru = calloc(1, sizeof *ru);
+    if (!ru) {
+      mpa_error("scale", "out of memory");
+      rc = MPA_EXIT_FAIL;
+      goto done;
+    }
+    int bad = 0, quiet = mpa_quiet;
+    mpa_quiet = 1;   /* the skipped-member notes come with the steps' own opens */
+    for (size_t s = 0; s < ns && !bad; s++) {
+      mpe_io *f;
+      if (mpa_open(paths[s], &io, &f))
+        bad = 1;
+      else {
+        mpa_rules_mark(f, &io, ru);
+        mpe_io_close(f);
+      }
+    }
+    mpa_quiet = quiet;
+    if (!bad && mpa_rules_check(&io, ru))
+      bad = 1;
+    free(ru);
+    if (bad)
+      goto done;   /* rc is MPA_EXIT_INPUT */
   }
   if (mpa_mpi_size() > 1) {
     if ((rc = scale_ranks(paths, ns, &io, fmt, want, nwant, sc, dl, st)) || mpa_mpi_rank() > 0)

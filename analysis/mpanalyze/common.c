@@ -935,6 +935,8 @@ static int take(const mpa_opt *o, const char *arg)
     const mpe_format *f = mpe_format_lookup(arg);
     if (!f)
       return bad_value(o, arg);
+    if (!mpe_format_is_signed(f))   /* E8M0 holds block scales: no sign, no zero */
+      return mpa_error(cmd_name, "--%s %s: a scale format (no sign, no zero), not a format values are held in", o->name, arg);
     *(const mpe_format **)o->field = f;
     return 0;
   }
@@ -1110,4 +1112,49 @@ const char *mpa_cell(mpa_cellbuf *b, const char *fmt, ...)
   vsnprintf(b->s, sizeof b->s, fmt, ap);
   va_end(ap);
   return b->s;
+}
+
+/* --dtype rules against the members of the inputs. A member a rule names that
+   stays skipped has another width (a rule of its width would have typed it); a
+   readable one has the width of the type it is read as. */
+enum { RULE_NAMED = 1, RULE_FITS = 2 };
+
+void mpa_rules_mark(mpe_io *f, const mpe_io_opts *io, mpa_rule_use *u)
+{
+  for (size_t r = 0; r < io->nrules && r < MPA_MAX_RULES; r++) {
+    const char *pat = io->rules[r].pattern;
+    size_t want = mpe_io_dtype_size(io->rules[r].dtype);
+    for (size_t i = 0; !(u->used[r] & RULE_FITS) && i < mpe_io_count(f); i++) {
+      mpe_io_tensor ti;
+      if (mpe_io_info(f, i, &ti) || !mpa_name_match(pat, ti.name))
+        continue;
+      if (!u->used[r])
+        snprintf(u->example[r], sizeof u->example[r], "'%.120s', %zu-byte %s", ti.name,
+                 mpe_io_dtype_size(ti.dtype), mpe_type_name(ti.dtype));
+      u->used[r] |= RULE_NAMED | (mpe_io_dtype_size(ti.dtype) == want ? RULE_FITS : 0);
+    }
+    for (size_t i = 0; !u->used[r] && i < mpe_io_skipped(f); i++) {
+      const char *n, *d, *w;
+      if (!mpe_io_skipped_info(f, i, &n, &d, &w) && mpa_name_match(pat, n)) {
+        snprintf(u->example[r], sizeof u->example[r], "'%.120s', %.40s", n, d);
+        u->used[r] |= RULE_NAMED;
+      }
+    }
+  }
+}
+
+int mpa_rules_check(const mpe_io_opts *io, const mpa_rule_use *u)
+{
+  for (size_t r = 0; r < io->nrules && r < MPA_MAX_RULES; r++) {
+    const char *tn = mpe_type_name(io->rules[r].dtype);
+    size_t w = mpe_io_dtype_size(io->rules[r].dtype);
+    if (!u->used[r])
+      return mpa_error(cmd_name, "--dtype %s=%s: no member of the input is named so", io->rules[r].pattern, tn), -1;
+    /* a glob naming only members of other widths would change nothing: refused,
+       as a plain NAME of another width is when its file opens */
+    if (!(u->used[r] & RULE_FITS) && strpbrk(io->rules[r].pattern, "*?["))
+      return mpa_error(cmd_name, "--dtype %s=%s: no member it names has %s's width (%zu byte%s), so none is read as %s "
+                       "(e.g. %s)", io->rules[r].pattern, tn, tn, w, w == 1 ? "" : "s", tn, u->example[r]), -1;
+  }
+  return 0;
 }

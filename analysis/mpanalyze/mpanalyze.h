@@ -119,6 +119,17 @@ extern int mpa_skips_in_report;
    member name; may be repeated: the rules go to o->rules, kept in a static
    table of MPA_MAX_RULES). 0, or prints and returns -1. */
 #define MPA_MAX_RULES 64
+
+/* Which --dtype NAME=TYPE rules named a member of the inputs (range, scale):
+   mpa_rules_mark for every input opened, then mpa_rules_check once. A rule
+   that names no member, or a glob whose members all have another width than
+   TYPE (it would read none of them), is an error: the message said, -1. */
+typedef struct {
+  unsigned char used[MPA_MAX_RULES];         /* 1: names a member; 2: one of them has TYPE's width */
+  char example[MPA_MAX_RULES][200];          /* the first member a rule names */
+} mpa_rule_use;
+void mpa_rules_mark(mpe_io *f, const mpe_io_opts *io, mpa_rule_use *u);
+int mpa_rules_check(const mpe_io_opts *io, const mpa_rule_use *u);
 int mpa_parse_dtype(const char *arg, mpe_io_opts *o);
 /* a member name matches a --tensor or --dtype pattern: equal, or an fnmatch glob */
 int mpa_name_match(const char *pattern, const char *name);
