@@ -816,7 +816,7 @@ static struct pend *pend_push(struct pendv *pv, size_t g, int owner)
 /* the nu parts of tensor i (count values, parts of L), numbered from u0 among
    all parts: into != NULL (one process): each in a fresh accumulator merged into
    `into` in order; else the parts of rank `me` packed into pv (rank 0 lists the
-   others' too), the rest skipped. Prints its error; MPA_EXIT_* */
+   others' too), the rest passed over. Prints its error; MPA_EXIT_* */
 static int run_units(mpe_io *f, size_t i, const char *path, uint64_t count, uint64_t L, size_t nu, size_t u0,
                      int np, int me, const struct target *tg, size_t nf, const mpe_range_opts *ro, mpe_range *into,
                      struct pendv *pv, size_t g)
@@ -829,12 +829,13 @@ static int run_units(mpe_io *f, size_t i, const char *path, uint64_t count, uint
     if (owner != me) {
       if (me == 0 && !pend_push(pv, g, owner))
         return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
-      /* the reads stop after the last part of this rank */
-      int more = u + (size_t)((me - owner + np) % np) < nu;
-      if (more && mpa_skip(f, path, len))
-        return MPA_EXIT_INPUT;
       continue;
     }
+    /* .npy, safetensors and raw data seek; npz members, text and pt read the
+       values before the part and throw them away (after this rank's last part,
+       nothing is read) */
+    if (mpe_io_seek(f, (uint64_t)u * L))
+      return mpa_error(path, "%s", mpe_io_message(f));
     mpe_range *r = alloc_for(tg, nf, ro);
     if (!r)
       return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;

@@ -559,23 +559,6 @@ int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, do
   return mpa_feed_part(f, i, path, UINT64_MAX, r, nr, scale, amax);
 }
 
-int mpa_skip(mpe_io *f, const char *path, uint64_t count)
-{
-  /* a read that is thrown away: the readers go forward only (compressed
-     members and text cannot seek); from a file, the reads are from the cache */
-  enum { NSKIP = 1 << 16 };
-  static double junk[NSKIP];
-  while (count > 0) {
-    size_t n;
-    if (mpe_io_read(f, junk, count < NSKIP ? (size_t)count : NSKIP, &n))
-      return mpa_error(path, "%s", mpe_io_message(f));
-    if (n == 0)
-      return mpa_error(path, "the data end early (the file changed while it was read?)");
-    count -= n;
-  }
-  return 0;
-}
-
 int mpa_feed_part(mpe_io *f, size_t i, const char *path, uint64_t count, mpe_range **r, size_t nr, double scale,
                   double *amax)
 {

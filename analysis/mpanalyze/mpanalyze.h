@@ -142,7 +142,6 @@ int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, do
    left), into r[0..nr), as mpa_feed; the reads stop at the part's end */
 int mpa_feed_part(mpe_io *f, size_t i, const char *path, uint64_t count, mpe_range **r, size_t nr, double scale,
                   double *amax);
-int mpa_skip(mpe_io *f, const char *path, uint64_t count);   /* the next count values of the selected tensor, unread */
 /* progress bar on stderr when it is a terminal and not -q */
 void mpa_progress(const char *label, uint64_t done, uint64_t total);
 void mpa_progress_end(void);
