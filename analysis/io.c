@@ -1566,6 +1566,46 @@ int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
   return f->rd->read(f, values, max, n);
 }
 
+int mpe_io_seek(mpe_io *f, uint64_t value)
+{
+  if (!f)
+    return MPE_EINVAL;
+  if (f->cur < 0)
+    FAIL(MPE_EINVAL, "no tensor selected");
+  struct tens *t = &f->t[f->cur];
+  if (value > t->count)
+    FAIL(MPE_ERANGE, "value %llu of '%.64s', which holds %llu", (unsigned long long)value, TNAME(f, t),
+         (unsigned long long)t->count);
+  uint64_t at = t->count - f->left;
+  size_t es = mpe_io_dtype_size((mpe_type)t->dtype);
+  if (f->rd->select == select_seek) {
+    if (fseeko(f->fp, (off_t)(t->offset + value * es), SEEK_SET))
+      FAIL(MPE_EIO, "seek failed: %s", strerror(errno));
+    f->done = f->done - at * es + value * es;
+    f->left = t->count - value;
+    return MPE_OK;
+  }
+  if (value < at) {   /* forward only: start the tensor again */
+    uint64_t done = f->done;
+    int rc = mpe_io_select(f, (size_t)f->cur);
+    if (rc)
+      return rc;
+    f->done = done - (f->rd->read == read_text ? 0 : at * es);
+    at = 0;
+  }
+  double junk[4096];
+  while (at < value) {
+    size_t n, want = value - at < 4096 ? (size_t)(value - at) : 4096;
+    int rc = mpe_io_read(f, junk, want, &n);
+    if (rc)
+      return rc;
+    if (n == 0)
+      FAIL(MPE_EFORMAT, "data of '%.64s' end early", TNAME(f, t));
+    at += n;
+  }
+  return MPE_OK;
+}
+
 /* ------------------------------------------------------------------ the table of readers */
 
 static int probe_npy(const unsigned char *head, size_t n)

@@ -167,6 +167,57 @@ static mpe_io *open_ok(const char *rel, const mpe_io_opts *o)
   return f;
 }
 
+/* mpe_io_seek: from every value position, forward and backward, the values read
+   after it are the tail of a sequential read; files that seek (npy, safetensors,
+   raw) and those that read forward (npz, deflated and stored, text, pt) */
+START_TEST(test_seek)
+{
+  static const struct { const char *file; int raw; } files[] = {
+    { "boundary.npy", 0 }, { "boundary_be_v2.npy", 0 }, { "model.safetensors", 0 }, { "boundary.bin", 1 },
+    { "grads.npz", 0 }, { "stored.npz", 0 }, { "boundary.csv", 0 }, { "pt/state.pt", 0 } };
+  for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+    mpe_io_opts o;
+    memset(&o, 0, sizeof o);
+    o.has_dtype = files[fi].raw;
+    o.dtype = MPE_FP32;
+    o.chunk_bytes = 4096;
+    mpe_io *f = open_ok(files[fi].file, &o);
+    for (size_t i = 0; i < mpe_io_count(f); i++) {
+      enum { CAP = 4096 };
+      static double all[CAP], tail[CAP];
+      size_t cnt = read_all(f, i, 7, NULL, all, CAP);
+      ck_assert(cnt <= CAP);
+      /* positions up, then down (each one a restart for the readers that go forward only) */
+      for (int dir = 0; dir < 2; dir++)
+        for (size_t k0 = 0; k0 <= cnt; k0 += 1 + cnt / 5) {
+          size_t k = dir ? cnt - k0 : k0;
+          ck_assert_msg(mpe_io_seek(f, k) == 0, "%s #%zu: seek %zu: %s", files[fi].file, i, k, mpe_io_message(f));
+          size_t got = 0, n;
+          double buf[64];
+          mpe_io_tensor t;
+          mpe_io_info(f, i, &t);
+          while (mpe_io_read(f, buf, 5, &n) == 0 && n) {
+            for (size_t j = 0; j < n; j++)
+              tail[got + j] = t.value_type == MPE_FP64 ? buf[j] : (double)((float *)buf)[j];
+            got += n;
+          }
+          ck_assert_msg(got == cnt - k, "%s #%zu: seek %zu: %zu values after it, not %zu", files[fi].file, i, k,
+                        got, cnt - k);
+          for (size_t j = 0; j < got; j++)
+            ck_assert_msg(ts_same_f64(tail[j], all[k + j]), "%s #%zu: seek %zu: value %zu", files[fi].file, i, k, j);
+        }
+      ck_assert_int_eq(mpe_io_seek(f, cnt + 1), MPE_ERANGE);
+      ck_assert_ptr_nonnull(strstr(mpe_io_message(f), "which holds"));
+    }
+    mpe_io_close(f);
+  }
+  mpe_io *f = open_ok("boundary.npy", NULL);
+  ck_assert_int_eq(mpe_io_seek(f, 0), MPE_EINVAL);   /* nothing selected */
+  ck_assert_int_eq(mpe_io_seek(NULL, 0), MPE_EINVAL);
+  mpe_io_close(f);
+}
+END_TEST
+
 /* every reader holding the set B: same values, same hand counts */
 static const struct { const char *file; mpe_io_kind kind; const char *tensor; int raw; } Bfiles[] = {
   { "boundary.npy", MPE_IO_NPY, "boundary", 0 },
@@ -843,6 +894,7 @@ int main(void)
   tcase_add_test(tc, test_reader_shapes);
   tcase_add_test(tc, test_reader_half);
   tcase_add_test(tc, test_reader_narrow);
+  tcase_add_test(tc, test_seek);
   suite_add_tcase(s, tc);
   tc = tcase_create("hostile");
   tcase_add_loop_test(tc, test_hostile, 0, (int)(sizeof hostile / sizeof hostile[0]));

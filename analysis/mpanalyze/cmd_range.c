@@ -743,6 +743,113 @@ static int keep_skips(mpe_io *f, const char *path, const char **want, size_t nwa
   return 0;
 }
 
+/* ---------------------------------------------------------------- units of work */
+
+/* A tensor longer than the chunk C (MPE_RANGE_CHUNK values, default 2^22) is
+   analysed as parts of L values each (the last one to the end), every part in
+   an accumulator of its own, merged into the tensor's in part order: the sums
+   of squares behind rel.err are long double sums, whose last bits depend on the
+   order of additions, and this order is the same however many processes share
+   the parts out (mpirun -np N: part u, counting every tensor's parts in file
+   order, goes to rank u mod N). L is C, rounded down to whole fx16 blocks (an
+   fx16 block never straddles two parts: an open block is closed by a merge). */
+#define RANGE_CHUNK_DEFAULT ((uint64_t)1 << 22)
+#define RANGE_CHUNK_MIN 1024
+
+static int chunk_values(uint64_t *c)
+{
+  const char *e = getenv("MPE_RANGE_CHUNK");
+  *c = RANGE_CHUNK_DEFAULT;
+  if (!e || !*e)
+    return 0;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(e, &end, 10);
+  if (*e < '0' || *e > '9' || *end || errno || v < RANGE_CHUNK_MIN || v > ((uint64_t)1 << 62))
+    return mpa_error(NULL, "MPE_RANGE_CHUNK='%.40s': expected a number of values from %d to 2^62", e, RANGE_CHUNK_MIN);
+  *c = v;
+  return 0;
+}
+
+/* the part length for a tensor of count values (targets' blocks set): the number of parts in *nu */
+static uint64_t unit_len(uint64_t chunk, const struct target *tg, size_t nf, uint64_t count, size_t *nu)
+{
+  uint64_t L = chunk;
+  for (size_t k = 0; k < nf; k++)
+    if (tg[k].t.kind == MPE_TARGET_FX16)
+      L = (L / tg[k].t.block ? L / tg[k].t.block : 1) * tg[k].t.block;
+  *nu = count > L ? (size_t)((count + L - 1) / L) : 1;
+  return L;
+}
+
+/* under mpirun: a part (or a whole tensor) that rank 0 merges, in order. Rank 0
+   lists every part: r is the tensor's accumulator on its first part, ri its
+   place in res, last marks its last part; a part it computed itself is packed
+   (pk) or, a whole tensor, already in r. The other ranks list their own parts,
+   packed, to send. */
+struct pend { size_t g; int owner, last; size_t ri; mpe_range *r; void *pk; size_t len; };
+struct pendv { struct pend *v; size_t n, cap; };
+
+static struct pend *pend_push(struct pendv *pv, size_t g, int owner)
+{
+  if (pv->n == pv->cap) {
+    size_t nc = pv->cap ? 2 * pv->cap : 16;
+    struct pend *v = realloc(pv->v, nc * sizeof *v);
+    if (!v)
+      return NULL;
+    pv->v = v;
+    pv->cap = nc;
+  }
+  struct pend *pd = &pv->v[pv->n++];
+  memset(pd, 0, sizeof *pd);
+  pd->g = g;
+  pd->owner = owner;
+  return pd;
+}
+
+/* the nu parts of tensor i (count values, parts of L), numbered from u0 among
+   all parts: into != NULL (one process): each in a fresh accumulator merged into
+   `into` in order; else the parts of rank `me` packed into pv (rank 0 lists the
+   others' too), the rest passed over. Prints its error; MPA_EXIT_* */
+static int run_units(mpe_io *f, size_t i, const char *path, uint64_t count, uint64_t L, size_t nu, size_t u0,
+                     int np, int me, const struct target *tg, size_t nf, const mpe_range_opts *ro, mpe_range *into,
+                     struct pendv *pv, size_t g)
+{
+  if (mpe_io_select(f, i))
+    return mpa_error(path, "%s", mpe_io_message(f));
+  for (size_t u = 0; u < nu; u++) {
+    int owner = (int)((u0 + u) % (size_t)np);
+    uint64_t len = u + 1 < nu ? L : count - (uint64_t)u * L;
+    if (owner != me) {
+      if (me == 0 && !pend_push(pv, g, owner))
+        return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
+      continue;
+    }
+    /* .npy, safetensors and raw data seek; npz members, text and pt read the
+       values before the part and throw them away (after this rank's last part,
+       nothing is read) */
+    if (mpe_io_seek(f, (uint64_t)u * L))
+      return mpa_error(path, "%s", mpe_io_message(f));
+    mpe_range *r = alloc_for(tg, nf, ro);
+    if (!r)
+      return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
+    /* the last part reads to the end, as a whole tensor does */
+    int e = mpa_feed_part(f, i, path, u + 1 < nu ? len : UINT64_MAX, &r, 1, 1.0, NULL);
+    if (!e && into && mpe_range_merge(into, r))
+      e = (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+    if (!e && !into) {
+      struct pend *pd = pend_push(pv, g, me);
+      if (!pd || mpe_range_pack(r, NULL, 0, &pd->len) || !(pd->pk = malloc(pd->len)) ||
+          mpe_range_pack(r, pd->pk, pd->len, &pd->len))
+        e = (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+    }
+    mpe_range_free(r);
+    if (e)
+      return e;
+  }
+  return MPA_EXIT_OK;
+}
+
 /* ---------------------------------------------------------------- command */
 
 int mpa_cmd_range(int argc, char **argv)
@@ -834,13 +941,19 @@ int mpa_cmd_range(int argc, char **argv)
   struct step *steps = calloc(npaths, sizeof *steps);
   struct skip *sk = NULL;
   size_t nsk = 0, csk = 0;
-  /* under mpirun (np > 1): tensor g is analysed by rank g mod np; rank 0 keeps an
-     accumulator for every tensor (pend[g].r), the others send theirs packed
-     (pend[g].pk), and rank 0 merges them into the total in file order, so the
-     report is the single-process one bit for bit */
+  /* under mpirun (np > 1): part u (a whole tensor, or a part of a long one; see
+     run_units) is analysed by rank u mod np; rank 0 keeps an accumulator for every
+     tensor (pv.v[].r), the others send theirs packed (pv.v[].pk), and rank 0
+     merges them into the total in file order, so the report is the
+     single-process one bit for bit */
   int np = mpa_mpi_size(), me = mpa_mpi_rank(), failed = 0;
-  size_t ng = 0, npend = 0, cpend = 0;
-  struct pend { size_t g; mpe_range *r; void *pk; size_t len; } *pend = NULL;
+  size_t ng = 0, nu_all = 0;
+  struct pendv pv = { NULL, 0, 0 };
+  uint64_t part;
+  if (chunk_values(&part)) {
+    rc = MPA_EXIT_INPUT;
+    goto done;
+  }
   if (!total || !found || !rule_used || !steps) {
     mpa_error(NULL, "out of memory");
     rc = MPA_EXIT_FAIL;
@@ -871,42 +984,40 @@ int mpa_cmd_range(int argc, char **argv)
       if (!keep)
         continue;
       size_t g = ng++;
-      int mine = (int)(g % (size_t)np) == me;
-      if (np > 1 && (me == 0 || mine) && npend == cpend) {
-        cpend = cpend ? 2 * cpend : 16;
-        struct pend *np2 = realloc(pend, cpend * sizeof *np2);
-        if (!np2) {
-          mpe_io_close(f);
-          rc = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
-          failed = 1;
-          goto walked;
-        }
-        pend = np2;
-      }
+      set_blocks(tg, nf, &ti);
+      size_t nu;
+      uint64_t L = unit_len(part, tg, nf, ti.count, &nu), u0 = nu_all;
+      nu_all += nu;
+      int mine = (int)(u0 % (size_t)np) == me;
       if (np > 1 && me > 0) {
-        if (!mine)
+        /* analyse its parts, pack them, keep the bytes for rank 0 */
+        int any = 0;
+        for (size_t u = 0; u < nu && !any; u++)
+          any = (int)((u0 + u) % (size_t)np) == me;
+        if (!any)
           continue;
-        /* analyse, pack, keep the bytes for rank 0 */
-        set_blocks(tg, nf, &ti);
-        mpe_range *r = alloc_for(tg, nf, &ro);
-        struct pend *pd = &pend[npend++];
-        memset(pd, 0, sizeof *pd);
-        pd->g = g;
         mpa_err_local = 1;
-        int e = r ? mpa_feed(f, i, path, &r, 1, 1.0, NULL) : (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
-        if (!e && (mpe_range_pack(r, NULL, 0, &pd->len) || !(pd->pk = malloc(pd->len)) ||
-                   mpe_range_pack(r, pd->pk, pd->len, &pd->len)))
-          e = mpa_error(NULL, "out of memory"), rc = MPA_EXIT_FAIL;
+        int e;
+        if (nu > 1) {
+          e = run_units(f, i, path, ti.count, L, nu, u0, np, me, tg, nf, &ro, NULL, &pv, g);
+        } else {
+          mpe_range *r = alloc_for(tg, nf, &ro);
+          struct pend *pd = r ? pend_push(&pv, g, me) : NULL;
+          e = pd ? mpa_feed(f, i, path, &r, 1, 1.0, NULL) : (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+          if (!e && (mpe_range_pack(r, NULL, 0, &pd->len) || !(pd->pk = malloc(pd->len)) ||
+                     mpe_range_pack(r, pd->pk, pd->len, &pd->len)))
+            e = (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+          mpe_range_free(r);
+        }
         mpa_err_local = 0;
-        mpe_range_free(r);
         if (e) {
+          rc = e;
           mpe_io_close(f);
           failed = 1;
           goto walked;
         }
         continue;
       }
-      set_blocks(tg, nf, &ti);
       int share_empty = ti.count == 0 && empty_ok && same_blocks(tg, nf, empty_blocks);
       mpe_range *r = share_empty ? NULL : alloc_for(tg, nf, &ro);
       if (nres == cap) {
@@ -945,15 +1056,24 @@ int mpa_cmd_range(int argc, char **argv)
         }
       if (np > 1) {
         /* rank 0: analyse its own share now; merge every tensor in order later */
-        struct pend *pd = &pend[npend++];
-        memset(pd, 0, sizeof *pd);
-        pd->g = g;
-        pd->r = r;
-        if (!mine)
-          continue;
-        int e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
-        pd->r = r;   /* mpa_feed may have replaced it */
+        size_t first = pv.n;
+        int e = MPA_EXIT_OK;
+        if (nu > 1) {
+          e = run_units(f, i, path, ti.count, L, nu, u0, np, me, tg, nf, &ro, NULL, &pv, g);
+        } else if (!pend_push(&pv, g, (int)(u0 % (size_t)np))) {
+          e = (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
+        } else if (mine) {
+          e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);   /* straight into the tensor's accumulator */
+        }
+        if (pv.n > first) {   /* the tensor's accumulator goes with its first part */
+          pv.v[first].r = r;
+          pv.v[first].ri = nres - 1;
+          pv.v[pv.n - 1].last = 1;
+        } else {
+          mpe_range_free(r);
+        }
         if (e) {
+          rc = e;
           mpe_io_close(f);
           failed = 1;
           goto walked;
@@ -970,7 +1090,8 @@ int mpa_cmd_range(int argc, char **argv)
         else if (i8)
           e = int8_pass(f, i, path, 0.0, &t->i8);
       } else {
-        e = mpa_feed(f, i, path, &r, 1, 1.0, NULL);
+        e = nu > 1 ? run_units(f, i, path, ti.count, L, nu, u0, 1, 0, tg, nf, &ro, r, NULL, g)
+                   : mpa_feed(f, i, path, &r, 1, 1.0, NULL);
         if (!e && (extract(r, nf, t) || mpe_range_merge(total, r)))
           e = mpa_error(NULL, "out of memory");
         if (!e && i8)
@@ -1038,8 +1159,8 @@ walked:
     goto done;
   }
   if (np > 1 && me > 0) {
-    for (size_t k = 0; k < npend; k++)
-      if (mpa_mpi_send(pend[k].pk, pend[k].len, 0, 7)) {
+    for (size_t k = 0; k < pv.n; k++)
+      if (mpa_mpi_send(pv.v[k].pk, pv.v[k].len, 0, 7)) {
         rc = MPA_EXIT_FAIL;
         goto done;
       }
@@ -1047,33 +1168,42 @@ walked:
     goto done;
   }
   if (np > 1) {
-    /* rank 0: the others' accumulators, then the total in file order */
-    for (size_t k = 0; k < npend; k++) {
-      struct pend *pd = &pend[k];
-      int owner = (int)(pd->g % (size_t)np);
-      if (owner != 0) {
+    /* rank 0: the others' accumulators, then the total in file order; the
+       parts of a tensor are merged into its accumulator in part order */
+    mpe_range *cur = NULL;
+    size_t ri = 0;
+    for (size_t k = 0; k < pv.n; k++) {
+      struct pend *pd = &pv.v[k];
+      if (pd->r)
+        cur = pd->r, ri = pd->ri;
+      int e = 0;
+      if (pd->owner != 0) {
         void *b = NULL;
         size_t len = 0;
-        int e = mpa_mpi_recv(&b, &len, owner, 7) ? MPE_EIO : mpe_range_merge_packed(pd->r, b, len);
+        e = mpa_mpi_recv(&b, &len, pd->owner, 7) ? MPE_EIO : mpe_range_merge_packed(cur, b, len);
         free(b);
-        if (e) {
-          mpa_error(NULL, "tensor %zu from rank %d: %s", pd->g, owner, mpe_strerror(e));
-          rc = MPA_EXIT_FAIL;
-          goto done;
-        }
+      } else if (pd->pk) {
+        e = mpe_range_merge_packed(cur, pd->pk, pd->len);
       }
-      if (extract(pd->r, nf, &res[k]) || mpe_range_merge(total, pd->r)) {
+      if (e) {
+        mpa_error(NULL, "tensor %zu from rank %d: %s", pd->g, pd->owner, mpe_strerror(e));
+        rc = MPA_EXIT_FAIL;
+        goto done;
+      }
+      if (!pd->last)
+        continue;
+      if (extract(cur, nf, &res[ri]) || mpe_range_merge(total, cur)) {
         mpa_error(NULL, "out of memory");
         rc = MPA_EXIT_FAIL;
         goto done;
       }
-      step_add(&steps[res[k].step], &res[k], nf);
-      if (k > 0 && keep_layers && (rc = spill_put(&sp, &res[k], tg, nf, json, (int)margin)))
+      step_add(&steps[res[ri].step], &res[ri], nf);
+      if (ri > 0 && keep_layers && (rc = spill_put(&sp, &res[ri], tg, nf, json, (int)margin)))
         goto done;
       rc = MPA_EXIT_INPUT;
-      if (k > 0) {   /* written out, or summed into its step */
-        free_tres(&res[k], nf);
-        memset(&res[k], 0, sizeof res[k]);
+      if (ri > 0) {   /* written out, or summed into its step */
+        free_tres(&res[ri], nf);
+        memset(&res[ri], 0, sizeof res[ri]);
       }
     }
   }
@@ -1219,11 +1349,11 @@ done:
   }
   free(sk);
   mpe_range_free(total);
-  for (size_t k = 0; k < npend; k++) {
-    mpe_range_free(pend[k].r);
-    free(pend[k].pk);
+  for (size_t k = 0; k < pv.n; k++) {
+    mpe_range_free(pv.v[k].r);
+    free(pv.v[k].pk);
   }
-  free(pend);
+  free(pv.v);
 out:
   mpa_free_inputs(paths, npaths);
   free(want);

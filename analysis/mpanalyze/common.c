@@ -464,7 +464,8 @@ struct batch {
   size_t *len;                          /* the pieces: one per read */
   uint64_t done;                        /* mpe_io_bytes_done after this batch */
   int rc;                               /* a read error: mpe_io_message says it */
-  int last;                             /* the tensor ends with this batch */
+  int last;                             /* the tensor (or the part asked for) ends with this batch */
+  uint64_t *want;                       /* values still to read in the part; UINT64_MAX: to the end */
 };
 
 /* read the next batch of the selected tensor into b */
@@ -474,13 +475,19 @@ static void fill(mpe_io *f, size_t es, struct batch *b)
   b->rc = 0;
   b->last = 0;
   while (b->n + FEED_VALUES <= b->vcap && b->np < b->pcap) {
-    size_t n;
-    if ((b->rc = mpe_io_read(f, (char *)b->v + b->n * es, FEED_VALUES, &n)))
+    size_t n, ask = *b->want < FEED_VALUES ? (size_t)*b->want : FEED_VALUES;
+    if (ask == 0) {   /* a part ends here, without a read past it */
+      b->last = 1;
+      break;
+    }
+    if ((b->rc = mpe_io_read(f, (char *)b->v + b->n * es, ask, &n)))
       break;
     if (n == 0) {
       b->last = 1;
       break;
     }
+    if (*b->want != UINT64_MAX)
+      *b->want -= n;
     b->len[b->np++] = n;
     b->n += n;
   }
@@ -547,19 +554,27 @@ static struct batch *stream(mpe_io *f, size_t es, struct batch *bb, int f64, con
 
 int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, double scale, double *amax)
 {
+  if (mpe_io_select(f, i))
+    return mpa_error(path, "%s", mpe_io_message(f));
+  return mpa_feed_part(f, i, path, UINT64_MAX, r, nr, scale, amax);
+}
+
+int mpa_feed_part(mpe_io *f, size_t i, const char *path, uint64_t count, mpe_range **r, size_t nr, double scale,
+                  double *amax)
+{
   static double small[FEED_VALUES];     /* a tensor of one read: no allocation (200,000 tiny tensors) */
   static size_t small_len[1];
   mpe_io_tensor t;
   mpe_io_info(f, i, &t);
-  if (mpe_io_select(f, i))
-    return mpa_error(path, "%s", mpe_io_message(f));
   int f64 = t.value_type == MPE_FP64;
   size_t es = f64 ? sizeof(double) : sizeof(float);
+  uint64_t want = count, n = count < t.count ? count : t.count;
   /* more than one batch: two of them, read and analysed at once (the counts of
      text files are known once they are opened) */
-  int big = t.count > FEED_VALUES, two = t.count > BATCH_VALUES, rc = 0;
+  int big = n > FEED_VALUES, two = n > BATCH_VALUES, rc = 0;
   struct batch bb[2];
   memset(bb, 0, sizeof bb);
+  bb[0].want = bb[1].want = &want;
   double *sbuf = NULL;
   for (int k = 0; k < 2; k++) {
     struct batch *b = &bb[k];
@@ -610,6 +625,8 @@ int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, do
   }
   if (bad)
     rc = mpa_error(path, "%s", mpe_io_message(f));
+  else if (want != UINT64_MAX && want > 0)
+    rc = mpa_error(path, "the data end early (the file changed while it was read?)");
 out:
   for (int k = 0; k < 2 && big; k++) {
     free(bb[k].v);

@@ -149,6 +149,10 @@ int mpa_getopt(int argc, char **argv, const char *shortopts, const struct option
    `scale` first when scale != 1, in binary64); *amax (when not NULL) is raised to
    the largest |x| seen (NaN if a NaN is seen). Returns 0 or prints and returns 2. */
 int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, double scale, double *amax);
+/* the next count values of tensor i, already selected (UINT64_MAX: all that are
+   left), into r[0..nr), as mpa_feed; the reads stop at the part's end */
+int mpa_feed_part(mpe_io *f, size_t i, const char *path, uint64_t count, mpe_range **r, size_t nr, double scale,
+                  double *amax);
 /* progress bar on stderr when it is a terminal and not -q */
 void mpa_progress(const char *label, uint64_t done, uint64_t total);
 void mpa_progress_end(void);

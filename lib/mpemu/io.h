@@ -93,6 +93,12 @@ MPE_API int mpe_io_select(mpe_io *f, size_t i);
    early or are corrupt, e.g. a CRC or inflate error in a .npz member), MPE_EIO;
    mpe_io_message then says why. */
 MPE_API int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n);
+/* Go to value `value` (0 to count) of the selected tensor: the next mpe_io_read
+   starts there. Files whose data lie at offsets (npy, safetensors, raw) seek;
+   the others (npz members, text, pt) read forward and throw the values away
+   (backward: they start the tensor again). Errors: MPE_EINVAL (nothing
+   selected), MPE_ERANGE (value > count), those of mpe_io_read. */
+MPE_API int mpe_io_seek(mpe_io *f, uint64_t value);
 /* The last error of f as one line, "" when none. */
 MPE_API const char *mpe_io_message(const mpe_io *f);
 /* Progress of reading: bytes of tensor data consumed so far over all tensors, and the total. */
