@@ -1207,11 +1207,12 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   static const mpe_io_opts defaults;
   if (msg && msglen)
     msg[0] = 0;
+  if (out)
+    *out = NULL;   /* the constructor convention (mpemu/core.h): NULL on every failure */
   if (!out || !path) {
     mpei_io_msg(msg, msglen, "invalid argument");
     return MPE_EINVAL;
   }
-  *out = NULL;
   if (!o)
     o = &defaults;
   if ((o->kind != MPE_IO_AUTO && !reader_of(o->kind)) || o->ndim < 0 || o->ndim > MPE_IO_MAXDIM ||

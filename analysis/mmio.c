@@ -283,7 +283,10 @@ int mpe_mtx_size(const char *path, int *nrows, int *ncols, size_t *entries)
 
 int mpe_mtx_read(mpe_csr **out, const char *path)
 {
-  if (!out || !path)
+  if (!out)
+    return MPE_EINVAL;
+  *out = NULL;   /* the constructor convention (mpemu/core.h): NULL on every failure */
+  if (!path)
     return MPE_EINVAL;
   reader rd;
   size_t fsize;

@@ -111,6 +111,10 @@ START_TEST(test_update_train_io)
   mpe_io *io = JUNK(mpe_io);
   ASSERT_EINVAL_NULL(mpe_io_open(&io, "whatever.npy", &o, NULL, 0), io);
   ck_assert_int_eq(mpe_io_open(NULL, "whatever.npy", NULL, NULL, 0), MPE_EINVAL);
+  io = JUNK(mpe_io);
+  ASSERT_EINVAL_NULL(mpe_io_open(&io, NULL, NULL, NULL, 0), io);   /* no path */
+  mpe_csr *A = JUNK(mpe_csr);
+  ASSERT_EINVAL_NULL(mpe_mtx_read(&A, NULL), A);
   mpe_io_close(NULL);
 }
 END_TEST

@@ -209,12 +209,15 @@ START_TEST(test_mtx_bad)
     mpe_csr *A = (mpe_csr *)0x1;
     int rc = mpe_mtx_read(&A, data_path(cases[k].file));
     ck_assert_msg(rc == cases[k].rc, "%s: %d (%s), want %d", cases[k].file, rc, mpe_strerror(rc), cases[k].rc);
-    ck_assert_ptr_eq(A, (mpe_csr *)0x1);
+    ck_assert_ptr_null(A);   /* the constructor convention: NULL on failure */
   }
-  mpe_csr *A = NULL;
+  mpe_csr *A = (mpe_csr *)0x1;
   ck_assert_int_eq(mpe_mtx_read(&A, data_path("")), MPE_EIO);   /* a directory */
+  ck_assert_ptr_null(A);
   ck_assert_int_eq(mpe_mtx_read(NULL, data_path("general.mtx")), MPE_EINVAL);
+  A = (mpe_csr *)0x1;
   ck_assert_int_eq(mpe_mtx_read(&A, NULL), MPE_EINVAL);
+  ck_assert_ptr_null(A);
 }
 END_TEST
 
@@ -232,7 +235,7 @@ START_TEST(test_mtx_hostile)
     mpe_csr *A = (mpe_csr *)0x1;
     int rc = mpe_mtx_read(&A, data_path(cases[k].file));
     ck_assert_msg(rc == cases[k].rc, "%s: %d (%s), want %d", cases[k].file, rc, mpe_strerror(rc), cases[k].rc);
-    ck_assert_ptr_eq(A, (mpe_csr *)0x1);
+    ck_assert_ptr_null(A);   /* the constructor convention: NULL on failure */
     int m = 0, n = 0;
     size_t e = 0;
     rc = mpe_mtx_size(data_path(cases[k].file), &m, &n, &e);

@@ -142,9 +142,10 @@ MPE_API int mpe_io_write_npz(const char *path, const mpe_io_out *t, size_t n, in
    MPE_MTX_MAX_EMPTY (a 76-byte file declaring 2^31 rows is refused, not
    given 34 GB).
    Returns MPE_EIO if the file cannot be read, MPE_EFORMAT for a malformed
-   or truncated file (*A untouched), MPE_EUNSUP for complex/hermitian data or
+   or truncated file, MPE_EUNSUP for complex/hermitian data or
    more empty rows/columns than the limit, MPE_ERANGE for a NaN or infinite
-   value (also a sum of duplicate entries that overflows), MPE_ENOMEM. */
+   value (also a sum of duplicate entries that overflows), MPE_ENOMEM; on any
+   failure *A is NULL (it was left untouched before 0.1's constructor convention). */
 #define MPE_MTX_MAX_EMPTY (1 << 20)
 MPE_API int mpe_mtx_read(mpe_csr **A, const char *path);
 /* Read only the banner and size line: the order and the number of stored
