@@ -48,6 +48,13 @@ d=$(jget "$tmp/o.json" differ)
 [ "$d" -gt 120 ] && [ "$d" -lt 280 ] && ok "order: $d of 600 random orders differ (1/3 expected)" || bad "order differ $d"
 "$bin" order --len 3 --trials 300 --splits 2 --json "$tmp/o.txt" | cmp -s - "$tmp/o.json" && ok "order: reproducible" || bad "order reproducible"
 "$bin" order --len 3 "$tmp/o.txt" | grep -q 'random orders differing' && ok "order: text" || bad "order text"
+# --seed is decimal (010 is ten, not octal eight) or 0x hexadecimal
+for p in "010 10" "0x10 16"; do
+  set -- $p
+  "$bin" order --len 3 --trials 300 --json --seed "$1" "$tmp/o.txt" >"$tmp/s1.json" 2>&1
+  "$bin" order --len 3 --trials 300 --json --seed "$2" "$tmp/o.txt" >"$tmp/s2.json" 2>&1
+  cmp -s "$tmp/s1.json" "$tmp/s2.json" && [ "$(jget "$tmp/s1.json" seed)" = "$2" ] && ok "order: --seed $1 is $2" || bad "order --seed $1: $(head -c 200 "$tmp/s1.json")"
+done
 "$bin" order --len 4 "$tmp/o.txt" >"$tmp/o2" 2>"$tmp/e"; [ $? -eq 2 ] && [ ! -s "$tmp/o2" ] && ok "order: bad --len refused" || bad "order bad len"
 "$bin" order --format fp64 "$tmp/o.txt" >"$tmp/o2" 2>"$tmp/e"; [ $? -eq 2 ] && ok "order: fp64 refused" || bad "order fp64"
 "$bin" order "$tmp/missing.npy" >"$tmp/o2" 2>"$tmp/e"; [ $? -eq 2 ] && ok "order: missing file refused" || bad "order missing"

@@ -252,7 +252,8 @@ done
 # stdout on a full device: every report kind
 if [ -w /dev/full ]; then
   for args in "$d/boundary.npy" "--json $d/boundary.npy" "scale --preset pytorch $d/half.npy" \
-              "refine --matrix dominant --n 16" "refine --matrix dominant --n 16 --json" "cg --n 8 --json" "cg --n 8"; do
+              "refine --matrix dominant --n 16" "refine --matrix dominant --n 16 --json" "cg --n 8 --json" "cg --n 8" \
+              "--help" "--version" "help" "range --help" "memory --params 7B"; do
     $bin $args >/dev/full 2>"$tmp/err"; st=$?
     [ $st -eq 2 ] && grep -q "standard output: write failed" "$tmp/err" && ok "stdout full: $args" || bad "stdout full '$args': status $st"
   done
@@ -621,7 +622,9 @@ update -w $d/half.npy -u $d/half.npy --steps 0|mpanalyze: update: bad --steps '0
 update -w $d/half.npy -u $d/half.npy --seed -1|mpanalyze: update: bad --seed '-1' (a non-negative integer)
 memory --params 7B --optimizer lion|mpanalyze: memory: unknown --optimizer 'lion' (adam, sgd, adafactor)
 memory --params 7B --gpus 0|mpanalyze: memory: bad --gpus '0' (an integer from 1 to 2^30)
-memory --params 0|mpanalyze: memory: bad --params '0' (a positive count: 1.3e9, 7.5B, 350M, 125k)
+memory --params 0|mpanalyze: memory: bad --params '0' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
+memory --params 1.5e308|mpanalyze: memory: bad --params '1.5e308' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
+memory --params 1e-300|mpanalyze: memory: bad --params '1e-300' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
 order --trials 0 $d/half.npy|mpanalyze: order: bad --trials '0' (an integer from 1 to 2^20)
 order --round up $d/half.npy|mpanalyze: order: unknown --round 'up' (rne, rna, rz, ru, rd, ro, sr, sr_eq)
 EOF

@@ -855,7 +855,7 @@ static void say_want(const mpa_opt *o, char *buf, size_t n)
       snprintf(buf, n, "a number from %s to %s", lo, hi);
     break;
   case MPA_COUNT:
-    snprintf(buf, n, "a positive count: 1.3e9, 7.5B, 350M, 125k");
+    snprintf(buf, n, "a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k");
     break;
   case MPA_FORMAT:
     snprintf(buf, n, "fp16, bf16, tf32, e4m3, e5m2, fp32, fp64, ...");
@@ -905,7 +905,9 @@ int mpa_parse_count(const char *s, double *v)
       return -1;
     x *= units[i].m;
   }
-  if (!(x > 0) || !isfinite(x))
+  /* from one to 10^15 (a thousand times the largest models): every product
+     the memory arithmetic forms of such counts stays finite */
+  if (!(x >= 1) || !(x <= 1e15))
     return -1;
   *v = x;
   return 0;
@@ -931,7 +933,9 @@ static int take(const mpa_opt *o, const char *arg)
   }
   case MPA_U64: {
     errno = 0;
-    unsigned long long v = strtoull(arg, &e, 0);
+    /* decimal, or hexadecimal after 0x (a seed copied from a log); 010 is ten, not octal */
+    const char *a = arg + strspn(arg, " \t");
+    unsigned long long v = strtoull(arg, &e, a[0] == '0' && (a[1] == 'x' || a[1] == 'X') ? 16 : 10);
     if (e == arg || *e || errno || arg[strspn(arg, " \t")] == '-' || (o->hi > 0 && (double)v > o->hi))
       return bad_value(o, arg);
     *(unsigned long long *)o->field = v;

@@ -30,11 +30,11 @@ static int run(int argc, char **argv)
 {
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
     usage(stdout);
-    return MPA_EXIT_OK;
+    return mpa_close_stdout(MPA_EXIT_OK);   /* a write failure is exit 2, as for every report */
   }
   if (argc >= 2 && !strcmp(argv[1], "--version")) {
     printf("mpanalyze (mpemu) %s\n", mpe_version_string());
-    return MPA_EXIT_OK;
+    return mpa_close_stdout(MPA_EXIT_OK);
   }
   if (argc < 2) {
     usage(stderr);

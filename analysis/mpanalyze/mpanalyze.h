@@ -44,9 +44,9 @@ typedef enum {
   MPA_FLAG,      /* int: set to 1 */
   MPA_INT,       /* int in [lo, hi] */
   MPA_LONG,      /* long in [lo, hi] */
-  MPA_U64,       /* unsigned long long, decimal, 0x hex or 0 octal, at most hi (seeds) */
+  MPA_U64,       /* unsigned long long, decimal or 0x hex (010 is ten), at most hi (seeds) */
   MPA_DOUBLE,    /* double: a finite number in [lo, hi] (MPA_LO_OPEN, MPA_HI_OPEN: strict) */
-  MPA_COUNT,     /* double: a positive count with an optional k, M, B (or G), T suffix */
+  MPA_COUNT,     /* double: a count from 1 to 1e15, with an optional k, M, B (or G), T suffix */
   MPA_FORMAT,    /* const mpe_format *: a format name (mpe_format_lookup) */
   MPA_ENUM,      /* int: the index of the value in words (NULL-terminated) */
   MPA_ROUND,     /* mpe_round: rne, rna, rz, ru, rd, ro, sr, sr_eq */
