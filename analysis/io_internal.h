@@ -14,6 +14,7 @@ struct mpei_text {
   uint64_t pos;         /* bytes of the file consumed */
   uint64_t line;
   int eof;
+  int sep;              /* 0 after a value, 1 after a comma or semicolon that followed one, 2 at a line's start */
 };
 
 /* members skipped because they hold no floating-point data (io_member.c) */

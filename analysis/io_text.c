@@ -26,7 +26,10 @@ static int fill(struct mpei_text *s, FILE *fp)
 }
 
 /* Next token into tok. Returns 1 (token), 0 (end of file), -1 (read error),
-   -2 (token too long), -3 (NUL or control byte). *nl counts newlines passed. */
+   -2 (token too long), -3 (NUL or control byte), -4 (an empty field: a comma or
+   semicolon at a line's start, after another one, or at a line's end, as "1,,2"
+   or "1,2,"). *nl counts newlines passed. A UTF-8 byte-order mark that starts
+   the file is passed over. */
 static int next_token(struct mpei_text *s, FILE *fp, char *tok, uint64_t *nl)
 {
   size_t n = 0;
@@ -39,11 +42,19 @@ static int next_token(struct mpei_text *s, FILE *fp, char *tok, uint64_t *nl)
       if (r == 0)
         break;
     }
+    if (s->pos == 0 && s->len - s->at >= 3 && !memcmp(s->buf + s->at, "\xef\xbb\xbf", 3)) {
+      s->at += 3;         /* a byte-order mark (spreadsheets write one) */
+      s->pos += 3;
+      continue;
+    }
     char c = s->buf[s->at];
     if (c == '\n') {
       if (n)
         break;            /* the newline is seen again by the next call */
+      if (s->sep == 1 && !comment)
+        return -4;        /* "1,2," */
       comment = 0;
+      s->sep = 2;
       (*nl)++;
       s->line++;
     } else if (comment) {
@@ -52,22 +63,31 @@ static int next_token(struct mpei_text *s, FILE *fp, char *tok, uint64_t *nl)
       comment = 1;   /* a comment starts a token; inside one (MSVC's 1.#INF) '#' is
                         part of it, so the token is refused rather than read as 1 */
     } else if (c == ' ' || c == '\t' || c == '\r' || c == ',' || c == ';') {
+      int field = c == ',' || c == ';';
       if (n) {
+        s->sep = field;
         s->at++;
         s->pos++;
         break;
       }
+      if (field && s->sep)
+        return -4;        /* ",1", "1,,2", "1, ,2" */
+      if (field)
+        s->sep = 1;
     } else if ((unsigned char)c < 0x20 || c == 0x7f) {
       return -3;
     } else {
       if (n + 1 >= TOKMAX)
         return -2;
       tok[n++] = c;
+      s->sep = 0;
     }
     s->at++;
     s->pos++;
   }
   tok[n] = 0;
+  if (!n && s->sep == 1)
+    return -4;            /* "1,2," at the end of the file */
   return n > 0;
 }
 
@@ -92,6 +112,9 @@ static int token_error(int r, struct mpei_text *s, const char *tok, char *msg, s
     mpei_io_msg(msg, msglen, "line %llu: a token longer than %d characters", (unsigned long long)s->line, TOKMAX - 1);
   else if (r == -3)
     mpei_io_msg(msg, msglen, "line %llu: control character or NUL byte (binary file?)", (unsigned long long)s->line);
+  else if (r == -4)
+    mpei_io_msg(msg, msglen, "line %llu: an empty field (a comma or semicolon with no number before it)",
+                (unsigned long long)s->line);
   else
     mpei_io_msg(msg, msglen, "line %llu: '%.40s' is not a number", (unsigned long long)s->line, tok);
   return MPE_EFORMAT;
@@ -108,6 +131,7 @@ int mpei_text_rewind(struct mpei_text *s, FILE *fp, char *msg, size_t msglen)
   s->pos = 0;
   s->line = 1;
   s->eof = 0;
+  s->sep = 2;
   return MPE_OK;
 }
 

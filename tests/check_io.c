@@ -284,6 +284,18 @@ START_TEST(test_reader_shapes)
   ck_assert_uint_eq(t.shape[0], 4);
   ck_assert_uint_eq(t.shape[1], 5);
   mpe_io_close(f);
+  /* a UTF-8 byte-order mark before the first number (spreadsheets write one) */
+  f = open_ok("bom.csv", NULL);
+  mpe_io_info(f, 0, &t);
+  ck_assert_int_eq(t.ndim, 2);
+  ck_assert_uint_eq(t.count, 4);
+  ck_assert_int_eq(mpe_io_select(f, 0), MPE_OK);
+  double bv[4];
+  size_t got = 0;
+  ck_assert_int_eq(mpe_io_read(f, bv, 4, &got), MPE_OK);
+  ck_assert_uint_eq(got, 4);
+  ck_assert(bv[0] == 1.5 && bv[1] == 2 && bv[2] == 3 && bv[3] == -4e-3);
+  mpe_io_close(f);
   /* raw with a shape: right and wrong */
   mpe_io_opts o;
   memset(&o, 0, sizeof o);
@@ -438,6 +450,9 @@ static const struct { const char *file; int rc; const char *says; } hostile[] = 
   { "hostile/bad_token.csv", MPE_EFORMAT, "line 2" },
   { "hostile/msvc_inf.csv", MPE_EFORMAT, "'1.#INF' is not a number" },   /* was read as 1.0 */
   { "hostile/binary.csv", MPE_EFORMAT, "control" },
+  { "hostile/empty_field.csv", MPE_EFORMAT, "line 2: an empty field" },        /* was read as 3, 4 */
+  { "hostile/trailing_comma.csv", MPE_EFORMAT, "line 1: an empty field" },
+  { "hostile/leading_semicolon.csv", MPE_EFORMAT, "line 1: an empty field" },
   { "hostile/odd_size.bin", MPE_EFORMAT, "multiple of 4" },
   { "no/such/file.npy", MPE_EIO, "cannot open" },
 };
