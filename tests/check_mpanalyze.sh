@@ -622,6 +622,8 @@ update -w $d/half.npy -u $d/half.npy --steps 0|mpanalyze: update: bad --steps '0
 update -w $d/half.npy -u $d/half.npy --seed -1|mpanalyze: update: bad --seed '-1' (a non-negative integer)
 memory --params 7B --optimizer lion|mpanalyze: memory: unknown --optimizer 'lion' (adam, sgd, adafactor)
 memory --params 7B --gpus 0|mpanalyze: memory: bad --gpus '0' (an integer from 1 to 2^30)
+scale --preset pytorch --margin 5 $d/half.npy|mpanalyze: scale: --margin applies to --preset delayed only
+scale --preset delayed --interval 5 $d/half.npy|mpanalyze: scale: --interval applies to the dynamic loss scalers, not to --preset delayed
 memory --params 0|mpanalyze: memory: bad --params '0' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
 memory --params 1.5e308|mpanalyze: memory: bad --params '1.5e308' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
 memory --params 1e-300|mpanalyze: memory: bad --params '1e-300' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)

@@ -160,7 +160,7 @@ int mpa_cmd_scale(int argc, char **argv)
   const char **want = calloc((size_t)argc + 1, sizeof *want);
   size_t nwant = 0;
   double init = 0;
-  long interval = 0, hyst = 0, history = 0, margin = 0;
+  long interval = 0, hyst = 0, history = 0, margin = -1;   /* margin -1: not given */
   int json = 0, first, rc = MPA_EXIT_INPUT;
   char **paths = NULL;   /* the step files, folders and globs expanded */
   size_t ns = 0;
@@ -201,6 +201,18 @@ int mpa_cmd_scale(int argc, char **argv)
     goto out;
   }
   int delayed = !strcmp(preset, "delayed") || !strcmp(preset, "te");
+  /* an option of the other kind of scaling would be ignored: refused */
+  if (!delayed && (history || margin >= 0)) {
+    mpa_error("scale", "--%s applies to --preset delayed only", history ? "history" : "margin");
+    goto out;
+  }
+  if (delayed && (init > 0 || interval || hyst)) {
+    mpa_error("scale", "--%s applies to the dynamic loss scalers, not to --preset delayed",
+              init > 0 ? "init" : interval ? "interval" : "hysteresis");
+    goto out;
+  }
+  if (margin < 0)
+    margin = 0;
   if (!fmt)
     fmt = mpe_format_lookup(delayed ? "e5m2" : "fp16");
   if ((rc = mpa_expand_inputs(argc - first, argv + first, &paths, &ns)))
