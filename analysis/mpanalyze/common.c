@@ -396,7 +396,7 @@ int mpa_getopt(int argc, char **argv, const char *shortopts, const struct option
   const char *w = optind - 1 >= 1 && optind - 1 < argc ? argv[optind - 1] : "";
   char opt[80];
   const char *why = "unrecognized option '%s'";
-  if (w[0] == '-' && w[1] == '-') {
+  if (!strncmp(w, "--", 2)) {
     snprintf(opt, sizeof opt, "%.*s", (int)strcspn(w, "="), w);
     if (optopt)
       why = strchr(w, '=') ? "option '%s' takes no value" : "option '%s' needs a value";
