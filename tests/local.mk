@@ -28,6 +28,10 @@ $(layers_log): $(filter-out $(layers_log),$(TEST_LOGS))
 # make bench: every row a ratio to a reference measured in the same run
 EXTRA_PROGRAMS += $(bench_programs)
 CLEANFILES += $(bench_programs)
+# (the first and last lines give the date, the CPU and the load average, which
+# scripts/bench-tables copies into the README's tables)
 bench: $(bench_programs)
+	@echo "make bench: $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1), $$(nproc 2>/dev/null || echo ?) cores, load average before: $$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null)"
 	@for b in $(bench_programs); do ./$$b || exit 1; done
+	@echo "make bench: load average after: $$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null)"
 .PHONY: bench
