@@ -143,13 +143,20 @@ static void leave(void)
 
 static int dev_sm(const gpu_ctx *c) { return c->prop.major * 10 + c->prop.minor; }
 
+/* The number of devices (probed once). */
+static int probe(void)
+{
+  pthread_mutex_lock(&gpu_lock);
+  int n = probe_locked();
+  pthread_mutex_unlock(&gpu_lock);
+  return n;
+}
+
 int mpe_gpu_device_count(int *count)
 {
   if (!count)
     return MPE_EINVAL;
-  pthread_mutex_lock(&gpu_lock);
-  int n = probe_locked();
-  pthread_mutex_unlock(&gpu_lock);
+  int n = probe();
   if (n == 0)
     return MPE_EDEVICE;
   *count = n;
@@ -202,9 +209,7 @@ int mpe_gpu_device_set(int device)
 {
   if (device < 0)
     return MPE_EINVAL;
-  pthread_mutex_lock(&gpu_lock);
-  int n = probe_locked();
-  pthread_mutex_unlock(&gpu_lock);
+  int n = probe();
   if (n == 0)
     return MPE_EDEVICE;
   if (device >= n)
