@@ -737,6 +737,18 @@ static int acc_view(const mpe_range *r, size_t k, struct acc *out)
 
 /* ---------------------------------------------------------------- adding values */
 
+/* a classified block's counts and sums into a; maxrel already includes a's */
+static void acc_add(struct acc *a, uint64_t unf, uint64_t sub, uint64_t ovf, long double err2, long double x2,
+                    double maxrel)
+{
+  a->underflow += unf;
+  a->subnormal += sub;
+  a->overflow += ovf;
+  a->err2 += err2;
+  a->x2 += x2;
+  a->maxrel = maxrel;
+}
+
 /* classify the rounded block of float target g (x and y as binary64) */
 static void classify(struct tgt *g, const double *x, const double *y, size_t n)
 {
@@ -764,12 +776,7 @@ static void classify(struct tgt *g, const double *x, const double *y, size_t n)
     if (rel > maxrel)
       maxrel = rel;
   }
-  g->a.underflow += unf;
-  g->a.subnormal += sub;
-  g->a.overflow += ovf;
-  g->a.err2 += err2;
-  g->a.x2 += x2;
-  g->a.maxrel = maxrel;
+  acc_add(&g->a, unf, sub, ovf, err2, x2, maxrel);
 }
 
 /* float target g on binary64 values, classified by bit patterns and rounded here (RNE:
@@ -809,12 +816,7 @@ static void classify_fused64(struct tgt *g, const double *x, size_t n)
     if (rel > maxrel)
       maxrel = rel;
   }
-  g->a.underflow += unf;
-  g->a.subnormal += sub;
-  g->a.overflow += ovf;
-  g->a.err2 += err2;
-  g->a.x2 += x2;
-  g->a.maxrel = maxrel;
+  acc_add(&g->a, unf, sub, ovf, err2, x2, maxrel);
 }
 
 /* Q16 target g on binary64 values */
