@@ -256,40 +256,20 @@ static int pred64(const struct tgt *g, int what, uint64_t a)
   return what == P_UNDER ? y == 0 : what == P_TINY ? fabs(y) < g->minnorm : overflows(g, mpei_u2d(a), y);
 }
 
-static uint64_t first_true64(const struct tgt *g, int what)
+/* the predicate on a binary32 (wide 0) or binary64 (wide 1) bit pattern */
+static int holds(const struct tgt *g, int what, uint64_t a, int wide)
 {
-  uint64_t lo = 1, hi = 0x7ff0000000000000ull;
+  return wide ? pred64(g, what, a) : pred(g, what, (uint32_t)a);
+}
+
+/* the first bit pattern from 1 up to +inf's where the monotone predicate holds
+   (+inf's pattern when none) */
+static uint64_t first_true(const struct tgt *g, int what, int wide)
+{
+  uint64_t lo = 1, hi = wide ? 0x7ff0000000000000ull : 0x7f800000u;   /* answer in [lo, hi] */
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    if (pred64(g, what, mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
-static uint64_t last_true64(const struct tgt *g, int what)
-{
-  uint64_t lo = 0, hi = 0x7fefffffffffffffull;
-  while (lo < hi) {
-    uint64_t mid = hi - (hi - lo) / 2;
-    if (pred64(g, what, mid))
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
-}
-
-/* the first bit pattern in [1, 0x7f800000) where the monotone predicate holds
-   (0x7f800000 when none) */
-static uint32_t first_true(const struct tgt *g, int what)
-{
-  uint32_t lo = 1, hi = 0x7f800000u;   /* answer in [lo, hi] */
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (pred(g, what, mid))
+    if (holds(g, what, mid, wide))
       hi = mid;
     else
       lo = mid + 1;
@@ -298,12 +278,12 @@ static uint32_t first_true(const struct tgt *g, int what)
 }
 
 /* the last bit pattern where a predicate true on a prefix holds (0 when none) */
-static uint32_t last_true(const struct tgt *g, int what)
+static uint64_t last_true(const struct tgt *g, int what, int wide)
 {
-  uint32_t lo = 0, hi = 0x7f7fffffu;   /* answer in [lo, hi] */
+  uint64_t lo = 0, hi = wide ? 0x7fefffffffffffffull : 0x7f7fffffu;   /* answer in [lo, hi] */
   while (lo < hi) {
-    uint32_t mid = hi - (hi - lo) / 2;
-    if (pred(g, what, mid))
+    uint64_t mid = hi - (hi - lo) / 2;
+    if (holds(g, what, mid, wide))
       lo = mid;
     else
       hi = mid - 1;
@@ -423,16 +403,16 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
         g->thr.k1 = ldexpf(1.0f, e / 2);
         g->thr.k2 = ldexpf(1.0f, e - e / 2);
         g->thr.minsub = ldexpf(1.0f, -e);
-        g->thr.u = last_true(g, P_UNDER);
-        g->thr.s = last_true(g, P_TINY);
-        g->thr.opos = g->thr.oneg = first_true(g, P_OVER);   /* RNE is symmetric */
+        g->thr.u = (uint32_t)last_true(g, P_UNDER, 0);
+        g->thr.s = (uint32_t)last_true(g, P_TINY, 0);
+        g->thr.opos = g->thr.oneg = (uint32_t)first_true(g, P_OVER, 0);   /* RNE is symmetric */
       }
       g->fused64 = g->p <= 53 && g->emin >= -1022;
       if (g->fused64) {
         unsigned d = (unsigned)(53 - g->p);
-        g->u64 = last_true64(g, P_UNDER);
-        g->s64 = last_true64(g, P_TINY);
-        g->o64 = first_true64(g, P_OVER);
+        g->u64 = last_true(g, P_UNDER, 1);
+        g->s64 = last_true(g, P_TINY, 1);
+        g->o64 = first_true(g, P_OVER, 1);
         g->mnb64 = mpei_d2u(ldexp(1.0, g->emin));
         g->add64 = d ? (1ull << d >> 1) - 1 : 0;
         g->low64 = (1ull << d) - 1;
@@ -444,9 +424,9 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
     case MPE_TARGET_Q16:
       g->maxf = ldexp(32767.0, -g->t.frac_bits);
       g->fast = 1;
-      g->thr.u = g->thr.s = last_true(g, P_QUNDER);
-      g->thr.opos = first_true(g, P_QOVER_POS);
-      g->thr.oneg = first_true(g, P_QOVER_NEG);
+      g->thr.u = g->thr.s = (uint32_t)last_true(g, P_QUNDER, 0);
+      g->thr.opos = (uint32_t)first_true(g, P_QOVER_POS, 0);
+      g->thr.oneg = (uint32_t)first_true(g, P_QOVER_NEG, 0);
       g->thr.two_f = ldexp(1.0, g->t.frac_bits);
       g->thr.two_mf = ldexp(1.0, -g->t.frac_bits);
       break;
@@ -757,6 +737,18 @@ static int acc_view(const mpe_range *r, size_t k, struct acc *out)
 
 /* ---------------------------------------------------------------- adding values */
 
+/* a classified block's counts and sums into a; maxrel already includes a's */
+static void acc_add(struct acc *a, uint64_t unf, uint64_t sub, uint64_t ovf, long double err2, long double x2,
+                    double maxrel)
+{
+  a->underflow += unf;
+  a->subnormal += sub;
+  a->overflow += ovf;
+  a->err2 += err2;
+  a->x2 += x2;
+  a->maxrel = maxrel;
+}
+
 /* classify the rounded block of float target g (x and y as binary64) */
 static void classify(struct tgt *g, const double *x, const double *y, size_t n)
 {
@@ -784,12 +776,7 @@ static void classify(struct tgt *g, const double *x, const double *y, size_t n)
     if (rel > maxrel)
       maxrel = rel;
   }
-  g->a.underflow += unf;
-  g->a.subnormal += sub;
-  g->a.overflow += ovf;
-  g->a.err2 += err2;
-  g->a.x2 += x2;
-  g->a.maxrel = maxrel;
+  acc_add(&g->a, unf, sub, ovf, err2, x2, maxrel);
 }
 
 /* float target g on binary64 values, classified by bit patterns and rounded here (RNE:
@@ -829,12 +816,7 @@ static void classify_fused64(struct tgt *g, const double *x, size_t n)
     if (rel > maxrel)
       maxrel = rel;
   }
-  g->a.underflow += unf;
-  g->a.subnormal += sub;
-  g->a.overflow += ovf;
-  g->a.err2 += err2;
-  g->a.x2 += x2;
-  g->a.maxrel = maxrel;
+  acc_add(&g->a, unf, sub, ovf, err2, x2, maxrel);
 }
 
 /* Q16 target g on binary64 values */
@@ -1023,13 +1005,21 @@ int mpe_range_add_f32(mpe_range *r, const float *x, size_t n)
   return MPE_OK;
 }
 
-int mpe_range_add_f32_pieces(mpe_range *r, const float *x, const size_t *len, size_t npieces)
+/* the arguments of an _add_pieces call: x may be NULL only when every piece is empty */
+static int pieces_ok(const mpe_range *r, const void *x, const size_t *len, size_t npieces)
 {
   if (!r || (npieces && !len))
-    return MPE_EINVAL;
+    return 0;
   for (size_t p = 0; p < npieces; p++)
     if (len[p] && !x)
-      return MPE_EINVAL;
+      return 0;
+  return 1;
+}
+
+int mpe_range_add_f32_pieces(mpe_range *r, const float *x, const size_t *len, size_t npieces)
+{
+  if (!pieces_ok(r, x, len, npieces))
+    return MPE_EINVAL;
   add_pieces32(r, x, len, npieces);
   return MPE_OK;
 }
@@ -1102,11 +1092,8 @@ int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
 
 int mpe_range_add_f64_pieces(mpe_range *r, const double *x, const size_t *len, size_t npieces)
 {
-  if (!r || (npieces && !len))
+  if (!pieces_ok(r, x, len, npieces))
     return MPE_EINVAL;
-  for (size_t p = 0; p < npieces; p++)
-    if (len[p] && !x)
-      return MPE_EINVAL;
   for (size_t p = 0; p < npieces; p++) {
     mpe_range_add_f64(r, x, len[p]);
     x += len[p];

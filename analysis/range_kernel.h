@@ -49,6 +49,20 @@ static inline __attribute__((always_inline)) void rk_load(rk_vf *v, const float 
   }
 }
 
+/* As rk_load, but a whole block straight from p one vector at a time: a copy
+   through a stack array was stored in 16-byte pieces and loaded whole, which
+   store forwarding cannot serve */
+static inline __attribute__((always_inline)) void rk_load_direct(rk_vf *v, const float *p, size_t left)
+{
+  if (left >= 16) {
+#pragma GCC unroll 2
+    for (int h = 0; h < RK_NV; h++)
+      memcpy(&v[h], p + h * VW, sizeof v[h]);
+  } else {
+    rk_load(v, p, left);
+  }
+}
+
 /* the running sums of 8 (AVX-512) or 4 (AVX2) lanes, and the best (|d|, |x|) pairs:
    the max does not depend on the order, so AVX-512 keeps two sets of pairs, one for
    even and one for odd iterations, to halve the chain of dependent instructions */
@@ -96,6 +110,63 @@ struct rk_ctx {
   rk_vf K1, K2, MINSUB;
   uint32_t dsh;
 };
+
+/* Every vector of thresholds and constants from t, counters at zero (a kernel
+   leaves alone those it does not read) */
+static inline __attribute__((always_inline)) void rk_ctx_init(struct rk_ctx *c, const mpei_rthr32 *t)
+{
+  c->U = RK_SPLATU(t->u);
+  c->S = RK_SPLATU(t->s);
+  c->OP = RK_SPLATU(t->opos);
+  c->ON = RK_SPLATU(t->oneg);
+  c->U1 = (rk_vi){} + (int32_t)(t->u + 1);
+  c->S1 = (rk_vi){} + (int32_t)(t->s + 1);
+  c->Oi = (rk_vi){} + (int32_t)t->opos;
+  c->MNBm1 = (rk_vi){} + (int32_t)(t->mnb - 1);
+  c->TF = RK_SPLATD(t->two_f);
+  c->TMF = RK_SPLATD(t->two_mf);
+  c->dsh = t->dsh;
+  c->MNB = RK_SPLATU(t->mnb);
+  c->LOW = RK_SPLATU((1u << c->dsh) - 1);
+  c->K1 = (rk_vf){} + t->k1;
+  c->K2 = (rk_vf){} + t->k2;
+  c->MINSUB = (rk_vf){} + t->minsub;
+  c->cu = c->cs = c->co = (rk_vu){ 0 };
+}
+
+/* A block's results from the lanes: the counts summed; the sums of the
+   2*RK_NV accumulators folded by mpei_rfold (lane j*VW/2 + l of A[j] holds the
+   elements i = that mod 16); the largest |d|/|x| of the nm sets of pairs M,
+   one division a lane, joined with o->maxrel. */
+static inline __attribute__((always_inline)) void rk_finish(const struct rk_ctx *c, const struct rk_acc *A,
+                                                           const struct rk_max *M, int nm, mpei_rblk *o)
+{
+  double le[16], lx[16], m = o->maxrel;
+  uint64_t su = 0, ss = 0, so = 0;
+  for (int l = 0; l < VW; l++) {
+    su += c->cu[l];
+    ss += c->cs[l];
+    so += c->co[l];
+  }
+  for (int j = 0; j < 2 * RK_NV; j++)
+    for (int l = 0; l < VW / 2; l++) {
+      le[j * VW / 2 + l] = A[j].e2[l];
+      lx[j * VW / 2 + l] = A[j].x2[l];
+    }
+  for (int j = 0; j < nm; j++)
+    for (int l = 0; l < VW / 2; l++)
+      if (M[j].bd[l] > 0) {
+        double rel = M[j].bd[l] / M[j].bx[l];
+        if (rel > m)
+          m = rel;
+      }
+  o->underflow = su;
+  o->subnormal = ss;
+  o->overflow = so;
+  o->e2 = mpei_rfold(le);
+  o->x2 = mpei_rfold(lx);
+  o->maxrel = m;
+}
 
 /* A float target rounded here (q = 2), one vector of VW values. The same counts
    and sums as rk_vec, with less work per value:
@@ -182,85 +253,33 @@ static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf
 
 /* The fused kernel's loop (q = 2): rk_vec_fused on 16 values at a time, with
    everything in locals (counters, sums, maxima) and the values loaded straight
-   from x: a copy through a stack array was stored in 16-byte pieces and loaded
-   whole, which store forwarding cannot serve. Lanes as in rk_core: element i of
-   the block in lane i mod 16. */
+   from x (rk_load_direct). Lanes as in rk_core: element i of the block in lane
+   i mod 16. */
 static inline __attribute__((always_inline)) void rk_core_fused(const float *x, size_t n, const mpei_rthr32 *t,
                                                                mpei_rblk *o)
 {
   struct rk_ctx c;
-  c.dsh = t->dsh;
-  c.LOW = RK_SPLATU((1u << c.dsh) - 1);
-  c.K1 = (rk_vf){} + t->k1;
-  c.K2 = (rk_vf){} + t->k2;
-  c.MINSUB = (rk_vf){} + t->minsub;
-  c.U1 = (rk_vi){} + (int32_t)(t->u + 1);
-  c.S1 = (rk_vi){} + (int32_t)(t->s + 1);
-  c.Oi = (rk_vi){} + (int32_t)t->opos;
-  c.MNBm1 = (rk_vi){} + (int32_t)(t->mnb - 1);
-  c.cu = c.cs = c.co = (rk_vu){ 0 };
+  rk_ctx_init(&c, t);
   struct rk_acc A[2 * RK_NV];
   for (int j = 0; j < 2 * RK_NV; j++)
     A[j] = (struct rk_acc){ { 0 }, { 0 } };
   struct rk_max M0 = { { 0 }, RK_SPLATD(1.0) }, M1 = M0;
   for (size_t i = 0; i < n; i += 16) {
     rk_vf xv[RK_NV];
-    if (n - i >= 16) {
-#pragma GCC unroll 2
-      for (int h = 0; h < RK_NV; h++)
-        memcpy(&xv[h], x + i + h * VW, sizeof xv[h]);
-    } else {
-      rk_load(xv, x + i, n - i);
-    }
+    rk_load_direct(xv, x + i, n - i);
 #pragma GCC unroll 2
     for (int h = 0; h < RK_NV; h++)
       rk_vec_fused(&c, xv[h], &A[2 * h], &A[2 * h + 1], &M0, &M1);
   }
-  double le[16], lx[16], m = o->maxrel;
-  uint64_t su = 0, ss = 0, so = 0;
-  for (int l = 0; l < VW; l++) {
-    su += c.cu[l];
-    ss += c.cs[l];
-    so += c.co[l];
-  }
-  for (int j = 0; j < 2 * RK_NV; j++)
-    for (int l = 0; l < VW / 2; l++) {
-      le[j * VW / 2 + l] = A[j].e2[l];
-      lx[j * VW / 2 + l] = A[j].x2[l];
-    }
   struct rk_max M[2] = { M0, M1 };
-  for (int j = 0; j < 2; j++)
-    for (int l = 0; l < VW / 2; l++)
-      if (M[j].bd[l] > 0) {
-        double rel = M[j].bd[l] / M[j].bx[l];
-        if (rel > m)
-          m = rel;
-      }
-  o->underflow = su;
-  o->subnormal = ss;
-  o->overflow = so;
-  o->e2 = mpei_rfold(le);
-  o->x2 = mpei_rfold(lx);
-  o->maxrel = m;
+  rk_finish(&c, A, M, 2, o);
 }
 
 static inline __attribute__((always_inline)) void rk_core(const float *x, const float *y, size_t n,
                                                          const mpei_rthr32 *t, mpei_rblk *o, const int q)
 {
   struct rk_ctx c;
-  c.U = RK_SPLATU(t->u);
-  c.S = RK_SPLATU(t->s);
-  c.OP = RK_SPLATU(t->opos);
-  c.ON = RK_SPLATU(t->oneg);
-  c.TF = RK_SPLATD(t->two_f);
-  c.TMF = RK_SPLATD(t->two_mf);
-  c.dsh = t->dsh;
-  c.MNB = RK_SPLATU(t->mnb);
-  c.LOW = RK_SPLATU((1u << c.dsh) - 1);
-  c.K1 = (rk_vf){} + t->k1;
-  c.K2 = (rk_vf){} + t->k2;
-  c.MINSUB = (rk_vf){} + t->minsub;
-  c.cu = c.cs = c.co = (rk_vu){ 0 };
+  rk_ctx_init(&c, t);
   struct rk_acc A[4];
   struct rk_max M[8];
   for (int j = 0; j < 4; j++)
@@ -304,31 +323,7 @@ static inline __attribute__((always_inline)) void rk_core(const float *x, const 
   M[1] = M1;
   M[2] = M2;
   M[3] = M3;
-  double le[16], lx[16], m = o->maxrel;
-  uint64_t su = 0, ss = 0, so = 0;
-  for (int l = 0; l < VW; l++) {
-    su += c.cu[l];
-    ss += c.cs[l];
-    so += c.co[l];
-  }
-  for (int j = 0; j < 2 * RK_NV; j++)
-    for (int l = 0; l < VW / 2; l++) {   /* lane j*VW/2 + l holds the elements i = that mod 16 */
-      le[j * VW / 2 + l] = A[j].e2[l];
-      lx[j * VW / 2 + l] = A[j].x2[l];
-    }
-  for (int j = 0; j < 4; j++)
-    for (int l = 0; l < VW / 2; l++)
-      if (M[j].bd[l] > 0) {
-        double rel = M[j].bd[l] / M[j].bx[l];
-        if (rel > m)
-          m = rel;
-      }
-  o->underflow = su;
-  o->subnormal = ss;
-  o->overflow = so;
-  o->e2 = mpei_rfold(le);
-  o->x2 = mpei_rfold(lx);
-  o->maxrel = m;
+  rk_finish(&c, A, M, 4, o);
 }
 
 void RK_NAME(float)(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
@@ -353,13 +348,7 @@ void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key,
   const rk_vu NC = RK_SPLATU((uint32_t)k->ncat), TOP = RK_SPLATU((uint32_t)k->ncat - 1);
   for (size_t i = 0; i < n; i += 16) {
     rk_vf xv[RK_NV];
-    if (n - i >= 16) {   /* straight loads (see rk_core_fused) */
-#pragma GCC unroll 2
-      for (int h = 0; h < RK_NV; h++)
-        memcpy(&xv[h], x + i + h * VW, sizeof xv[h]);
-    } else {
-      rk_load(xv, x + i, n - i);
-    }
+    rk_load_direct(xv, x + i, n - i);
     uint16_t kk[16];
 #pragma GCC unroll 2
     for (int h = 0; h < RK_NV; h++) {

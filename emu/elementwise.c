@@ -282,28 +282,15 @@ static int run_flat(ew_job *j, float *out, size_t n)
   return MPE_OK;
 }
 
-static int unary(int op, float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
+/* An operation on nin = 1, 2 or 3 flat inputs (x; x, y; x, y, z) and alpha into
+   out, n values. */
+static int flat(int op, int nin, float *out, const float *x, const float *y, const float *z, float alpha, size_t n,
+                const mpe_format *f, const mpe_round_opts *o)
 {
   int e = check_common(f, o);
   if (e)
     return e;
-  if (n > 0 && (!y || !x))
-    return MPE_EINVAL;
-  if (n == 0)
-    return MPE_OK;
-  ew_job j;
-  init_job(&j, op, f, o);
-  j.a.x = x;
-  return run_flat(&j, y, n);
-}
-
-static int binary(int op, float *z, const float *x, const float *y, size_t n, const mpe_format *f,
-                  const mpe_round_opts *o)
-{
-  int e = check_common(f, o);
-  if (e)
-    return e;
-  if (n > 0 && (!z || !x || !y))
+  if (n > 0 && (!out || !x || (nin > 1 && !y) || (nin > 2 && !z)))
     return MPE_EINVAL;
   if (n == 0)
     return MPE_OK;
@@ -311,7 +298,20 @@ static int binary(int op, float *z, const float *x, const float *y, size_t n, co
   init_job(&j, op, f, o);
   j.a.x = x;
   j.a.y = y;
-  return run_flat(&j, z, n);
+  j.a.z = z;
+  j.a.alpha = alpha;
+  return run_flat(&j, out, n);
+}
+
+static int unary(int op, float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
+{
+  return flat(op, 1, y, x, NULL, NULL, 0.0f, n, f, o);
+}
+
+static int binary(int op, float *z, const float *x, const float *y, size_t n, const mpe_format *f,
+                  const mpe_round_opts *o)
+{
+  return flat(op, 2, z, x, y, NULL, 0.0f, n, f, o);
 }
 
 int mpe_ew_add(float *z, const float *x, const float *y, size_t n, const mpe_format *f, const mpe_round_opts *o)
@@ -326,35 +326,12 @@ int mpe_ew_div(float *z, const float *x, const float *y, size_t n, const mpe_for
 int mpe_ew_fma(float *w, const float *x, const float *y, const float *z, size_t n, const mpe_format *f,
                const mpe_round_opts *o)
 {
-  int e = check_common(f, o);
-  if (e)
-    return e;
-  if (n > 0 && (!w || !x || !y || !z))
-    return MPE_EINVAL;
-  if (n == 0)
-    return MPE_OK;
-  ew_job j;
-  init_job(&j, EW_FMA, f, o);
-  j.a.x = x;
-  j.a.y = y;
-  j.a.z = z;
-  return run_flat(&j, w, n);
+  return flat(EW_FMA, 3, w, x, y, z, 0.0f, n, f, o);
 }
 
 int mpe_ew_scale(float *y, float alpha, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
 {
-  int e = check_common(f, o);
-  if (e)
-    return e;
-  if (n > 0 && (!y || !x))
-    return MPE_EINVAL;
-  if (n == 0)
-    return MPE_OK;
-  ew_job j;
-  init_job(&j, EW_SCALE, f, o);
-  j.a.x = x;
-  j.a.alpha = alpha;
-  return run_flat(&j, y, n);
+  return flat(EW_SCALE, 1, y, x, NULL, NULL, alpha, n, f, o);
 }
 
 int mpe_ew_sqrt(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)

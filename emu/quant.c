@@ -100,6 +100,18 @@ int mpe_quant_params(float *scale, int32_t *zero, const float *x, size_t rows, s
   return MPE_OK;
 }
 
+/* The parameters of ng groups: both arrays given, finite scales (positive ones
+   when the values are divided by them), zero points that are codes. */
+static int groups_ok(const float *scale, const int32_t *zero, size_t ng, int qmin, int qmax, int positive)
+{
+  if (!scale || !zero)
+    return 0;
+  for (size_t g = 0; g < ng; g++)
+    if (!isfinite(scale[g]) || (positive && !(scale[g] > 0.0f)) || zero[g] < qmin || zero[g] > qmax)
+      return 0;
+  return 1;
+}
+
 int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quant_axis axis, mpe_type t,
                      const float *scale, const int32_t *zero, const mpe_round_opts *o)
 {
@@ -115,11 +127,8 @@ int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quan
   size_t ng = ngroups(axis, rows, cols), n = rows * cols;
   if (!n)
     return MPE_OK;
-  if (!scale || !zero)
+  if (!groups_ok(scale, zero, ng, qmin, qmax, 1))
     return MPE_EINVAL;
-  for (size_t g = 0; g < ng; g++)
-    if (!(scale[g] > 0.0f) || !isfinite(scale[g]) || zero[g] < qmin || zero[g] > qmax)
-      return MPE_EINVAL;
   for (size_t k = 0; k < n; k++)
     if (!isfinite(x[k]))
       return MPE_ERANGE;
@@ -163,11 +172,8 @@ int mpe_quant_decode(float *x, const void *q, size_t rows, size_t cols, mpe_quan
   size_t ng = ngroups(axis, rows, cols), n = rows * cols;
   if (!n)
     return MPE_OK;
-  if (!scale || !zero)
+  if (!groups_ok(scale, zero, ng, qmin, qmax, 0))
     return MPE_EINVAL;
-  for (size_t g = 0; g < ng; g++)
-    if (!isfinite(scale[g]) || zero[g] < qmin || zero[g] > qmax)
-      return MPE_EINVAL;
   const int sgn = qmin < 0;
   for (size_t k = 0; k < n; k++) {
     int v = sgn ? ((const int8_t *)q)[k] : ((const uint8_t *)q)[k];

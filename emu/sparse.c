@@ -61,6 +61,23 @@ static int args_ok(mpe_layout layout, int m, int k, mpe_type t)
   return (layout == MPE_ROW_MAJOR || layout == MPE_COL_MAJOR) && m >= 0 && k >= 0 && mpei_sp_esize(t) > 0;
 }
 
+/* The arguments of a call between a dense m x k matrix A and its packed form
+   (values V, metadata meta): MPE_EINVAL for a bad layout, size, type or
+   leading dimension, or a NULL array when m and k are not 0. */
+static int packed_args(mpe_layout layout, int m, int k, mpe_type type, int lda, int ldv, int ldm, const void *A,
+                       const void *V, const uint16_t *meta)
+{
+  if (!args_ok(layout, m, k, type))
+    return MPE_EINVAL;
+  const int row = layout == MPE_ROW_MAJOR;
+  if (!ld_ok(row, m, k, lda) || !ld_ok(row, m, mpe_sparse_kept(k), ldv) ||
+      !ld_ok(row, m, mpe_sparse_meta_words(k), ldm))
+    return MPE_EINVAL;
+  if (m > 0 && k > 0 && (!A || !V || !meta))
+    return MPE_EINVAL;
+  return MPE_OK;
+}
+
 /* The positions of group g of row i kept by pruning: the two largest keys,
    ties to the lower index (a stable choice over ascending l). */
 static void top2(const void *A, mpe_type t, int row, int i, int g, int k, int lda, int *k0, int *k1)
@@ -121,15 +138,10 @@ int mpei_sp_is_zero(const void *base, mpe_type t, size_t idx)
 int mpe_sparse_compress(mpe_layout layout, int m, int k, const void *A, mpe_type type, int lda, void *V,
                         int ldv, uint16_t *meta, int ldm)
 {
-  if (!args_ok(layout, m, k, type))
-    return MPE_EINVAL;
-  const int row = layout == MPE_ROW_MAJOR, kc = mpe_sparse_kept(k), nw = mpe_sparse_meta_words(k);
-  if (!ld_ok(row, m, k, lda) || !ld_ok(row, m, kc, ldv) || !ld_ok(row, m, nw, ldm))
-    return MPE_EINVAL;
-  if (m == 0 || k == 0)
-    return MPE_OK;
-  if (!A || !V || !meta)
-    return MPE_EINVAL;
+  int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta);
+  if (r || m == 0 || k == 0)
+    return r;
+  const int row = layout == MPE_ROW_MAJOR, nw = mpe_sparse_meta_words(k);
   const int es = mpei_sp_esize(type), ng = (k + 3) / 4;
   /* check the whole matrix first: nothing is written for a matrix that is not 2:4 */
   for (int i = 0; i < m; i++)
@@ -206,18 +218,13 @@ int mpei_sp_index(const void *V, mpe_type type, int row, int m, int k, int ldv, 
 int mpe_sparse_decompress(mpe_layout layout, int m, int k, const void *V, mpe_type type, int ldv,
                           const uint16_t *meta, int ldm, void *A, int lda)
 {
-  if (!args_ok(layout, m, k, type))
-    return MPE_EINVAL;
-  const int row = layout == MPE_ROW_MAJOR, kc = mpe_sparse_kept(k), nw = mpe_sparse_meta_words(k);
-  if (!ld_ok(row, m, k, lda) || !ld_ok(row, m, kc, ldv) || !ld_ok(row, m, nw, ldm))
-    return MPE_EINVAL;
-  if (m == 0 || k == 0)
-    return MPE_OK;
-  if (!A || !V || !meta)
-    return MPE_EINVAL;
+  int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta);
+  if (r || m == 0 || k == 0)
+    return r;
+  const int row = layout == MPE_ROW_MAJOR;
   const int es = mpei_sp_esize(type);
   /* validate everything before writing: a refused call leaves A as it was */
-  int r = mpei_sp_index(V, type, row, m, k, ldv, meta, ldm, NULL);
+  r = mpei_sp_index(V, type, row, m, k, ldv, meta, ldm, NULL);
   if (r)
     return r;
   const unsigned char *val = V;

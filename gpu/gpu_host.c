@@ -143,13 +143,20 @@ static void leave(void)
 
 static int dev_sm(const gpu_ctx *c) { return c->prop.major * 10 + c->prop.minor; }
 
+/* The number of devices (probed once). */
+static int probe(void)
+{
+  pthread_mutex_lock(&gpu_lock);
+  int n = probe_locked();
+  pthread_mutex_unlock(&gpu_lock);
+  return n;
+}
+
 int mpe_gpu_device_count(int *count)
 {
   if (!count)
     return MPE_EINVAL;
-  pthread_mutex_lock(&gpu_lock);
-  int n = probe_locked();
-  pthread_mutex_unlock(&gpu_lock);
+  int n = probe();
   if (n == 0)
     return MPE_EDEVICE;
   *count = n;
@@ -202,9 +209,7 @@ int mpe_gpu_device_set(int device)
 {
   if (device < 0)
     return MPE_EINVAL;
-  pthread_mutex_lock(&gpu_lock);
-  int n = probe_locked();
-  pthread_mutex_unlock(&gpu_lock);
+  int n = probe();
   if (n == 0)
     return MPE_EDEVICE;
   if (device >= n)
@@ -268,6 +273,55 @@ static int download(gpu_ctx *c, void *h, const void *d, size_t bytes)
   if (e == cudaSuccess)
     e = cudaStreamSynchronize(c->stream);
   return cuda_code(e);
+}
+
+/* The three operands of one product: A, B and C as byte arrays in one host
+   allocation (h, hb, hc) and their device copies (dA, dB, dC). */
+typedef struct {
+  size_t abytes, bbytes, cbytes;
+  uint8_t *h, *hb, *hc;
+  void *dA, *dB, *dC;
+} dev_bufs;
+
+/* Host room for the three operands, uninitialized; hc is at h + abytes + bbytes. */
+static int bufs_alloc(dev_bufs *b, size_t abytes, size_t bbytes, size_t cbytes)
+{
+  memset(b, 0, sizeof *b);
+  b->abytes = abytes;
+  b->bbytes = bbytes;
+  b->cbytes = cbytes;
+  b->h = malloc(abytes + bbytes + cbytes + 1);
+  if (!b->h)
+    return MPE_ENOMEM;
+  b->hb = b->h + abytes;
+  b->hc = b->hb + bbytes;
+  return MPE_OK;
+}
+
+/* Device room for the three operands; A and B uploaded, and C when with_c. */
+static int bufs_upload(gpu_ctx *c, dev_bufs *b, int with_c)
+{
+  int r = dalloc(&b->dA, b->abytes);
+  if (!r)
+    r = dalloc(&b->dB, b->bbytes);
+  if (!r)
+    r = dalloc(&b->dC, b->cbytes);
+  if (!r)
+    r = upload(c, b->dA, b->h, b->abytes);
+  if (!r)
+    r = upload(c, b->dB, b->hb, b->bbytes);
+  if (!r && with_c)
+    r = upload(c, b->dC, b->hc, b->cbytes);
+  return r;
+}
+
+static void bufs_free(dev_bufs *b)
+{
+  cudaFree(b->dA);
+  cudaFree(b->dB);
+  cudaFree(b->dC);
+  (void)cudaGetLastError();
+  free(b->h);
 }
 
 /* ------------------------------------------------------------------ rounding */
@@ -426,15 +480,14 @@ static int run_mma(gpu_ctx *c, const mpe_tc_model *use, int fma, int kind, int o
   int KI = fma ? 1 : mpei_gpu_mma_k(kind), es = fma ? 0 : mpei_gpu_mma_esize(kind);
   int Mp = fma ? M : round_up(M, 16), Np = fma ? N : round_up(N, 8), Kp = round_up(K, KI);
   size_t esz = es ? (size_t)es : 4, osz = out16 ? 2 : 4;
-  size_t abytes = (size_t)Mp * Kp * esz, bbytes = (size_t)Np * Kp * esz, cbytes = (size_t)Mp * Np * osz;
-  uint8_t *ha = malloc(abytes + bbytes + cbytes + 1);
-  if (!ha)
+  dev_bufs b;
+  if (bufs_alloc(&b, (size_t)Mp * Kp * esz, (size_t)Np * Kp * esz, (size_t)Mp * Np * osz))
     return MPE_ENOMEM;
-  uint8_t *hb = ha + abytes, *hc = hb + bbytes;
+  uint8_t *hc = b.hc;
   const struct mpe_tc_model *m = (const struct mpe_tc_model *)use;
-  pack(ha, Mp, Kp, M, K, m, a, in, es);
-  pack(hb, Np, Kp, N, K, m, bt, in, es);
-  memset(hc, 0, cbytes);
+  pack(b.h, Mp, Kp, M, K, m, a, in, es);
+  pack(b.hb, Np, Kp, N, K, m, bt, in, es);
+  memset(hc, 0, b.cbytes);
   if (cc && cc->p)
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++) {
@@ -444,31 +497,16 @@ static int run_mma(gpu_ctx *c, const mpe_tc_model *use, int fma, int kind, int o
         else
           ((float *)hc)[at] = ((const float *)cc->p)[idx];
       }
-  void *da = NULL, *db = NULL, *dc = NULL;
-  int r = dalloc(&da, abytes);
+  int r = bufs_upload(c, &b, 1);
   if (!r)
-    r = dalloc(&db, bbytes);
+    r = cuda_code((cudaError_t)(fma ? mpei_gpu_launch_fma(b.dA, b.dB, b.dC, b.dC, M, N, K, c->stream)
+                                    : mpei_gpu_launch_mma(kind, b.dA, b.dB, b.dC, b.dC, Mp, Np, Kp, c->stream)));
   if (!r)
-    r = dalloc(&dc, cbytes);
-  if (!r)
-    r = upload(c, da, ha, abytes);
-  if (!r)
-    r = upload(c, db, hb, bbytes);
-  if (!r)
-    r = upload(c, dc, hc, cbytes);
-  if (!r)
-    r = cuda_code((cudaError_t)(fma ? mpei_gpu_launch_fma(da, db, dc, dc, M, N, K, c->stream)
-                                    : mpei_gpu_launch_mma(kind, da, db, dc, dc, Mp, Np, Kp, c->stream)));
-  if (!r)
-    r = download(c, hc, dc, cbytes);
+    r = download(c, hc, b.dC, b.cbytes);
   if (!r)
     for (int i = 0; i < M; i++)
       memcpy((uint8_t *)acc + (size_t)i * N * osz, hc + (size_t)i * Np * osz, (size_t)N * osz);
-  cudaFree(da);
-  cudaFree(db);
-  cudaFree(dc);
-  (void)cudaGetLastError();
-  free(ha);
+  bufs_free(&b);
   return r;
 }
 
@@ -740,54 +778,23 @@ static int gemm_mma(gpu_ctx *c, const gemm_job *j, void *acc)
 
 /* The operands of the cuBLAS paths, packed once: A as m x Kp and B^T as n x Kp,
    row-major, i.e. the column-major k x m and k x n arrays cuBLAS reads as "TN"
-   (zero when not packed), uploaded; room for C (m x n column-major) on the host
-   (hc) and the device. */
-typedef struct {
-  int Kp;
-  size_t abytes, bbytes, cbytes;
-  uint8_t *h, *hc;
-  void *dA, *dB, *dC;
-} blas_bufs;
-
-static int blas_setup(gpu_ctx *c, const gemm_job *j, int pack_ab, blas_bufs *b)
+   (zero when not packed); room for C (m x n column-major) on the host (hc).
+   *Kp: the padded depth. */
+static int blas_pack(const gemm_job *j, int pack_ab, dev_bufs *b, int *Kp)
 {
-  memset(b, 0, sizeof *b);
   const mpe_type in = j->in;
   const int es = in == MPE_TF32 ? 4 : (in == MPE_E4M3 || in == MPE_E5M2) ? 1 : 2;
-  b->Kp = round_up(j->k > 0 ? j->k : 1, 32);
-  b->abytes = (size_t)j->m * b->Kp * es;
-  b->bbytes = (size_t)j->n * b->Kp * es;
-  b->cbytes = (size_t)j->m * j->n * (j->out16 ? 2 : 4);
-  b->h = malloc(b->abytes + b->bbytes + b->cbytes);
-  if (!b->h)
+  *Kp = round_up(j->k > 0 ? j->k : 1, 32);
+  if (bufs_alloc(b, (size_t)j->m * *Kp * es, (size_t)j->n * *Kp * es, (size_t)j->m * j->n * (j->out16 ? 2 : 4)))
     return MPE_ENOMEM;
-  b->hc = b->h + b->abytes + b->bbytes;
   const struct mpe_tc_model *lm = (const struct mpe_tc_model *)j->use;
   if (pack_ab) {
-    pack(b->h, j->m, b->Kp, j->m, j->k, lm, &j->a, in, es);
-    pack(b->h + b->abytes, j->n, b->Kp, j->n, j->k, lm, &j->bt, in, es);
+    pack(b->h, j->m, *Kp, j->m, j->k, lm, &j->a, in, es);
+    pack(b->hb, j->n, *Kp, j->n, j->k, lm, &j->bt, in, es);
   } else {
     memset(b->h, 0, b->abytes + b->bbytes);
   }
-  int r = dalloc(&b->dA, b->abytes);
-  if (!r)
-    r = dalloc(&b->dB, b->bbytes);
-  if (!r)
-    r = dalloc(&b->dC, b->cbytes);
-  if (!r)
-    r = upload(c, b->dA, b->h, b->abytes);
-  if (!r)
-    r = upload(c, b->dB, b->h + b->abytes, b->bbytes);
-  return r;
-}
-
-static void blas_release(blas_bufs *b)
-{
-  cudaFree(b->dA);
-  cudaFree(b->dB);
-  cudaFree(b->dC);
-  (void)cudaGetLastError();
-  free(b->h);
+  return MPE_OK;
 }
 
 /* cuBLASLt pinned: acc = op(A) op(B) with alpha = 1, beta = 0 on the device. */
@@ -796,17 +803,21 @@ static int gemm_lt(gpu_ctx *c, const gemm_job *j, void *acc)
   if (!j->use_ab)
     return MPE_OK;   /* acc stays zero */
   const size_t osz = j->out16 ? 2 : 4;
-  blas_bufs b;
-  int r = blas_setup(c, j, 1, &b);
+  dev_bufs b;
+  int Kp;
+  int r = blas_pack(j, 1, &b, &Kp);
+  if (r)
+    return r;
+  r = bufs_upload(c, &b, 0);
   if (!r)
-    r = lt_matmul(c, j->in, j->out16, j->m, j->n, j->k, b.Kp, j->m, b.dA, b.dB, b.dC);
+    r = lt_matmul(c, j->in, j->out16, j->m, j->n, j->k, Kp, j->m, b.dA, b.dB, b.dC);
   if (!r)
     r = download(c, b.hc, b.dC, b.cbytes);
   if (!r)   /* column-major D -> row-major acc */
     for (int i = 0; i < j->m; i++)
       for (int jj = 0; jj < j->n; jj++)
         memcpy((uint8_t *)acc + ((size_t)i * j->n + jj) * osz, b.hc + ((size_t)jj * j->m + i) * osz, osz);
-  blas_release(&b);
+  bufs_free(&b);
   return r;
 }
 
@@ -822,14 +833,15 @@ static int gemm_ex(gpu_ctx *c, const gemm_job *j)
         memset(C + (size_t)((long)i * j->crs + (long)jj * j->ccs) * osz, 0, osz);
     return MPE_OK;
   }
-  blas_bufs b;
-  int r = blas_setup(c, j, j->use_ab || (j->k > 0 && j->a.p && j->bt.p), &b);
-  if (!r) {
-    for (int i = 0; i < m; i++)
-      for (int jj = 0; jj < n; jj++)
-        memcpy(b.hc + ((size_t)jj * m + i) * osz, C + (size_t)((long)i * j->crs + (long)jj * j->ccs) * osz, osz);
-    r = upload(c, b.dC, b.hc, b.cbytes);
-  }
+  dev_bufs b;
+  int Kp;
+  int r = blas_pack(j, j->use_ab || (j->k > 0 && j->a.p && j->bt.p), &b, &Kp);
+  if (r)
+    return r;
+  for (int i = 0; i < m; i++)
+    for (int jj = 0; jj < n; jj++)
+      memcpy(b.hc + ((size_t)jj * m + i) * osz, C + (size_t)((long)i * j->crs + (long)jj * j->ccs) * osz, osz);
+  r = bufs_upload(c, &b, 1);
   if (!r && (j->in == MPE_E4M3 || j->in == MPE_E5M2))
     r = MPE_EUNSUP;    /* cublasGemmEx has no FP8 inputs: use cuBLASLt */
   if (!r) {
@@ -840,8 +852,8 @@ static int gemm_ex(gpu_ctx *c, const gemm_job *j)
     uint16_t a16 = mpei_gpu_f32_to_f16_rne(alpha), b16 = mpei_gpu_f32_to_f16_rne(beta);
     const void *pa = out16 ? (const void *)&a16 : (const void *)&alpha;
     const void *pb = out16 ? (const void *)&b16 : (const void *)&beta;
-    r = blas_code(cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, j->k > 0 ? j->k : 0, pa, b.dA, at, b.Kp,
-                               b.dB, at, b.Kp, pb, b.dC, out16 ? CUDA_R_16F : CUDA_R_32F, m, ct,
+    r = blas_code(cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, j->k > 0 ? j->k : 0, pa, b.dA, at, Kp,
+                               b.dB, at, Kp, pb, b.dC, out16 ? CUDA_R_16F : CUDA_R_32F, m, ct,
                                CUBLAS_GEMM_DEFAULT));
   }
   if (!r)
@@ -850,7 +862,7 @@ static int gemm_ex(gpu_ctx *c, const gemm_job *j)
     for (int i = 0; i < m; i++)
       for (int jj = 0; jj < n; jj++)
         memcpy(C + (size_t)((long)i * j->crs + (long)jj * j->ccs) * osz, b.hc + ((size_t)jj * m + i) * osz, osz);
-  blas_release(&b);
+  bufs_free(&b);
   return r;
 }
 
@@ -973,50 +985,33 @@ static int run_imma(gpu_ctx *c, const mpe_tc_model *use, int shape, int M, int N
   static const int kis[4] = { 32, 64, 16, 32 };
   const int w4 = shape & 1, KI = kis[shape];
   const int Mp = round_up(M, 16), Np = round_up(N, 8), Kp = round_up(K, KI);
-  const size_t abytes = (size_t)Mp * Kp >> w4, bbytes = (size_t)Np * Kp >> w4, cbytes = (size_t)Mp * Np * 4;
-  uint8_t *ha = malloc(abytes + bbytes + cbytes + 1);
-  if (!ha)
+  dev_bufs b;
+  if (bufs_alloc(&b, (size_t)Mp * Kp >> w4, (size_t)Np * Kp >> w4, (size_t)Mp * Np * 4))
     return MPE_ENOMEM;
-  uint8_t *hb = ha + abytes;
-  int32_t *hc = (int32_t *)(void *)(hb + bbytes);
-  int r = pack_int(ha, Mp, Kp, M, K, a, w4);
+  int32_t *hc = (int32_t *)(void *)b.hc;
+  int r = pack_int(b.h, Mp, Kp, M, K, a, w4);
   if (!r)
-    r = pack_int(hb, Np, Kp, N, K, bt, w4);
+    r = pack_int(b.hb, Np, Kp, N, K, bt, w4);
   if (r) {
-    free(ha);
+    bufs_free(&b);
     return r;
   }
-  memset(hc, 0, cbytes);
+  memset(hc, 0, b.cbytes);
   if (cc && cc->p)
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++)
         hc[(size_t)i * Np + j] = ((const int32_t *)cc->p)[(long)i * cc->rs + (long)j * cc->cs];
   const int as = a->t == MPE_INT8 || a->t == MPE_INT4, bs = bt->t == MPE_INT8 || bt->t == MPE_INT4;
-  void *da = NULL, *db = NULL, *dc = NULL;
-  r = dalloc(&da, abytes);
+  r = bufs_upload(c, &b, 1);
   if (!r)
-    r = dalloc(&db, bbytes);
+    r = cuda_code((cudaError_t)mpei_gpu_launch_imma(shape, as, bs, use->p.satfinite, b.dA, b.dB, b.dC, b.dC, Mp, Np,
+                                                    Kp, c->stream));
   if (!r)
-    r = dalloc(&dc, cbytes);
-  if (!r)
-    r = upload(c, da, ha, abytes);
-  if (!r)
-    r = upload(c, db, hb, bbytes);
-  if (!r)
-    r = upload(c, dc, hc, cbytes);
-  if (!r)
-    r = cuda_code((cudaError_t)mpei_gpu_launch_imma(shape, as, bs, use->p.satfinite, da, db, dc, dc, Mp, Np, Kp,
-                                                    c->stream));
-  if (!r)
-    r = download(c, hc, dc, cbytes);
+    r = download(c, hc, b.dC, b.cbytes);
   if (!r)
     for (int i = 0; i < M; i++)
       memcpy(acc + (size_t)i * N, hc + (size_t)i * Np, (size_t)N * sizeof(int32_t));
-  cudaFree(da);
-  cudaFree(db);
-  cudaFree(dc);
-  (void)cudaGetLastError();
-  free(ha);
+  bufs_free(&b);
   return r;
 }
 
@@ -1059,36 +1054,22 @@ static int int_mma(const mpe_tc_model *model, int m, int n, int k, const void *A
 static int int_gemm_lt(gpu_ctx *c, const gemm_job *j, int32_t *acc)
 {
   const int m = j->m, n = j->n, Kp = round_up(j->k, 32), ldd = round_up(m, 4);
-  const size_t abytes = (size_t)m * Kp, bbytes = (size_t)n * Kp, cbytes = (size_t)ldd * n * 4;
-  uint8_t *h = malloc(abytes + bbytes + cbytes);
-  if (!h)
+  dev_bufs b;
+  if (bufs_alloc(&b, (size_t)m * Kp, (size_t)n * Kp, (size_t)ldd * n * 4))
     return MPE_ENOMEM;
-  int32_t *hc = (int32_t *)(void *)(h + abytes + bbytes);
-  pack_int(h, m, Kp, m, j->k, &j->a, 0);
-  pack_int(h + abytes, n, Kp, n, j->k, &j->bt, 0);
-  void *dA = NULL, *dB = NULL, *dC = NULL;
-  int r = dalloc(&dA, abytes);
+  int32_t *hc = (int32_t *)(void *)b.hc;
+  pack_int(b.h, m, Kp, m, j->k, &j->a, 0);
+  pack_int(b.hb, n, Kp, n, j->k, &j->bt, 0);
+  int r = bufs_upload(c, &b, 0);
   if (!r)
-    r = dalloc(&dB, bbytes);
+    r = lt_matmul(c, MPE_INT8, 0, m, n, j->k, Kp, ldd, b.dA, b.dB, b.dC);
   if (!r)
-    r = dalloc(&dC, cbytes);
-  if (!r)
-    r = upload(c, dA, h, abytes);
-  if (!r)
-    r = upload(c, dB, h + abytes, bbytes);
-  if (!r)
-    r = lt_matmul(c, MPE_INT8, 0, m, n, j->k, Kp, ldd, dA, dB, dC);
-  if (!r)
-    r = download(c, hc, dC, cbytes);
+    r = download(c, hc, b.dC, b.cbytes);
   if (!r)   /* column-major D -> row-major acc */
     for (int i = 0; i < m; i++)
       for (int jj = 0; jj < n; jj++)
         acc[(size_t)i * n + jj] = hc[(size_t)jj * ldd + i];
-  cudaFree(dA);
-  cudaFree(dB);
-  cudaFree(dC);
-  (void)cudaGetLastError();
-  free(h);
+  bufs_free(&b);
   return r;
 }
 

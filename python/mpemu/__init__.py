@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["MpemuError", "round", "encode", "decode", "gemm", "range_report", "analyze", "Scaler",
+__all__ = ["MpemuError", "round", "encode", "decode", "gemm", "range_report", "analyze", "read", "Scaler",
            "formats", "models", "version"]
 
 _L = _lib.load()
@@ -332,6 +332,31 @@ class _Range:
 _DEFAULT_FORMATS = ("fp16", "bf16", "e4m3", "e5m2")
 
 
+def _io_open(path: str, dtype: Optional[str]) -> ctypes.c_void_p:
+    """mpe_io_open on path (raw files: dtype names the storage type); the caller closes it"""
+    o = _lib.IoOpts()
+    if dtype is not None:
+        t = ctypes.c_int()
+        if _L.mpe_io_dtype_lookup(_name(dtype, "dtype"), ctypes.byref(t)):
+            raise ValueError(f"unknown dtype {dtype!r}")
+        o.has_dtype, o.dtype = 1, t.value
+    f = ctypes.c_void_p()
+    msg = ctypes.create_string_buffer(512)
+    bpath = os.fsencode(path)
+    if b"\0" in bpath:
+        raise ValueError(f"path {path!r} holds a NUL character")
+    rc = _L.mpe_io_open(ctypes.byref(f), bpath, ctypes.byref(o), msg, len(msg))
+    if rc:
+        raise MpemuError(rc, f"{path}: {msg.value.decode(errors='replace')}")
+    return f
+
+
+def _io_check(f: ctypes.c_void_p, path: str, rc: int) -> None:
+    """a reader call's error as MpemuError with the reader's message"""
+    if rc:
+        raise MpemuError(rc, f"{path}: {_L.mpe_io_message(f).decode(errors='replace')}")
+
+
 def range_report(x: Any, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 0) -> Dict[str, Any]:
     """What rounding ``x`` (any array-like) to each of ``formats`` with RNE would do: the dict
     ``mpanalyze range --json`` gives for one tensor (count, zeros, nan, inf, max_abs, histogram,
@@ -350,22 +375,9 @@ def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 
     named in ``tensors``, read in chunks of ``chunk_values``; keys "mpanalyze", "command",
     "rounding", "margin", "formats", "tensors" (each with file, name, dtype, shape and the
     range_report keys) and "total"."""
-    o = _lib.IoOpts()
     if int(chunk_values) < 1:
         raise ValueError("chunk_values must be at least 1")
-    if dtype is not None:
-        t = ctypes.c_int()
-        if _L.mpe_io_dtype_lookup(_name(dtype, "dtype"), ctypes.byref(t)):
-            raise ValueError(f"unknown dtype {dtype!r}")
-        o.has_dtype, o.dtype = 1, t.value
-    f = ctypes.c_void_p()
-    msg = ctypes.create_string_buffer(512)
-    bpath = os.fsencode(path)
-    if b"\0" in bpath:
-        raise ValueError(f"path {path!r} holds a NUL character")
-    rc = _L.mpe_io_open(ctypes.byref(f), bpath, ctypes.byref(o), msg, len(msg))
-    if rc:
-        raise MpemuError(rc, f"{path}: {msg.value.decode(errors='replace')}")
+    f = _io_open(path, dtype)
     want = None if tensors is None else [tensors] if isinstance(tensors, str) else list(tensors)
     skipped: List[Dict[str, str]] = []
     try:
@@ -389,9 +401,7 @@ def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 
             buf = np.empty(chunk_values, np.float64 if info.value_type == FP64 else np.float32)
             n = ctypes.c_size_t()
             while True:
-                rc = _L.mpe_io_read(f, _ptr(buf), buf.size, ctypes.byref(n))
-                if rc:
-                    raise MpemuError(rc, f"{path}: {_L.mpe_io_message(f).decode(errors='replace')}")
+                _io_check(f, path, _L.mpe_io_read(f, _ptr(buf), buf.size, ctypes.byref(n)))
                 if n.value == 0:
                     break
                 r.add(buf[:n.value])
@@ -410,6 +420,45 @@ def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 
     return {"mpanalyze": version(), "command": "range", "rounding": "rne", "margin": int(margin),
             "formats": fl, "skipped": skipped, "tensors": out,
             "total": {"name": f"all {len(out)} tensors", **total.report()}}
+
+
+def read(path: str, tensor: Optional[str] = None, start: int = 0, count: Optional[int] = None, *,
+         dtype: Optional[str] = None) -> np.ndarray:
+    """Values ``start`` to ``start + count`` (``count`` None: to the end) of one tensor of a file
+    that ``analyze`` reads, in storage order, as a 1-D float32 array (float64 for float64 and
+    text data), decoded exactly as ``mpe_io_read`` does. ``tensor`` names it (None: the
+    file's first tensor); ``dtype`` as in ``analyze``. The read starts with ``mpe_io_seek``:
+    .npy, safetensors and raw files seek to ``start``, the others read forward to it. A
+    ``start`` past the tensor's count raises :class:`MpemuError` with code 4 (MPE_ERANGE), an
+    unknown tensor one with code 8 (MPE_ENOTFOUND); a negative ``start`` or ``count``
+    raises ValueError."""
+    start = int(start)
+    if start < 0 or (count is not None and int(count) < 0):
+        raise ValueError("start and count must not be negative")
+    f = _io_open(path, dtype)
+    try:
+        info = _lib.IoTensor()
+        for i in range(_L.mpe_io_count(f)):
+            _check(_L.mpe_io_info(f, i, ctypes.byref(info)))
+            if tensor is None or info.name.decode() == tensor:
+                break
+        else:
+            raise MpemuError(8, f"{path}: no tensor named {tensor!r}" if tensor is not None
+                             else f"{path}: no tensors")
+        _check(_L.mpe_io_select(f, i))
+        _io_check(f, path, _L.mpe_io_seek(f, start))
+        left = info.count - start
+        want = left if count is None else min(int(count), left)
+        out = np.empty(want, np.float64 if info.value_type == FP64 else np.float32)
+        done, n = 0, ctypes.c_size_t()
+        while done < want:
+            _io_check(f, path, _L.mpe_io_read(f, _ptr(out[done:]), want - done, ctypes.byref(n)))
+            if n.value == 0:
+                raise MpemuError(6, f"{path}: the data end at value {start + done} of {info.count}")
+            done += n.value
+        return out
+    finally:
+        _L.mpe_io_close(f)
 
 
 # ---------------------------------------------------------------- loss scaling

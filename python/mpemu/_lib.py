@@ -168,6 +168,7 @@ def declare(lib: ctypes.CDLL) -> None:
         "mpe_io_info": (I, [P, S, ctypes.POINTER(IoTensor)]),
         "mpe_io_select": (I, [P, S]),
         "mpe_io_read": (I, [P, P, S, ctypes.POINTER(S)]),
+        "mpe_io_seek": (I, [P, U64]),
         "mpe_io_message": (ctypes.c_char_p, [P]),
         "mpe_io_dtype_lookup": (I, [ctypes.c_char_p, ctypes.POINTER(I)]),
         "mpe_io_kind_name": (ctypes.c_char_p, [I]),

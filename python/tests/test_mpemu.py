@@ -251,6 +251,41 @@ def test_analyze_selected_tensors():
         mpemu.analyze(os.path.join(DATA, "pt", "state.pt"), tensors=["nope"])
 
 
+@pytest.mark.parametrize("kind", ["npy", "npz"])   # .npy seeks to an offset, a .npz member reads forward
+def test_read_seeks_to_a_value(tmp_path, kind):
+    x = boundary_f32(5000).reshape(50, 100)
+    y = np.arange(-300, 300, dtype=np.float64) / 7
+    if kind == "npy":
+        path = str(tmp_path / "x.npy")
+        np.save(path, x)
+        name = None
+    else:
+        path = str(tmp_path / "x.npz")
+        np.savez(path, y=y, x=x)
+        name = "x"
+        got = mpemu.read(path, "y", start=123, count=45)
+        assert got.dtype == np.float64 and np.array_equal(got, y[123:168])
+    flat = x.reshape(-1)
+    for start, count in [(0, None), (1, 10), (1234, 999), (4999, None), (4990, 50), (5000, None), (0, 0)]:
+        got = mpemu.read(path, name, start=start, count=count)
+        want = flat[start:] if count is None else flat[start:start + count]
+        assert got.dtype == np.float32
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (start, count)   # NaNs bit for bit
+
+
+def test_read_past_the_end_is_erange(tmp_path):
+    path = str(tmp_path / "x.npy")
+    np.save(path, np.ones(10, np.float32))
+    with pytest.raises(mpemu.MpemuError, match="value 11 of") as e:
+        mpemu.read(path, start=11)
+    assert e.value.code == 4   # MPE_ERANGE
+    with pytest.raises(mpemu.MpemuError) as e:
+        mpemu.read(path, "nope")
+    assert e.value.code == 8   # MPE_ENOTFOUND
+    with pytest.raises(ValueError):
+        mpemu.read(path, start=-1)
+
+
 # ---------------------------------------------------------------- scaler, listings
 
 def test_scaler_pytorch_rules():
