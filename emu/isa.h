@@ -28,7 +28,8 @@ typedef struct {
   mpei_tc_dec16_fn tc_dec16;
   mpei_tc_pack_exp_fn tc_pack_exp;
   /* 2:4 sparse A (tc_kernel.h, emu/tc_sparse.c): block, wide-block and fma-chain
-     kernels and their rows per call (block, fma-chain); tiles are MPEI_TC_NRS*tc_vw wide */
+     kernels and their rows per call (block, fma-chain); tiles are MPEI_TC_NRS*tc_vw
+     wide (fma chain: MPEI_TC_NRFS*tc_vw) */
   mpei_tc_blk_sp_fn tc_blk_sp, tc_blkw_sp;
   mpei_tc_fma_sp_fn tc_fma_sp;
   int tc_mrs, tc_mrfs;

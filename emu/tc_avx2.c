@@ -44,10 +44,9 @@ void mpei_tc_blkw_sp_avx2(const float *av, const int32_t *ae, const int32_t *ax,
   blk_sp_kernel_wide(av, ae, ax, bv, be, bpitch, c, ldc, kp);
 }
 
-void mpei_tc_fma_sp_avx2(const float *av, const int32_t *ax, const float *bv, long bpitch, float *c, long ldc,
-                        int K)
+void mpei_tc_fma_sp_avx2(const float *av, const int32_t *ax, const float *bv, float *c, long ldc, int K)
 {
-  fma_sp_kernel(av, ax, bv, bpitch, c, ldc, K);
+  fma_sp_kernel(av, ax, bv, c, ldc, K);
 }
 
 void mpei_tc_dec16_avx2(const uint16_t *src, int bf16, float *dst, int n)

@@ -138,20 +138,22 @@ typedef int (*mpei_tc_pack_exp_fn)(const float *v, int32_t *e, size_t n, int pin
   MPEI_HIDDEN int mpei_tc_pack_exp_##isa(const float *, int32_t *, size_t, int, int, int);
 /* 2:4 sparse A (emu/tc_sparse.c): the same kernels over the packed kept values
    of A (panels of MRS rows, MRFS for the fma chain), where ax (laid out like
-   av) gives for each kept value the offset k*VW of the B row it multiplies in
-   a B panel; bv/be are MPEI_TC_NRS vectors of B bpitch elements apart (the
-   driver packs them side by side in one panel, bpitch = VW), and
-   c is a tile of MRS (MRFS) rows × MPEI_TC_NRS*VW columns. */
+   av) gives for each kept value the offset of the B row it multiplies in a B
+   panel. Block kernels: bv/be are MPEI_TC_NRS vectors of B bpitch elements
+   apart (the driver packs them side by side in one panel, bpitch = VW, rows
+   NRS*VW apart) and c is a tile of MRS rows × MPEI_TC_NRS*VW columns. Fma
+   kernel: B panels MPEI_TC_NRFS*VW wide (a row's vectors side by side) and
+   c a tile of MRFS rows × MPEI_TC_NRFS*VW columns. */
 typedef void (*mpei_tc_blk_sp_fn)(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
                                   const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp);
-typedef void (*mpei_tc_fma_sp_fn)(const float *av, const int32_t *ax, const float *bv, long bpitch, float *c,
-                                  long ldc, int K);
+typedef void (*mpei_tc_fma_sp_fn)(const float *av, const int32_t *ax, const float *bv, float *c, long ldc,
+                                  int K);
 #define MPEI_TC_SP_DECLARE(isa)                                                                \
   MPEI_HIDDEN void mpei_tc_blk_sp_##isa(const float *, const int32_t *, const int32_t *, const float *, \
                                         const int32_t *, long, float *, long, const mpei_tc_kp *); \
   MPEI_HIDDEN void mpei_tc_blkw_sp_##isa(const float *, const int32_t *, const int32_t *, const float *, \
                                          const int32_t *, long, float *, long, const mpei_tc_kp *); \
-  MPEI_HIDDEN void mpei_tc_fma_sp_##isa(const float *, const int32_t *, const float *, long, float *, long, int);
+  MPEI_HIDDEN void mpei_tc_fma_sp_##isa(const float *, const int32_t *, const float *, float *, long, int);
 #ifdef HAVE_X86_SIMD
 MPEI_TC_DECLARE(avx2)
 MPEI_TC_DECLARE(avx512)
@@ -164,9 +166,11 @@ enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 6,
        MPEI_TC_AVX512_VW = 16, MPEI_TC_AVX512_MR = 6, MPEI_TC_AVX512_MRF = 12,
        /* the fma kernel's tiles are MPEI_TC_NRF vectors wide */
        MPEI_TC_NRF = 2,
-       /* the sparse kernels' rows per call; their tiles are MPEI_TC_NRS panels wide */
-       MPEI_TC_NRS = 2,
-       MPEI_TC_AVX2_MRS = 2, MPEI_TC_AVX2_MRFS = 4, MPEI_TC_AVX512_MRS = 4, MPEI_TC_AVX512_MRFS = 6 };
+       /* the sparse kernels' rows per call; the block kernels' tiles are
+          MPEI_TC_NRS vectors wide, the fma kernel's MPEI_TC_NRFS (its loads per
+          product fall with the width: each row gathers its own B rows) */
+       MPEI_TC_NRS = 2, MPEI_TC_NRFS = 4,
+       MPEI_TC_AVX2_MRS = 2, MPEI_TC_AVX2_MRFS = 3, MPEI_TC_AVX512_MRS = 4, MPEI_TC_AVX512_MRFS = 6 };
 /* Exponent given to zero operands in packed panels: never the largest. */
 #define MPEI_TC_ZERO_EXP (-(1 << 20))
 

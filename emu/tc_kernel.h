@@ -478,7 +478,8 @@ static int pack_exp(const float *v, int32_t *e, size_t n, int pin, int lo, int h
    then serve MPEI_TC_NRS vectors of B (bv, be + h*bpitch: NRS*VW columns;
    emu/tc_sparse.c packs them side by side, bpitch = VW, rows NRS*VW apart), which
    spreads the loads that the gather adds over several products. The
-   includer defines MRS and MRFS (rows per call); the tile is MRS × NRS*VW. A
+   includer defines MRS and MRFS (rows per call); the tile is MRS × NRS*VW
+   (the fma kernel's MRFS × NRFS*VW, below). A
    padding value is 0 with exponent MPEI_TC_ZERO_EXP and points at a zero B
    row: it drops out like a zero product. */
 #define NRS MPEI_TC_NRS
@@ -630,22 +631,29 @@ static void blk_sp_kernel_wide(const float *av, const int32_t *ae, const int32_t
 }
 
 /* fma chain over the kept products: c[r][j] = fmaf(a[k][r], b[row k of r][j], c[r][j]),
-   MRFS rows × NRS*VW columns */
-static void fma_sp_kernel(const float *av, const int32_t *ax, const float *bv, long bpitch, float *c, long ldc,
-                          int K)
+   MRFS rows × NRFS*VW columns. Unlike the dense kernel, no B vector is shared
+   between rows (each row gathers its own B rows), so the cost per product is
+   the loads: the offset, the broadcast of a[k][r] and NRFS vectors of B (the
+   FMAs' memory operands). A wide tile spreads the first two over NRFS FMAs;
+   the B panel holds NRFS*VW columns per row, side by side, so a gathered row
+   is one contiguous stretch at compile-time offsets. */
+#define NRFS MPEI_TC_NRFS
+static void fma_sp_kernel(const float *av, const int32_t *ax, const float *bv, float *c, long ldc, int K)
 {
-  vf acc[MRFS * NRS];
-  for (int u = 0; u < MRFS * NRS; u++)
-    acc[u] = loadf(c + (u / NRS) * ldc + (u % NRS) * VW);
+  vf acc[MRFS * NRFS];
+#pragma GCC unroll 32
+  for (int u = 0; u < MRFS * NRFS; u++)
+    acc[u] = loadf(c + (u / NRFS) * ldc + (u % NRFS) * VW);
   for (int k = 0; k < K; k++)
 #pragma GCC unroll 16
     for (int r = 0; r < MRFS; r++) {
       const float *b = bv + ax[(size_t)k * MRFS + r];
       const vf x = SPLATF(av[(size_t)k * MRFS + r]);
 #pragma GCC unroll 8
-      for (int h = 0; h < NRS; h++)
-        acc[NRS * r + h] = MPEI_FMA_PS(loadf(b + h * bpitch), x, acc[NRS * r + h]);
+      for (int h = 0; h < NRFS; h++)
+        acc[NRFS * r + h] = MPEI_FMA_PS(loadf(b + h * VW), x, acc[NRFS * r + h]);
     }
-  for (int u = 0; u < MRFS * NRS; u++)
-    memcpy(c + (u / NRS) * ldc + (u % NRS) * VW, &acc[u], sizeof acc[u]);
+#pragma GCC unroll 32
+  for (int u = 0; u < MRFS * NRFS; u++)
+    memcpy(c + (u / NRFS) * ldc + (u % NRFS) * VW, &acc[u], sizeof acc[u]);
 }

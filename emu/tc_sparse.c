@@ -4,8 +4,8 @@
    (mpei_tc_dot over the gathered products) is the oracle; the fast path packs
    the kept values of A into panels with, per value, the offset of the B row it
    multiplies (tc_kernel.h's sparse kernels, chosen through emu/isa.c), B into
-   panels MPEI_TC_NRS vectors wide on cache-line boundaries (a gathered row is
-   one contiguous stretch), and shares the dense driver's packing and tiles
+   panels MPEI_TC_NRS vectors wide (fma chain: MPEI_TC_NRFS) on cache-line
+   boundaries (a gathered row is one contiguous stretch), and shares the dense driver's packing and tiles
    (tc_pack.h). As in tc_gemm.c, outputs whose row of A or column of B holds an
    inf or NaN are recomputed by the portable engine, and for a row-major
    binary32 C the fix-up and the BLAS epilogue run on each thread tile as it
@@ -101,13 +101,13 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
   /* kept values padded to whole blocks; B rows to whole groups plus one zero
      row that padding values point at */
   const int Kcp = (kc + L - 1) / L * L, Kb = (K + 3) / 4 * 4 + 1;
-  /* the kernels' tiles are mr × NRS*vw; B is packed in panels that wide (the
-     NRS vectors of a row side by side, vw apart: one gathered row is one
-     contiguous stretch), zero columns past N */
-  const int NRS = MPEI_TC_NRS, nw = NRS * vw, mp = (M + mr - 1) / mr, nq = (N + nw - 1) / nw;
+  /* the kernels' tiles are mr × nw, nw = NRS*vw (fma chain: NRFS*vw); B is
+     packed in panels that wide (the vectors of a row side by side, vw apart:
+     one gathered row is one contiguous stretch), zero columns past N */
+  const int nw = (fma ? MPEI_TC_NRFS : MPEI_TC_NRS) * vw, mp = (M + mr - 1) / mr, nq = (N + nw - 1) / nw;
   const size_t asz = (size_t)mp * mr * Kcp + 1, bsz = (size_t)nq * nw * Kb;
-  /* B's rows on cache-line boundaries: a gathered row of NRS vectors never
-     straddles two lines (each vector load would then cost two) */
+  /* B's rows on cache-line boundaries: a gathered row's vectors never
+     straddle two lines (each vector load would then cost two) */
   mpei_tc_panels pa = { malloc(sizeof(float) * asz), NULL }, pb = { sp_alloc64(sizeof(float) * bsz), NULL };
   int32_t *ax = malloc(sizeof(int32_t) * asz);
   unsigned char *bad = calloc((size_t)mp * mr + (size_t)nq * nw, 1);
@@ -148,8 +148,9 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
   mpei_tc_out o;
   mpei_tc_out_of(m, s->out16, &o);
   const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (nq + NC_PAIRS - 1) / NC_PAIRS;
-  /* a chunk of whole blocks whose B rows (two per kept value, NRS vectors,
-     value and exponent) stay within 16 KiB, half of a level-1 cache */
+  /* a chunk of whole blocks whose B rows (two per kept value, nw columns,
+     value and exponent; the fma chain's values only) stay within 16 KiB, half
+     of a level-1 cache */
   const int kct = 1024 / nw > 4 ? 1024 / nw : 4;
   const int kcb = fma ? 2 * kct : (kct / L > 0 ? kct / L : 1) * L;
   const long bpitch = (long)Kb * nw;
@@ -185,7 +186,7 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
                 cp = mpei_tc_tile_get(acc, M, N, ip, jq, mr, nw, cbuf, &ldc);
               }
               if (fma)
-                isa->tc_fma_sp(pa.v + ao, ax + ao, pb.v + bo, vw, cp, ldc, kn);
+                isa->tc_fma_sp(pa.v + ao, ax + ao, pb.v + bo, cp, ldc, kn);
               else
                 blk(pa.v + ao, pa.e + ao, ax + ao, pb.v + bo, pb.e + bo, vw, cp, ldc, &kp);
               if (!epi)

@@ -604,6 +604,58 @@ START_TEST(test_gemm_sp_oracle)
 }
 END_TEST
 
+/* the fast kernels' tile edges against the exact reference: M and N not
+   multiples of any kernel or thread tile (fma chain 3 × 32 on AVX2, 6 × 64 on
+   AVX-512; thread tiles of 32 kernel rows and 2 kernel widths), K not a
+   multiple of the kept-value chunk (64 kept values at 32 columns), inf/NaN in
+   A and in B (also at dropped positions), both output types */
+static const struct { const char *name; mpe_type in; } tile_models[] = {
+  { "fma-chain", MPE_FP16 }, { "fma-chain", MPE_BF16 }, { "h100", MPE_FP16 },
+};
+static const struct { int m, n, K; } tile_shapes[] = {
+  { 1, 70, 261 }, { 7, 33, 130 }, { 70, 65, 67 }, { 97, 129, 259 }, { 5, 97, 516 },
+};
+#define NTILE_SHAPE 5
+
+START_TEST(test_gemm_sp_tiles)
+{
+  const char *name = tile_models[_i / NTILE_SHAPE].name;
+  const mpe_type in = tile_models[_i / NTILE_SHAPE].in;
+  const int si = _i % NTILE_SHAPE;
+  const mpe_tc_model *model = mpe_tc_model_get(name, in);
+  ck_assert(model);
+  mpe_tc_params p;
+  mpe_tc_model_params(model, &p);
+  spcase cs = { tile_shapes[si].m, tile_shapes[si].n, tile_shapes[si].K, NULL, NULL };
+  cs.A = malloc(sizeof(double) * (size_t)cs.m * cs.K);
+  cs.B = malloc(sizeof(double) * (size_t)cs.K * cs.n);
+  double *want = malloc(sizeof(double) * (size_t)cs.m * cs.n);
+  ck_assert(cs.A && cs.B && want);
+  tally t = { 0, 0, 0 };
+  fill(&cs, in, 1, 1, ts_seed() + 9000 * (uint64_t)_i);
+  for (int oi = 0; oi < 2; oi++) {
+    mpe_type out = oi ? MPE_FP16 : MPE_FP32;
+    oracle(&p, p.block, &cs, out, want);
+    for (int lvl = 0; lvl < 3; lvl++) {
+      if (mpe_simd_level_set(lvl) != lvl)
+        continue;
+      for (int form = 0; form < 2; form++) {
+        char ctx[160];
+        snprintf(ctx, sizeof ctx, "%s %s shape %d×%d×%d out %s level %d form %d", name, mpe_type_name(in), cs.m,
+                 cs.n, cs.K, mpe_type_name(out), lvl, form);
+        run_case(model, 0, &cs, in, out, form ? MPE_COL_MAJOR : MPE_ROW_MAJOR, form ? MPE_TRANS : MPE_NO_TRANS,
+                 want, &t, ctx);
+      }
+    }
+    mpe_simd_level_set(-1);
+  }
+  printf("check_sparse: tiles %s %s %d×%d×%d vs the exact reference: %ld outputs, %ld wrong\n", name,
+         mpe_type_name(in), cs.m, cs.n, cs.K, t.outputs, t.wrong);
+  free(cs.A); free(cs.B); free(want);
+  ck_assert_int_eq(t.wrong, 0);
+}
+END_TEST
+
 /* the fast path really runs at level 1 and agrees with level 0 on a large
    random case (and B's specials at dropped positions make no NaN) */
 START_TEST(test_gemm_sp_large)
@@ -827,6 +879,7 @@ int main(void)
   tcase_add_loop_test(tg, test_gemm_sp_dense, 0, NNAME * NTYPE);
   tcase_add_loop_test(tg, test_gemm_sp_oracle, 0, NNAME * NTYPE);
   tcase_add_test(tg, test_gemm_sp_large);
+  tcase_add_loop_test(tg, test_gemm_sp_tiles, 0, 3 * NTILE_SHAPE);
   tcase_add_loop_test(tg, test_gemm_sp_epilogue, 0, 4);
   suite_add_tcase(s, tg);
   return ts_run(s);
