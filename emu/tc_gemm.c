@@ -24,7 +24,7 @@ int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mp
 int mpei_tc_run_fast_epi(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                          const mpei_tc_opnd *b, float alpha, float beta, float *C, int ldc, int c_apart);
 
-enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8, EXP_LO = -48, EXP_HI = 62 };
+enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8, MC_PANELS_F = 24, NC_PANELS_F = 16, EXP_LO = -48, EXP_HI = 62 };
 
 /* Fast operand decoding: the exact input-format value as binary32 bits. */
 typedef struct {
@@ -306,9 +306,12 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
     }
   mpei_tc_out o;
   mpei_tc_out_of(m, out16, &o);
-  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
+  /* a thread tile of mcp × ncp kernel tiles: the fma chain's bigger tiles
+     reuse each B panel over more rows of A (the block kernels keep theirs) */
+  const int mcp = fma ? MC_PANELS_F : MC_PANELS, ncp = fma ? NC_PANELS_F : NC_PANELS;
+  const int mt = (mp + mcp - 1) / mcp, nt = (np + ncp - 1) / ncp;
   const int kcb = fma ? KC : (KC / L > 0 ? KC / L : 1) * L;   /* a chunk of whole blocks */
-  const int tm = MC_PANELS * mr, tn = NC_PANELS * vw;          /* a thread tile */
+  const int tm = mcp * mr, tn = ncp * vw;   /* a thread tile */
   /* with epi, each thread's tile buffer, allocated before C is touched */
   int nthr = 1;
 #ifdef _OPENMP
@@ -346,8 +349,8 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
           mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
                             o.mode, m->p.zero_c_counts, m->p.late_c,
                             path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0 };
-          for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
-            for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
+          for (int jp = tj * ncp; jp < np && jp < (tj + 1) * ncp; jp++)
+            for (int ip = ti * mcp; ip < mp && ip < (ti + 1) * mcp; ip++) {
               size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
               long ldc;
               float *cp;

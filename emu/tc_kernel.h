@@ -381,15 +381,19 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
    AVX2, the FMA's own {1to16} operand on AVX-512). The packed B panel holds
    NRF*VW columns per k. */
 #define NRF MPEI_TC_NRF
+enum { PF_A = 16 };
 static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int K)
 {
   vf acc[MRF * NRF];
 #pragma GCC unroll 32
   for (int u = 0; u < MRF * NRF; u++)
     acc[u] = loadf(c + (u / NRF) * ldc + (u % NRF) * VW);
+#pragma GCC unroll 4
   for (int k = 0; k < K; k++) {
     const float *a = av + (size_t)k * MRF, *b = bv + (size_t)k * NRF * VW;
     vf bk[NRF];
+    /* A streams from L2: its line PF_A steps ahead is requested now */
+    __builtin_prefetch(a + PF_A * MRF, 0, 3);
 #pragma GCC unroll 4
     for (int h = 0; h < NRF; h++)
       bk[h] = loadf(b + h * VW);

@@ -647,6 +647,76 @@ START_TEST(test_gemm_packed_epilogue)
 }
 END_TEST
 
+/* The fma chain through mpe_gemm on binary16 operands at a size that crosses
+   every edge of the fast driver's blocking: M and N past one thread tile and
+   not whole kernel tiles, K past one K chunk (KC = 256) and not a multiple of
+   it; both layouts, both transposes, alpha/beta and padded leading dimensions.
+   The reference is the fmaf loop in k order on the decoded values, followed by
+   the BLAS epilogue. */
+START_TEST(test_fma_chain_blocks)
+{
+  const mpe_tc_model *m = mpe_tc_model_get("fma-chain", MPE_FP16);
+  enum { M = 151, N = 263, K = 301, PAD = 3 };
+  static float opA[M * K], opB[K * N], acc[M * N];
+  static uint16_t Ast[(M + PAD) * (K + PAD)], Bst[(K + PAD) * (N + PAD)];
+  static float C0[(M + PAD) * (N + PAD)], C[(M + PAD) * (N + PAD)];
+  const double edges[] = { 0.0, -0.0, 0x1p-24, 0x1p-14, 65504.0, -1.5, 0x1.ffcp-1 };
+  uint64_t s = ts_seed() + 4242;
+  for (int i = 0; i < M * K; i++)
+    opA[i] = (float)(i % 11 == 3 ? edges[(i / 11) % 7] : rand_in(&s, MPE_FP16));
+  for (int i = 0; i < K * N; i++)
+    opB[i] = (float)(i % 13 == 5 ? edges[(i / 13) % 7] : rand_in(&s, MPE_FP16));
+  opA[150 * K + 280] = INFINITY;   /* the last row of A */
+  opB[290 * N + 262] = NAN;        /* the last column of B */
+  for (int i = 0; i < (M + PAD) * (N + PAD); i++)
+    C0[i] = (float)rand_in(&s, MPE_FP16);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float a = 0.0f;
+      for (int l = 0; l < K; l++)
+        a = fmaf(opA[i * K + l], opB[l * N + j], a);
+      acc[i * N + j] = a;
+    }
+  static const float ab[3][2] = { { 1.0f, 0.0f }, { -1.0f, 1.0f }, { 0.75f, -1.5f } };
+  long checked = 0;
+  for (int v = 0; v < 3; v++)
+    for (int lay = 0; lay < 2; lay++)
+      for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+          const float alpha = ab[v][0], beta = ab[v][1];
+          const int row = lay == 0, pad = v == 0 ? 0 : PAD;
+          int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+          int lda = (row ? ac : ar) + pad, ldb = (row ? bc : br) + pad, ldc = (row ? N : M) + pad;
+          for (int r = 0; r < ar; r++)
+            for (int c = 0; c < ac; c++)
+              Ast[row ? r * lda + c : c * lda + r] = h(ta ? opA[c * K + r] : opA[r * K + c]);
+          for (int r = 0; r < br; r++)
+            for (int c = 0; c < bc; c++)
+              Bst[row ? r * ldb + c : c * ldb + r] = h(tb ? opB[c * N + r] : opB[r * N + c]);
+          memcpy(C, C0, sizeof C);
+          ck_assert_int_eq(mpe_gemm(m, row ? MPE_ROW_MAJOR : MPE_COL_MAJOR, ta ? MPE_TRANS : MPE_NO_TRANS,
+                                    tb ? MPE_TRANS : MPE_NO_TRANS, M, N, K, alpha, Ast, MPE_FP16, lda, Bst,
+                                    MPE_FP16, ldb, beta, C, MPE_FP32, ldc), 0);
+          for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+              int ci = row ? i * ldc + j : j * ldc + i;
+              float want = beta == 0.0f ? alpha * acc[i * N + j] : fmaf(alpha, acc[i * N + j], beta * C0[ci]);
+              if (isnan(want))
+                want = ts_u2f(0x7fffffffu);
+              ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "alpha %g beta %g layout %d ta %d tb %d (%d,%d): %a, want %a",
+                            alpha, beta, lay, ta, tb, i, j, C[ci], want);
+              checked++;
+            }
+          for (int i = 0; i < ldc * (row ? M : N); i++) {
+            int r = row ? i / ldc : i % ldc, c = row ? i % ldc : i / ldc;
+            if ((row && (c >= N || r >= M)) || (!row && (r >= M || c >= N)))
+              ck_assert_uint_eq(ts_f2u(C[i]), ts_f2u(C0[i]));
+          }
+        }
+  printf("check_tc: fma chain across the blocking, %d x %d x %d: %ld outputs, 0 wrong\n", M, N, K, checked);
+}
+END_TEST
+
 START_TEST(test_gemm_alpha_beta_sizes)
 {
   const mpe_tc_model *m = mpe_tc_model_get("a100", MPE_FP16);
@@ -1212,6 +1282,7 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(t2, test_gemm_layouts, 0, 2);
   tcase_add_test(t2, test_gemm_alpha_beta_sizes);
   tcase_add_loop_test(t2, test_gemm_packed_epilogue, 0, 5);
+  tcase_add_test(t2, test_fma_chain_blocks);
   tcase_add_test(t2, test_fma_chain_zeros);
   tcase_add_test(t2, test_errors);
   tcase_add_test(t2, test_gemm_alias);
