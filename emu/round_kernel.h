@@ -18,7 +18,7 @@
    the lanes' magnitudes, so normal, subnormal and underflowing lanes cost the
    same. Other vectors (NaN, infinity, overflow) take round_lanes.
 
-   Binary16 under RNE and RZ takes the F16C conversions instead (run_h16),
+   Binary16 and E5M2 under RNE and RZ take the F16C conversions instead (run_h16),
    its flags derived from compares; groups with NaN, infinite or too large
    lanes still take the paths above. */
 #include <stdint.h>
@@ -381,7 +381,14 @@ static inline __attribute__((always_inline)) void group(float *y, const float *x
    Used by kernel_body only for RNE and RZ (one tininess bound for both signs),
    binary16 itself, no saturation or flushing, and only while MXCSR has
    flush-to-zero and denormals-are-zero off and every exception masked
-   (h16_usable). */
+   (h16_usable).
+
+   E5M2 has binary16's exponent range and 8 fewer significand bits: binary16
+   rounded toward zero with a sticky bit in its last place (round to odd; the
+   sticky bit from the conversions toward +inf and -inf differing) keeps at
+   least 2 more bits than E5M2 everywhere, so rounding that 16-bit pattern at
+   bit 8 (the last place of E5M2 for normal and subnormal values alike, the
+   carry moving into the exponent field) is the one correct rounding. */
 #if VW == 8
 #define CVT_PS_PH(v, imm) _mm256_cvtps_ph((__m256)(v), (imm))
 #else
@@ -394,13 +401,38 @@ static inline __attribute__((always_inline)) void group(float *y, const float *x
 #define MAX_EPU32(a, b) ((__typeof__(a))_mm512_max_epu32((__m512i)(a), (__m512i)(b)))
 #endif
 
+#define E5M2_MAX_BITS 0x47600000u   /* 57344 */
+enum { H16_NONE, H16_FP16, H16_E5M2 };
+
 static inline int h16_usable(const mpei_plan32 *pl)
 {
-  if (pl->p != 11 || pl->eminb != 127 - 14 || pl->max_bits != FP16_MAX_BITS || !pl->has_inf || pl->saturate ||
-      pl->flush || (pl->mode != MPE_RNE && pl->mode != MPE_RZ))
-    return 0;
+  if (pl->eminb != 127 - 14 || !pl->has_inf || pl->saturate || pl->flush ||
+      (pl->mode != MPE_RNE && pl->mode != MPE_RZ))
+    return H16_NONE;
   /* FTZ (bit 15) and DAZ (bit 6) off, the six exception masks (bits 7-12) set */
-  return (_mm_getcsr() & 0x9fc0u) == 0x1f80u;
+  if ((_mm_getcsr() & 0x9fc0u) != 0x1f80u)
+    return H16_NONE;
+  if (pl->p == 11 && pl->max_bits == FP16_MAX_BITS)
+    return H16_FP16;
+  if (pl->p == 3 && pl->max_bits == E5M2_MAX_BITS)
+    return H16_E5M2;
+  return H16_NONE;
+}
+
+/* lanes rounded to binary16 (kind H16_FP16) or E5M2 (H16_E5M2), as binary32 */
+static inline __attribute__((always_inline)) vu conv_h16(vu u, const int mode, const int kind)
+{
+  typedef uint16_t vh __attribute__((vector_size(VW * 2)));
+  if (kind == H16_FP16)
+    return (vu)MPEI_CVTPH_PS(CVT_PS_PH(u, mode == MPE_RNE ? _MM_FROUND_TO_NEAREST_INT : _MM_FROUND_TO_ZERO));
+  vh h = (vh)CVT_PS_PH(u, _MM_FROUND_TO_ZERO);
+  if (mode == MPE_RNE) {
+    const vh hu = (vh)CVT_PS_PH(u, _MM_FROUND_TO_POS_INF), hd = (vh)CVT_PS_PH(u, _MM_FROUND_TO_NEG_INF);
+    h |= (vh)(hu != hd) & 1;
+    h += 0x7f + ((h >> 8) & 1);
+  }
+  h &= 0xff00;
+  return (vu)MPEI_CVTPH_PS(h);
 }
 
 /* a group with a NaN, infinite or too large lane, the general way; out of
@@ -428,9 +460,8 @@ static __attribute__((noinline)) void group_h16_other(float *y, const float *x, 
    inexact and underflow are raised the flags need no more work. */
 static inline __attribute__((always_inline)) size_t run_h16(float *y, const float *x, size_t i, size_t n,
                                                             const vu max, const vu tb, const int mode,
-                                                            const int stream, flagacc *fa)
+                                                            const int kind, const int stream, flagacc *fa)
 {
-  const int imm = mode == MPE_RNE ? _MM_FROUND_TO_NEAREST_INT : _MM_FROUND_TO_ZERO;
   vu inexact = fa->inexact, underflow = fa->underflow;
   int raised = !MPEI_ALL32((vi)(inexact == 0)) && !MPEI_ALL32((vi)(underflow == 0));
   for (; !raised && i + UNROLL * VW <= n; i += UNROLL * VW) {
@@ -444,7 +475,7 @@ static inline __attribute__((always_inline)) size_t run_h16(float *y, const floa
       break;
 #pragma GCC unroll 4
     for (int q = 0; q < UNROLL; q++) {
-      const vu r = (vu)MPEI_CVTPH_PS(CVT_PS_PH(u[q], imm));
+      const vu r = conv_h16(u[q], mode, kind);
       const vu d = r ^ u[q];
       inexact |= d;
       underflow |= d & (vu)((vi)a[q] < (vi)tb);
@@ -470,7 +501,7 @@ static inline __attribute__((always_inline)) size_t run_h16(float *y, const floa
       break;
 #pragma GCC unroll 4
     for (int q = 0; q < UNROLL; q++) {
-      const vu r = (vu)MPEI_CVTPH_PS(CVT_PS_PH(u[q], imm));
+      const vu r = conv_h16(u[q], mode, kind);
       if (stream)
         MPEI_STREAM_STORE(y + i + q * VW, r);
       else
@@ -489,7 +520,7 @@ static inline __attribute__((always_inline)) size_t groups(float *y, const float
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
   if (h16) {
     for (;;) {
-      i = run_h16(y, x, i, n, c->max, c->tbp, mode, stream, fa);
+      i = run_h16(y, x, i, n, c->max, c->tbp, mode, h16, stream, fa);
       if (i + UNROLL * VW > n)
         return i;
       group_h16_other(y + i, x + i, pl, c, lean, mode, stream, fa);
@@ -561,9 +592,16 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
 
 unsigned MPEI_ISA_FN(mpei_round32)(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base)
 {
-  if (h16_usable(pl))
-    return pl->mode == MPE_RNE ? kernel_body(y, x, n, pl, base, MPE_RNE, 0, 1)
-                               : kernel_body(y, x, n, pl, base, MPE_RZ, 0, 1);
+  switch (h16_usable(pl)) {
+  case H16_FP16:
+    return pl->mode == MPE_RNE ? kernel_body(y, x, n, pl, base, MPE_RNE, 0, H16_FP16)
+                               : kernel_body(y, x, n, pl, base, MPE_RZ, 0, H16_FP16);
+  case H16_E5M2:
+    return pl->mode == MPE_RNE ? kernel_body(y, x, n, pl, base, MPE_RNE, 0, H16_E5M2)
+                               : kernel_body(y, x, n, pl, base, MPE_RZ, 0, H16_E5M2);
+  default:
+    break;
+  }
   if (pl->flush)
     ROUND32_MODES(1)
   ROUND32_MODES(0)
