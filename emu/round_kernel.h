@@ -16,7 +16,11 @@
    trick stays exact), and lanes below the smallest subnormal (d >= 24: the
    result is 0 or that subnormal) chosen by one compare. No branch depends on
    the lanes' magnitudes, so normal, subnormal and underflowing lanes cost the
-   same. Other vectors (NaN, infinity, overflow) take round_lanes. */
+   same. Other vectors (NaN, infinity, overflow) take round_lanes.
+
+   Binary16 and E5M2 under RNE and RZ take the F16C conversions instead (run_h16),
+   its flags derived from compares; groups with NaN, infinite or too large
+   lanes still take the paths above. */
 #include <stdint.h>
 #include <string.h>
 #include "mpei_round_core.h"
@@ -367,13 +371,162 @@ static inline __attribute__((always_inline)) void group(float *y, const float *x
   }
 }
 
+/* Binary16 through the hardware conversions (F16C): vcvtps2ph with the
+   rounding mode in its immediate, then vcvtph2ps, is IEEE rounding of binary32
+   to binary16, subnormals included. The library's results are those bits for
+   every lane that is not NaN and at most the largest finite value in
+   magnitude (no overflow, no infinity: other groups take group()); its flags
+   follow from them: a lane is inexact iff the result differs from the input,
+   and underflows iff inexact and its magnitude is below the tininess bound.
+   Used by kernel_body only for RNE and RZ (one tininess bound for both signs),
+   binary16 itself, no saturation or flushing, and only while MXCSR has
+   flush-to-zero and denormals-are-zero off and every exception masked
+   (h16_usable).
+
+   E5M2 has binary16's exponent range and 8 fewer significand bits: binary16
+   rounded toward zero with a sticky bit in its last place (round to odd; the
+   sticky bit from the conversions toward +inf and -inf differing) keeps at
+   least 2 more bits than E5M2 everywhere, so rounding that 16-bit pattern at
+   bit 8 (the last place of E5M2 for normal and subnormal values alike, the
+   carry moving into the exponent field) is the one correct rounding. */
+#if VW == 8
+#define CVT_PS_PH(v, imm) _mm256_cvtps_ph((__m256)(v), (imm))
+#else
+#define CVT_PS_PH(v, imm) _mm512_cvtps_ph((__m512)(v), (imm))
+#endif
+#define FP16_MAX_BITS 0x477fe000u   /* 65504 */
+#if VW == 8
+#define MAX_EPU32(a, b) ((__typeof__(a))_mm256_max_epu32((__m256i)(a), (__m256i)(b)))
+#else
+#define MAX_EPU32(a, b) ((__typeof__(a))_mm512_max_epu32((__m512i)(a), (__m512i)(b)))
+#endif
+
+#define E5M2_MAX_BITS 0x47600000u   /* 57344 */
+enum { H16_NONE, H16_FP16, H16_E5M2 };
+
+static inline int h16_usable(const mpei_plan32 *pl)
+{
+  if (pl->eminb != 127 - 14 || !pl->has_inf || pl->saturate || pl->flush ||
+      (pl->mode != MPE_RNE && pl->mode != MPE_RZ))
+    return H16_NONE;
+  /* FTZ (bit 15) and DAZ (bit 6) off, the six exception masks (bits 7-12) set */
+  if ((_mm_getcsr() & 0x9fc0u) != 0x1f80u)
+    return H16_NONE;
+  if (pl->p == 11 && pl->max_bits == FP16_MAX_BITS)
+    return H16_FP16;
+  if (pl->p == 3 && pl->max_bits == E5M2_MAX_BITS)
+    return H16_E5M2;
+  return H16_NONE;
+}
+
+/* lanes rounded to binary16 (kind H16_FP16) or E5M2 (H16_E5M2), as binary32 */
+static inline __attribute__((always_inline)) vu conv_h16(vu u, const int mode, const int kind)
+{
+  typedef uint16_t vh __attribute__((vector_size(VW * 2)));
+  if (kind == H16_FP16)
+    return (vu)MPEI_CVTPH_PS(CVT_PS_PH(u, mode == MPE_RNE ? _MM_FROUND_TO_NEAREST_INT : _MM_FROUND_TO_ZERO));
+  vh h = (vh)CVT_PS_PH(u, _MM_FROUND_TO_ZERO);
+  if (mode == MPE_RNE) {
+    const vh hu = (vh)CVT_PS_PH(u, _MM_FROUND_TO_POS_INF), hd = (vh)CVT_PS_PH(u, _MM_FROUND_TO_NEG_INF);
+    h |= (vh)(hu != hd) & 1;
+    h += 0x7f + ((h >> 8) & 1);
+  }
+  h &= 0xff00;
+  return (vu)MPEI_CVTPH_PS(h);
+}
+
+/* a group with a NaN, infinite or too large lane, the general way; out of
+   line, so that the loop of run_h16 keeps its values in registers */
+static __attribute__((noinline)) void group_h16_other(float *y, const float *x, const mpei_plan32 *pl,
+                                                      const leanc *c, const int lean, const int mode,
+                                                      const int stream, flagacc *fa)
+{
+  const vu rnd[UNROLL] = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
+  if (mode == MPE_RNE) {
+    if (stream)
+      group(y, x, rnd, pl, c, lean, MPE_RNE, 0, 1, fa);
+    else
+      group(y, x, rnd, pl, c, lean, MPE_RNE, 0, 0, fa);
+  } else {
+    if (stream)
+      group(y, x, rnd, pl, c, lean, MPE_RZ, 0, 1, fa);
+    else
+      group(y, x, rnd, pl, c, lean, MPE_RZ, 0, 0, fa);
+  }
+}
+
+/* whole groups from i on through the conversions, up to the first group with
+   a lane they cannot take (or the end); returns where it stopped. Once both
+   inexact and underflow are raised the flags need no more work. */
+static inline __attribute__((always_inline)) size_t run_h16(float *y, const float *x, size_t i, size_t n,
+                                                            const vu max, const vu tb, const int mode,
+                                                            const int kind, const int stream, flagacc *fa)
+{
+  vu inexact = fa->inexact, underflow = fa->underflow;
+  int raised = !MPEI_ALL32((vi)(inexact == 0)) && !MPEI_ALL32((vi)(underflow == 0));
+  for (; !raised && i + UNROLL * VW <= n; i += UNROLL * VW) {
+    vu u[UNROLL], a[UNROLL];
+#pragma GCC unroll 4
+    for (int q = 0; q < UNROLL; q++) {
+      memcpy(&u[q], x + i + q * VW, sizeof u[q]);
+      a[q] = u[q] & 0x7fffffffu;
+    }
+    if (MPEI_ANY32(((vi)a[0] > (vi)max) | ((vi)a[1] > (vi)max) | ((vi)a[2] > (vi)max) | ((vi)a[3] > (vi)max)))
+      break;
+#pragma GCC unroll 4
+    for (int q = 0; q < UNROLL; q++) {
+      const vu r = conv_h16(u[q], mode, kind);
+      const vu d = r ^ u[q];
+      inexact |= d;
+      underflow |= d & (vu)((vi)a[q] < (vi)tb);
+      if (stream)
+        MPEI_STREAM_STORE(y + i + q * VW, r);
+      else
+        memcpy(y + i + q * VW, &r, sizeof r);
+    }
+    raised = !MPEI_ALL32((vi)(inexact == 0)) && !MPEI_ALL32((vi)(underflow == 0));
+  }
+  fa->inexact = inexact;
+  fa->underflow = underflow;
+  if (!raised)
+    return i;
+  for (; i + UNROLL * VW <= n; i += UNROLL * VW) {
+    vu u[UNROLL];
+#pragma GCC unroll 4
+    for (int q = 0; q < UNROLL; q++)
+      memcpy(&u[q], x + i + q * VW, sizeof u[q]);
+    const vu m = MAX_EPU32(MAX_EPU32(u[0] & 0x7fffffffu, u[1] & 0x7fffffffu),
+                                MAX_EPU32(u[2] & 0x7fffffffu, u[3] & 0x7fffffffu));
+    if (MPEI_ANY32((vi)m > (vi)max))
+      break;
+#pragma GCC unroll 4
+    for (int q = 0; q < UNROLL; q++) {
+      const vu r = conv_h16(u[q], mode, kind);
+      if (stream)
+        MPEI_STREAM_STORE(y + i + q * VW, r);
+      else
+        memcpy(y + i + q * VW, &r, sizeof r);
+    }
+  }
+  return i;
+}
+
 /* the whole groups from i on; returns where they end */
 static inline __attribute__((always_inline)) size_t groups(float *y, const float *x, size_t i, size_t n,
                                                            const mpei_plan32 *pl, const leanc *c, const int lean,
                                                            uint64_t base, const int mode, const int flush,
-                                                           const int stream, flagacc *fa)
+                                                           const int stream, const int h16, flagacc *fa)
 {
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
+  if (h16) {
+    for (;;) {
+      i = run_h16(y, x, i, n, c->max, c->tbp, mode, h16, stream, fa);
+      if (i + UNROLL * VW > n)
+        return i;
+      group_h16_other(y + i, x + i, pl, c, lean, mode, stream, fa);
+      i += UNROLL * VW;
+    }
+  }
   for (; i + UNROLL * VW <= n; i += UNROLL * VW) {
     vu rnd[UNROLL];
     if (sr)   /* random_block fills UNROLL = 4 vectors */
@@ -385,7 +538,7 @@ static inline __attribute__((always_inline)) size_t groups(float *y, const float
 
 static inline __attribute__((always_inline)) unsigned kernel_body(float *y, const float *x, size_t n,
                                                                   const mpei_plan32 *plan, uint64_t base,
-                                                                  const int mode, const int flush)
+                                                                  const int mode, const int flush, const int h16)
 {
   const mpei_plan32 P = *plan;   /* a local copy: stores to y cannot alias it */
   const mpei_plan32 *pl = &P;
@@ -410,10 +563,10 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
     i += len;
   }
   if (stream) {
-    i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 1, &fa);
+    i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 1, h16, &fa);
     MPEI_STREAM_FENCE();
   } else
-    i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 0, &fa);
+    i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 0, h16, &fa);
   for (; i + VW <= n; i += VW) {
     vu u;
     memcpy(&u, x + i, sizeof u);
@@ -427,18 +580,28 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
 
 #define ROUND32_MODES(flush)                                                     \
   switch (pl->mode) {                                                            \
-  case MPE_RNE: return kernel_body(y, x, n, pl, base, MPE_RNE, flush);           \
-  case MPE_RNA: return kernel_body(y, x, n, pl, base, MPE_RNA, flush);           \
-  case MPE_RZ: return kernel_body(y, x, n, pl, base, MPE_RZ, flush);             \
-  case MPE_RU: return kernel_body(y, x, n, pl, base, MPE_RU, flush);             \
-  case MPE_RD: return kernel_body(y, x, n, pl, base, MPE_RD, flush);             \
-  case MPE_RO: return kernel_body(y, x, n, pl, base, MPE_RO, flush);             \
-  case MPE_SR: return kernel_body(y, x, n, pl, base, MPE_SR, flush);             \
-  default: return kernel_body(y, x, n, pl, base, MPE_SR_EQ, flush);              \
+  case MPE_RNE: return kernel_body(y, x, n, pl, base, MPE_RNE, flush, 0);        \
+  case MPE_RNA: return kernel_body(y, x, n, pl, base, MPE_RNA, flush, 0);        \
+  case MPE_RZ: return kernel_body(y, x, n, pl, base, MPE_RZ, flush, 0);          \
+  case MPE_RU: return kernel_body(y, x, n, pl, base, MPE_RU, flush, 0);          \
+  case MPE_RD: return kernel_body(y, x, n, pl, base, MPE_RD, flush, 0);          \
+  case MPE_RO: return kernel_body(y, x, n, pl, base, MPE_RO, flush, 0);          \
+  case MPE_SR: return kernel_body(y, x, n, pl, base, MPE_SR, flush, 0);          \
+  default: return kernel_body(y, x, n, pl, base, MPE_SR_EQ, flush, 0);           \
   }
 
 unsigned MPEI_ISA_FN(mpei_round32)(float *y, const float *x, size_t n, const mpei_plan32 *pl, uint64_t base)
 {
+  switch (h16_usable(pl)) {
+  case H16_FP16:
+    return pl->mode == MPE_RNE ? kernel_body(y, x, n, pl, base, MPE_RNE, 0, H16_FP16)
+                               : kernel_body(y, x, n, pl, base, MPE_RZ, 0, H16_FP16);
+  case H16_E5M2:
+    return pl->mode == MPE_RNE ? kernel_body(y, x, n, pl, base, MPE_RNE, 0, H16_E5M2)
+                               : kernel_body(y, x, n, pl, base, MPE_RZ, 0, H16_E5M2);
+  default:
+    break;
+  }
   if (pl->flush)
     ROUND32_MODES(1)
   ROUND32_MODES(0)

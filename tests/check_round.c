@@ -202,6 +202,165 @@ START_TEST(test_lengths_alignment)
 }
 END_TEST
 
+/* Edge values one at a time inside arrays that otherwise round exactly: the
+   flags of each call are those of the one edge lane, so every lane position of
+   the 4-vector groups is held to the reference's flags, not only its bits.
+   Values: ties at the subnormal boundaries and in the normal range, the
+   largest finite and the ties and overflows above it, binary32 subnormals,
+   zeros, infinities and NaNs, both signs. Arrays: lengths that are whole
+   groups and not, pointers off a vector boundary, in place and not, and with
+   a first lane that raises inexact and underflow (later groups then need no
+   flag work in the kernels). Every format, mode and option. */
+static int probe_values(const mpe_format *f, float *v)
+{
+  const double q = mpe_format_min_subnormal(f), mn = mpe_format_min_normal(f), mx = mpe_format_max(f);
+  const int p = mpe_format_precision(f);
+  const double w[] = { q / 2, 1.5 * q, q, q / 4, mn - q / 2, mn, mn - q, mn * (1 - ldexp(1.0, -p - 1)),
+                       mn * (1 + ldexp(1.0, 1 - p)) + mn * ldexp(1.0, -p),   /* tie to even, odd below */
+                       1 + ldexp(1.0, -p), 1 + 3 * ldexp(1.0, -p), 1 + ldexp(1.0, -p - 3),
+                       mx, mx * (1 + ldexp(1.0, -p - 1)), mx * (1 + ldexp(1.0, -p)), nextafter(mx * (1 + ldexp(1.0, -p)), 0),
+                       2 * mx, 0x1p-149, 0x1p-127 * 1.75, 0, INFINITY, NAN, FLT_MAX };
+  int k = 0;
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+    float fv = (float)w[i];
+    v[k++] = fv;
+    v[k++] = -fv;
+  }
+  v[k++] = ts_u2f(0x7f800001u);   /* signalling NaN */
+  v[k++] = ts_u2f(0xffa00000u);
+  v[k++] = nextafterf((float)(q / 2), 1.0f);
+  v[k++] = nextafterf((float)(q / 2), 0.0f);
+  return k;
+}
+
+START_TEST(test_edge_lanes)
+{
+  enum { CAP = 160 };
+  const mpe_format *fmts[] = { mpe_format_of(MPE_FP16), mpe_format_of(MPE_E5M2), mpe_format_of(MPE_E4M3),
+                               mpe_format_of(MPE_BF16), mpe_format_of(MPE_TF32) };
+  static const size_t lens[] = { 32, 64, 71, 128 };
+  static const size_t offs[] = { 0, 1, 3 };
+  float *bx = malloc(CAP * 4), *by = malloc(CAP * 4), *bz = malloc(CAP * 4);
+  float probes[64];
+  long calls = 0, levels_run = 0;
+  for (int lvl = 1; lvl <= 2; lvl++) {
+    if (mpe_simd_level_set(lvl) != lvl)
+      continue;
+    levels_run++;
+    for (size_t fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+      const mpe_format *f = fmts[fi];
+      const int np = probe_values(f, probes);
+      uint64_t s = ts_seed() + 17 * fi;
+      for (int r = 0; r < MPE_SR; r++)
+        for (int opt = 0; opt < 3; opt++)
+          for (int first = 0; first < 2; first++)
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+              for (int pi = 0; pi < np; pi++) {
+                const size_t n = lens[li], off = offs[(size_t)pi % 3];
+                const size_t pos = (size_t)(ts_rand64(&s) % n);
+                mpe_round_opts o = { (mpe_round)r, opt == 2, opt == 1, 3, 0 };
+                float *x = bx + off;
+                /* exact lanes: small integers and their halves, in every format */
+                for (size_t i = 0; i < n; i++)
+                  x[i] = (float)((int)(ts_rand64(&s) % 17) - 8) * 0.5f;
+                if (first)
+                  x[0] = (float)(mpe_format_min_subnormal(f) / 4);
+                x[pos] = probes[pi];
+                mpe_simd_level_set(0);
+                mpe_flags_clear(~0u);
+                ck_assert_int_eq(mpe_round_f32(bz, x, n, f, &o), MPE_OK);
+                const unsigned fz = mpe_flags_get();
+                for (int inplace = 0; inplace < 2; inplace++) {
+                  float *y = inplace ? x : by + 2 - off;
+                  if (inplace)
+                    memcpy(by, x, n * 4);
+                  mpe_simd_level_set(lvl);
+                  mpe_flags_clear(~0u);
+                  ck_assert_int_eq(mpe_round_f32(y, x, n, f, &o), MPE_OK);
+                  const unsigned fy = mpe_flags_get();
+                  size_t i = 0;
+                  while (i < n && ts_f2u(y[i]) == ts_f2u(bz[i]))
+                    i++;
+                  if (i < n)
+                    ck_abort_msg("level %d %s %s opt %d n %zu%s: x[%zu]=%08x simd %08x ref %08x", lvl,
+                                 mpe_format_name(f), mpe_round_name((mpe_round)r), opt, n,
+                                 inplace ? " in place" : "", i, ts_f2u(inplace ? by[i] : x[i]), ts_f2u(y[i]),
+                                 ts_f2u(bz[i]));
+                  ck_assert_msg(fy == fz, "level %d %s %s opt %d n %zu%s: probe %08x at %zu%s: flags %x, reference %x",
+                                lvl, mpe_format_name(f), mpe_round_name((mpe_round)r), opt, n,
+                                inplace ? " in place" : "", ts_f2u(probes[pi]), pos, first ? " (after q/4)" : "",
+                                fy, fz);
+                  if (inplace)
+                    memcpy(x, by, n * 4);
+                  calls++;
+                }
+              }
+    }
+  }
+  mpe_simd_level_set(-1);
+  fprintf(stderr, "edge lanes: %ld calls, bits and flags match the reference on %ld level(s)\n", calls, levels_run);
+  ck_assert_int_gt(levels_run, 0);
+  free(bx); free(by); free(bz);
+}
+END_TEST
+
+/* Arrays above the streaming threshold (non-temporal stores): a destination
+   off a vector boundary, edge values in the first and last groups and in the
+   tail, every format and deterministic mode against the reference, one thread. */
+START_TEST(test_streaming)
+{
+  const size_t n = ((size_t)9 << 18) + 45;   /* 9 MiB of binary32 and a partial group */
+  float *x = malloc(n * 4), *y = malloc((n + 8) * 4), *z = malloc(n * 4);
+  const mpe_format *fmts[] = { mpe_format_of(MPE_FP16), mpe_format_of(MPE_BF16), mpe_format_of(MPE_E5M2) };
+  float probes[64];
+#ifdef _OPENMP
+  omp_set_num_threads(1);
+#endif
+  long cases = 0;
+  for (size_t fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+    const mpe_format *f = fmts[fi];
+    uint64_t s = ts_seed() + 3 * fi;
+    for (size_t i = 0; i < n; i++)
+      x[i] = (float)ldexp((double)(ts_rand64(&s) % 2001) - 1000, (int)(ts_rand64(&s) % 30) - 33);
+    const int np = probe_values(f, probes);
+    for (int pi = 0; pi < np; pi++) {
+      x[(size_t)pi] = probes[pi];
+      x[n - 1 - (size_t)pi] = probes[np - 1 - pi];
+      x[n / 2 + 7 * (size_t)pi] = probes[pi];
+    }
+    for (int r = 0; r < MPE_SR_EQ + 1; r++) {
+      mpe_round_opts o = { (mpe_round)r, 0, 0, 77, 5 };
+      mpe_simd_level_set(0);
+      mpe_flags_clear(~0u);
+      ck_assert_int_eq(mpe_round_f32(z, x, n, f, &o), MPE_OK);
+      const unsigned fz = mpe_flags_get();
+      for (int lvl = 1; lvl <= 2; lvl++) {
+        if (mpe_simd_level_set(lvl) != lvl)
+          continue;
+        for (size_t off = 0; off < 3; off += 2) {
+          mpe_flags_clear(~0u);
+          ck_assert_int_eq(mpe_round_f32(y + off, x, n, f, &o), MPE_OK);
+          ck_assert_uint_eq(mpe_flags_get(), fz);
+          size_t i = 0;
+          while (i < n && ts_f2u(y[off + i]) == ts_f2u(z[i]))
+            i++;
+          if (i < n)
+            ck_abort_msg("level %d %s %s: x[%zu]=%08x simd %08x ref %08x", lvl, mpe_format_name(f),
+                         mpe_round_name((mpe_round)r), i, ts_f2u(x[i]), ts_f2u(y[off + i]), ts_f2u(z[i]));
+          cases++;
+        }
+      }
+    }
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(omp_get_num_procs());
+#endif
+  mpe_simd_level_set(-1);
+  fprintf(stderr, "streaming: %ld arrays of %zu elements match the reference\n", cases, n);
+  free(x); free(y); free(z);
+}
+END_TEST
+
 /* same bits for 1 and 2 threads; in place equals out of place */
 START_TEST(test_threads_and_aliasing)
 {
@@ -447,6 +606,8 @@ int main(void)
   tcase_add_test(tc, test_simd_vs_reference);
   tcase_add_test(tc, test_mixed_vectors);
   tcase_add_test(tc, test_lengths_alignment);
+  tcase_add_test(tc, test_edge_lanes);
+  tcase_add_test(tc, test_streaming);
   tcase_add_test(tc, test_threads_and_aliasing);
   tcase_add_test(tc, test_scalar_vs_array_stream);
   tcase_add_test(tc, test_sr_statistics);
