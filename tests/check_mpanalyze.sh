@@ -274,6 +274,25 @@ if mpa_has_plot=$($bin -q "$d/boundary.npy" --plot "$tmp/p.svg" 2>&1 >/dev/null)
   $bin refine -q --matrix dominant --n 16 --plot "$tmp/full/keep.svg" >/dev/null 2>&1 \
     && tail -c 8 "$tmp/full/keep.svg" | grep -q "</svg>" && [ "$(ls -A "$tmp/full")" = keep.svg ] \
     && ok "plot replaces the old file atomically" || bad "plot replace"
+  # a plot onto a symbolic link replaces the file the link names, in that
+  # file's folder (the link stays a link); a link to nothing or a loop of links
+  # is refused with one line before any work
+  mkdir "$tmp/lt" "$tmp/lt/far" && echo old >"$tmp/lt/far/p.svg"
+  ln -s far/p.svg "$tmp/lt/rel.svg" && ln -s "$tmp/lt/far/p.svg" "$tmp/lt/abs.svg" && ln -s rel.svg "$tmp/lt/chain.svg"
+  for l in rel abs chain; do
+    echo old >"$tmp/lt/far/p.svg"
+    $bin -q "$d/boundary.npy" --plot "$tmp/lt/$l.svg" >/dev/null 2>"$tmp/err"; st=$?
+    [ $st -eq 0 ] && [ -L "$tmp/lt/$l.svg" ] && tail -c 8 "$tmp/lt/far/p.svg" | grep -q "</svg>" \
+      && [ "$(ls -A "$tmp/lt/far")" = p.svg ] && [ "$(ls -A "$tmp/lt" | tr '\n' ' ')" = "abs.svg chain.svg far rel.svg " ] \
+      && ok "--plot through a link ($l) writes its target" || bad "--plot through a link ($l): status $st, $(ls -lA "$tmp/lt" | tr '\n' ' ')"
+  done
+  ln -s nowhere.svg "$tmp/lt/dangling.svg" && ln -s loop2.svg "$tmp/lt/loop1.svg" && ln -s loop1.svg "$tmp/lt/loop2.svg"
+  for l in dangling loop1; do
+    $bin -q "$d/boundary.npy" --plot "$tmp/lt/$l.svg" >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ -L "$tmp/lt/$l.svg" ] && [ ! -e "$tmp/lt/nowhere.svg" ] \
+      && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "link to nothing|loop of symbolic links" "$tmp/err" \
+      && ok "--plot onto a $l link refused: $(cat "$tmp/err")" || bad "--plot onto a $l link: status $st, $(ls -lA "$tmp/lt" | tr '\n' ' ')"
+  done
   # a tensor name full of PLplot escapes: no PLplot warnings
   $bin -q "$d/escape_names.safetensors" --tensor 'hash#d2#u#bad#[0x41]' --plot "$tmp/n.svg" >/dev/null 2>"$tmp/err"; st=$?
   [ $st -eq 0 ] && [ ! -s "$tmp/err" ] && ok "PLplot escapes in a name drawn as text" || bad "PLplot escapes: status $st, $(wc -l <"$tmp/err") lines on stderr"
