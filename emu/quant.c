@@ -33,6 +33,13 @@ static size_t ngroups(mpe_quant_axis axis, size_t rows, size_t cols)
   return axis == MPE_QUANT_ROWS ? rows : axis == MPE_QUANT_COLS ? cols : 1;
 }
 
+/* whether [a, a + na) and [b, b + nb) share a byte */
+static int overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return na && nb && a0 < b0 + nb && b0 < a0 + na;
+}
+
 static int args_ok(const void *a, const void *b, size_t rows, size_t cols, mpe_quant_axis axis, mpe_type t,
                    int *qmin, int *qmax)
 {
@@ -57,7 +64,12 @@ int mpe_quant_params(float *scale, int32_t *zero, const float *x, size_t rows, s
   size_t ng = ngroups(axis, rows, cols);
   if (ng && (!scale || !zero))
     return MPE_EINVAL;
-  for (size_t k = 0; k < rows * cols; k++)
+  /* scale[g] and zero[g] are written before group g + 1 is read */
+  size_t n = rows * cols;
+  if (overlap(scale, ng * sizeof *scale, x, n * sizeof *x) || overlap(zero, ng * sizeof *zero, x, n * sizeof *x) ||
+      overlap(scale, ng * sizeof *scale, zero, ng * sizeof *zero))
+    return MPE_EINVAL;
+  for (size_t k = 0; k < n; k++)
     if (!isfinite(x[k]))
       return MPE_ERANGE;
   const int sgn = qmin < 0, Q = qmax == 127 || qmax == 255 ? 127 : 7;
@@ -117,6 +129,10 @@ int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quan
     return MPE_OK;
   if (!scale || !zero)
     return MPE_EINVAL;
+  /* the codes are written by threads in parallel: none may land on a value,
+     scale or zero point another thread has still to read */
+  if (overlap(q, n, x, n * sizeof *x) || overlap(q, n, scale, ng * sizeof *scale) || overlap(q, n, zero, ng * sizeof *zero))
+    return MPE_EINVAL;
   for (size_t g = 0; g < ng; g++)
     if (!(scale[g] > 0.0f) || !isfinite(scale[g]) || zero[g] < qmin || zero[g] > qmax)
       return MPE_EINVAL;
@@ -165,8 +181,12 @@ int mpe_quant_decode(float *x, const void *q, size_t rows, size_t cols, mpe_quan
     return MPE_OK;
   if (!scale || !zero)
     return MPE_EINVAL;
+  /* x[k] is written over the bytes of codes 4k .. 4k+3, still to be read */
+  if (overlap(x, n * sizeof *x, q, n) || overlap(x, n * sizeof *x, scale, ng * sizeof *scale) ||
+      overlap(x, n * sizeof *x, zero, ng * sizeof *zero))
+    return MPE_EINVAL;
   for (size_t g = 0; g < ng; g++)
-    if (!isfinite(scale[g]) || zero[g] < qmin || zero[g] > qmax)
+    if (!(scale[g] > 0.0f) || !isfinite(scale[g]) || zero[g] < qmin || zero[g] > qmax)
       return MPE_EINVAL;
   const int sgn = qmin < 0;
   for (size_t k = 0; k < n; k++) {
