@@ -646,9 +646,18 @@ scale --preset delayed --interval 5 $d/half.npy|mpanalyze: scale: --interval app
 memory --params 0|mpanalyze: memory: bad --params '0' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
 memory --params 1.5e308|mpanalyze: memory: bad --params '1.5e308' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
 memory --params 1e-300|mpanalyze: memory: bad --params '1e-300' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
+memory --params 7B --activations 1e300TB|mpanalyze: memory: bad --activations '1e300TB' (bytes such as 12GB, or seq=S,batch=B,hidden=H,layers=L,heads=A)
+memory --params 7B --activations 1e-300|mpanalyze: memory: bad --activations '1e-300' (bytes such as 12GB, or seq=S,batch=B,hidden=H,layers=L,heads=A)
 order --trials 0 $d/half.npy|mpanalyze: order: bad --trials '0' (an integer from 1 to 2^20)
 order --round up $d/half.npy|mpanalyze: order: unknown --round 'up' (rne, rna, rz, ru, rd, ro, sr, sr_eq)
 EOF
+# --activations -0 is no byte count: it reads as 0 (the JSON held -0.0)
+if [ $have_py = 1 ] && $bin memory --params 7B --activations -0 --json >"$tmp/m.json" 2>"$tmp/err"; then
+  a=$(jget "$tmp/m.json" bytes_per_gpu.activations)
+  [ "$a" = "0.0" ] && ok "memory --activations -0 is 0" || bad "memory --activations -0: $a"
+else
+  [ $have_py = 0 ] || bad "memory --activations -0: $(cat "$tmp/err")"
+fi
 # --help comes from the table the parser reads: every option it lists is one the parser
 # knows (never "unrecognized option")
 for c in range scale refine cg update memory order; do
