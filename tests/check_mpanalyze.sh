@@ -332,7 +332,7 @@ for args in "refine --matrix randsvd --n 1000000" "refine --matrix randsvd --n 3
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "raise it with --max-memory" "$tmp/err" \
     && [ "$pk" -lt 102400 ] && ok "budget: $args: $(cat "$tmp/err")" || bad "budget '$args': status $st, ${pk} KB"
 done
-for v in "0" "12Q" "200%" "-1G"; do
+for v in "0" "12Q" "200%" "-1G" "0.5" "1e-300" "1e-300%" "nan" "inf" "0x"; do
   $bin --max-memory "$v" "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "--max-memory $v refused" || bad "--max-memory $v: status $st"
 done

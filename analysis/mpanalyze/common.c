@@ -795,7 +795,8 @@ static int parse_size(const char *s, uint64_t *out)
     if (*e == 'B' || *e == 'b')
       e++;
   }
-  if (*e || v * mul >= 0x1p63)
+  /* at least one byte: 0.5 or 1e-300 would be a limit of 0 bytes, as "0" is refused */
+  if (*e || v * mul >= 0x1p63 || v * mul < 1)
     return -1;
   *out = (uint64_t)(v * mul);
   return 0;
