@@ -33,6 +33,13 @@ static size_t ngroups(mpe_quant_axis axis, size_t rows, size_t cols)
   return axis == MPE_QUANT_ROWS ? rows : axis == MPE_QUANT_COLS ? cols : 1;
 }
 
+/* whether [a, a + na) and [b, b + nb) share a byte */
+static int overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return na && nb && a0 < b0 + nb && b0 < a0 + na;
+}
+
 static int args_ok(const void *a, const void *b, size_t rows, size_t cols, mpe_quant_axis axis, mpe_type t,
                    int *qmin, int *qmax)
 {
@@ -57,7 +64,12 @@ int mpe_quant_params(float *scale, int32_t *zero, const float *x, size_t rows, s
   size_t ng = ngroups(axis, rows, cols);
   if (ng && (!scale || !zero))
     return MPE_EINVAL;
-  for (size_t k = 0; k < rows * cols; k++)
+  /* scale[g] and zero[g] are written before group g + 1 is read */
+  size_t n = rows * cols;
+  if (overlap(scale, ng * sizeof *scale, x, n * sizeof *x) || overlap(zero, ng * sizeof *zero, x, n * sizeof *x) ||
+      overlap(scale, ng * sizeof *scale, zero, ng * sizeof *zero))
+    return MPE_EINVAL;
+  for (size_t k = 0; k < n; k++)
     if (!isfinite(x[k]))
       return MPE_ERANGE;
   const int sgn = qmin < 0, Q = qmax == 127 || qmax == 255 ? 127 : 7;
@@ -100,14 +112,14 @@ int mpe_quant_params(float *scale, int32_t *zero, const float *x, size_t rows, s
   return MPE_OK;
 }
 
-/* The parameters of ng groups: both arrays given, finite scales (positive ones
-   when the values are divided by them), zero points that are codes. */
-static int groups_ok(const float *scale, const int32_t *zero, size_t ng, int qmin, int qmax, int positive)
+/* The parameters of ng groups: both arrays given, finite positive scales,
+   zero points that are codes. */
+static int groups_ok(const float *scale, const int32_t *zero, size_t ng, int qmin, int qmax)
 {
   if (!scale || !zero)
     return 0;
   for (size_t g = 0; g < ng; g++)
-    if (!isfinite(scale[g]) || (positive && !(scale[g] > 0.0f)) || zero[g] < qmin || zero[g] > qmax)
+    if (!isfinite(scale[g]) || !(scale[g] > 0.0f) || zero[g] < qmin || zero[g] > qmax)
       return 0;
   return 1;
 }
@@ -127,7 +139,11 @@ int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quan
   size_t ng = ngroups(axis, rows, cols), n = rows * cols;
   if (!n)
     return MPE_OK;
-  if (!groups_ok(scale, zero, ng, qmin, qmax, 1))
+  if (!groups_ok(scale, zero, ng, qmin, qmax))
+    return MPE_EINVAL;
+  /* the codes are written by threads in parallel: none may land on a value,
+     scale or zero point another thread has still to read */
+  if (overlap(q, n, x, n * sizeof *x) || overlap(q, n, scale, ng * sizeof *scale) || overlap(q, n, zero, ng * sizeof *zero))
     return MPE_EINVAL;
   for (size_t k = 0; k < n; k++)
     if (!isfinite(x[k]))
@@ -172,7 +188,11 @@ int mpe_quant_decode(float *x, const void *q, size_t rows, size_t cols, mpe_quan
   size_t ng = ngroups(axis, rows, cols), n = rows * cols;
   if (!n)
     return MPE_OK;
-  if (!groups_ok(scale, zero, ng, qmin, qmax, 0))
+  if (!groups_ok(scale, zero, ng, qmin, qmax))
+    return MPE_EINVAL;
+  /* x[k] is written over the bytes of codes 4k .. 4k+3, still to be read */
+  if (overlap(x, n * sizeof *x, q, n) || overlap(x, n * sizeof *x, scale, ng * sizeof *scale) ||
+      overlap(x, n * sizeof *x, zero, ng * sizeof *zero))
     return MPE_EINVAL;
   const int sgn = qmin < 0;
   for (size_t k = 0; k < n; k++) {

@@ -34,14 +34,15 @@ static uint32_t rank_key(const void *base, mpe_type t, size_t idx)
   return a > 0x7f800000u ? 0xffffffffu : a;
 }
 
+/* ceil(k/4) and ceil(k/16) without forming k + 3 or k + 15 (k up to INT_MAX) */
 int mpe_sparse_kept(int k)
 {
-  return k > 0 ? 2 * ((k + 3) / 4) : 0;
+  return k > 0 ? 2 * (k / 4 + (k % 4 != 0)) : 0;
 }
 
 int mpe_sparse_meta_words(int k)
 {
-  return k > 0 ? (k + 15) / 16 : 0;
+  return k > 0 ? k / 16 + (k % 16 != 0) : 0;
 }
 
 /* element (i, l) of an m×cols matrix in `layout` with leading dimension ld */
@@ -54,6 +55,25 @@ static int ld_ok(int row, int rows, int cols, int ld)
 {
   int need = row ? cols : rows;
   return ld >= (need > 1 ? need : 1);
+}
+
+/* The bytes an m×cols matrix of es-byte elements spans from base, as
+   [*lo, *hi); an empty matrix spans nothing. */
+static void span(const void *base, int row, int m, int cols, int ld, size_t es, uintptr_t *lo, uintptr_t *hi)
+{
+  *lo = *hi = (uintptr_t)base;
+  if (m > 0 && cols > 0)
+    *hi += (at(row, m - 1, cols - 1, ld) + 1) * es;
+}
+
+/* whether two such spans share a byte */
+static int overlap(const void *a, int row, int ma, int ca, int lda, size_t ea, const void *b, int mb, int cb,
+                   int ldb, size_t eb)
+{
+  uintptr_t a0, a1, b0, b1;
+  span(a, row, ma, ca, lda, ea, &a0, &a1);
+  span(b, row, mb, cb, ldb, eb, &b0, &b1);
+  return a0 < a1 && b0 < b1 && a0 < b1 && b0 < a1;
 }
 
 static int args_ok(mpe_layout layout, int m, int k, mpe_type t)
@@ -110,7 +130,11 @@ int mpe_prune_2_4(mpe_layout layout, int m, int k, const void *A, mpe_type type,
     return MPE_OK;
   if (!A || !P)
     return MPE_EINVAL;
-  const int es = mpei_sp_esize(type), ng = (k + 3) / 4;
+  const int es = mpei_sp_esize(type), ng = k / 4 + (k % 4 != 0);
+  /* in place only element for element: another stride or a shifted P would
+     overwrite elements of A before they are read */
+  if (P == A ? ldp != lda : overlap(A, row, m, k, lda, (size_t)es, P, m, k, ldp, (size_t)es))
+    return MPE_EINVAL;
   const unsigned char *src = A;
   unsigned char *dst = P;
   for (int i = 0; i < m; i++)
@@ -141,8 +165,12 @@ int mpe_sparse_compress(mpe_layout layout, int m, int k, const void *A, mpe_type
   int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta);
   if (r || m == 0 || k == 0)
     return r;
-  const int row = layout == MPE_ROW_MAJOR, nw = mpe_sparse_meta_words(k);
-  const int es = mpei_sp_esize(type), ng = (k + 3) / 4;
+  const int row = layout == MPE_ROW_MAJOR, kc = mpe_sparse_kept(k), nw = mpe_sparse_meta_words(k);
+  const int es = mpei_sp_esize(type), ng = k / 4 + (k % 4 != 0);
+  if (overlap(A, row, m, k, lda, (size_t)es, V, m, kc, ldv, (size_t)es) ||
+      overlap(A, row, m, k, lda, (size_t)es, meta, m, nw, ldm, sizeof *meta) ||
+      overlap(V, row, m, kc, ldv, (size_t)es, meta, m, nw, ldm, sizeof *meta))
+    return MPE_EINVAL;
   /* check the whole matrix first: nothing is written for a matrix that is not 2:4 */
   for (int i = 0; i < m; i++)
     for (int l0 = 0; l0 < k; l0 += 4) {
@@ -187,7 +215,7 @@ int mpe_sparse_compress(mpe_layout layout, int m, int k, const void *A, mpe_type
 int mpei_sp_index(const void *V, mpe_type type, int row, int m, int k, int ldv, const uint16_t *meta,
                   int ldm, int32_t *kidx)
 {
-  const int kc = mpe_sparse_kept(k), ng = (k + 3) / 4;
+  const int kc = mpe_sparse_kept(k), ng = k / 4 + (k % 4 != 0);
   int bad = 0;
   /* rows in parallel (each writes its own kidx row); a refusal is the same
      whichever row finds it */
@@ -221,8 +249,11 @@ int mpe_sparse_decompress(mpe_layout layout, int m, int k, const void *V, mpe_ty
   int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta);
   if (r || m == 0 || k == 0)
     return r;
-  const int row = layout == MPE_ROW_MAJOR;
-  const int es = mpei_sp_esize(type);
+  const int row = layout == MPE_ROW_MAJOR, kc = mpe_sparse_kept(k), nw = mpe_sparse_meta_words(k);
+  const int es = mpei_sp_esize(type), ng = k / 4 + (k % 4 != 0);
+  if (overlap(A, row, m, k, lda, (size_t)es, V, m, kc, ldv, (size_t)es) ||
+      overlap(A, row, m, k, lda, (size_t)es, meta, m, nw, ldm, sizeof *meta))
+    return MPE_EINVAL;
   /* validate everything before writing: a refused call leaves A as it was */
   r = mpei_sp_index(V, type, row, m, k, ldv, meta, ldm, NULL);
   if (r)
@@ -230,7 +261,7 @@ int mpe_sparse_decompress(mpe_layout layout, int m, int k, const void *V, mpe_ty
   const unsigned char *val = V;
   unsigned char *dst = A;
   for (int i = 0; i < m; i++)
-    for (int g = 0; g < (k + 3) / 4; g++) {
+    for (int g = 0; g < ng; g++) {
       unsigned nib = (meta[at(row, i, g / 4, ldm)] >> (4 * (g % 4))) & 0xfu;
       int j0 = (int)(nib & 3u), j1 = (int)(nib >> 2);
       for (int j = 0; j < 4 && 4 * g + j < k; j++) {

@@ -274,6 +274,25 @@ if mpa_has_plot=$($bin -q "$d/boundary.npy" --plot "$tmp/p.svg" 2>&1 >/dev/null)
   $bin refine -q --matrix dominant --n 16 --plot "$tmp/full/keep.svg" >/dev/null 2>&1 \
     && tail -c 8 "$tmp/full/keep.svg" | grep -q "</svg>" && [ "$(ls -A "$tmp/full")" = keep.svg ] \
     && ok "plot replaces the old file atomically" || bad "plot replace"
+  # a plot onto a symbolic link replaces the file the link names, in that
+  # file's folder (the link stays a link); a link to nothing or a loop of links
+  # is refused with one line before any work
+  mkdir "$tmp/lt" "$tmp/lt/far" && echo old >"$tmp/lt/far/p.svg"
+  ln -s far/p.svg "$tmp/lt/rel.svg" && ln -s "$tmp/lt/far/p.svg" "$tmp/lt/abs.svg" && ln -s rel.svg "$tmp/lt/chain.svg"
+  for l in rel abs chain; do
+    echo old >"$tmp/lt/far/p.svg"
+    $bin -q "$d/boundary.npy" --plot "$tmp/lt/$l.svg" >/dev/null 2>"$tmp/err"; st=$?
+    [ $st -eq 0 ] && [ -L "$tmp/lt/$l.svg" ] && tail -c 8 "$tmp/lt/far/p.svg" | grep -q "</svg>" \
+      && [ "$(ls -A "$tmp/lt/far")" = p.svg ] && [ "$(ls -A "$tmp/lt" | tr '\n' ' ')" = "abs.svg chain.svg far rel.svg " ] \
+      && ok "--plot through a link ($l) writes its target" || bad "--plot through a link ($l): status $st, $(ls -lA "$tmp/lt" | tr '\n' ' ')"
+  done
+  ln -s nowhere.svg "$tmp/lt/dangling.svg" && ln -s loop2.svg "$tmp/lt/loop1.svg" && ln -s loop1.svg "$tmp/lt/loop2.svg"
+  for l in dangling loop1; do
+    $bin -q "$d/boundary.npy" --plot "$tmp/lt/$l.svg" >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ -L "$tmp/lt/$l.svg" ] && [ ! -e "$tmp/lt/nowhere.svg" ] \
+      && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "link to nothing|loop of symbolic links" "$tmp/err" \
+      && ok "--plot onto a $l link refused: $(cat "$tmp/err")" || bad "--plot onto a $l link: status $st, $(ls -lA "$tmp/lt" | tr '\n' ' ')"
+  done
   # a tensor name full of PLplot escapes: no PLplot warnings
   $bin -q "$d/escape_names.safetensors" --tensor 'hash#d2#u#bad#[0x41]' --plot "$tmp/n.svg" >/dev/null 2>"$tmp/err"; st=$?
   [ $st -eq 0 ] && [ ! -s "$tmp/err" ] && ok "PLplot escapes in a name drawn as text" || bad "PLplot escapes: status $st, $(wc -l <"$tmp/err") lines on stderr"
@@ -313,7 +332,7 @@ for args in "refine --matrix randsvd --n 1000000" "refine --matrix randsvd --n 3
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "raise it with --max-memory" "$tmp/err" \
     && [ "$pk" -lt 102400 ] && ok "budget: $args: $(cat "$tmp/err")" || bad "budget '$args': status $st, ${pk} KB"
 done
-for v in "0" "12Q" "200%" "-1G"; do
+for v in "0" "12Q" "200%" "-1G" "0.5" "1e-300" "1e-300%" "nan" "inf" "0x"; do
   $bin --max-memory "$v" "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "--max-memory $v refused" || bad "--max-memory $v: status $st"
 done
@@ -627,9 +646,18 @@ scale --preset delayed --interval 5 $d/half.npy|mpanalyze: scale: --interval app
 memory --params 0|mpanalyze: memory: bad --params '0' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
 memory --params 1.5e308|mpanalyze: memory: bad --params '1.5e308' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
 memory --params 1e-300|mpanalyze: memory: bad --params '1e-300' (a count from 1 to 1e15: 1.3e9, 7.5B, 350M, 125k)
+memory --params 7B --activations 1e300TB|mpanalyze: memory: bad --activations '1e300TB' (bytes such as 12GB, or seq=S,batch=B,hidden=H,layers=L,heads=A)
+memory --params 7B --activations 1e-300|mpanalyze: memory: bad --activations '1e-300' (bytes such as 12GB, or seq=S,batch=B,hidden=H,layers=L,heads=A)
 order --trials 0 $d/half.npy|mpanalyze: order: bad --trials '0' (an integer from 1 to 2^20)
 order --round up $d/half.npy|mpanalyze: order: unknown --round 'up' (rne, rna, rz, ru, rd, ro, sr, sr_eq)
 EOF
+# --activations -0 is no byte count: it reads as 0 (the JSON held -0.0)
+if [ $have_py = 1 ] && $bin memory --params 7B --activations -0 --json >"$tmp/m.json" 2>"$tmp/err"; then
+  a=$(jget "$tmp/m.json" bytes_per_gpu.activations)
+  [ "$a" = "0.0" ] && ok "memory --activations -0 is 0" || bad "memory --activations -0: $a"
+else
+  [ $have_py = 0 ] || bad "memory --activations -0: $(cat "$tmp/err")"
+fi
 # --help comes from the table the parser reads: every option it lists is one the parser
 # knows (never "unrecognized option")
 for c in range scale refine cg update memory order; do

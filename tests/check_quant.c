@@ -264,6 +264,51 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* decode with a scale that is not > 0 is refused as encode refuses it; an
+   output sharing memory with an input is refused with nothing written */
+START_TEST(test_aliasing)
+{
+  float x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, s = 1, y[4] = { 5, 5, 5, 5 };
+  int32_t z = 0;
+  int8_t q[4] = { 1, 2, 3, 4 };
+  const float sb[3] = { 0.0f, -0.0f, -1.0f };
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(mpe_quant_decode(y, q, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &sb[i], &z), MPE_EINVAL);
+  ck_assert(y[0] == 5);
+  /* decode in place: x[0] would overwrite codes 1..3 before they are read */
+  float buf[4];
+  int8_t *qb = (int8_t *)buf;
+  memcpy(qb, q, 4);
+  ck_assert_int_eq(mpe_quant_decode(buf, qb, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z), MPE_EINVAL);
+  ck_assert(memcmp(qb, q, 4) == 0);
+  ck_assert_int_eq(mpe_quant_decode(buf, q, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, buf + 3, &z), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_decode(buf, q, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, (int32_t *)buf + 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_decode(buf, q, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z), MPE_OK);
+  ck_assert(buf[0] == 1 && buf[1] == 2 && buf[2] == 3 && buf[3] == 4);
+  /* encode onto the values, the scales or the zero points */
+  float xs[4] = { 1, 2, 3, 4 };
+  ck_assert_int_eq(mpe_quant_encode(xs, xs, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_encode((char *)xs + 15, xs, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_encode(&s, xs, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_encode(&z, xs, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z, NULL), MPE_EINVAL);
+  ck_assert(xs[0] == 1 && xs[3] == 4 && s == 1 && z == 0);
+  /* codes right after the values, touching them without sharing a byte, are fine */
+  ck_assert_int_eq(mpe_quant_encode((char *)x + 16, x, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z, NULL), MPE_OK);
+  ck_assert_int_eq(mpe_quant_encode((char *)x + 15, x, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z, NULL), MPE_EINVAL);
+  memcpy(x + 4, (const float[]){ 5, 6, 7, 8 }, 4 * sizeof *x);
+  ck_assert_int_eq(mpe_quant_encode(q, xs, 1, 4, MPE_QUANT_TENSOR, MPE_INT8, &s, &z, NULL), MPE_OK);
+  /* per-row scales written inside x: row 1 would be read after scale[0] overwrote it */
+  int32_t zz[2] = { 9, 9 };
+  ck_assert_int_eq(mpe_quant_params(x + 4, zz, x, 2, 4, MPE_QUANT_ROWS, MPE_INT8, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_params((float *)zz, zz, x, 2, 4, MPE_QUANT_ROWS, MPE_INT8, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_params(&s, (int32_t *)x + 7, x, 2, 4, MPE_QUANT_TENSOR, MPE_INT8, 1), MPE_EINVAL);
+  ck_assert(x[4] == 5 && zz[0] == 9 && s == 1);
+  float s2[2];
+  ck_assert_int_eq(mpe_quant_params(s2, zz, x, 2, 4, MPE_QUANT_ROWS, MPE_INT8, 1), MPE_OK);
+  ck_assert(s2[0] == 4.0f / 127 && s2[1] == 8.0f / 127 && zz[0] == 0 && zz[1] == 0);
+}
+END_TEST
+
 static Suite *quant_suite(void)
 {
   Suite *s = suite_create("quant");
@@ -273,6 +318,7 @@ static Suite *quant_suite(void)
   tcase_add_test(tc, test_flags);
   tcase_add_test(tc, test_stochastic);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_aliasing);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -282,6 +282,57 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* outputs that overlap inputs other than element for element are refused
+   with nothing written: in place with another stride, shifted by one element,
+   compressed values or metadata inside the dense matrix; sizes near INT_MAX */
+START_TEST(test_aliasing)
+{
+  /* pruning in place, element for element, is allowed */
+  float A[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+  ck_assert_int_eq(mpe_prune_2_4(MPE_ROW_MAJOR, 3, 4, A, MPE_FP32, 4, A, 4), 0);
+  const float pruned[12] = { 0, 0, 3, 4, 0, 0, 7, 8, 0, 0, 11, 12 };
+  ck_assert(memcmp(A, pruned, sizeof A) == 0);
+  /* in place with ldp != lda: row 1's output would land on row 2 before it is read */
+  float W[24], keep[24];
+  for (int i = 0; i < 24; i++)
+    W[i] = keep[i] = (float)(i + 1);
+  ck_assert_int_eq(mpe_prune_2_4(MPE_ROW_MAJOR, 3, 4, W, MPE_FP32, 4, W, 8), MPE_EINVAL);
+  ck_assert_int_eq(mpe_prune_2_4(MPE_COL_MAJOR, 4, 3, W, MPE_FP32, 4, W, 8), MPE_EINVAL);
+  ck_assert_int_eq(mpe_prune_2_4(MPE_ROW_MAJOR, 3, 4, W, MPE_FP32, 4, W + 1, 4), MPE_EINVAL);
+  ck_assert_int_eq(mpe_prune_2_4(MPE_ROW_MAJOR, 3, 4, W + 4, MPE_FP32, 4, W, 4), MPE_EINVAL);
+  ck_assert(memcmp(W, keep, sizeof W) == 0);
+  /* neighbours that touch without sharing a byte are fine */
+  ck_assert_int_eq(mpe_prune_2_4(MPE_ROW_MAJOR, 3, 4, W, MPE_FP32, 4, W + 12, 4), 0);
+  /* decompress into the buffer holding V (kept 5 at l = 1, 7 at l = 3): refused, not zeros */
+  float buf[8] = { 5, 7, 0, 0, 0, 0, 0, 0 };
+  uint16_t meta = 0xd, mbuf[8] = { 0xd };
+  ck_assert_int_eq(mpe_sparse_decompress(MPE_ROW_MAJOR, 1, 4, buf, MPE_FP32, 2, &meta, 1, buf, 4), MPE_EINVAL);
+  ck_assert_int_eq(mpe_sparse_decompress(MPE_ROW_MAJOR, 1, 4, buf + 2, MPE_FP32, 2, &meta, 1, buf, 4), MPE_EINVAL);
+  ck_assert_int_eq(mpe_sparse_decompress(MPE_ROW_MAJOR, 1, 4, buf, MPE_FP32, 2, (uint16_t *)(buf + 5), 1, buf + 4, 4),
+                   MPE_EINVAL);
+  ck_assert(buf[0] == 5 && buf[1] == 7 && buf[4] == 0);
+  ck_assert_int_eq(mpe_sparse_decompress(MPE_ROW_MAJOR, 1, 4, buf, MPE_FP32, 2, mbuf, 1, buf + 4, 4), 0);
+  ck_assert(buf[4] == 0 && buf[5] == 5 && buf[6] == 0 && buf[7] == 7);
+  /* compress with V or meta inside A, or meta inside V */
+  float C[8] = { 1, 0, 2, 0, 0, 3, 0, 4 }, Ck[8], V[4];
+  uint16_t m2[2];
+  memcpy(Ck, C, sizeof C);
+  ck_assert_int_eq(mpe_sparse_compress(MPE_ROW_MAJOR, 2, 4, C, MPE_FP32, 4, C, 2, m2, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_sparse_compress(MPE_ROW_MAJOR, 2, 4, C, MPE_FP32, 4, V, 2, (uint16_t *)(C + 7), 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_sparse_compress(MPE_ROW_MAJOR, 2, 4, C, MPE_FP32, 4, V, 2, (uint16_t *)(V + 3), 1), MPE_EINVAL);
+  ck_assert(memcmp(C, Ck, sizeof C) == 0);
+  ck_assert_int_eq(mpe_sparse_compress(MPE_ROW_MAJOR, 2, 4, C, MPE_FP32, 4, V, 2, m2, 1), 0);
+  ck_assert(V[0] == 1 && V[1] == 2 && V[2] == 3 && V[3] == 4 && m2[0] == 0x8 && m2[1] == 0xd);
+  /* the sizes of the compressed form for k near INT_MAX: no int overflow */
+  ck_assert_int_eq(mpe_sparse_kept(2147483647), 1073741824);
+  ck_assert_int_eq(mpe_sparse_kept(2147483644), 1073741822);
+  ck_assert_int_eq(mpe_sparse_meta_words(2147483647), 134217728);
+  ck_assert_int_eq(mpe_sparse_meta_words(2147483632), 134217727);
+  ck_assert_int_eq(mpe_sparse_kept(5), 4);
+  ck_assert_int_eq(mpe_sparse_meta_words(17), 2);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
   float A[16] = { 0 }, V[8], B[16] = { 0 }, C[16];
@@ -873,6 +924,7 @@ int main(void)
   tcase_add_loop_test(tc, test_roundtrip, 0, NALL);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_aliasing);
   suite_add_tcase(s, tc);
   TCase *tg = tcase_create("gemm");
   tcase_set_timeout(tg, 1200);

@@ -9,7 +9,8 @@
 #include <strings.h>
 #include "mpanalyze.h"
 
-/* bytes: a number with an optional B, kB, MB, GB, TB, KiB, MiB, GiB, TiB suffix */
+/* bytes: a number with an optional B, kB, MB, GB, TB, KiB, MiB, GiB, TiB suffix,
+   0 or from 1 to 1e18 */
 static int parse_bytes(const char *s, double *v)
 {
   static const struct { const char *u; double m; } units[] = {
@@ -29,7 +30,11 @@ static int parse_bytes(const char *s, double *v)
       return -1;
     x *= units[i].m;
   }
-  *v = x;
+  /* none, or from one byte to 10^18 (an exabyte per GPU): every sum the
+     estimate forms stays finite, and -0 is no byte count */
+  if (!(x == 0 || (x >= 1 && x <= 1e18)))
+    return -1;
+  *v = x == 0 ? 0.0 : x;
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <glob.h>
 #include <math.h>
 #ifdef _OPENMP
@@ -662,19 +663,43 @@ static int temp_beside(const char *path, char *tmp, size_t n)
   return mkstemp(tmp);
 }
 
+/* The file an output goes to: path itself, or where a symbolic link at path
+   leads (the link is kept; its target is replaced). A link to nothing or a loop
+   of links is refused. 0 with *target path or buf, or prints and returns 2. */
+static int output_target(const char *path, char *buf, const char **target)
+{
+  struct stat sl;
+  *target = path;
+  if (lstat(path, &sl) != 0 || !S_ISLNK(sl.st_mode))
+    return 0;
+  if (realpath(path, buf))
+    *target = buf;
+  else if (errno == ENOENT)
+    return mpa_error(path, "a symbolic link to nothing; refusing to write through it");
+  else if (errno == ELOOP)
+    return mpa_error(path, "a loop of symbolic links; refusing to write through it");
+  else
+    return mpa_error(path, "cannot follow the symbolic link: %s", strerror(errno));
+  return 0;
+}
+
 int mpa_output_check(const char *out, int argc, char **argv)
 {
   if (!strcmp(out, "-"))
     return mpa_error(out, "an output must be a file name (refusing to write it to standard output)");
+  char real[PATH_MAX];
+  const char *target;
+  if (output_target(out, real, &target))
+    return MPA_EXIT_INPUT;
   struct stat so, si;
-  int exists = stat(out, &so) == 0;
+  int exists = stat(target, &so) == 0;
   if (exists && !S_ISREG(so.st_mode))
     return mpa_error(out, "not a regular file; refusing to replace it with an output");
   for (int i = 0; exists && i < argc; i++)
     if (argv[i] != out && stat(argv[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
       return mpa_error(out, "is also an input (%s); refusing to overwrite it", argv[i]);
   char tmp[4096];
-  int fd = temp_beside(out, tmp, sizeof tmp);
+  int fd = temp_beside(target, tmp, sizeof tmp);
   if (fd < 0)
     return mpa_error(out, "cannot write here: %s", strerror(errno));
   close(fd);
@@ -684,8 +709,11 @@ int mpa_output_check(const char *out, int argc, char **argv)
 
 int mpa_write_file(const char *path, const void *data, size_t n)
 {
-  char tmp[4096];
-  int fd = temp_beside(path, tmp, sizeof tmp);
+  char tmp[4096], real[PATH_MAX];
+  const char *target;
+  if (output_target(path, real, &target))
+    return MPA_EXIT_INPUT;
+  int fd = temp_beside(target, tmp, sizeof tmp);
   if (fd < 0)
     return mpa_error(path, "cannot write here: %s", strerror(errno));
   const char *p = data;
@@ -708,7 +736,7 @@ int mpa_write_file(const char *path, const void *data, size_t n)
     err = errno;
   if (close(fd) != 0 && !err)
     err = errno;
-  if (!err && rename(tmp, path) != 0)
+  if (!err && rename(tmp, target) != 0)
     err = errno;
   if (err) {
     unlink(tmp);
@@ -767,7 +795,8 @@ static int parse_size(const char *s, uint64_t *out)
     if (*e == 'B' || *e == 'b')
       e++;
   }
-  if (*e || v * mul >= 0x1p63)
+  /* at least one byte: 0.5 or 1e-300 would be a limit of 0 bytes, as "0" is refused */
+  if (*e || v * mul >= 0x1p63 || v * mul < 1)
     return -1;
   *out = (uint64_t)(v * mul);
   return 0;

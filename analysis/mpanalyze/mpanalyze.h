@@ -198,13 +198,16 @@ extern uint64_t mpa_max_memory;
 int mpa_take_max_memory(int *argc, char **argv);
 int mpa_budget(const char *where, const char *what, uint64_t bytes);
 
-/* Before the work starts: an output path is refused when it is "-", not a
-   regular file, or the same file as any argument naming an existing file
-   (argv[0..argc)); its folder must take a new file. 0 or prints and returns 2. */
+/* Before the work starts: an output path is refused when it is "-", a
+   symbolic link to nothing or a loop of links, not a regular file, or the same
+   file as any argument naming an existing file (argv[0..argc)); the folder of
+   the file it names (a link's target) must take a new file. 0 or prints and
+   returns 2. */
 int mpa_output_check(const char *out, int argc, char **argv);
-/* Write data to a temporary file beside path, every write, fsync and close
-   checked, then rename it over path: 0, or prints and returns 2 leaving no
-   partial file and any old file as it was. */
+/* Write data to a temporary file beside path (beside a symbolic link's
+   target when path is a link, which stays), every write, fsync and close
+   checked, then rename it over that file: 0, or prints and returns 2 leaving
+   no partial file and any old file as it was. */
 int mpa_write_file(const char *path, const void *data, size_t n);
 /* Flush and close stdout; a write error gives one line and exit status 2,
    otherwise status is returned. */

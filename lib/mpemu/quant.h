@@ -29,7 +29,8 @@ MPE_API int mpe_quant_range(mpe_type t, int *qmin, int *qmax);
    Quotients in binary64, the scale rounded once to binary32 (nearest-even) and
    raised to FLT_MIN when smaller; an all-zero group gets scale 1. Returns
    MPE_EINVAL (NULL pointer with rows*cols > 0, bad type or axis) or MPE_ERANGE
-   (a NaN or inf in x); nothing is written then. */
+   (a NaN or inf in x); nothing is written then. MPE_EINVAL also when an output
+   shares memory with an input, here and in encode and decode. */
 MPE_API int mpe_quant_params(float *scale, int32_t *zero, const float *x, size_t rows, size_t cols,
                              mpe_quant_axis axis, mpe_type t, int symmetric);
 
@@ -44,8 +45,9 @@ MPE_API int mpe_quant_params(float *scale, int32_t *zero, const float *x, size_t
 MPE_API int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quant_axis axis,
                              mpe_type t, const float *scale, const int32_t *zero, const mpe_round_opts *o);
 
-/* x = (float)(q - zero) * scale (one binary32 rounding). MPE_EINVAL as above and
-   for a code outside qmin..qmax (x untouched). */
+/* x = (float)(q - zero) * scale (one binary32 rounding). MPE_EINVAL as above (a
+   scale that is not finite and > 0 included) and for a code outside qmin..qmax
+   (x untouched). */
 MPE_API int mpe_quant_decode(float *x, const void *q, size_t rows, size_t cols, mpe_quant_axis axis,
                              mpe_type t, const float *scale, const int32_t *zero);
 

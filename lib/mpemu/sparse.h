@@ -18,7 +18,8 @@ extern "C" {
 /* Keep the two largest magnitudes of every group of four; the other two become
    +0. Ties go to the lower index; a NaN counts as larger than every number
    (it is kept, so that it reaches the product); +0 and -0 are equal. P may be
-   A itself (ldp == lda). MPE_EINVAL for bad sizes, types or NULL. */
+   A itself (ldp == lda); any other overlap of P and A is MPE_EINVAL. MPE_EINVAL
+   for bad sizes, types or NULL. */
 MPE_API int mpe_prune_2_4(mpe_layout layout, int m, int k, const void *A, mpe_type type, int lda,
                           void *P, int ldp);
 
@@ -37,12 +38,13 @@ MPE_API int mpe_sparse_meta_words(int k);
       that of its second, first < second (PTX mma.sp's sparse metadata).
    A group with fewer than two non-zeros keeps its lowest-index zeros to make two.
    MPE_EINVAL when a group holds more than two non-zeros (NaN counts as non-zero),
-   for bad sizes, types or NULL. */
+   for bad sizes, types, NULL, or A, V and meta not apart (any two sharing memory). */
 MPE_API int mpe_sparse_compress(mpe_layout layout, int m, int k, const void *A, mpe_type type, int lda,
                                 void *V, int ldv, uint16_t *meta, int ldm);
 /* The dense m×k matrix again: kept values in place, +0 elsewhere. MPE_EINVAL for
    a nibble that is not two increasing indices, a non-zero kept value at an index
-   past k (in the padded last group), bad sizes, types or NULL. */
+   past k (in the padded last group), bad sizes, types, NULL, or A sharing memory
+   with V or meta. */
 MPE_API int mpe_sparse_decompress(mpe_layout layout, int m, int k, const void *V, mpe_type type, int ldv,
                                   const uint16_t *meta, int ldm, void *A, int lda);
 
