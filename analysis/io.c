@@ -23,6 +23,7 @@
 #define DEFAULT_CHUNK (4u << 20)
 #define DEFAULT_MAX_MEMBER (64ull << 30)
 #define NPY_MAX_HEADER (1u << 20)
+#define FP16_TABLE_MIN (1u << 14)       /* FP16 values of a tensor that make the table worth its 65,536 entries */
 #define ST_MAX_HEADER (100ull << 20)   /* the safetensors library's own limit */
 #define NPZ_MAX_MEMBERS 100000
 #define DEFLATE_MAX_RATIO 1032         /* deflate cannot inflate more than this */
@@ -1082,9 +1083,8 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
   if (f->kind == MPE_IO_PT || (!o->kind && mpei_pt_sniff(f->za, top, sizeof top)))
     return open_pt(f, path, o);
   uint64_t cap = o->max_member_bytes ? o->max_member_bytes : DEFAULT_MAX_MEMBER;
-  unsigned char *hb = malloc(NPY_MAX_HEADER + 12);
-  if (!hb)
-    FAIL(MPE_ENOMEM, "out of memory");
+  unsigned char *hb = NULL;   /* a member's header: grown to the largest one, not the 1 MiB a header may take */
+  size_t hcap = 0;
   int rc = MPE_OK;
   for (zip_int64_t i = 0; i < ne && !rc; i++) {
     zip_stat_t st;
@@ -1132,14 +1132,32 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
       rc = zip_msg(f, MPE_EFORMAT, "cannot open zip member", zip_get_error(f->za));
       break;
     }
-    size_t want = st.size < NPY_MAX_HEADER + 12 ? (size_t)st.size : NPY_MAX_HEADER + 12, got = 0;
-    while (got < want) {
-      zip_int64_t r = zip_fread(zf, hb + got, want - got);
-      if (r <= 0)
-        break;
-      got += (size_t)r;
+    /* the first 12 bytes tell the header's size; then the rest of it */
+    size_t want = st.size < 12 ? (size_t)st.size : 12, got = 0;
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+      if (want > hcap) {
+        unsigned char *nb = realloc(hb, want);
+        if (!nb) {
+          mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
+          rc = MPE_ENOMEM;
+          break;
+        }
+        hb = nb, hcap = want;
+      }
+      while (got < want) {
+        zip_int64_t r = zip_fread(zf, hb + got, want - got);
+        if (r <= 0)
+          break;
+        got += (size_t)r;
+      }
+      if (pass == 0 && got == want) {
+        size_t h = npy_header_size(hb, got);
+        want = h < st.size ? h : (size_t)st.size;
+      }
     }
     zip_fclose(zf);
+    if (rc)
+      break;
     if (got < 10 || got < (st.size < 12 ? st.size : 10)) {
       mpei_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' is truncated or corrupt", st.name);
       rc = MPE_EFORMAT;
@@ -1198,6 +1216,11 @@ static int open_text(mpe_io *f, const char *path, const mpe_io_opts *o, const un
   (void)o, (void)head, (void)nhead;
   mpe_io_tensor ti;
   memset(&ti, 0, sizeof ti);
+  /* the scanner's buffer: the whole file when it is small, so that a short file
+     costs a short allocation */
+  f->txt.cap = f->fsize < MPEI_TEXT_BUF ? (size_t)f->fsize + 1 : MPEI_TEXT_BUF;
+  if (!(f->txt.buf = malloc(f->txt.cap)))
+    FAIL(MPE_ENOMEM, "out of memory");
   int rc = mpei_text_scan(&f->txt, f->fp, &ti, f->msg, sizeof f->msg);
   return rc ? rc : add_single(f, path, &ti, 0, f->fsize);
 }
@@ -1264,6 +1287,23 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   rc = f->rd->open(f, path, o, mg, nm);
   if (rc)
     goto fail;
+  /* the read buffer need hold no more than the largest tensor (and, for npz
+     members, the header bytes skipped through it): a file of small tensors
+     costs a small buffer, and every read still takes what a full-size one would */
+  uint64_t need = 64;
+  for (size_t i = 0; i < f->nt && need < f->bufsize; i++) {
+    const struct tens *t = &f->t[i];
+    size_t es = mpe_io_dtype_size((mpe_type)t->dtype);
+    uint64_t b = t->nbytes;
+    if (es && t->count > b / es)
+      b = t->count > UINT64_MAX / es ? UINT64_MAX : t->count * es;
+    if (f->rd->kind == MPE_IO_NPZ && t->offset > b)
+      b = t->offset;
+    if (b > need)
+      need = b;
+  }
+  if (need < f->bufsize)
+    f->bufsize = (size_t)(need + 7) & ~(size_t)7;
   if (!(f->buf = malloc(f->bufsize))) {
     rc = MPE_ENOMEM;
     goto fail;
@@ -1300,6 +1340,7 @@ void mpe_io_close(mpe_io *f)
   free(f->names);
   free(f->dims);
   free(f->buf);
+  free(f->txt.buf);
   free(f->tab16);
   free(f);
 }
@@ -1458,9 +1499,11 @@ static void bswap_n(unsigned char *p, size_t n, size_t es)
     }
 }
 
-static int make_tables(mpe_io *f, mpe_type dt)
+/* the decoding tables for dt; the FP16 one (65,536 entries) only for a tensor
+   long enough to repay it, shorter ones are decoded value by value */
+static int make_tables(mpe_io *f, mpe_type dt, uint64_t count)
 {
-  if (dt == MPE_FP16 && !f->tab16) {
+  if (dt == MPE_FP16 && !f->tab16 && count >= FP16_TABLE_MIN) {
     if (!(f->tab16 = malloc(65536 * sizeof(float))))
       FAIL(MPE_ENOMEM, "out of memory");
     for (uint32_t h = 0; h < 65536; h++)
@@ -1488,7 +1531,7 @@ static int read_stored(mpe_io *f, void *values, size_t max, size_t *n, int (*fet
     k = (size_t)f->left;
   if (k == 0)
     return MPE_OK;
-  int rc = make_tables(f, dt);
+  int rc = make_tables(f, dt, t->count);
   if (rc)
     return rc;
   int direct = (dt == MPE_FP32 || dt == MPE_FP64);
@@ -1504,7 +1547,7 @@ static int read_stored(mpe_io *f, void *values, size_t max, size_t *n, int (*fet
     for (size_t i = 0; i < k; i++) {
       uint16_t h;
       memcpy(&h, src + 2 * i, 2);
-      y[i] = f->tab16[h];
+      y[i] = f->tab16 ? f->tab16[h] : mpe_fp16_to_fp32(h);
     }
     break;
   case MPE_BF16:

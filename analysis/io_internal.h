@@ -8,8 +8,11 @@
 #include "mpemu/io.h"
 
 /* text reader state: a buffered scanner over the file */
+#define MPEI_TEXT_BUF (1u << 16)
 struct mpei_text {
-  char buf[1 << 16];
+  char *buf;            /* cap bytes: MPEI_TEXT_BUF, or the file's size + 1 when that is less
+                           (the opener allocates it, mpe_io_close frees it) */
+  size_t cap;
   size_t len, at;       /* bytes in buf, next byte to look at */
   uint64_t pos;         /* bytes of the file consumed */
   uint64_t line;

@@ -16,7 +16,7 @@ static int fill(struct mpei_text *s, FILE *fp)
 {
   if (s->eof)
     return 0;
-  s->len = fread(s->buf, 1, sizeof s->buf, fp);
+  s->len = fread(s->buf, 1, s->cap, fp);
   s->at = 0;
   if (s->len == 0) {
     s->eof = 1;

@@ -58,6 +58,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   mpa_cmd_range(argc, argv);
   fflush(stdout);
   clearerr(stdout);
-  close(fd);
   return 0;
 }

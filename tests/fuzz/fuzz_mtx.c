@@ -28,6 +28,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     mpe_csr_free(A);
   }
-  close(fd);
   return 0;
 }

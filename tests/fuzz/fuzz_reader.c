@@ -23,7 +23,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (fd < 0)
     return 0;
   read_all(path, data, size);
-  close(fd);
 #if FUZZ_KIND == MPE_IO_SAFETENSORS
   /* The 8-byte length prefix rarely survives a mutation, and then the JSON
      behind it is never parsed (58 edges from an empty corpus). So the input
@@ -42,10 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       memcpy(b + 8 + hl, nul + 1, size - hl - 1);
     size_t bl = 8 + size - (nul ? 1 : 0);
     fd = fuzz_memfd(b, bl, path);
-    if (fd >= 0) {
+    if (fd >= 0)
       read_all(path, b, bl);
-      close(fd);
-    }
     free(b);
   }
 #endif

@@ -8,6 +8,8 @@
 # (cli: mpanalyze range itself, on a file whose first byte picks the reader and options; it
 # needs a whole clang build of the library and the tool, made once under $FUZZ_BUILD/tree)
 # FUZZ_SECONDS=S bounds each target's run by time as well (libFuzzer's -max_total_time).
+# FUZZ_TIMEOUT=S is libFuzzer's -timeout and -report_slow_units (default 10): wall-clock, so raise
+# it for a run at idle priority on a busy machine, where a starved process can wait longer than that.
 # (pkl: the pickle of a torch.save file alone; the target wraps it in a valid archive, so that
 # mutations reach the interpreter instead of failing the zip's CRC as most pt inputs do)
 # A dictionary tests/fuzz/KIND.dict is used when there is one.
@@ -62,7 +64,8 @@ for k in $kinds; do
   [ "$k" = pkl ] && dict="$here/dict/pt.dict"   # the pickle-only target shares the PyTorch dictionary
   ml=4096
   [ "$k" = cli ] && ml=16384   # its seeds are whole files of every kind, torch.save archives included
-  "$out/fuzz_$k" -runs="$runs" -max_total_time="${FUZZ_SECONDS:-0}" -max_len=$ml -timeout=10 -rss_limit_mb=2048 \
+  "$out/fuzz_$k" -runs="$runs" -max_total_time="${FUZZ_SECONDS:-0}" -max_len=$ml -timeout="${FUZZ_TIMEOUT:-10}" \
+    -report_slow_units="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -dict="$dict" -print_final_stats=1 -artifact_prefix="$here/crashes/$k-" "$out/new_$k" "$here/corpus/$k" 2>&1 |
     grep -E "DONE|^Done|ERROR|crash|leak|oom|timeout|stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units" 
   # keep a minimal corpus: merge what was found into the committed one
