@@ -170,8 +170,10 @@ int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed)
       A[(size_t)j * lda + i] = a;
       rowsum[i] += fabs(a);
     }
+  /* a_ii = 1 + sum_j |a_ij|: adding the sum to a negative a_ii would leave
+     the row only weakly dominant, and the 1 x 1 matrix zero */
   for (int i = 0; i < n; i++)
-    A[(size_t)i * lda + i] += rowsum[i];
+    A[(size_t)i * lda + i] = 1.0 + rowsum[i];
   gsl_rng_free(r);
   free(rowsum);
   return MPE_OK;

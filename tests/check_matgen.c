@@ -97,8 +97,13 @@ START_TEST(test_hilbert_dominant)
         ck_assert(fabs(A[j * n + i]) < 1.0);
         off += fabs(A[j * n + i]);
       }
-    ck_assert(A[i * n + i] >= off);   /* a_ii + |a_ii| >= 0 on top */
-    ck_assert(A[i * n + i] < 2 * off + 2);
+    ck_assert(A[i * n + i] >= off + 1);   /* 1 + |a_ii| on top of the row's sum */
+    ck_assert(A[i * n + i] < off + 2);
+  }
+  /* n = 1 is the bare 1 + |a_11|, never 0 whatever the seed's sign */
+  for (uint64_t s = 1; s <= 64; s++) {
+    ck_assert_int_eq(mpe_mat_dominant(A, 1, 1, s), MPE_OK);
+    ck_assert(A[0] >= 1.0 && A[0] < 2.0);
   }
   ck_assert_int_eq(mpe_mat_dominant(NULL, n, n, 1), MPE_EINVAL);
 }

@@ -213,6 +213,12 @@ $bin cg --matrix laplace2d --n 16 --sloppy fp16 --json >"$tmp/c.json" \
 r = json.load(open(sys.argv[1])); sys.exit(not (r['true_residual'] <= 1e-10 and r['reliable_updates'] >= 1))" "$tmp/c.json" \
   && ok "cg: laplace2d fp16 sloppy converges" || bad "cg laplace2d"
 }
+# the default (dominant) matrix at the smallest orders: the 1 x 1 one was 0 for a negative draw
+# (n = 2 stagnates just above the stopping test and ends in the binary64 fallback)
+for n in 1 2 3; do
+  $bin refine --n $n >"$tmp/out" 2>"$tmp/err" && grep -Eq "^dominant n=$n, .*: (converged|fallback) after" "$tmp/out" \
+    && grep -Eq "^  backward error (0\.000e\+00|[0-9.]+e-1[5-9])," "$tmp/out" && ok "refine --n $n: solved" || bad "refine --n $n: $(cat "$tmp/err")"
+done
 for args in "refine --n -3" "refine --factor fp12" "refine --matrix /nonexistent.mtx" "cg --sloppy fp8" "cg --delta 2" \
             "refine --n 32 --cusolver --model h100" "refine --n 32 --cusolver --cond-sweep 1:10:2"; do
   $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?

@@ -24,8 +24,9 @@ MPE_API int mpe_mat_hilbert(double *A, int n, int lda);
    side, natural (lexicographic) order: order n = m^dim, 2*dim on the
    diagonal, -1 for each grid neighbour (no 1/h^2 factor). */
 MPE_API int mpe_mat_laplace(double *A, int dim, int m, int lda);
-/* Diagonally dominant random: entries U(-1,1), then a_ii += sum_j |a_ij|
-   (cuSOLVER's IRS sample matrix). */
+/* Strictly diagonally dominant random: entries U(-1,1), then
+   a_ii = 1 + sum_j |a_ij|, so a_ii >= 1 + sum_{j != i} |a_ij| for any n,
+   the 1 x 1 matrix included. */
 MPE_API int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed);
 
 #ifdef __cplusplus
