@@ -342,6 +342,11 @@ for v in "0" "12Q" "200%" "-1G" "0.5" "1e-300" "1e-300%" "nan" "inf" "0x"; do
   $bin --max-memory "$v" "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && ok "--max-memory $v refused" || bad "--max-memory $v: status $st"
 done
+# after "--" a word is a file name, "--max-memory" too; before it the option still counts
+mkdir "$tmp/dd" && cp "$d/boundary.npy" "$tmp/dd/--max-memory" \
+  && (abs=$(realpath "$bin") && cd "$tmp/dd" && "$abs" range -q -- --max-memory >/dev/null \
+      && "$abs" range --max-memory 64M -q -- --max-memory >/dev/null && ! "$abs" range -q --max-memory 2>/dev/null) \
+  && ok "--max-memory after -- is a file name" || bad "--max-memory after --"
 $bin -q --json --max-memory 50% "$d/boundary.npy" >/dev/null && $bin range --max-memory=64M -q "$d/boundary.npy" >/dev/null \
   && ok "--max-memory SIZE and =SIZE accepted anywhere" || bad "--max-memory good values"
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 1\n1 2 1\n2 1 1\n2 2 1\n' >"$tmp/sing.mtx"

@@ -808,6 +808,12 @@ int mpa_take_max_memory(int *argc, char **argv)
   int o = 1;
   for (int i = 1; i < *argc; i++) {
     const char *v = NULL;
+    if (!strcmp(argv[i], "--")) {
+      /* "--" and what follows are operands, "--max-memory" among them a file name */
+      while (i < *argc)
+        argv[o++] = argv[i++];
+      break;
+    }
     if (!strcmp(argv[i], "--max-memory")) {
       if (i + 1 >= *argc)
         return mpa_error(NULL, "--max-memory needs a size (e.g. 4G, 512M, 50%%)");
