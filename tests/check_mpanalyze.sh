@@ -154,6 +154,12 @@ done
 # a good file followed by a bad one: still no partial report
 $bin -q "$d/boundary.npy" "$d/hostile/truncated.npy" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ ! -s "$tmp/out" ] && ok "no partial report" || bad "partial report printed"
+# a trailing separator in --shape is malformed, not a shorter shape
+for v in "20," "0x" "4x5x" "4,,5"; do
+  $bin -q --dtype fp32 --shape "$v" "$d/boundary.bin" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "bad --shape '$v'" "$tmp/err" \
+    && ok "--shape $v refused" || bad "--shape $v: status $st: $(cat "$tmp/err")"
+done
 for args in "--format fp17 $d/boundary.npy" "--format q16.x $d/boundary.npy" "--format q600 $d/boundary.npy" \
             "--format fx16 --fx-block 0 $d/boundary.npy" "--format q8,q16.8 $d/boundary.npy" "--tensor nope $d/boundary.npy" "--margin -1 $d/boundary.npy" \
             "--dtype int7 $d/boundary.bin" "--plot x.pdf $d/boundary.npy" "" "scale $d/boundary.npy" \

@@ -148,9 +148,10 @@ int mpa_parse_shape(const char *s, mpe_io_opts *o)
       return mpa_error(cmd_name, "bad --shape '%s'", s), -1;
     o->shape[o->ndim++] = v;
     p = e;
-    if (*p == ',' || *p == 'x' || *p == 'X')
-      p++;
-    else if (*p)
+    if (*p == ',' || *p == 'x' || *p == 'X') {
+      if (!*++p)   /* a separator wants a dimension after it: "20," and "0x" are refused */
+        return mpa_error(cmd_name, "bad --shape '%s' (e.g. 512,1024)", s), -1;
+    } else if (*p)
       return mpa_error(cmd_name, "bad --shape '%s' (e.g. 512,1024)", s), -1;
   }
   if (o->ndim == 0)
