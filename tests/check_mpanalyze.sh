@@ -154,6 +154,14 @@ done
 # a good file followed by a bad one: still no partial report
 $bin -q "$d/boundary.npy" "$d/hostile/truncated.npy" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ ! -s "$tmp/out" ] && ok "no partial report" || bad "partial report printed"
+# a name with a glob character: the file when it exists, else the pattern; when
+# neither, one line says both
+mkdir "$tmp/lit" && cp "$d/boundary.npy" "$tmp/lit/b[1].npy" && $bin -q "$tmp/lit/b[1].npy" >/dev/null \
+  && ok "a name holding [ that exists is that file" || bad "literal b[1].npy"
+$bin range -q "$tmp/lit/nonexistent[1].npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] \
+  && grep -qF "cannot open '$tmp/lit/nonexistent[1].npy': No such file or directory (and no file matches it as a pattern)" "$tmp/err" \
+  && ok "missing name and no match: $(cat "$tmp/err")" || bad "missing nonexistent[1].npy: status $st: $(cat "$tmp/err")"
 # a trailing separator in --shape is malformed, not a shorter shape
 for v in "20," "0x" "4x5x" "4,,5"; do
   $bin -q --dtype fp32 --shape "$v" "$d/boundary.bin" >"$tmp/out" 2>"$tmp/err"; st=$?

@@ -336,12 +336,16 @@ int mpa_expand_inputs(int n, char **args, char ***paths, size_t *np)
         return mpa_error(arg, "the folder holds no tensor file (.npy, .npz, .safetensors, .pt, .pth, .bin, .csv, .txt, ...)");
       }
     } else if (access(arg, F_OK) != 0 && strpbrk(arg, "*?[")) {
+      /* a name that exists is a file, whatever it holds; one that does not
+         may be a pattern, and when it matches nothing either, both are said */
+      int literal_err = errno;
       glob_t g;
       int gr = glob(arg, GLOB_NOSORT, NULL, &g);
       if (gr == GLOB_NOMATCH || (gr == 0 && g.gl_pathc == 0)) {
         globfree(&g);
         mpa_free_inputs(v, nv);
-        return mpa_error(arg, "no file matches this pattern");
+        return mpa_error(NULL, "cannot open '%s': %s (and no file matches it as a pattern)", arg,
+                         strerror(literal_err));
       }
       if (gr) {
         globfree(&g);
