@@ -294,6 +294,11 @@ if mpa_has_plot=$($bin -q "$d/boundary.npy" --plot "$tmp/p.svg" 2>&1 >/dev/null)
   $bin refine -q --matrix dominant --n 16 --plot "$tmp/full/keep.svg" >/dev/null 2>&1 \
     && tail -c 8 "$tmp/full/keep.svg" | grep -q "</svg>" && [ "$(ls -A "$tmp/full")" = keep.svg ] \
     && ok "plot replaces the old file atomically" || bad "plot replace"
+  # the temporary name is short: a 248-byte name (255 is the limit) is written too
+  long=$(printf 'p%.0s' $(seq 244)).svg
+  mkdir "$tmp/long" && $bin -q "$d/boundary.npy" --plot "$tmp/long/$long" >/dev/null 2>"$tmp/err" \
+    && tail -c 8 "$tmp/long/$long" | grep -q "</svg>" && [ "$(ls -A "$tmp/long")" = "$long" ] \
+    && ok "--plot to a 248-byte name" || bad "--plot to a 248-byte name: $(cat "$tmp/err")"
   # a plot onto a symbolic link replaces the file the link names, in that
   # file's folder (the link stays a link); a link to nothing or a loop of links
   # is refused with one line before any work

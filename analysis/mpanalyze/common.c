@@ -658,12 +658,13 @@ json_t *mpa_json_num(double v)
   return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* "DIR/.BASE.XXXXXX" beside path */
+/* "DIR/.mpa-XXXXXX" beside path: a short name, so that any name that can be
+   created in DIR can be written through it */
 static int temp_beside(const char *path, char *tmp, size_t n)
 {
   const char *slash = strrchr(path, '/');
   int dl = slash ? (int)(slash - path + 1) : 0;
-  if (snprintf(tmp, n, "%.*s.%s.XXXXXX", dl, path, slash ? slash + 1 : path) >= (int)n)
+  if (snprintf(tmp, n, "%.*s.mpa-XXXXXX", dl, path) >= (int)n)
     return -1;
   return mkstemp(tmp);
 }
