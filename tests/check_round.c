@@ -271,7 +271,7 @@ START_TEST(test_edge_lanes)
                 ck_assert_int_eq(mpe_round_f32(bz, x, n, f, &o), MPE_OK);
                 const unsigned fz = mpe_flags_get();
                 for (int inplace = 0; inplace < 2; inplace++) {
-                  float *y = inplace ? x : by + 2 - off;
+                  float *y = inplace ? x : by + 3 - off;   /* off 0, 1, 3: y misaligned by 3, 2, 0 */
                   if (inplace)
                     memcpy(by, x, n * 4);
                   mpe_simd_level_set(lvl);
