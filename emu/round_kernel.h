@@ -423,8 +423,12 @@ static inline int h16_usable(const mpei_plan32 *pl)
 static inline __attribute__((always_inline)) vu conv_h16(vu u, const int mode, const int kind)
 {
   typedef uint16_t vh __attribute__((vector_size(VW * 2)));
-  if (kind == H16_FP16)
-    return (vu)MPEI_CVTPH_PS(CVT_PS_PH(u, mode == MPE_RNE ? _MM_FROUND_TO_NEAREST_INT : _MM_FROUND_TO_ZERO));
+  /* the rounding immediate spelled out in each call: clang wants a constant there */
+  if (kind == H16_FP16) {
+    if (mode == MPE_RNE)
+      return (vu)MPEI_CVTPH_PS(CVT_PS_PH(u, _MM_FROUND_TO_NEAREST_INT));
+    return (vu)MPEI_CVTPH_PS(CVT_PS_PH(u, _MM_FROUND_TO_ZERO));
+  }
   vh h = (vh)CVT_PS_PH(u, _MM_FROUND_TO_ZERO);
   if (mode == MPE_RNE) {
     const vh hu = (vh)CVT_PS_PH(u, _MM_FROUND_TO_POS_INF), hd = (vh)CVT_PS_PH(u, _MM_FROUND_TO_NEG_INF);
