@@ -569,6 +569,52 @@ START_TEST(test_gemm_layouts)
 }
 END_TEST
 
+/* One mpe_gemm call of model m: op(A) (M x K) and op(B) (K x N), given
+   row-major in opA and opB, stored as `in` (binary16 or bfloat16) in layout
+   `row`, transposed as ta and tb, with `pad` more elements per leading
+   dimension; C (csize bytes) starts as C0. Every output is checked against
+   alpha * acc + beta * C0 (acc: the accumulator, M x N row-major; the BLAS
+   epilogue in binary32 with one fma) and C's padding must be untouched.
+   Returns the outputs checked. */
+static long gemm_layouts(const mpe_tc_model *m, mpe_type in, int M, int N, int K, const float *opA, const float *opB,
+                         const float *acc, const float *C0, float *C, size_t csize, uint16_t *Ast, uint16_t *Bst,
+                         float alpha, float beta, int row, int ta, int tb, int pad, const char *what)
+{
+  int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+  int lda = (row ? ac : ar) + pad, ldb = (row ? bc : br) + pad, ldc = (row ? N : M) + pad;
+  for (int r = 0; r < ar; r++)
+    for (int c = 0; c < ac; c++) {
+      float x = ta ? opA[c * K + r] : opA[r * K + c];
+      Ast[row ? r * lda + c : c * lda + r] = in == MPE_FP16 ? h(x) : mpe_fp64_to_bf16(x, MPE_RNE);
+    }
+  for (int r = 0; r < br; r++)
+    for (int c = 0; c < bc; c++) {
+      float x = tb ? opB[c * N + r] : opB[r * N + c];
+      Bst[row ? r * ldb + c : c * ldb + r] = in == MPE_FP16 ? h(x) : mpe_fp64_to_bf16(x, MPE_RNE);
+    }
+  memcpy(C, C0, csize);
+  ck_assert_int_eq(mpe_gemm(m, row ? MPE_ROW_MAJOR : MPE_COL_MAJOR, ta ? MPE_TRANS : MPE_NO_TRANS,
+                            tb ? MPE_TRANS : MPE_NO_TRANS, M, N, K, alpha, Ast, in, lda, Bst, in, ldb, beta, C,
+                            MPE_FP32, ldc), 0);
+  long checked = 0;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      int ci = row ? i * ldc + j : j * ldc + i;
+      float want = beta == 0.0f ? alpha * acc[i * N + j] : fmaf(alpha, acc[i * N + j], beta * C0[ci]);
+      if (isnan(want))
+        want = ts_u2f(0x7fffffffu);
+      ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "%s alpha %g beta %g row-major %d ta %d tb %d (%d,%d): %a, want %a",
+                    what, alpha, beta, row, ta, tb, i, j, C[ci], want);
+      checked++;
+    }
+  for (int i = 0; i < ldc * (row ? M : N); i++) {   /* padding untouched */
+    int r = row ? i / ldc : i % ldc, c = row ? i % ldc : i / ldc;
+    if ((row && (c >= N || r >= M)) || (!row && (r >= M || c >= N)))
+      ck_assert_uint_eq(ts_f2u(C[i]), ts_f2u(C0[i]));
+  }
+  return checked;
+}
+
 /* binary16 / bfloat16 operands in every layout and transpose, through mpe_gemm's
    tile-wise epilogue and the vector packer (unit stride along K or along the
    panel rows), against mpe_mma on binary32 copies of the same values (the
@@ -607,41 +653,9 @@ START_TEST(test_gemm_packed_epilogue)
   for (int v = 0; v < 3; v++)
     for (int lay = 0; lay < 2; lay++)
       for (int ta = 0; ta < 2; ta++)
-        for (int tb = 0; tb < 2; tb++) {
-          const float alpha = ab[v][0], beta = ab[v][1];
-          const int row = lay == 0, pad = v == 1 ? 0 : PAD;
-          int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-          int lda = (row ? ac : ar) + pad, ldb = (row ? bc : br) + pad, ldc = (row ? N : M) + pad;
-          for (int r = 0; r < ar; r++)
-            for (int c = 0; c < ac; c++) {
-              float x = ta ? opA[c * K + r] : opA[r * K + c];
-              Ast[row ? r * lda + c : c * lda + r] = in == MPE_FP16 ? h(x) : mpe_fp64_to_bf16(x, MPE_RNE);
-            }
-          for (int r = 0; r < br; r++)
-            for (int c = 0; c < bc; c++) {
-              float x = tb ? opB[c * N + r] : opB[r * N + c];
-              Bst[row ? r * ldb + c : c * ldb + r] = in == MPE_FP16 ? h(x) : mpe_fp64_to_bf16(x, MPE_RNE);
-            }
-          memcpy(C, C0, sizeof C);
-          ck_assert_int_eq(mpe_gemm(m, row ? MPE_ROW_MAJOR : MPE_COL_MAJOR, ta ? MPE_TRANS : MPE_NO_TRANS,
-                                    tb ? MPE_TRANS : MPE_NO_TRANS, M, N, K, alpha, Ast, in, lda, Bst, in, ldb,
-                                    beta, C, MPE_FP32, ldc), 0);
-          for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) {
-              int ci = row ? i * ldc + j : j * ldc + i;
-              float want = beta == 0.0f ? alpha * acc[i * N + j] : fmaf(alpha, acc[i * N + j], beta * C0[ci]);
-              if (isnan(want))
-                want = ts_u2f(0x7fffffffu);
-              ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "%s alpha %g beta %g layout %d ta %d tb %d (%d,%d): %a, want %a",
-                            names[_i], alpha, beta, lay, ta, tb, i, j, C[ci], want);
-              checked++;
-            }
-          for (int i = 0; i < ldc * (row ? M : N); i++) {
-            int r = row ? i / ldc : i % ldc, c = row ? i % ldc : i / ldc;
-            if ((row && (c >= N || r >= M)) || (!row && (r >= M || c >= N)))
-              ck_assert_uint_eq(ts_f2u(C[i]), ts_f2u(C0[i]));
-          }
-        }
+        for (int tb = 0; tb < 2; tb++)
+          checked += gemm_layouts(m, in, M, N, K, opA, opB, acc, C0, C, sizeof C, Ast, Bst, ab[v][0], ab[v][1],
+                                  lay == 0, ta, tb, v == 1 ? 0 : PAD, names[_i]);
   printf("check_tc: packed operands + tile epilogue %s/%s: %ld outputs, 0 wrong\n", names[_i],
          in == MPE_FP16 ? "fp16" : "bf16", checked);
 }
@@ -682,37 +696,9 @@ START_TEST(test_fma_chain_blocks)
   for (int v = 0; v < 3; v++)
     for (int lay = 0; lay < 2; lay++)
       for (int ta = 0; ta < 2; ta++)
-        for (int tb = 0; tb < 2; tb++) {
-          const float alpha = ab[v][0], beta = ab[v][1];
-          const int row = lay == 0, pad = v == 0 ? 0 : PAD;
-          int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-          int lda = (row ? ac : ar) + pad, ldb = (row ? bc : br) + pad, ldc = (row ? N : M) + pad;
-          for (int r = 0; r < ar; r++)
-            for (int c = 0; c < ac; c++)
-              Ast[row ? r * lda + c : c * lda + r] = h(ta ? opA[c * K + r] : opA[r * K + c]);
-          for (int r = 0; r < br; r++)
-            for (int c = 0; c < bc; c++)
-              Bst[row ? r * ldb + c : c * ldb + r] = h(tb ? opB[c * N + r] : opB[r * N + c]);
-          memcpy(C, C0, sizeof C);
-          ck_assert_int_eq(mpe_gemm(m, row ? MPE_ROW_MAJOR : MPE_COL_MAJOR, ta ? MPE_TRANS : MPE_NO_TRANS,
-                                    tb ? MPE_TRANS : MPE_NO_TRANS, M, N, K, alpha, Ast, MPE_FP16, lda, Bst,
-                                    MPE_FP16, ldb, beta, C, MPE_FP32, ldc), 0);
-          for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) {
-              int ci = row ? i * ldc + j : j * ldc + i;
-              float want = beta == 0.0f ? alpha * acc[i * N + j] : fmaf(alpha, acc[i * N + j], beta * C0[ci]);
-              if (isnan(want))
-                want = ts_u2f(0x7fffffffu);
-              ck_assert_msg(ts_f2u(C[ci]) == ts_f2u(want), "alpha %g beta %g layout %d ta %d tb %d (%d,%d): %a, want %a",
-                            alpha, beta, lay, ta, tb, i, j, C[ci], want);
-              checked++;
-            }
-          for (int i = 0; i < ldc * (row ? M : N); i++) {
-            int r = row ? i / ldc : i % ldc, c = row ? i % ldc : i / ldc;
-            if ((row && (c >= N || r >= M)) || (!row && (r >= M || c >= N)))
-              ck_assert_uint_eq(ts_f2u(C[i]), ts_f2u(C0[i]));
-          }
-        }
+        for (int tb = 0; tb < 2; tb++)
+          checked += gemm_layouts(m, MPE_FP16, M, N, K, opA, opB, acc, C0, C, sizeof C, Ast, Bst, ab[v][0],
+                                  ab[v][1], lay == 0, ta, tb, v == 0 ? 0 : PAD, "fma-chain");
   printf("check_tc: fma chain across the blocking, %d x %d x %d: %ld outputs, 0 wrong\n", M, N, K, checked);
 }
 END_TEST
