@@ -177,12 +177,7 @@ static void ref_core(const float *x, const float *y, size_t n, const mpei_rthr32
     if (rel > m)
       m = rel;
   }
-  o->underflow = unf;
-  o->subnormal = sub;
-  o->overflow = ovf;
-  o->e2 = mpei_rfold(le);
-  o->x2 = mpei_rfold(lx);
-  o->maxrel = m;
+  mpei_rblk_set(o, unf, sub, ovf, le, lx, m);
 }
 
 void mpei_range_float_ref(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o)

@@ -80,4 +80,16 @@ static inline double mpei_rfold(const double *l)
   return t[0];
 }
 
+/* a kernel's results for one block: counts, the folded lane sums, the max */
+static inline void mpei_rblk_set(mpei_rblk *o, uint64_t under, uint64_t sub, uint64_t over, const double *le,
+                                 const double *lx, double maxrel)
+{
+  o->underflow = under;
+  o->subnormal = sub;
+  o->overflow = over;
+  o->e2 = mpei_rfold(le);
+  o->x2 = mpei_rfold(lx);
+  o->maxrel = maxrel;
+}
+
 #endif

@@ -160,12 +160,7 @@ static inline __attribute__((always_inline)) void rk_finish(const struct rk_ctx 
         if (rel > m)
           m = rel;
       }
-  o->underflow = su;
-  o->subnormal = ss;
-  o->overflow = so;
-  o->e2 = mpei_rfold(le);
-  o->x2 = mpei_rfold(lx);
-  o->maxrel = m;
+  mpei_rblk_set(o, su, ss, so, le, lx, m);
 }
 
 /* A float target rounded here (q = 2), one vector of VW values. The same counts
