@@ -771,8 +771,8 @@ END_TEST
    data with inf/NaN in A and B, row-major binary32 C (the fast driver applies
    the epilogue tile by tile) and column-major (through a buffer), levels 0 and
    1, against mpe_gemm on the decompressed A with kept_block = L/2 (bits); and
-   a C that overlaps B (all of V and B read before C is written) against the
-   same call with C apart. */
+   a C that overlaps B or V (all of V and B read before C is written) against
+   the same call with C apart. */
 START_TEST(test_gemm_sp_epilogue)
 {
   static const struct { const char *name; mpe_type in; } ms[] = {
@@ -901,10 +901,37 @@ START_TEST(test_gemm_sp_epilogue)
                   ts_f2u(BC[32 + x]), ts_f2u(Ca[x]));
       }
     }
+    /* C overlapping V: C starts at V's row m2/2 (its first values are kept
+       values of V, the rest follow V), so writing C's first rows overwrites
+       kept values of rows still to be multiplied: the result is that of the
+       same call with V apart (Vf) on the same starting C */
+    float *VC = malloc(sizeof(float) * ((size_t)m2 * kc + (size_t)m2 * n)), *Cw = malloc(sizeof(float) * m2 * n);
+    ck_assert(VC && Cw);
+    const int co = m2 / 2 * kc;
+    for (int lvl = 0; lvl < 3; lvl++) {
+      if (mpe_simd_level_set(lvl) != lvl)
+        continue;
+      for (int x = 0; x < K * n; x++)
+        Bv[x] = (float)((double)(ts_rand64(&st) >> 11) * 0x1p-52 - 1.0);
+      memcpy(VC, Vf, sizeof(float) * m2 * kc);
+      for (int x = m2 * kc; x < co + m2 * n; x++)
+        VC[x] = 0.25f * (float)(x % 5) - 0.5f;
+      memcpy(Cw, VC + co, sizeof(float) * m2 * n);
+      ck_assert_int_eq(mpe_gemm_sp(model, 0, MPE_ROW_MAJOR, MPE_NO_TRANS, m2, n, K, 1.5f, Vf, MPE_FP32, kc, meta2,
+                                   nw, Bv, MPE_FP32, n, -2.0f, Cw, MPE_FP32, n), 0);
+      ck_assert_int_eq(mpe_gemm_sp(model, 0, MPE_ROW_MAJOR, MPE_NO_TRANS, m2, n, K, 1.5f, VC, MPE_FP32, kc, meta2,
+                                   nw, Bv, MPE_FP32, n, -2.0f, VC + co, MPE_FP32, n), 0);
+      for (int x = 0; x < m2 * n; x++) {
+        outputs++;
+        if (ts_f2u(VC[co + x]) != ts_f2u(Cw[x]) && wrong++ < 5)
+          fprintf(stderr, "WRONG %s C over V, level %d: output %d got %08x want %08x\n", ms[_i].name, lvl, x,
+                  ts_f2u(VC[co + x]), ts_f2u(Cw[x]));
+      }
+    }
     mpe_simd_level_set(-1);
-    free(A2f); free(Vf); free(meta2); free(BC); free(Bv); free(Ca);
+    free(A2f); free(Vf); free(meta2); free(BC); free(Bv); free(Ca); free(VC); free(Cw);
   }
-  printf("check_sparse: %s %s epilogue (alpha, beta, C with inf/NaN, both layouts, C over B) vs mpe_gemm on the"
+  printf("check_sparse: %s %s epilogue (alpha, beta, C with inf/NaN, both layouts, C over B, C over V) vs mpe_gemm on the"
          " decompressed A: %ld outputs, %ld wrong%s\n", ms[_i].name, mpe_type_name(it), outputs, wrong,
          p.kind == MPE_TC_FMA_CHAIN ? " (zeros whose sign differs skipped, as above)" : "");
   if (p.kind == MPE_TC_FMA_CHAIN)
