@@ -562,8 +562,25 @@ typedef int32_t wi __attribute__((vector_size(VW * 8)));
 #define SELW(m, a, b) ((((wu)(m)) & (wu)(a)) | (~((wu)(m)) & (wu)(b)))
 
 static AI wf loadw(const float *p) { wf f; memcpy(&f, p, sizeof f); return f; }
+/* the plan's constants as lane vectors, made once per call (loop-invariant
+   splats the compiler would otherwise rebuild per vector) */
+typedef struct {
+  wu minn, maxb;             /* binary32 patterns: smallest normal and largest finite of the format */
+  wu dd, one, low, half;     /* dd = 24 - p dropped bits; one = 2^dd, low = one - 1, half = one / 2 */
+} f32const;
 
-static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int op, const int mode, wu *inexact)
+static AI void f32const_make(f32const *k, const mpei_ew_plan *pl)
+{
+  const uint32_t dd = (uint32_t)pl->c.dbase;
+  k->minn = SPW(pl->c.minnorm_bits);
+  k->maxb = SPW(pl->c.max_bits);
+  k->dd = SPW(dd);
+  k->one = SPW(1u << dd);
+  k->low = SPW((1u << dd) - 1);
+  k->half = SPW((1u << dd) >> 1);
+}
+
+static AI int fast32_vec(float *y, wf a, wf b, const f32const *k, const int op, const int mode, wu *inexact)
 {
   wf s, e;
   if (op == EW_SUB)
@@ -590,7 +607,8 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   const wi below = (wi)(u ^ (wu)e) < 0;               /* |exact| < |s| */
   wu r = SELW(e != 0, (u + (wu)below) | 1u, u);      /* rounded to odd */
   const wu ar = r & 0x7fffffffu;
-  wi ok = ((ar >= pl->c.minnorm_bits) | (ar == 0)) & (ar <= pl->c.max_bits);
+  /* patterns below 2^31 (ar, minn, maxb) compare as signed integers: one instruction */
+  wi ok = (((wi)ar >= (wi)k->minn) | ((wi)ar == 0)) & ((wi)ar <= (wi)k->maxb);
   /* remainders exact (2^-100: far from binary32's subnormals); a zero result
      only from a zero operand */
   if (op == EW_MUL || op == EW_SCALE)
@@ -605,16 +623,31 @@ static AI int fast32_vec(float *y, wf a, wf b, const mpei_ew_plan *pl, const int
   }
   const wu sg = r & 0x80000000u;
   const wi neg = (wi)sg != 0;
-  const uint32_t dd = (uint32_t)pl->c.dbase, one = 1u << dd, low = one - 1, half = one >> 1;
-  const wu t = ar & ~low, rem = ar & low;
+  const wu t = ar & ~k->low, rem = ar & k->low;
   /* fast32 plans exclude the stochastic modes (make_plan) */
-  wu res = MPEI_ROUND_CARRY(mode, wu, ar, dd, one, low, half, t, rem, neg, neg ^ neg, neg ^ neg);
-  if (!ALL32((wi)(res <= pl->c.max_bits)))
+  wu res = MPEI_ROUND_CARRY(mode, wu, ar, k->dd, k->one, k->low, k->half, t, rem, neg, neg ^ neg, neg ^ neg);
+  if (!ALL32((wi)res <= (wi)k->maxb))   /* res <= maxb + one < 2^31 */
     return 0;
   *inexact |= rem;
   res |= sg;
   memcpy(y, &res, sizeof res);
   return 1;
+}
+
+/* Vectors from i while each takes the fast path; returns the index of the
+   first that does not (past n - 2*VW when all did); no calls inside (see
+   sr32_run). alpha: scale only. */
+static AI size_t fast32_run(float *y, const float *x, const float *yy, wf alpha, const f32const *kp, size_t i,
+                            size_t n, const int op, const int mode, wu *inexact)
+{
+  const int has_y = op == EW_ADD || op == EW_SUB || op == EW_MUL || op == EW_DIV;
+  const f32const K = *kp;
+  wu inex = *inexact;
+  for (; i + 2 * VW <= n; i += 2 * VW)
+    if (!fast32_vec(y + i, loadw(x + i), has_y ? loadw(yy + i) : alpha, &K, op, mode, &inex))
+      break;
+  *inexact = inex;
+  return i;
 }
 
 static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew_plan *plan, size_t i0, size_t n,
@@ -630,12 +663,17 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   wu inexact = SPW(0);
   unsigned f = 0;
   double d[2 * VW];
+  f32const K;
+  f32const_make(&K, &P);
   size_t i = 0;
-  for (; i + 2 * VW <= n; i += 2 * VW)
-    if (!fast32_vec(y + i, loadw(x + i), yy ? loadw(yy + i) : alpha, &P, op, mode, &inexact)) {   /* alpha: scale only */
-      f |= eval_entry(d, &A, i0 + i, 2 * VW);
-      f |= round_entry(y + i, d, 2 * VW, &P, i0 + i);
-    }
+  while (i + 2 * VW <= n) {
+    i = fast32_run(y, x, yy, alpha, &K, i, n, op, mode, &inexact);
+    if (i + 2 * VW > n)
+      break;
+    f |= eval_entry(d, &A, i0 + i, 2 * VW);   /* the vector at i, through binary64 */
+    f |= round_entry(y + i, d, 2 * VW, &P, i0 + i);
+    i += 2 * VW;
+  }
   if (i < n) {
     f |= eval_entry(d, &A, i0 + i, n - i);
     f |= round_entry(y + i, d, n - i, &P, i0 + i);
@@ -737,8 +775,8 @@ static AI void sr_block32(const srkeys *K, uint64_t c, wu r[4])
 /* the format's constants, splat once per call */
 typedef struct {
   wu lo, span;          /* |s| bits in [lo, lo + span) */
-  wu low, pexp;         /* one - 1; 309 - dd: the biased exponent of 2^(32-dd)/ulp plus E_s */
-  uint32_t dd;
+  wu low, nlow, pexp;   /* one - 1, ~low; 309 - dd: the biased exponent of 2^(32-dd)/ulp plus E_s */
+  wu dd, dd32;          /* dd and 32 - dd, as lane shift counts */
 } srconst;
 
 static AI int sr32_vec(float *y, wf a, wf b, wu rnd, const srconst *k, const int op, const int mode, wu *inexact)
@@ -765,24 +803,53 @@ static AI int sr32_vec(float *y, wf a, wf b, wu rnd, const srconst *k, const int
     return 0;
   const wf es = (wf)((wu)e ^ sg);   /* e' */
   const wi eneg = es < 0;
-  const wu t = ar & ~k->low, r = ar & k->low;
+  const wu t = ar & k->nlow, r = ar & k->low;
   const wi wrap = (r == 0) & eneg;
   const wi half_q = wrap & ((ar << 9) == 0);
   const wf pw = (wf)((k->pexp - (ar >> 23) - (wu)half_q) << 23);
   const wf g = es * pw;
   /* floor(g), F with 2^31 added (a signed compare for the unsigned one) */
   const wi fg = __builtin_convertvector(MPEI_FLOOR_PS(g), wi) + ((g == 0) & eneg);
-  const wu F = (r << (32 - k->dd)) + (wu)fg + 0x80000000u;
+  const wu F = (r << k->dd32) + (wu)fg + 0x80000000u;
   wi up;
   if (mode == MPE_SR)
     up = (wi)(rnd ^ 0x80000000u) < (wi)F;
   else
     up = ((r != 0) | (es != 0)) & ((wi)rnd < 0);
   const wu res = t + ((wu)(wrap - up) << k->dd);
-  *inexact |= r | ((wu)es << 1);
+  *inexact |= r | (wu)es;   /* bits 0-30: r < 2^dd has no bit 31, es's bit 31 is its sign */
   const wu out = res | sg;
   memcpy(y, &out, sizeof out);
   return 1;
+}
+
+/* Whole blocks of 8*VW elements from i while every vector stays in the pair's
+   range. Returns the start of the first block not finished (at or past n -
+   8*VW + 1 when all were), with *q the vector of it that left the range. The
+   binary64 path's calls stay out of this loop (the caller makes them), so
+   fewer of its values live across a call in memory. */
+static AI size_t sr32_run(float *y, const float *x, const float *yy, wf alpha, const srconst *kp, const srkeys *keys,
+                          uint64_t idx0, size_t i, size_t n, const int op, const int mode, wu *inexact,
+                          int *qfail)
+{
+  const srconst K = *kp;
+  wu inex = *inexact;
+  for (; i + 8 * VW <= n; i += 8 * VW) {
+    wu rw[4];
+    sr_block32(keys, (idx0 + i) >> 2, rw);
+    for (int q = 0; q < 4; q++) {
+      const size_t k = i + (size_t)q * 2 * VW;
+      const int has_y = op == EW_ADD || op == EW_SUB || op == EW_MUL;
+      if (!sr32_vec(y + k, loadw(x + k), has_y ? loadw(yy + k) : alpha, rw[q], &K, op, mode, &inex)) {
+        *qfail = q;
+        *inexact = inex;
+        return i;
+      }
+    }
+  }
+  *qfail = 0;
+  *inexact = inex;
+  return i;
 }
 
 static AI unsigned sr32_body(float *y, const mpei_ew_args *args, const mpei_ew_plan *plan, size_t i0, size_t n,
@@ -800,7 +867,8 @@ static AI unsigned sr32_body(float *y, const mpei_ew_args *args, const mpei_ew_p
   const uint32_t dd = (uint32_t)P.c.dbase, lo = P.c.minnorm_bits + (1u << dd);
   const uint32_t lo_bits = lo > 0x1f800000u ? lo : 0x1f800000u;
   const uint32_t hi_bits = P.c.max_bits < 0x7f000000u ? P.c.max_bits : 0x7f000000u;
-  const srconst K = { SPW(lo_bits), SPW(hi_bits > lo_bits ? hi_bits - lo_bits : 0), SPW((1u << dd) - 1), SPW(309 - dd), dd };
+  const srconst K = { SPW(lo_bits), SPW(hi_bits > lo_bits ? hi_bits - lo_bits : 0), SPW((1u << dd) - 1),
+                      SPW(~((1u << dd) - 1)), SPW(309 - dd), SPW(dd), SPW(32 - dd) };
   const uint64_t idx0 = P.c.offset + i0;
   srkeys keys;
   srkeys_make(&keys, P.c.seed);
@@ -815,22 +883,24 @@ static AI unsigned sr32_body(float *y, const mpei_ew_args *args, const mpei_ew_p
     f |= eval_entry(d, &A, i0, i);
     f |= round_entry(y, d, i, &P, idx0);
   }
-  for (; i + 8 * VW <= n; i += 8 * VW) {
-    wu rw[4];
-    sr_block32(&keys, (idx0 + i) >> 2, rw);
-    for (int q = 0; q < 4; q++) {
-      const size_t k = i + (size_t)q * 2 * VW;
-      if (!sr32_vec(y + k, loadw(x + k), yy ? loadw(yy + k) : alpha, rw[q], &K, op, mode, &inexact)) {
-        f |= eval_entry(d, &A, i0 + k, 2 * VW);
-        f |= round_entry(y + k, d, 2 * VW, &P, idx0 + k);
-      }
-    }
+  while (i + 8 * VW <= n) {
+    int q;
+    i = sr32_run(y, x, yy, alpha, &K, &keys, idx0, i, n, op, mode, &inexact, &q);
+    if (i + 8 * VW > n)
+      break;
+    /* vector q of the block at i left the pair's range: it and the rest of
+       the block through binary64 (those before it are stored, and y may be x) */
+    const size_t k = i + (size_t)q * 2 * VW, len = 8 * VW - (size_t)q * 2 * VW;
+    f |= eval_entry(d, &A, i0 + k, len);
+    f |= round_entry(y + k, d, len, &P, idx0 + k);
+    i += 8 * VW;
   }
   if (i < n) {
     f |= eval_entry(d, &A, i0 + i, n - i);
     f |= round_entry(y + i, d, n - i, &P, idx0 + i);
   }
   wu z = SPW(0);
+  inexact &= 0x7fffffffu;   /* sr32_vec: bits 0-30 */
   if (memcmp(&inexact, &z, sizeof z))
     f |= MPE_FLAG_INEXACT;
   return f;
