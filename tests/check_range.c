@@ -258,6 +258,33 @@ START_TEST(test_histogram)
 }
 END_TEST
 
+/* target k's counts, scale and largest error equal in two accumulators, the
+   error sums within 1e-12 (summed in another order) */
+static void same_counts(const mpe_range *a, const mpe_range *b, size_t k, const char *what)
+{
+  mpe_range_stats p, q;
+  mpe_range_stats_get(a, k, &p);
+  mpe_range_stats_get(b, k, &q);
+  ck_assert_msg(p.underflow == q.underflow && p.subnormal == q.subnormal && p.overflow == q.overflow,
+                "%s: target %zu counts", what, k);
+  ck_assert_msg(p.scale_log2 == q.scale_log2 && p.underflow_at_scale == q.underflow_at_scale &&
+                p.underflow_at_scale_flush == q.underflow_at_scale_flush, "%s: target %zu scale", what, k);
+  ck_assert_msg(p.max_rel_error == q.max_rel_error, "%s: target %zu largest error", what, k);
+  ck_assert_msg(fabs(p.rel_error - q.rel_error) <= 1e-12 * p.rel_error, "%s: target %zu error sum", what, k);
+}
+
+/* histogram k (-1: of all values) equal in two accumulators */
+static void same_histogram(const mpe_range *a, const mpe_range *b, int k, const char *what)
+{
+  uint64_t ca[2200], cb[2200], ba = 0, bb = 0, aa = 0, ab = 0;
+  int fa, fb;
+  size_t na, nb;
+  ck_assert_int_eq(mpe_range_histogram(a, k, &fa, ca, 2200, &na, &ba, &aa), 0);
+  ck_assert_int_eq(mpe_range_histogram(b, k, &fb, cb, 2200, &nb, &bb, &ab), 0);
+  ck_assert_msg(fa == fb && na == nb && ba == bb && aa == ab && !memcmp(ca, cb, na * sizeof *ca),
+                "%s: histogram %d", what, k);
+}
+
 START_TEST(test_pieces_same)
 {
   enum { N = 20000 };
@@ -270,18 +297,8 @@ START_TEST(test_pieces_same)
   mpe_range_add_f32(a, x, N);
   for (int i = 0; i < N; i += 7)
     mpe_range_add_f32(b, x + i, (size_t)(N - i < 7 ? N - i : 7));
-  for (int k = 0; k < 3; k++) {
-    mpe_range_stats sa, sb;
-    mpe_range_stats_get(a, (size_t)k, &sa);
-    mpe_range_stats_get(b, (size_t)k, &sb);
-    ck_assert_uint_eq(sa.underflow, sb.underflow);
-    ck_assert_uint_eq(sa.subnormal, sb.subnormal);
-    ck_assert_uint_eq(sa.overflow, sb.overflow);
-    ck_assert_int_eq(sa.scale_log2, sb.scale_log2);
-    ck_assert_uint_eq(sa.underflow_at_scale, sb.underflow_at_scale);
-    ck_assert(sa.max_rel_error == sb.max_rel_error);
-    ck_assert(fabs(sa.rel_error - sb.rel_error) <= 1e-12 * sa.rel_error);
-  }
+  for (size_t k = 0; k < 3; k++)
+    same_counts(a, b, k, "one call vs calls of 7");
   mpe_range_free(a);
   mpe_range_free(b);
   free(x);
@@ -703,23 +720,8 @@ START_TEST(test_merge)
   mpe_range_summary_get(a, &sb);
   ck_assert(!memcmp(&sa, &sb, sizeof sa));
   for (int k = 0; k < NT; k++) {
-    mpe_range_stats p, q;
-    mpe_range_stats_get(all, (size_t)k, &p);
-    mpe_range_stats_get(a, (size_t)k, &q);
-    ck_assert_uint_eq(p.underflow, q.underflow);
-    ck_assert_uint_eq(p.subnormal, q.subnormal);
-    ck_assert_uint_eq(p.overflow, q.overflow);
-    ck_assert_int_eq(p.scale_log2, q.scale_log2);
-    ck_assert_uint_eq(p.underflow_at_scale, q.underflow_at_scale);
-    ck_assert_uint_eq(p.underflow_at_scale_flush, q.underflow_at_scale_flush);
-    ck_assert(p.max_rel_error == q.max_rel_error);
-    ck_assert(fabs(p.rel_error - q.rel_error) <= 1e-12 * p.rel_error);
-    int f1, f2;
-    size_t n1, n2;
-    uint64_t c1[2200], c2[2200], b1, b2, a1, a2;
-    ck_assert_int_eq(mpe_range_histogram(all, k, &f1, c1, 2200, &n1, &b1, &a1), 0);
-    ck_assert_int_eq(mpe_range_histogram(a, k, &f2, c2, 2200, &n2, &b2, &a2), 0);
-    ck_assert(f1 == f2 && n1 == n2 && b1 == b2 && a1 == a2 && !memcmp(c1, c2, n1 * sizeof *c1));
+    same_counts(all, a, (size_t)k, "one accumulator vs two merged");
+    same_histogram(all, a, k, "one accumulator vs two merged");
   }
   /* targets that differ, the same accumulator, NULL */
   mpe_range_target t2[NT];
@@ -817,13 +819,7 @@ static void same_state(mpe_range *a, mpe_range *b, const char *what)
       mpe_range_stats_get(b, (size_t)k, &q);
       ck_assert_msg(!memcmp(&p, &q, sizeof p), "%s: target %d", what, k);
     }
-    uint64_t ca[2200], cb[2200], ba = 0, bb = 0, aa = 0, ab = 0;
-    int fa, fb;
-    size_t na, nb;
-    ck_assert_int_eq(mpe_range_histogram(a, k, &fa, ca, 2200, &na, &ba, &aa), 0);
-    ck_assert_int_eq(mpe_range_histogram(b, k, &fb, cb, 2200, &nb, &bb, &ab), 0);
-    ck_assert_msg(fa == fb && na == nb && ba == bb && aa == ab && !memcmp(ca, cb, na * sizeof *ca),
-                  "%s: histogram %d", what, k);
+    same_histogram(a, b, k, what);
   }
 }
 
