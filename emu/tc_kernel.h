@@ -157,7 +157,9 @@ static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, v
 {
   __m512 c = (__m512)*cv;
   vi tc = late_c ? SPLATI(0) : (vi)_mm512_cvttps_epi32(_mm512_mul_ps(c, (__m512)s));
-  vi sum = acc + tc;
+  /* wrapping int32 addition (tc is INT_MIN where c * s is inf or NaN; such
+     a lane keeps c below, and a wrap past int32 is caught by chk_ovf) */
+  vi sum = (vi)((vu)acc + (vu)tc);
   __mmask16 bad = _mm512_cmplt_epi32_mask((__m512i)em, _mm512_set1_epi32(F - 126));
   if (chk_ovf)
     bad |= _mm512_movepi32_mask((__m512i)((acc ^ sum) & (tc ^ sum)));
