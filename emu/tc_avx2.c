@@ -7,6 +7,8 @@
 #define MRF MPEI_TC_AVX2_MRF
 #define MRS MPEI_TC_AVX2_MRS
 #define MRFS MPEI_TC_AVX2_MRFS
+/* lane-wise int16 maximum (AVX-512 BW / AVX2) */
+#define TC_MAX_EPI16(a, b) ((__typeof__(a))_mm256_max_epi16((__m256i)(a), (__m256i)(b)))
 #include "tc_kernel.h"
 #include "tc_epilogue.h"
 

@@ -8,6 +8,8 @@
 #define MRS MPEI_TC_AVX512_MRS
 #define MRFS MPEI_TC_AVX512_MRFS
 #define AVX512_BLOCK_END 1
+/* lane-wise int16 maximum (AVX-512 BW / AVX2) */
+#define TC_MAX_EPI16(a, b) ((__typeof__(a))_mm512_max_epi16((__m512i)(a), (__m512i)(b)))
 #include "tc_kernel.h"
 #include "tc_epilogue.h"
 

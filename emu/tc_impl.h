@@ -109,6 +109,12 @@ typedef struct {
   int late_c;            /* c is added after the block, rounded to nearest-even */
   int half;              /* 0, or the first `half` products and the rest go to two int32
                             sums (MPEI_TC_ACC_I32X2) */
+  /* NULL, or pass 1 in int16 lanes (blk_kernel without half): the exponents
+     again as int16 (zeros MPEI_TC_ZERO_EXP16), A's laid out as ae (element
+     (k, r) of the panel at ae0[i] is a16[i]), B's with each twice (element
+     (k, j) at be0[i] is b16[2i] and b16[2i + 1]) */
+  const int32_t *ae0, *be0;
+  const int16_t *a16, *b16;
 } mpei_tc_kp;
 /* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
    k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),
@@ -173,6 +179,8 @@ enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 6,
        MPEI_TC_AVX2_MRS = 2, MPEI_TC_AVX2_MRFS = 3, MPEI_TC_AVX512_MRS = 4, MPEI_TC_AVX512_MRFS = 6 };
 /* Exponent given to zero operands in packed panels: never the largest. */
 #define MPEI_TC_ZERO_EXP (-(1 << 20))
+/* The same in the int16 exponents: twice it still fits int16. */
+#define MPEI_TC_ZERO_EXP16 (-(1 << 14))
 
 /* ---- integer tensor cores (tc_int.c) */
 static inline int mpei_type_is_int(mpe_type t)

@@ -31,6 +31,7 @@ typedef int64_t vl __attribute__((vector_size(VW * 4)));
 typedef uint64_t vq __attribute__((vector_size(VW * 4)));
 typedef float hf __attribute__((vector_size(VW * 2)));
 typedef int32_t hi __attribute__((vector_size(VW * 2)));
+typedef int16_t vs __attribute__((vector_size(VW * 4)));
 
 #define SPLATI(v) ((vi){} + (int32_t)(v))
 /* x - (+0) is x for every x, -0 included (0 + x would turn -0 into +0), so
@@ -234,12 +235,40 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
       vi z = (vi)((cb & 0x7fffffffu) == 0);
       em[r] = (z & zexp) | (~z & ce);
     }
+    if (!split && kp->a16) {
+      /* pass 1 in int16 lanes, two rows per register: lane 2j + q holds
+         eb[j] + ea[2p + q] (B's exponents stored twice, a 32-bit broadcast of
+         A's pair), so one add and one max serve 2 x VW products */
+      const int16_t *ea16 = kp->a16 + (ea - kp->ae0), *eb16 = kp->b16 + 2 * (eb - kp->be0);
+      vs pm2[MR / 2];
+#pragma GCC unroll 8
+      for (int q = 0; q < MR / 2; q++)
+        pm2[q] = (vs){} + (int16_t)-32768;
 #pragma GCC unroll 4
-    for (int k = 0; k < L; k++) {
-      vi e = loadi(eb + k * VW);
+      for (int k = 0; k < L; k++) {
+        vs e;
+        memcpy(&e, eb16 + 2 * k * VW, sizeof e);
+#pragma GCC unroll 8
+        for (int q = 0; q < MR / 2; q++) {
+          int32_t w;
+          memcpy(&w, ea16 + k * MR + 2 * q, sizeof w);
+          pm2[q] = TC_MAX_EPI16(pm2[q], e + (vs)SPLATI(w));
+        }
+      }
+#pragma GCC unroll 8
+      for (int q = 0; q < MR / 2; q++) {
+        const vi w = (vi)pm2[q];
+        em[2 * q] = MPEI_MAX_EPI32(em[2 * q], (w << 16) >> 16);
+        em[2 * q + 1] = MPEI_MAX_EPI32(em[2 * q + 1], w >> 16);
+      }
+    } else {
+#pragma GCC unroll 4
+      for (int k = 0; k < L; k++) {
+        vi e = loadi(eb + k * VW);
 #pragma GCC unroll 16
-      for (int r = 0; r < MR; r++)
-        em[r] = MPEI_MAX_EPI32(em[r], e + ea[k * MR + r]);
+        for (int r = 0; r < MR; r++)
+          em[r] = MPEI_MAX_EPI32(em[r], e + ea[k * MR + r]);
+      }
     }
     vf s[MR];
     vi acc[MR];

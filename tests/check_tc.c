@@ -858,6 +858,100 @@ START_TEST(test_kernel_variants)
 }
 END_TEST
 
+/* The block kernel's pass 1 in int16 lanes (two rows per register, zeros as
+   MPEI_TC_ZERO_EXP16): exponents at the ends of the fast window (-48 and 62)
+   and of the input formats, so that exponent sums reach -96 and 124; whole
+   rows, columns and blocks of zeros; cancelling pairs; an initial C with
+   zeros, tiny and large values; products whose sums overflow to inf; shapes
+   that cross the tiles' edges (M odd, N not a multiple of 16, K not of L).
+   Each SIMD level against the portable engine (level 0), for two layouts,
+   the transposes and alpha/beta. */
+START_TEST(test_pass1_exponent_edges)
+{
+  static const struct { const char *gpu; mpe_type t; } ms[] = {
+    { "h100", MPE_BF16 }, { "a100", MPE_BF16 }, { "h100", MPE_TF32 }, { "a100", MPE_TF32 },
+    { "v100", MPE_FP16 }, { "h100", MPE_FP16 }, { "b200", MPE_BF16 },
+  };
+  enum { M = 29, N = 45, K = 77 };
+  static float A[M * K], B[K * N], C0[M * N], R[3][M * N];
+  uint64_t s = ts_seed() + 1313;
+  long checked = 0;
+  for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+    const mpe_tc_model *m = mpe_tc_model_get(ms[mi].gpu, ms[mi].t);
+    ck_assert_ptr_nonnull(m);
+    const int lo = ms[mi].t == MPE_FP16 ? -14 : -48, hi = ms[mi].t == MPE_FP16 ? 15 : 62;
+    const int pb = ms[mi].t == MPE_TF32 ? 10 : ms[mi].t == MPE_FP16 ? 10 : 7;   /* fraction bits */
+    for (int pat = 0; pat < 4; pat++) {
+      /* an exponent: the window's ends, next to them, 0 or anywhere in it */
+#define EDGE_EXP() (pat == 0 ? ((ts_rand64(&s) & 1) ? lo : hi) \
+                    : pat == 1 ? (int)(ts_rand64(&s) % 6 == 0 ? hi : lo + (int)(ts_rand64(&s) % 3)) \
+                    : pat == 2 ? lo + (int)(ts_rand64(&s) % (uint64_t)(hi - lo + 1)) \
+                    : (int)(ts_rand64(&s) % 5) - 2)
+#define EDGE_VAL(e) ((ts_rand64(&s) & 1 ? -1.0f : 1.0f) * \
+                     ldexpf(1.0f + (float)(ts_rand64(&s) % (1u << pb)) * ldexpf(1.0f, -pb), (e)))
+      for (int i = 0; i < M; i++)
+        for (int l = 0; l < K; l++) {
+          float v = EDGE_VAL(EDGE_EXP());
+          if (i % 7 == 3 || ((l / 16) == 2 && i % 2) || ts_rand64(&s) % 9 == 0)
+            v = 0.0f;   /* a zero row, a zero block on odd rows, scattered zeros */
+          A[i * K + l] = v;
+        }
+      for (int l = 0; l < K; l++)
+        for (int j = 0; j < N; j++) {
+          float v = EDGE_VAL(EDGE_EXP());
+          if (j % 11 == 5 || ts_rand64(&s) % 9 == 0)
+            v = 0.0f;
+          B[l * N + j] = v;
+        }
+      if (pat == 3)   /* cancelling pairs: a[l+1] = -a[l] against equal b */
+        for (int l = 0; l + 1 < K; l += 2) {
+          for (int i = 0; i < M; i++)
+            A[i * K + l + 1] = -A[i * K + l];
+          for (int j = 0; j < N; j++)
+            B[(l + 1) * N + j] = B[l * N + j];
+        }
+#undef EDGE_EXP
+#undef EDGE_VAL
+      for (int t = 0; t < M * N; t++) {
+        const uint64_t u = ts_rand64(&s) % 4;
+        C0[t] = u == 0 ? 0.0f : u == 1 ? ldexpf(1.5f, -130) : u == 2 ? ldexpf(-1.25f, 100) : (float)rand_in(&s, MPE_FP16);
+      }
+      for (int shape = 0; shape < 2; shape++) {
+        for (int lvl = 2; lvl >= 0; lvl--) {
+          memcpy(R[lvl], C0, sizeof C0);
+          mpe_simd_level_set(lvl);
+          int rc = shape == 0
+                       ? mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, MPE_FP32, K, B,
+                                  MPE_FP32, N, 0.0f, R[lvl], MPE_FP32, N)
+                       : mpe_gemm(m, MPE_COL_MAJOR, MPE_TRANS, MPE_TRANS, M, N, K, -2.0f, A, MPE_FP32, K, B,
+                                  MPE_FP32, N, 0.5f, R[lvl], MPE_FP32, M);
+          mpe_simd_level_set(-1);
+          ck_assert_int_eq(rc, 0);
+        }
+        for (int lvl = 2; lvl >= 1; lvl--)
+          for (int t = 0; t < M * N; t++) {
+            uint32_t g, w;
+            memcpy(&g, &R[lvl][t], 4);
+            memcpy(&w, &R[0][t], 4);
+            ck_assert_msg(g == w, "%s %s pattern %d shape %d level %d element %d: %08x, want %08x",
+                          ms[mi].gpu, mpe_type_name(ms[mi].t), pat, shape, lvl, t, g, w);
+          }
+        checked += M * N;
+      }
+      /* mpe_mma too (C as the initial accumulator) */
+      for (int lvl = 2; lvl >= 0; lvl--) {
+        mpe_simd_level_set(lvl);
+        ck_assert_int_eq(mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, C0, N, R[lvl], MPE_FP32, N), 0);
+        mpe_simd_level_set(-1);
+      }
+      ck_assert_msg(!memcmp(R[2], R[0], sizeof C0) && !memcmp(R[1], R[0], sizeof C0), "%s %s pattern %d mma",
+                    ms[mi].gpu, mpe_type_name(ms[mi].t), pat);
+    }
+  }
+  ck_assert(checked > 0);
+}
+END_TEST
+
 /* Sums that fill the fast kernels' integer accumulators (issue: an int32 block
    sum overflowed on B200 FP8 and returned -15.5 for 112.5). Every operand is
    +-1.5 * 2^s: each product 2.25 * 2^(2s) cuts to 9/16 of 2^(F+2), so L of
@@ -1274,6 +1368,7 @@ static Suite *tc_suite(void)
   tcase_add_test(t2, test_gemm_alias);
   tcase_add_loop_test(t2, test_operand_types, 0, 5);
   tcase_add_test(t2, test_kernel_variants);
+  tcase_add_test(t2, test_pass1_exponent_edges);
   tcase_add_test(t2, test_full_accumulators);
   tcase_add_test(t2, test_custom_and_tf32_rule);
   tcase_add_test(t2, test_params_size);
