@@ -258,7 +258,7 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
 #pragma GCC unroll 8
       for (int q = 0; q < MR / 2; q++) {
         const vi w = (vi)pm2[q];
-        em[2 * q] = MPEI_MAX_EPI32(em[2 * q], (w << 16) >> 16);
+        em[2 * q] = MPEI_MAX_EPI32(em[2 * q], (vi)((vu)w << 16) >> 16);
         em[2 * q + 1] = MPEI_MAX_EPI32(em[2 * q + 1], w >> 16);
       }
     } else {

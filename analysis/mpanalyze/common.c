@@ -20,6 +20,33 @@
 int mpa_quiet;
 static const char *cmd_name;   /* the subcommand mpa_parse is reading for (NULL before) */
 
+#ifdef _OPENMP
+/* The team that reads and analyses a large tensor: OMP_NUM_THREADS or
+   OMP_DYNAMIC, when set, decide (OpenMP's own rules); otherwise one thread per
+   core that is not busy now, from the run queue of /proc/loadavg (its fourth
+   field, "runnable/total", counts this thread). The load averages trail what
+   runs now by minutes (OpenMP's dynamic adjustment takes the 15-minute one off
+   the cores, so on a 2-core machine one busy quarter of an hour left every
+   later run on one thread). */
+static int team_threads(void)
+{
+  const int max = omp_get_max_threads();
+  if (getenv("OMP_NUM_THREADS") || getenv("OMP_DYNAMIC"))
+    return max;
+  FILE *fp = fopen("/proc/loadavg", "r");
+  if (!fp)
+    return max;
+  double l1, l5, l15;
+  int runnable = 0, total = 0;
+  const int ok = fscanf(fp, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &runnable, &total) == 5;
+  fclose(fp);
+  if (!ok || runnable < 1)
+    return max;
+  const int spare = omp_get_num_procs() - (runnable - 1);
+  return spare < 1 ? 1 : spare < max ? spare : max;
+}
+#endif
+
 /* Length of the valid UTF-8 sequence at s that is not a control character
    (C1 controls U+0080..U+009F count as controls: 0x9b alone is a CSI to some
    terminals), or 0. */
@@ -613,21 +640,14 @@ int mpa_feed_part(mpe_io *f, size_t i, const char *path, uint64_t count, mpe_ran
     }
   } else {
 #ifdef _OPENMP
-    /* a team as large as the machine has cores to spare: OpenMP's dynamic
-       adjustment takes the load average off the cores (on a machine busy with
-       other work, a second thread mostly waits, spinning, for the first to be
-       scheduled: it made the run slower than one thread). OMP_DYNAMIC, when
-       set, decides instead. */
-    int dyn = omp_get_dynamic();
-    if (!getenv("OMP_DYNAMIC"))
-      omp_set_dynamic(1);
-#pragma omp parallel default(none) shared(bad, f, es, bb, f64, path, r, nr, scale, amax, sbuf)
+    /* a team as large as the machine has cores to spare now (on a machine busy
+       with other work a second thread mostly waits, spinning, for the first to
+       be scheduled: it made the run slower than one thread) */
+    const int nt = team_threads();
+#pragma omp parallel num_threads(nt) default(none) shared(bad, f, es, bb, f64, path, r, nr, scale, amax, sbuf)
 #pragma omp single
 #endif
     bad = stream(f, es, bb, f64, path, r, nr, scale, amax, sbuf);
-#ifdef _OPENMP
-    omp_set_dynamic(dyn);
-#endif
   }
   if (bad)
     rc = mpa_error(path, "%s", mpe_io_message(f));
