@@ -3,12 +3,14 @@
    are rounded to the factor format. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "ir_internal.h"
 #include "mpei.h"
 #include "mpemu/format.h"
 #include "mpemu/ir.h"
@@ -36,6 +38,8 @@ int mpe_ir_default_block(int n)
    (right of them) is rounded once, when final, into the shadow matrix S
    (same layout, leading dimension lds); the GEMMs read L21 and U12 from S.
    With `in` = binary32, S is A itself. */
+enum { LU_TMP = 8192 };   /* 32 KiB: rows of U gathered for one rounding call */
+
 typedef struct {
   float *A;
   int n, lda;
@@ -46,24 +50,54 @@ typedef struct {
   float *S;
   int lds;
   int nonfinite;         /* a NaN/inf among the final factors */
+  float *tmp;            /* LU_TMP floats of scratch for lu_final */
 } lu_ctx;
 
 static float *at(const lu_ctx *c, int i, int j) { return c->A + (size_t)j * c->lda + i; }
 
+/* 0 if a NaN or inf is among x[0..m-1] (integer test: it vectorizes) */
+static int all_finite_f32(const float *x, int m)
+{
+  uint32_t e = 0;
+  for (int r = 0; r < m; r++) {
+    uint32_t u;
+    memcpy(&u, x + r, sizeof u);
+    e |= (u & 0x7f800000u) == 0x7f800000u;
+  }
+  return !e;
+}
+
 /* Copies rows i..i+m-1 of columns j..j+w-1 of A, all final factor entries,
-   rounded into S (RNE), and notes a NaN/inf among them. */
+   rounded into S (RNE), and notes a NaN/inf among them. Short columns (the
+   rows of U right of a diagonal block) are gathered into c->tmp so that one
+   call rounds many of them. */
 static int lu_final(lu_ctx *c, int i, int j, int m, int w)
 {
-  for (int q = j; q < j + w; q++) {
-    const float *a = at(c, i, q);
-    for (int r = 0; r < m; r++)
-      if (!isfinite(a[r]))
-        c->nonfinite = 1;
-    if (c->f) {
-      int rc = mpe_round_f32(c->S + (size_t)q * c->lds + i, a, (size_t)m, c->f, NULL);
+  if (m < 1 || w < 1)
+    return MPE_OK;
+  for (int q = j; q < j + w; q++)
+    if (!all_finite_f32(at(c, i, q), m))
+      c->nonfinite = 1;
+  if (!c->f)
+    return MPE_OK;
+  if (m > LU_TMP / 16) {
+    for (int q = j; q < j + w; q++) {
+      int rc = mpe_round_f32(c->S + (size_t)q * c->lds + i, at(c, i, q), (size_t)m, c->f, NULL);
       if (rc)
         return rc;
     }
+    return MPE_OK;
+  }
+  const int cols = LU_TMP / m;   /* >= 16 */
+  for (int q0 = j; q0 < j + w; q0 += cols) {
+    int wq = j + w - q0 < cols ? j + w - q0 : cols;
+    for (int q = 0; q < wq; q++)
+      memcpy(c->tmp + (size_t)q * m, at(c, i, q0 + q), (size_t)m * sizeof(float));
+    int rc = mpe_round_f32(c->tmp, c->tmp, (size_t)m * wq, c->f, NULL);
+    if (rc)
+      return rc;
+    for (int q = 0; q < wq; q++)
+      memcpy(c->S + (size_t)(q0 + q) * c->lds + i, c->tmp + (size_t)q * m, (size_t)m * sizeof(float));
   }
   return MPE_OK;
 }
@@ -141,9 +175,8 @@ static int lu_rec(lu_ctx *c, int k, int w)
     /* the panel's U11 and L11 are final too (the NaN/inf check) but stay unrounded:
        no GEMM takes them */
     for (int q = k; q < k + w; q++)
-      for (int i = k; i < k + w; i++)
-        if (!isfinite(*at(c, i, q)))
-          c->nonfinite = 1;
+      if (!all_finite_f32(at(c, k, q), w))
+        c->nonfinite = 1;
     return lu_final(c, k + w, k, c->n - k - w, w);
   }
   int w1 = lu_split(w, c->nb), w2 = w - w1;
@@ -171,11 +204,12 @@ int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_mod
     nb = mpe_ir_default_block(n);
   if (nb > n)
     nb = n;
-  lu_ctx c = { A, n, lda, ipiv, nb, NULL, model, A, lda, 0 };
+  float tmp[LU_TMP];
+  lu_ctx c = { A, n, lda, ipiv, nb, NULL, model, A, lda, 0, tmp };
   if (!model && in != MPE_FP32) {
     c.f = mpe_format_of(in);
     c.lds = n;
-    c.S = malloc((size_t)n * n * sizeof(float));
+    c.S = mpei_ir_alloc((size_t)n * n * sizeof(float));
     if (!c.S)
       return MPE_ENOMEM;
   }
