@@ -228,7 +228,22 @@ int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_mod
   if (c.f)
     omp_set_num_threads(1);
 #endif
-  int rc = lu_rec(&c, 0, n);
+  int rc = MPE_OK;
+  if (!model) {
+    rc = lu_rec(&c, 0, n);
+  } else {
+    /* right-looking: the model's GEMM is compute-bound, so the k = nb updates
+       cost no more than fewer larger ones, and a call per step (not the
+       recursion's many smaller ones) keeps its OpenMP team and packing
+       overhead low */
+    for (int k = 0; k < n && !rc; k += nb) {
+      int kb = n - k < nb ? n - k : nb, rest = n - k - kb;
+      if ((rc = lu_rec(&c, k, kb)) != MPE_OK || rest < 1)
+        break;
+      if ((rc = lu_trsm(&c, k, kb, k + kb, rest)) == MPE_OK)
+        rc = lu_update(&c, rest, rest, kb, k + kb, k, k + kb);
+    }
+  }
 #ifdef _OPENMP
   if (c.f)
     omp_set_num_threads(omp_threads);
