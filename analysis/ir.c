@@ -8,9 +8,6 @@
 #include <string.h>
 #include <cblas.h>
 #include <lapacke.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 #include "ir_internal.h"
 #include "mpemu/format.h"
 #include "mpemu/ir.h"
@@ -197,21 +194,6 @@ static int all_finite(int n, int cols, const double *A, int lda)
   return 1;
 }
 
-void *mpei_ir_alloc(size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const size_t huge = (size_t)2 << 20;
-  if (bytes >= huge) {
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes) != 0)
-      return NULL;
-    madvise(p, bytes, MADV_HUGEPAGE);   /* advice only: failure changes nothing */
-    return p;
-  }
-#endif
-  return malloc(bytes);
-}
-
 /* The argument rules of mpe_ir_solve (all but the finiteness of A). */
 static int ir_check_args(int n, const double *A, int lda, const double *b, const double *x,
                          const mpe_ir_opts *opts)
@@ -294,7 +276,7 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
     return chk;
 
   size_t nn = (size_t)n * n;
-  precond P = { n, mpei_ir_alloc(nn * sizeof(float)), malloc((size_t)n * sizeof(int)), NULL, NULL, 1.0,
+  precond P = { n, malloc(nn * sizeof(float)), malloc((size_t)n * sizeof(int)), NULL, NULL, 1.0,
                 malloc((size_t)n * sizeof(float)) };
   double *xk = malloc((size_t)n * sizeof(double)), *r = malloc((size_t)n * sizeof(double)),
          *d = malloc((size_t)n * sizeof(double));

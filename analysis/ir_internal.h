@@ -10,9 +10,4 @@ MPEI_HIDDEN int mpei_ir_check(int n, const double *A, int lda, const double *b, 
                               const mpe_ir_opts *opts);
 MPEI_HIDDEN int mpei_ir_errors(int n, const double *A, int lda, const double *b, const double *x,
                                const double *xtrue, double *backward, double *fwd);
-/* A buffer of `bytes` for a matrix, freed with free(): 2 MiB aligned and
-   advised for transparent huge pages where the system has them, so that
-   touching it first costs a fault per 2 MiB rather than per 4 KiB page. */
-MPEI_HIDDEN void *mpei_ir_alloc(size_t bytes);
-
 #endif

@@ -10,7 +10,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "ir_internal.h"
 #include "mpei.h"
 #include "mpemu/format.h"
 #include "mpemu/ir.h"
@@ -209,7 +208,7 @@ int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_mod
   if (!model && in != MPE_FP32) {
     c.f = mpe_format_of(in);
     c.lds = n;
-    c.S = mpei_ir_alloc((size_t)n * n * sizeof(float));
+    c.S = malloc((size_t)n * n * sizeof(float));
     if (!c.S)
       return MPE_ENOMEM;
   }
