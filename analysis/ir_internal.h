@@ -10,4 +10,5 @@ MPEI_HIDDEN int mpei_ir_check(int n, const double *A, int lda, const double *b, 
                               const mpe_ir_opts *opts);
 MPEI_HIDDEN int mpei_ir_errors(int n, const double *A, int lda, const double *b, const double *x,
                                const double *xtrue, double *backward, double *fwd);
+
 #endif
