@@ -185,6 +185,24 @@ static int fgmres(gmres_ws *g, const precond *P, int n, const double *A, int lda
   return k;
 }
 
+/* One column a of A: l = (float)a, rowsum += |a|; returns max |a| (NaNs
+   ignored: a NaN or inf shows in rowsum). */
+static double convert_column(int n, const double *restrict a, float *restrict l,
+                             double *restrict rowsum)
+{
+  double m = 0.0;
+#ifdef _OPENMP
+#pragma omp simd reduction(max: m)
+#endif
+  for (int i = 0; i < n; i++) {
+    double v = fabs(a[i]);
+    rowsum[i] += v;
+    m = v > m ? v : m;
+    l[i] = (float)a[i];
+  }
+  return m;
+}
+
 static int all_finite(int n, int cols, const double *A, int lda)
 {
   for (int j = 0; j < cols; j++)
@@ -305,29 +323,23 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
      d, column by column: LAPACK dlange's order, so the same bits) and, without
      scaling, the conversion to binary32 storage and max |a_ij| */
   double amax = 0.0;
-  unsigned finite = 1;
   for (int i = 0; i < n; i++)
     d[i] = 0.0;
   for (int j = 0; j < n; j++) {
-    const double *a = A + (size_t)j * lda;
-    float *l = P.lu + (size_t)j * n;
-    double m = 0.0;
-    for (int i = 0; i < n; i++) {
-      double v = fabs(a[i]);
-      finite &= v <= DBL_MAX;
-      d[i] += v;
-      m = v > m ? v : m;
-      l[i] = (float)a[i];
-    }
+    double m = convert_column(n, A + (size_t)j * lda, P.lu + (size_t)j * n, d);
     amax = m > amax ? m : amax;
-  }
-  if (!finite) {
-    rc = MPE_ERANGE;
-    goto out;
   }
   double an = 0.0;
   for (int i = 0; i < n; i++)
-    an = d[i] > an ? d[i] : an;
+    an = d[i] > an ? d[i] : an;   /* a NaN row sum is skipped here but fails the test below */
+  /* a NaN/inf in A makes its row sum NaN/inf; a row sum can also overflow
+     from finite values alone, so then A itself decides */
+  if (!(an <= DBL_MAX) || !all_finite(n, 1, d, n)) {
+    if (!all_finite(n, n, A, lda)) {
+      rc = MPE_ERANGE;
+      goto out;
+    }
+  }
   const double anorm = an;
   const double bnorm = norm_inf(n, b);
 

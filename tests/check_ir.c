@@ -574,6 +574,13 @@ START_TEST(test_solve_errors)
     Ai[40 * 40 - 1] = NAN;
     ck_assert_int_eq(mpe_ir_solve(40, Ai, 39, bb, xx, NULL, NULL), MPE_EINVAL);
     free(Ai);
+    /* finite entries whose row sum overflows: not MPE_ERANGE (||A||_inf = inf,
+       too big for fp16: the binary64 fallback) */
+    double Ao[4] = { 1e308, 0, 1e308, 1 }, bo[2] = { 1, 1 }, xo[2];
+    mpe_ir_result ro;
+    ck_assert_int_eq(mpe_ir_solve(2, Ao, 2, bo, xo, NULL, &ro), MPE_OK);
+    ck_assert_int_eq(ro.status, MPE_IR_FALLBACK);
+    ck_assert(xo[0] == -1.0 && xo[1] == 1.0);
   }
   double bi[2] = { INFINITY, 0 };
   ck_assert_int_eq(mpe_ir_solve(2, A, 2, bi, x, NULL, NULL), MPE_ERANGE);
