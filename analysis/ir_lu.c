@@ -58,6 +58,9 @@ static float *at(const lu_ctx *c, int i, int j) { return c->A + (size_t)j * c->l
 static int all_finite_f32(const float *x, int m)
 {
   uint32_t e = 0;
+#ifdef _OPENMP
+#pragma omp simd reduction(|: e)
+#endif
   for (int r = 0; r < m; r++) {
     uint32_t u;
     memcpy(&u, x + r, sizeof u);
