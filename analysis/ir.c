@@ -186,12 +186,14 @@ static int fgmres(gmres_ws *g, const precond *P, int n, const double *A, int lda
 }
 
 /* One column a of A: l = (float)a, rowsum += |a|; returns max |a| (NaNs
-   ignored: a NaN or inf shows in rowsum). */
+   ignored: a NaN or inf shows in rowsum). gcc vectorizes it on request;
+   clang will not take the floating-point max reduction without fast-math and
+   warns when asked, so it is left to its own judgement. */
 static double convert_column(int n, const double *restrict a, float *restrict l,
                              double *restrict rowsum)
 {
   double m = 0.0;
-#ifdef _OPENMP
+#if defined(_OPENMP) && !defined(__clang__)
 #pragma omp simd reduction(max: m)
 #endif
   for (int i = 0; i < n; i++) {
