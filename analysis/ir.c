@@ -185,6 +185,26 @@ static int fgmres(gmres_ws *g, const precond *P, int n, const double *A, int lda
   return k;
 }
 
+/* One column a of A: l = (float)a, rowsum += |a|; returns max |a| (NaNs
+   ignored: a NaN or inf shows in rowsum). gcc vectorizes it on request;
+   clang will not take the floating-point max reduction without fast-math and
+   warns when asked, so it is left to its own judgement. */
+static double convert_column(int n, const double *restrict a, float *restrict l,
+                             double *restrict rowsum)
+{
+  double m = 0.0;
+#if defined(_OPENMP) && !defined(__clang__)
+#pragma omp simd reduction(max: m)
+#endif
+  for (int i = 0; i < n; i++) {
+    double v = fabs(a[i]);
+    rowsum[i] += v;
+    m = v > m ? v : m;
+    l[i] = (float)a[i];
+  }
+  return m;
+}
+
 static int all_finite(int n, int cols, const double *A, int lda)
 {
   for (int j = 0; j < cols; j++)
@@ -194,8 +214,9 @@ static int all_finite(int n, int cols, const double *A, int lda)
   return 1;
 }
 
-/* The argument rules of mpe_ir_solve, shared with mpe_gpu_ir_solve (gpu/ir_cusolver.c). */
-int mpei_ir_check(int n, const double *A, int lda, const double *b, const double *x, const mpe_ir_opts *opts)
+/* The argument rules of mpe_ir_solve (all but the finiteness of A). */
+static int ir_check_args(int n, const double *A, int lda, const double *b, const double *x,
+                         const mpe_ir_opts *opts)
 {
   if (n < 1 || lda < n || !A || !b || !x)
     return MPE_EINVAL;
@@ -214,6 +235,15 @@ int mpei_ir_check(int n, const double *A, int lda, const double *b, const double
     return MPE_EINVAL;
   if (opts->solver == MPE_IR_GMRES_IR && (opts->gmres_m < 1 || !(opts->gmres_tol > 0 && opts->gmres_tol < 1)))
     return MPE_EINVAL;
+  return MPE_OK;
+}
+
+/* The argument rules of mpe_ir_solve, shared with mpe_gpu_ir_solve (gpu/ir_cusolver.c). */
+int mpei_ir_check(int n, const double *A, int lda, const double *b, const double *x, const mpe_ir_opts *opts)
+{
+  int rc = ir_check_args(n, A, lda, b, x, opts);
+  if (rc != MPE_OK)
+    return rc;
   if (!all_finite(n, n, A, lda) || !all_finite(n, 1, b, n))
     return MPE_ERANGE;
   return MPE_OK;
@@ -258,7 +288,10 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
     mpe_ir_opts_init(&dflt);
     opts = &dflt;
   }
-  int chk = mpei_ir_check(n, A, lda, b, x, opts);
+  /* the finiteness of A is checked in the pass that converts it (below) */
+  int chk = ir_check_args(n, A, lda, b, x, opts);
+  if (chk == MPE_OK && !all_finite(n, 1, b, n))
+    chk = MPE_ERANGE;
   if (chk != MPE_OK)
     return chk;
 
@@ -285,12 +318,34 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
 
   mpe_ir_result R = { 0 };
   R.forward_error = NAN;
-  const double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, A, lda);
-  const double bnorm = norm_inf(n, b);
   const double fmt_max = mpe_format_max(mpe_format_of(opts->factor));
   int give_up = 0;
 
-  /* ---- conversion to binary32 storage (with optional two-sided scaling) */
+  /* ---- one pass over A: its finiteness, ||A||_inf (the row sums of |a_ij| in
+     d, column by column: LAPACK dlange's order, so the same bits) and, without
+     scaling, the conversion to binary32 storage and max |a_ij| */
+  double amax = 0.0;
+  for (int i = 0; i < n; i++)
+    d[i] = 0.0;
+  for (int j = 0; j < n; j++) {
+    double m = convert_column(n, A + (size_t)j * lda, P.lu + (size_t)j * n, d);
+    amax = m > amax ? m : amax;
+  }
+  double an = 0.0;
+  for (int i = 0; i < n; i++)
+    an = d[i] > an ? d[i] : an;   /* a NaN row sum is skipped here but fails the test below */
+  /* a NaN/inf in A makes its row sum NaN/inf; a row sum can also overflow
+     from finite values alone, so then A itself decides */
+  if (!(an <= DBL_MAX) || !all_finite(n, 1, d, n)) {
+    if (!all_finite(n, n, A, lda)) {
+      rc = MPE_ERANGE;
+      goto out;
+    }
+  }
+  const double anorm = an;
+  const double bnorm = norm_inf(n, b);
+
+  /* ---- two-sided scaling */
   if (opts->scale) {
     /* Higham, Pranesh & Zounon: R = diag(1/max_j |a_ij|), S = diag(1/max_i |(RA)_ij|) */
     for (int i = 0; i < n; i++) {
@@ -306,16 +361,14 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
       P.cs[j] = m > 0 ? 1.0 / m : 1.0;
     }
     P.mu = opts->factor == MPE_FP16 ? 0.1 * fmt_max : 1.0;
+    amax = 0.0;
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++) {
+        double a = P.mu * P.rs[i] * A[(size_t)j * lda + i] * P.cs[j];
+        amax = fmax(amax, fabs(a));
+        P.lu[(size_t)j * n + i] = (float)a;
+      }
   }
-  double amax = 0.0;
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < n; i++) {
-      double a = A[(size_t)j * lda + i];
-      if (opts->scale)
-        a = P.mu * P.rs[i] * a * P.cs[j];
-      amax = fmax(amax, fabs(a));
-      P.lu[(size_t)j * n + i] = (float)a;
-    }
   if (amax > fmt_max || amax > FLT_MAX) {
     R.niters = MPE_IR_NITERS_OVERFLOW;
     give_up = 1;
@@ -333,13 +386,15 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
   }
 
   /* ---- refinement */
+  double rn = 0.0, xn = 0.0;   /* ||r||, ||x|| of the converged iterate */
   if (!give_up) {
     const double stop = sqrt((double)n) * anorm * 0x1p-53;
     int inner = 0;
     precond_apply(&P, b, xk);
     for (int it = 0;; it++) {
       residual(n, A, lda, b, xk, r);
-      double rn = norm_inf(n, r), xn = norm_inf(n, xk);
+      rn = norm_inf(n, r);
+      xn = norm_inf(n, xk);
       if (R.nhistory < opts->history_cap) {
         mpe_ir_step *h = &opts->history[R.nhistory++];
         h->residual = rn;
@@ -404,8 +459,12 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
     }
     R.status = MPE_IR_FALLBACK;
   }
-  residual(n, A, lda, b, xk, r);
-  R.backward_error = norm_inf(n, r) / (anorm * norm_inf(n, xk) + bnorm);
+  if (R.status != MPE_IR_CONVERGED) {   /* converged: r is the residual of xk already */
+    residual(n, A, lda, b, xk, r);
+    rn = norm_inf(n, r);
+    xn = norm_inf(n, xk);
+  }
+  R.backward_error = rn / (anorm * xn + bnorm);
   R.forward_error = forward_error(n, xk, opts->xtrue);
   memcpy(x, xk, (size_t)n * sizeof(double));
   if (res)

@@ -772,6 +772,45 @@ static AI void sr_block32(const srkeys *K, uint64_t c, wu r[4])
   r[3] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PHI);
 }
 
+#if VW >= 8
+/* sr_block32 for two consecutive blocks (counters c .. c+4*VW-1, words of
+   16*VW elements in r[0..7]): four sets of VW counters in flight, so that
+   the multiplier is busy rather than waiting on one chain (AVX-512's 32
+   registers hold them; the words are those of sr_block32 at c and c+2*VW). */
+static AI void sr_block32x2(const srkeys *K, uint64_t c, wu r[8])
+{
+  const vq m32 = SPQ(0xffffffffu);
+  vq lane;
+  for (int j = 0; j < VW; j++)
+    lane[j] = (uint64_t)j;
+  const vq ctrA = (SPQ(c) + lane) & CTR_MASK, ctrB = (SPQ(c + VW) + lane) & CTR_MASK;
+  const vq ctrC = (SPQ(c + 2 * VW) + lane) & CTR_MASK, ctrD = (SPQ(c + 3 * VW) + lane) & CTR_MASK;
+  vq a0 = ctrA & m32, a1 = ctrA >> 32, a2 = SPQ(0), a3 = SPQ(0);
+  vq b0 = ctrB & m32, b1 = ctrB >> 32, b2 = SPQ(0), b3 = SPQ(0);
+  vq c0 = ctrC & m32, c1 = ctrC >> 32, c2 = SPQ(0), c3 = SPQ(0);
+  vq d0 = ctrD & m32, d1 = ctrD >> 32, d2 = SPQ(0), d3 = SPQ(0);
+#pragma GCC unroll 10
+  for (int k = 0; k < 10; k++) {
+    MPEI_PHILOX_ROUND(MULU32, vq, a0, a1, a2, a3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vq, b0, b1, b2, b3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vq, c0, c1, c2, c3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vq, d0, d1, d2, d3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+  }
+  const vq a01 = (a0 & m32) | (a1 << 32), a23 = (a2 & m32) | (a3 << 32);
+  const vq b01 = (b0 & m32) | (b1 << 32), b23 = (b2 & m32) | (b3 << 32);
+  const vq c01 = (c0 & m32) | (c1 << 32), c23 = (c2 & m32) | (c3 << 32);
+  const vq d01 = (d0 & m32) | (d1 << 32), d23 = (d2 & m32) | (d3 << 32);
+  r[0] = (wu)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PLO);
+  r[1] = (wu)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PHI);
+  r[2] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PLO);
+  r[3] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PHI);
+  r[4] = (wu)__builtin_shufflevector(c01, c23, MPEI_SHUF64_PLO);
+  r[5] = (wu)__builtin_shufflevector(c01, c23, MPEI_SHUF64_PHI);
+  r[6] = (wu)__builtin_shufflevector(d01, d23, MPEI_SHUF64_PLO);
+  r[7] = (wu)__builtin_shufflevector(d01, d23, MPEI_SHUF64_PHI);
+}
+#endif
+
 /* the format's constants, splat once per call */
 typedef struct {
   wu lo, span;          /* |s| bits in [lo, lo + span) */
@@ -834,6 +873,21 @@ static AI size_t sr32_run(float *y, const float *x, const float *yy, wf alpha, c
 {
   const srconst K = *kp;
   wu inex = *inexact;
+#if VW >= 8
+  for (; i + 16 * VW <= n; i += 16 * VW) {
+    wu rw[8];
+    sr_block32x2(keys, (idx0 + i) >> 2, rw);
+    for (int q = 0; q < 8; q++) {
+      const size_t k = i + (size_t)q * 2 * VW;
+      const int has_y = op == EW_ADD || op == EW_SUB || op == EW_MUL;
+      if (!sr32_vec(y + k, loadw(x + k), has_y ? loadw(yy + k) : alpha, rw[q], &K, op, mode, &inex)) {
+        *qfail = q & 3;   /* the block of 8*VW holding vector q */
+        *inexact = inex;
+        return q < 4 ? i : i + 8 * VW;
+      }
+    }
+  }
+#endif
   for (; i + 8 * VW <= n; i += 8 * VW) {
     wu rw[4];
     sr_block32(keys, (idx0 + i) >> 2, rw);

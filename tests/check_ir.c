@@ -5,6 +5,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <cblas.h>
 #include <lapacke.h>
 #include "testsupport.h"
 
@@ -130,6 +131,124 @@ START_TEST(test_lu_rounds_gemm_inputs)
   free(A0);
   free(F);
   free(G);
+}
+END_TEST
+
+/* The recursive splits at multiples of nb, for sizes and blocks that do not
+   divide evenly: every format gives an LU of its precision, a NaN placed in
+   L or U anywhere is reported, and with L and U exactly representable in the
+   factor format every format gives the binary32 factors bit for bit. */
+START_TEST(test_lu_odd_blocks)
+{
+  static const int cases[][2] = { { 100, 7 }, { 100, 64 }, { 130, 33 }, { 67, 16 }, { 5, 2 }, { 9, 1 } };
+  static const mpe_type in[4] = { MPE_FP32, MPE_TF32, MPE_FP16, MPE_BF16 };
+  for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+    const int n = cases[t][0], nb = cases[t][1];
+    double *Ad = alloc_d((size_t)n * n);
+    ck_assert_int_eq(mpe_mat_randsvd(Ad, n, n, 10.0, 3, ts_seed() + t), MPE_OK);
+    float *A0 = malloc((size_t)n * n * sizeof *A0), *F = malloc((size_t)n * n * sizeof *F),
+          *G = malloc((size_t)n * n * sizeof *G);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv), *jpiv = malloc((size_t)n * sizeof *jpiv);
+    for (size_t i = 0; i < (size_t)n * n; i++)
+      A0[i] = (float)Ad[i];
+    for (int f = 0; f < 4; f++) {
+      memcpy(F, A0, (size_t)n * n * sizeof *F);
+      ck_assert_int_eq(mpe_ir_lu(F, n, n, ipiv, in[f], NULL, nb), MPE_OK);
+      double e = lu_error(n, A0, F, ipiv);
+      ck_assert_msg(e < (f == 0 ? 1e-5 : f == 3 ? 1e-1 : 2e-2), "n %d nb %d format %d: %g", n, nb, f, e);
+      /* a NaN in the last column (a U entry) or the last row (an L entry) */
+      for (int where = 0; where < 2; where++) {
+        memcpy(G, A0, (size_t)n * n * sizeof *G);
+        G[where ? (size_t)(n / 2) * n + n - 1 : (size_t)(n - 1) * n] = NAN;
+        ck_assert_int_eq(mpe_ir_lu(G, n, n, jpiv, in[f], NULL, nb), MPE_ERANGE);
+      }
+    }
+    /* A = L U, L unit lower with entries in {0, 1/2}, U upper small integers, diagonal 64:
+       every product is exact in each format, so all give the same bits */
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int k = 0; k <= (i < j ? i : j); k++) {
+          double l = k == i ? 1.0 : (double)((i * 31 + k * 17 + (int)t) % 2) * 0.5;
+          double u = k == j ? 64.0 : (double)((k * 7 + j * 13 + (int)t) % 7) - 3.0;
+          s += l * u;
+        }
+        A0[(size_t)j * n + i] = (float)s;
+      }
+    memcpy(F, A0, (size_t)n * n * sizeof *F);
+    ck_assert_int_eq(mpe_ir_lu(F, n, n, ipiv, MPE_FP32, NULL, nb), MPE_OK);
+    for (int f = 1; f < 4; f++) {
+      memcpy(G, A0, (size_t)n * n * sizeof *G);
+      ck_assert_int_eq(mpe_ir_lu(G, n, n, jpiv, in[f], NULL, nb), MPE_OK);
+      ck_assert_msg(memcmp(F, G, (size_t)n * n * sizeof *F) == 0, "n %d nb %d format %d", n, nb, f);
+      ck_assert(memcmp(ipiv, jpiv, (size_t)n * sizeof *ipiv) == 0);
+    }
+    free(Ad);
+    free(A0);
+    free(F);
+    free(G);
+    free(ipiv);
+    free(jpiv);
+  }
+}
+END_TEST
+
+/* the unblocked panel of mpe_ir_lu, step for step (the same OpenBLAS calls) */
+static void ref_panel(float *A, int n, int *ipiv, int k, int kb)
+{
+  for (int j = k; j < k + kb; j++) {
+    float *colj = A + (size_t)j * n;
+    int p = j + (int)cblas_isamax(n - j, colj + j, 1);
+    ipiv[j] = p;
+    if (p != j)
+      cblas_sswap(n, A + j, n, A + p, n);
+    for (int i = j + 1; i < n; i++)
+      colj[i] /= colj[j];
+    if (j + 1 < k + kb)
+      cblas_sger(CblasColMajor, n - j - 1, k + kb - j - 1, -1.0f, colj + j + 1, 1,
+                 A + (size_t)(j + 1) * n + j, n, A + (size_t)(j + 1) * n + j + 1, n);
+  }
+}
+
+/* n = 2 nb: panel, U12 = L11^-1 A12, A22 -= rn(L21) rn(U12) by sgemm, panel. The
+   factors of mpe_ir_lu are these bit for bit, for each format (nb <= 32: the
+   diagonal blocks are not split further). */
+START_TEST(test_lu_exact_two_blocks)
+{
+  static const mpe_type in[3] = { MPE_TF32, MPE_FP16, MPE_BF16 };
+  for (int nb = 8; nb <= 32; nb += 24) {
+    const int n = 2 * nb;
+    double *Ad = alloc_d((size_t)n * n);
+    ck_assert_int_eq(mpe_mat_randsvd(Ad, n, n, 100.0, 3, ts_seed() + nb), MPE_OK);
+    float *F = malloc((size_t)n * n * sizeof *F), *G = malloc((size_t)n * n * sizeof *G),
+          *wl = malloc((size_t)nb * nb * sizeof *wl), *wu = malloc((size_t)nb * nb * sizeof *wu);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv), *jpiv = malloc((size_t)n * sizeof *jpiv);
+    for (int f = 0; f < 3; f++) {
+      for (size_t i = 0; i < (size_t)n * n; i++)
+        F[i] = G[i] = (float)Ad[i];
+      ck_assert_int_eq(mpe_ir_lu(F, n, n, ipiv, in[f], NULL, nb), MPE_OK);
+      ref_panel(G, n, jpiv, 0, nb);
+      cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, nb, nb, 1.0f, G, n,
+                  G + (size_t)nb * n, n);
+      const mpe_format *fm = mpe_format_of(in[f]);
+      for (int j = 0; j < nb; j++) {
+        ck_assert_int_eq(mpe_round_f32(wl + (size_t)j * nb, G + (size_t)j * n + nb, nb, fm, NULL), MPE_OK);
+        ck_assert_int_eq(mpe_round_f32(wu + (size_t)j * nb, G + (size_t)(nb + j) * n, nb, fm, NULL), MPE_OK);
+      }
+      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nb, nb, nb, -1.0f, wl, nb, wu, nb, 1.0f,
+                  G + (size_t)nb * n + nb, n);
+      ref_panel(G, n, jpiv, nb, nb);
+      ck_assert(memcmp(ipiv, jpiv, (size_t)n * sizeof *ipiv) == 0);
+      ck_assert_msg(memcmp(F, G, (size_t)n * n * sizeof *F) == 0, "nb %d format %d", nb, f);
+    }
+    free(Ad);
+    free(F);
+    free(G);
+    free(wl);
+    free(wu);
+    free(ipiv);
+    free(jpiv);
+  }
 }
 END_TEST
 
@@ -441,6 +560,29 @@ START_TEST(test_solve_errors)
   ck_assert(x[0] == 9 && x[1] == 9);
   double N[4] = { 4, NAN, 1, 3 };
   ck_assert_int_eq(mpe_ir_solve(2, N, 2, b, x, NULL, NULL), MPE_ERANGE);
+  /* an inf anywhere in A (here its last entry), or a NaN with a bad argument too:
+     the argument rules come first */
+  {
+    double *Ai = alloc_d(40 * 40);
+    ck_assert_int_eq(mpe_mat_dominant(Ai, 40, 40, 1), MPE_OK);
+    double bb[40], xx[40];
+    for (int i = 0; i < 40; i++)
+      bb[i] = 1.0, xx[i] = 9.0;
+    Ai[40 * 40 - 1] = -INFINITY;
+    ck_assert_int_eq(mpe_ir_solve(40, Ai, 40, bb, xx, NULL, NULL), MPE_ERANGE);
+    for (int i = 0; i < 40; i++)
+      ck_assert(xx[i] == 9.0);
+    Ai[40 * 40 - 1] = NAN;
+    ck_assert_int_eq(mpe_ir_solve(40, Ai, 39, bb, xx, NULL, NULL), MPE_EINVAL);
+    free(Ai);
+    /* finite entries whose row sum overflows: not MPE_ERANGE (||A||_inf = inf,
+       too big for fp16: the binary64 fallback) */
+    double Ao[4] = { 1e308, 0, 1e308, 1 }, bo[2] = { 1, 1 }, xo[2];
+    mpe_ir_result ro;
+    ck_assert_int_eq(mpe_ir_solve(2, Ao, 2, bo, xo, NULL, &ro), MPE_OK);
+    ck_assert_int_eq(ro.status, MPE_IR_FALLBACK);
+    ck_assert(xo[0] == -1.0 && xo[1] == 1.0);
+  }
   double bi[2] = { INFINITY, 0 };
   ck_assert_int_eq(mpe_ir_solve(2, A, 2, bi, x, NULL, NULL), MPE_ERANGE);
   ck_assert(x[0] == 9 && x[1] == 9);
@@ -491,6 +633,8 @@ int main(void)
   TCase *tc = tcase_create("lu");
   tcase_add_test(tc, test_lu_rounds_gemm_inputs);
   tcase_add_test(tc, test_lu_errors);
+  tcase_add_test(tc, test_lu_odd_blocks);
+  tcase_add_test(tc, test_lu_exact_two_blocks);
   suite_add_tcase(s, tc);
   tc = tcase_create("refinement");
   tcase_add_test(tc, test_luir_fp16_dominant_1024);
