@@ -10,6 +10,7 @@
      at the end; division rounds monotonically, so this is the max of the quotients.
    Needs an instruction-set header (lib/isa_*.h) included before it. */
 #include <stdint.h>
+#include <float.h>
 #include <string.h>
 #include "mpei_round_core.h"
 
@@ -207,6 +208,114 @@ static inline __attribute__((always_inline)) void rk_vec_fused(struct rk_ctx *c,
   MB->bx = RK_SELD(bh, xh, MB->bx);
 }
 
+/* The fast fused kernel (mpei_rthr32's csub/cadd/alim): a float target rounded
+   here, on a block where no finite |x| reaches the overflow threshold opos or alim.
+   The same counts, sums and max as rk_core_fused with less work per value:
+   - no overflow lane: ok is "non-zero and finite", and the sum of x^2 is the same
+     for every such target, so it is summed only when asked (want_x2);
+   - AVX-512: round to p bits by adding and subtracting C = 2^(E+24-p) (E the
+     exponent of |x|, at least emin's: then the sum's ulp is x's quantum) with the
+     rounding to nearest even written in the instruction ({rn-sae}: whatever the
+     caller's mode); alim keeps C and the sum finite;
+   - the max of |d|/|x|: a lane's exact update (rk_vec_fused's cross products) runs
+     only when some lane may raise it: |d| > 0 and |d| >= thr*|x| in binary32, thr a
+     binary32 lower bound of max(o->maxrel, the lane's bd/bx). A lane whose quotient
+     beats that max has thr*|x| < |d| (exactly), and rounding is monotone, so
+     fl(thr*|x|) <= |d|: no such lane is skipped; a lane skipped cannot change the
+     result (o->maxrel joins it). */
+static inline __attribute__((always_inline)) rk_vf rk_fast_thr(const struct rk_max *ML, const struct rk_max *MH,
+                                                              double seed)
+{
+  /* q's errors (double division, conversion) are below 2^-22 relative in any
+     rounding mode; tiny q: 0 */
+  const rk_vd S = RK_SPLATD(seed), TINY = RK_SPLATD(0x1p-100), Z = RK_SPLATD(0.0);
+  rk_vd ql = ML->bd / ML->bx, qh = MH->bd / MH->bx;
+  ql = RK_SELD(ql < S, S, ql);
+  qh = RK_SELD(qh < S, S, qh);
+  ql = RK_SELD(ql < TINY, Z, ql);
+  qh = RK_SELD(qh < TINY, Z, qh);
+  rk_hf fl = __builtin_convertvector(ql, rk_hf), fh = __builtin_convertvector(qh, rk_hf);
+  rk_vf t = (rk_vf)MPEI_JOIN(fl, fh) * (1.0f - 0x1p-20f);
+  /* |d| <= |x| always (round(x) lies in [0, 2|x|]), so a lane at 1 (an underflow
+     seen) is done: FLT_MAX*|x| > |x| >= |d| for every |x| > 0 */
+  rk_vi done = (rk_vi)MPEI_JOIN(__builtin_convertvector(ql >= 1.0, rk_hi), __builtin_convertvector(qh >= 1.0, rk_hi));
+  return (rk_vf)RK_SELU(done, (rk_vu)((rk_vf){} + FLT_MAX), (rk_vu)t);
+}
+
+static inline __attribute__((always_inline)) void rk_core_fast(const float *x, size_t n, const mpei_rthr32 *t,
+                                                              mpei_rblk *o, int want_x2)
+{
+  struct rk_ctx c;
+  rk_ctx_init(&c, t);
+  struct rk_acc A[2 * RK_NV];
+  for (int j = 0; j < 2 * RK_NV; j++)
+    A[j] = (struct rk_acc){ { 0 }, { 0 } };
+  struct rk_max ML = { { 0 }, RK_SPLATD(1.0) }, MH = ML;
+  const double seed = o->maxrel;
+  rk_vf thr = rk_fast_thr(&ML, &MH, seed);
+  const uint32_t d = c.dsh, half = (1u << d) >> 1;
+  const rk_vu CADD = RK_SPLATU(t->cadd), CSUB = RK_SPLATU(t->csub);
+  (void)CADD;
+  (void)CSUB;
+  (void)half;
+  for (size_t i = 0; i < n; i += 16) {
+    rk_vf xv[RK_NV];
+    rk_load_direct(xv, x + i, n - i);
+#pragma GCC unroll 2
+    for (int h = 0; h < RK_NV; h++) {
+      struct rk_acc *AL = &A[2 * h], *AH = &A[2 * h + 1];
+      rk_vi a = (rk_vi)((rk_vu)xv[h] & 0x7fffffffu);
+      rk_vi pos = a > 0, ok = pos & (a < 0x7f800000);
+      rk_vi le_u = c.U1 > a, le_s = c.S1 > a;   /* a <= U, a <= S (both below inf's pattern) */
+      c.cu -= (rk_vu)(pos & le_u);
+      c.cs -= (rk_vu)(le_s & ~le_u);
+      rk_vf yv;
+      if (d == 0) {
+        yv = (rk_vf)a;                           /* binary32 itself: exact */
+      } else {
+#if VW == 16
+        rk_vu cb = ((rk_vu)a & 0x7f800000u) + CADD;
+        cb = RK_SELU(cb > CSUB, cb, CSUB);
+        __m512 s = _mm512_add_round_ps((__m512)a, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        yv = (rk_vf)_mm512_sub_round_ps(s, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#else
+        rk_vu au = (rk_vu)a;
+        rk_vu yn = (au + ((half - 1) + ((au >> d) & 1))) & ~c.LOW;   /* MPEI_ROUND_CARRY, RNE */
+        rk_vf xs = (rk_vf)a * c.K1 * c.K2;
+        rk_vi ii = __builtin_convertvector(xs, rk_vi);
+        rk_vf f = xs - __builtin_convertvector(ii, rk_vf);
+        ii -= (f > 0.5f) | ((f == 0.5f) & ((ii & 1) != 0));
+        rk_vu ys = (rk_vu)(__builtin_convertvector(ii, rk_vf) * c.MINSUB);
+        yv = (rk_vf)RK_SELU(a > c.MNBm1, yn, ys);
+#endif
+      }
+      rk_vf ad = (rk_vf)((rk_vu)(yv - (rk_vf)a) & ((rk_vu)ok & 0x7fffffffu));   /* exact: Sterbenz */
+      rk_vf ax = (rk_vf)((rk_vu)a & (rk_vu)ok);
+      rk_vd dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad));
+      AL->e2 += dl * dl;
+      AH->e2 += dh * dh;
+      if (want_x2) {
+        rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+        AL->x2 += xl * xl;
+        AH->x2 += xh * xh;
+      }
+      rk_vi cand = ((rk_vi)ad > 0) & ((rk_vi)ad >= (rk_vi)(thr * ax));
+      if (__builtin_expect(!MPEI_ALL32(~cand), 0)) {   /* some lane may raise its max */
+        rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+        rk_vl bl = dl * ML.bx > ML.bd * xl, bh = dh * MH.bx > MH.bd * xh;
+        ML.bd = RK_SELD(bl, dl, ML.bd);
+        ML.bx = RK_SELD(bl, xl, ML.bx);
+        MH.bd = RK_SELD(bh, dh, MH.bd);
+        MH.bx = RK_SELD(bh, xh, MH.bx);
+        if (MPEI_ANY64(bl | bh))   /* not when |d|/|x| only equals the max (underflows: 1) */
+          thr = rk_fast_thr(&ML, &MH, seed);
+      }
+    }
+  }
+  struct rk_max M[2] = { ML, MH };
+  rk_finish(&c, A, M, 2, o);
+}
+
 /* one vector of VW values: counts, then its two halves into A and B */
 static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf xv, rk_vf yv, struct rk_acc *A,
                                                         struct rk_acc *B, struct rk_max *MA, struct rk_max *MB,
@@ -334,6 +443,14 @@ void RK_NAME(q)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
 void RK_NAME(fused)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
 {
   rk_core_fused(x, n, t, o);
+}
+
+void RK_NAME(fast)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2)
+{
+  if (want_x2)
+    rk_core_fast(x, n, t, o, 1);
+  else
+    rk_core_fast(x, n, t, o, 0);
 }
 
 void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn, uint32_t *mxp,
