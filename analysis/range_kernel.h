@@ -242,76 +242,85 @@ static inline __attribute__((always_inline)) rk_vf rk_fast_thr(const struct rk_m
   return (rk_vf)RK_SELU(done, (rk_vu)((rk_vf){} + FLT_MAX), (rk_vu)t);
 }
 
-static inline __attribute__((always_inline)) void rk_core_fast(const float *x, size_t n, const mpei_rthr32 *t,
-                                                              mpei_rblk *o, int want_x2)
+/* one vector of VW values for rk_core_fast: its halves into AL and AH */
+static inline __attribute__((always_inline)) void rk_fast_vec(struct rk_ctx *c, rk_vf xv, struct rk_acc *AL,
+                                                             struct rk_acc *AH, struct rk_max *ML, struct rk_max *MH,
+                                                             rk_vf *thr, double seed, rk_vu CADD, rk_vu CSUB,
+                                                             const int want_x2)
 {
-  struct rk_ctx c;
-  rk_ctx_init(&c, t);
-  struct rk_acc A[2 * RK_NV];
-  for (int j = 0; j < 2 * RK_NV; j++)
-    A[j] = (struct rk_acc){ { 0 }, { 0 } };
-  struct rk_max ML = { { 0 }, RK_SPLATD(1.0) }, MH = ML;
-  const double seed = o->maxrel;
-  rk_vf thr = rk_fast_thr(&ML, &MH, seed);
-  const uint32_t d = c.dsh, half = (1u << d) >> 1;
-  const rk_vu CADD = RK_SPLATU(t->cadd), CSUB = RK_SPLATU(t->csub);
+  const uint32_t d = c->dsh, half = (1u << d) >> 1;
   (void)CADD;
   (void)CSUB;
   (void)half;
+  rk_vi a = (rk_vi)((rk_vu)xv & 0x7fffffffu);
+  rk_vi pos = a > 0, ok = pos & (a < 0x7f800000);
+  rk_vi le_u = c->U1 > a, le_s = c->S1 > a;   /* a <= U, a <= S (both below inf's pattern) */
+  c->cu -= (rk_vu)(pos & le_u);
+  c->cs -= (rk_vu)(le_s & ~le_u);
+  rk_vf yv;
+  if (d == 0) {
+    yv = (rk_vf)a;                           /* binary32 itself: exact */
+  } else {
+#if VW == 16
+    rk_vu cb = ((rk_vu)a & 0x7f800000u) + CADD;
+    cb = RK_SELU(cb > CSUB, cb, CSUB);
+    __m512 s = _mm512_add_round_ps((__m512)a, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    yv = (rk_vf)_mm512_sub_round_ps(s, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#else
+    rk_vu au = (rk_vu)a;
+    rk_vu yn = (au + ((half - 1) + ((au >> d) & 1))) & ~c->LOW;   /* MPEI_ROUND_CARRY, RNE */
+    rk_vf xs = (rk_vf)a * c->K1 * c->K2;
+    rk_vi ii = __builtin_convertvector(xs, rk_vi);
+    rk_vf f = xs - __builtin_convertvector(ii, rk_vf);
+    ii -= (f > 0.5f) | ((f == 0.5f) & ((ii & 1) != 0));
+    rk_vu ys = (rk_vu)(__builtin_convertvector(ii, rk_vf) * c->MINSUB);
+    yv = (rk_vf)RK_SELU(a > c->MNBm1, yn, ys);
+#endif
+  }
+  rk_vf ad = (rk_vf)((rk_vu)(yv - (rk_vf)a) & ((rk_vu)ok & 0x7fffffffu));   /* exact: Sterbenz */
+  rk_vf ax = (rk_vf)((rk_vu)a & (rk_vu)ok);
+  rk_vd dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad));
+  AL->e2 += dl * dl;
+  AH->e2 += dh * dh;
+  if (want_x2) {
+    rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+    AL->x2 += xl * xl;
+    AH->x2 += xh * xh;
+  }
+  rk_vi cand = ((rk_vi)ad > 0) & ((rk_vi)ad >= (rk_vi)(*thr * ax));
+  if (__builtin_expect(!MPEI_ALL32(~cand), 0)) {   /* some lane may raise its max */
+    rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+    rk_vl bl = dl * ML->bx > ML->bd * xl, bh = dh * MH->bx > MH->bd * xh;
+    ML->bd = RK_SELD(bl, dl, ML->bd);
+    ML->bx = RK_SELD(bl, xl, ML->bx);
+    MH->bd = RK_SELD(bh, dh, MH->bd);
+    MH->bx = RK_SELD(bh, xh, MH->bx);
+    if (MPEI_ANY64(bl | bh))   /* not when |d|/|x| only equals the max (underflows: 1) */
+      *thr = rk_fast_thr(ML, MH, seed);
+  }
+}
+
+/* the accumulators in locals (an array indexed in the loop was kept on the
+   stack: a store and a reload in every sum's chain) */
+static inline __attribute__((always_inline)) void rk_core_fast(const float *x, size_t n, const mpei_rthr32 *t,
+                                                              mpei_rblk *o, const int want_x2)
+{
+  struct rk_ctx c;
+  rk_ctx_init(&c, t);
+  struct rk_acc A0 = { { 0 }, { 0 } }, A1 = A0, A2 = A0, A3 = A0;
+  struct rk_max ML = { { 0 }, RK_SPLATD(1.0) }, MH = ML;
+  const double seed = o->maxrel;
+  rk_vf thr = rk_fast_thr(&ML, &MH, seed);
+  const rk_vu CADD = RK_SPLATU(t->cadd), CSUB = RK_SPLATU(t->csub);
   for (size_t i = 0; i < n; i += 16) {
     rk_vf xv[RK_NV];
     rk_load_direct(xv, x + i, n - i);
-#pragma GCC unroll 2
-    for (int h = 0; h < RK_NV; h++) {
-      struct rk_acc *AL = &A[2 * h], *AH = &A[2 * h + 1];
-      rk_vi a = (rk_vi)((rk_vu)xv[h] & 0x7fffffffu);
-      rk_vi pos = a > 0, ok = pos & (a < 0x7f800000);
-      rk_vi le_u = c.U1 > a, le_s = c.S1 > a;   /* a <= U, a <= S (both below inf's pattern) */
-      c.cu -= (rk_vu)(pos & le_u);
-      c.cs -= (rk_vu)(le_s & ~le_u);
-      rk_vf yv;
-      if (d == 0) {
-        yv = (rk_vf)a;                           /* binary32 itself: exact */
-      } else {
-#if VW == 16
-        rk_vu cb = ((rk_vu)a & 0x7f800000u) + CADD;
-        cb = RK_SELU(cb > CSUB, cb, CSUB);
-        __m512 s = _mm512_add_round_ps((__m512)a, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        yv = (rk_vf)_mm512_sub_round_ps(s, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-#else
-        rk_vu au = (rk_vu)a;
-        rk_vu yn = (au + ((half - 1) + ((au >> d) & 1))) & ~c.LOW;   /* MPEI_ROUND_CARRY, RNE */
-        rk_vf xs = (rk_vf)a * c.K1 * c.K2;
-        rk_vi ii = __builtin_convertvector(xs, rk_vi);
-        rk_vf f = xs - __builtin_convertvector(ii, rk_vf);
-        ii -= (f > 0.5f) | ((f == 0.5f) & ((ii & 1) != 0));
-        rk_vu ys = (rk_vu)(__builtin_convertvector(ii, rk_vf) * c.MINSUB);
-        yv = (rk_vf)RK_SELU(a > c.MNBm1, yn, ys);
+    rk_fast_vec(&c, xv[0], &A0, &A1, &ML, &MH, &thr, seed, CADD, CSUB, want_x2);
+#if VW == 8
+    rk_fast_vec(&c, xv[1], &A2, &A3, &ML, &MH, &thr, seed, CADD, CSUB, want_x2);
 #endif
-      }
-      rk_vf ad = (rk_vf)((rk_vu)(yv - (rk_vf)a) & ((rk_vu)ok & 0x7fffffffu));   /* exact: Sterbenz */
-      rk_vf ax = (rk_vf)((rk_vu)a & (rk_vu)ok);
-      rk_vd dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad));
-      AL->e2 += dl * dl;
-      AH->e2 += dh * dh;
-      if (want_x2) {
-        rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
-        AL->x2 += xl * xl;
-        AH->x2 += xh * xh;
-      }
-      rk_vi cand = ((rk_vi)ad > 0) & ((rk_vi)ad >= (rk_vi)(thr * ax));
-      if (__builtin_expect(!MPEI_ALL32(~cand), 0)) {   /* some lane may raise its max */
-        rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
-        rk_vl bl = dl * ML.bx > ML.bd * xl, bh = dh * MH.bx > MH.bd * xh;
-        ML.bd = RK_SELD(bl, dl, ML.bd);
-        ML.bx = RK_SELD(bl, xl, ML.bx);
-        MH.bd = RK_SELD(bh, dh, MH.bd);
-        MH.bx = RK_SELD(bh, xh, MH.bx);
-        if (MPEI_ANY64(bl | bh))   /* not when |d|/|x| only equals the max (underflows: 1) */
-          thr = rk_fast_thr(&ML, &MH, seed);
-      }
-    }
   }
+  struct rk_acc A[4] = { A0, A1, A2, A3 };
   struct rk_max M[2] = { ML, MH };
   rk_finish(&c, A, M, 2, o);
 }
