@@ -469,22 +469,36 @@ void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key,
   const rk_vu NC = RK_SPLATU((uint32_t)k->ncat), TOP = RK_SPLATU((uint32_t)k->ncat - 1);
   for (size_t i = 0; i < n; i += 16) {
     rk_vf xv[RK_NV];
+    __builtin_prefetch(x + i + 512);   /* 2 KiB ahead: the first pass over values just read, from L3 */
     rk_load_direct(xv, x + i, n - i);
     uint16_t kk[16];
 #pragma GCC unroll 2
     for (int h = 0; h < RK_NV; h++) {
       rk_vu u = (rk_vu)xv[h], a = u & 0x7fffffffu, fr = u & 0x7fffffu;
+#if VW == 16
+      /* masked minimum and maxima (one instruction each); the exponent times ncat
+         (< 2^16: the 16-bit product of each lane's low half, one uop) */
+      __m512i ai = (__m512i)a;
+      __mmask16 kok = _mm512_cmplt_epu32_mask((__m512i)(a - 1u), (__m512i)RK_SPLATU(0x7f7fffffu));
+      __mmask16 kneg = _mm512_movepi32_mask((__m512i)u);
+      vmn = (rk_vu)_mm512_mask_min_epu32((__m512i)vmn, kok, (__m512i)vmn, ai);
+      vp = (rk_vu)_mm512_mask_max_epu32((__m512i)vp, kok & (__mmask16)~kneg, (__m512i)vp, ai);
+      vn = (rk_vu)_mm512_mask_max_epu32((__m512i)vn, kok & kneg, (__m512i)vn, ai);
+      rk_vu ek = (rk_vu)_mm512_mullo_epi16((__m512i)(a >> 23), (__m512i)NC);
+#else
       rk_vi ok = (rk_vi)((a - 1u) < 0x7f7fffffu), neg = (rk_vi)u < 0;
       rk_vu lo = RK_SELU(ok, a, RK_SPLATU(0xffffffffu));
       rk_vu hp = RK_SELU(ok & ~neg, a, RK_SPLATU(0)), hn = RK_SELU(ok & neg, a, RK_SPLATU(0));
       vmn = RK_SELU(lo < vmn, lo, vmn);
       vp = RK_SELU(hp > vp, hp, vp);
       vn = RK_SELU(hn > vn, hn, vn);
+      rk_vu ek = (a >> 23) * NC;
+#endif
       rk_vu c = { 0 };
       for (int j = 0; j < k->nthr; j++)
         c -= (rk_vu)(fr >= RK_SPLATU(k->fthr[j]));
       c = RK_SELU(fr == 0, TOP, c);
-      rk_vs kv = __builtin_convertvector((a >> 23) * NC + c, rk_vs);
+      rk_vs kv = __builtin_convertvector(ek + c, rk_vs);
       memcpy(kk + h * VW, &kv, sizeof kv);
     }
     memcpy(key + i, kk, (n - i < 16 ? n - i : 16) * sizeof *key);
