@@ -73,7 +73,6 @@ struct tgt {
   int sbase64;
   double minsub64;
   struct acc a;
-  double seed;                    /* a.maxrel when the blocks being shared out began (fast kernel) */
   uint64_t *low;                  /* float: per binade, values with fraction < thr52 */
   double *fxbuf;                  /* fx16: the open block */
   size_t fill;
@@ -98,6 +97,7 @@ struct mpe_range {
   uint16_t *key[MAXTHREADS];
   /* per block of a super-block: the kernels' results, extremes, subnormal inputs seen */
   mpei_rblk *bres;
+  double *tseed;                  /* per thread and target: the fast kernel's seed (see add_spans) */
   uint32_t bmn[SUPER], bmxp[SUPER], bmxn[SUPER];
   int bsub[SUPER];
   mpei_rkern_float kfloat;
@@ -465,6 +465,7 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
       ok = r->tab[t] && r->key[t];
     }
     ok = ok && (r->bres = calloc((size_t)SUPER * ntargets, sizeof *r->bres)) != NULL;
+    ok = ok && (r->tseed = calloc((size_t)r->nts * ntargets, sizeof *r->tseed)) != NULL;
   }
   if (ok && r->fxmax) {
     r->fxf = malloc(r->fxmax * sizeof *r->fxf);
@@ -509,6 +510,7 @@ void mpe_range_free(mpe_range *r)
     free(r->key[t]);
   }
   free(r->bres);
+  free(r->tseed);
   free(r->fxf);
   free(r->fxy);
   free(r->fxq);
@@ -890,8 +892,10 @@ static void block_fast(const mpe_range *r, int t, const float *xb, size_t m, mpe
       r->kq(xb, m, &g->thr, b);
     } else if (g->fused && amax < g->thr.opos && amax < g->thr.alim) {
       /* nothing overflows: the sum of x^2 is every such target's, found once */
-      b->maxrel = g->seed;
+      double *seed = &r->tseed[(size_t)t * r->nf + k];
+      b->maxrel = *seed;
       r->kfast(xb, m, &g->thr, b, !have_x2);
+      *seed = b->maxrel;
       if (have_x2)
         b->x2 = x2;
       x2 = b->x2;
@@ -910,8 +914,14 @@ struct span { const float *x; size_t m; };
 static void add_spans(mpe_range *r, const struct span *sp, long nb, int *used)
 {
   int nt = 1;
-  for (size_t k = 0; k < r->nf; k++)   /* read, not written, while the blocks are shared out */
-    r->a[k].seed = r->a[k].a.maxrel;
+  /* The fast kernel's seed: a lower bound of the max |d|/|x| that the target will
+     have once these blocks are added (the kernel skips values that cannot raise
+     it, and returns the max joined with it): the max before them, then each
+     thread's running max over the blocks it took (threads write only their own;
+     whichever blocks a thread takes, the target's max after the call is the same) */
+  for (int t = 0; t < r->nts; t++)
+    for (size_t k = 0; k < r->nf; k++)
+      r->tseed[(size_t)t * r->nf + k] = r->a[k].a.maxrel;
 #ifdef _OPENMP
   int team = omp_in_parallel() ? omp_get_num_threads() : 1;
   if (team > 1 && team <= r->nts && nb >= TASK_BLOCKS) {
