@@ -97,10 +97,12 @@ struct mpe_range {
   uint16_t *key[MAXTHREADS];
   /* per block of a super-block: the kernels' results, extremes, subnormal inputs seen */
   mpei_rblk *bres;
+  double *tseed;                  /* per thread and target: the fast kernel's seed (see add_spans) */
   uint32_t bmn[SUPER], bmxp[SUPER], bmxn[SUPER];
   int bsub[SUPER];
   mpei_rkern_float kfloat;
   mpei_rkern_q kq, kfused;
+  mpei_rkern_fast kfast;
   mpei_rkern_keys kkeys;
   size_t fxmax;                   /* largest fx16 block */
   float *fxf, *fxy;               /* fx16 scratch */
@@ -193,6 +195,13 @@ void mpei_range_q_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk 
 void mpei_range_fused_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
 {
   ref_core(x, NULL, n, t, o, 2);
+}
+
+void mpei_range_fast_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2)
+{
+  ref_core(x, NULL, n, t, o, 2);
+  if (!want_x2)
+    o->x2 = 0;
 }
 
 void mpei_range_keys_ref(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn,
@@ -304,10 +313,12 @@ static int target_ok(const mpe_range_target *t)
 typedef struct {
   mpei_rkern_float kfloat;
   mpei_rkern_q kq, kfused;
+  mpei_rkern_fast kfast;
   mpei_rkern_keys kkeys;
 } range_isa;
 
-#define RANGE_ISA(sfx) { mpei_range_float_##sfx, mpei_range_q_##sfx, mpei_range_fused_##sfx, mpei_range_keys_##sfx }
+#define RANGE_ISA(sfx)                                                                                        \
+  { mpei_range_float_##sfx, mpei_range_q_##sfx, mpei_range_fused_##sfx, mpei_range_fast_##sfx, mpei_range_keys_##sfx }
 static const range_isa range_by_level[MPEI_SIMD_N] = {
   [MPEI_SIMD_NONE] = RANGE_ISA(ref),
 #ifdef HAVE_X86_SIMD
@@ -324,6 +335,7 @@ static void set_kernels(mpe_range *r)
   r->kfloat = k->kfloat;
   r->kq = k->kq;
   r->kfused = k->kfused;
+  r->kfast = k->kfast;
   r->kkeys = k->kkeys;
 }
 
@@ -401,6 +413,13 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
         g->thr.u = (uint32_t)last_true(g, P_UNDER, 0);
         g->thr.s = (uint32_t)last_true(g, P_TINY, 0);
         g->thr.opos = g->thr.oneg = (uint32_t)first_true(g, P_OVER, 0);   /* RNE is symmetric */
+        if (g->fused) {
+          uint32_t d = g->thr.dsh;
+          g->thr.cadd = d << 23;
+          g->thr.csub = (uint32_t)(g->emin + 127 + (int)d) << 23;
+          int ce = g->emin + 127 + (int)d;   /* csub's exponent field: 2*csub finite too */
+          g->thr.alim = !d ? 0x7f800000u : ce <= 253 ? (254u - d) << 23 : 0;
+        }
       }
       g->fused64 = g->p <= 53 && g->emin >= -1022;
       if (g->fused64) {
@@ -446,6 +465,7 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
       ok = r->tab[t] && r->key[t];
     }
     ok = ok && (r->bres = calloc((size_t)SUPER * ntargets, sizeof *r->bres)) != NULL;
+    ok = ok && (r->tseed = calloc((size_t)r->nts * ntargets, sizeof *r->tseed)) != NULL;
   }
   if (ok && r->fxmax) {
     r->fxf = malloc(r->fxmax * sizeof *r->fxf);
@@ -490,6 +510,7 @@ void mpe_range_free(mpe_range *r)
     free(r->key[t]);
   }
   free(r->bres);
+  free(r->tseed);
   free(r->fxf);
   free(r->fxy);
   free(r->fxq);
@@ -860,14 +881,28 @@ static void block_fast(const mpe_range *r, int t, const float *xb, size_t m, mpe
   r->kkeys(xb, m, &r->keys, r->key[t], mn, mxp, mxn);
   scatter(r, r->tab[t], r->key[t], m);
   *sub = tab_sub(r, r->tab[t]) != sub0;
+  uint32_t amax = *mxp > *mxn ? *mxp : *mxn;   /* the largest finite |x| of the block */
+  int have_x2 = 0;
+  double x2 = 0;
   for (size_t k = 0; k < r->nf; k++) {
     const struct tgt *g = &r->a[k];
     mpei_rblk *b = &res[k];
     memset(b, 0, sizeof *b);
-    if (g->t.kind == MPE_TARGET_Q16)
+    if (g->t.kind == MPE_TARGET_Q16) {
       r->kq(xb, m, &g->thr, b);
-    else if (g->fused)
+    } else if (g->fused && amax < g->thr.opos && amax < g->thr.alim) {
+      /* nothing overflows: the sum of x^2 is every such target's, found once */
+      double *seed = &r->tseed[(size_t)t * r->nf + k];
+      b->maxrel = *seed;
+      r->kfast(xb, m, &g->thr, b, !have_x2);
+      *seed = b->maxrel;
+      if (have_x2)
+        b->x2 = x2;
+      x2 = b->x2;
+      have_x2 = 1;
+    } else if (g->fused) {
       r->kfused(xb, m, &g->thr, b);
+    }
   }
 }
 
@@ -879,6 +914,14 @@ struct span { const float *x; size_t m; };
 static void add_spans(mpe_range *r, const struct span *sp, long nb, int *used)
 {
   int nt = 1;
+  /* The fast kernel's seed: a lower bound of the max |d|/|x| that the target will
+     have once these blocks are added (the kernel skips values that cannot raise
+     it, and returns the max joined with it): the max before them, then each
+     thread's running max over the blocks it took (threads write only their own;
+     whichever blocks a thread takes, the target's max after the call is the same) */
+  for (int t = 0; t < r->nts; t++)
+    for (size_t k = 0; k < r->nf; k++)
+      r->tseed[(size_t)t * r->nf + k] = r->a[k].a.maxrel;
 #ifdef _OPENMP
   int team = omp_in_parallel() ? omp_get_num_threads() : 1;
   if (team > 1 && team <= r->nts && nb >= TASK_BLOCKS) {

@@ -24,6 +24,11 @@ typedef struct {
      scaled back by minsub = 2^(emin-p+1), exactly */
   uint32_t mnb, dsh;
   float k1, k2, minsub;
+  /* the fast fused kernel (blocks whose finite |x| are all below opos and alim):
+     x rounded as (x + C) - C, C = max(2^(E+dsh), 2^(emin+dsh)) for |x| in binade
+     E, whose bit patterns are (|x| & exponent bits) + cadd and csub; alim keeps
+     2C finite (E + dsh <= 253); dsh = 0: x itself */
+  uint32_t cadd, csub, alim;
 } mpei_rthr32;
 
 typedef struct {
@@ -36,6 +41,10 @@ typedef struct {
 typedef void (*mpei_rkern_float)(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
 /* Q16, and float targets rounded in the kernel (see mnb above) */
 typedef void (*mpei_rkern_q)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
+/* float targets rounded in the kernel, on a block whose finite |x| are all below
+   t->opos and t->alim: rk_core_fused's results, with o->maxrel in (joined as
+   usual) and o->x2 = 0 unless want_x2 (it is the same for every such target) */
+typedef void (*mpei_rkern_fast)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2);
 /* The histogram keys: key[i] = E*ncat + c with E the exponent field of x[i] and c
    the number of fthr[j] (j < nthr) at or below its fraction field, or ncat-1 when
    the fraction is 0. Also lowers *mn to the smallest bit pattern of the non-zero
@@ -52,6 +61,8 @@ typedef void (*mpei_rkern_keys)(const float *x, size_t n, const mpei_rkeys *k, u
 MPEI_HIDDEN void mpei_range_float_avx2(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
 MPEI_HIDDEN void mpei_range_q_avx2(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
 MPEI_HIDDEN void mpei_range_fused_avx2(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
+MPEI_HIDDEN void mpei_range_fast_avx2(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2);
+MPEI_HIDDEN void mpei_range_fast_avx512(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2);
 MPEI_HIDDEN void mpei_range_keys_avx2(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn,
                                      uint32_t *mxp, uint32_t *mxn);
 MPEI_HIDDEN void mpei_range_float_avx512(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
@@ -65,6 +76,7 @@ MPEI_HIDDEN void mpei_range_keys_avx512(const float *x, size_t n, const mpei_rke
 MPEI_HIDDEN void mpei_range_float_ref(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
 MPEI_HIDDEN void mpei_range_q_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
 MPEI_HIDDEN void mpei_range_fused_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o);
+MPEI_HIDDEN void mpei_range_fast_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2);
 MPEI_HIDDEN void mpei_range_keys_ref(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn,
                                      uint32_t *mxp, uint32_t *mxn);
 

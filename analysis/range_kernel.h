@@ -10,6 +10,7 @@
      at the end; division rounds monotonically, so this is the max of the quotients.
    Needs an instruction-set header (lib/isa_*.h) included before it. */
 #include <stdint.h>
+#include <float.h>
 #include <string.h>
 #include "mpei_round_core.h"
 
@@ -207,6 +208,123 @@ static inline __attribute__((always_inline)) void rk_vec_fused(struct rk_ctx *c,
   MB->bx = RK_SELD(bh, xh, MB->bx);
 }
 
+/* The fast fused kernel (mpei_rthr32's csub/cadd/alim): a float target rounded
+   here, on a block where no finite |x| reaches the overflow threshold opos or alim.
+   The same counts, sums and max as rk_core_fused with less work per value:
+   - no overflow lane: ok is "non-zero and finite", and the sum of x^2 is the same
+     for every such target, so it is summed only when asked (want_x2);
+   - AVX-512: round to p bits by adding and subtracting C = 2^(E+24-p) (E the
+     exponent of |x|, at least emin's: then the sum's ulp is x's quantum) with the
+     rounding to nearest even written in the instruction ({rn-sae}: whatever the
+     caller's mode); alim keeps C and the sum finite;
+   - the max of |d|/|x|: a lane's exact update (rk_vec_fused's cross products) runs
+     only when some lane may raise it: |d| > 0 and |d| >= thr*|x| in binary32, thr a
+     binary32 lower bound of max(o->maxrel, the lane's bd/bx). A lane whose quotient
+     beats that max has thr*|x| < |d| (exactly), and rounding is monotone, so
+     fl(thr*|x|) <= |d|: no such lane is skipped; a lane skipped cannot change the
+     result (o->maxrel joins it). */
+static inline __attribute__((always_inline)) rk_vf rk_fast_thr(const struct rk_max *ML, const struct rk_max *MH,
+                                                              double seed)
+{
+  /* q's errors (double division, conversion) are below 2^-22 relative in any
+     rounding mode; tiny q: 0 */
+  const rk_vd S = RK_SPLATD(seed), TINY = RK_SPLATD(0x1p-100), Z = RK_SPLATD(0.0);
+  rk_vd ql = ML->bd / ML->bx, qh = MH->bd / MH->bx;
+  ql = RK_SELD(ql < S, S, ql);
+  qh = RK_SELD(qh < S, S, qh);
+  ql = RK_SELD(ql < TINY, Z, ql);
+  qh = RK_SELD(qh < TINY, Z, qh);
+  rk_hf fl = __builtin_convertvector(ql, rk_hf), fh = __builtin_convertvector(qh, rk_hf);
+  rk_vf t = (rk_vf)MPEI_JOIN(fl, fh) * (1.0f - 0x1p-20f);
+  /* |d| <= |x| always (round(x) lies in [0, 2|x|]), so a lane at 1 (an underflow
+     seen) is done: FLT_MAX*|x| > |x| >= |d| for every |x| > 0 */
+  rk_vi done = (rk_vi)MPEI_JOIN(__builtin_convertvector(ql >= 1.0, rk_hi), __builtin_convertvector(qh >= 1.0, rk_hi));
+  return (rk_vf)RK_SELU(done, (rk_vu)((rk_vf){} + FLT_MAX), (rk_vu)t);
+}
+
+/* one vector of VW values for rk_core_fast: its halves into AL and AH */
+static inline __attribute__((always_inline)) void rk_fast_vec(struct rk_ctx *c, rk_vf xv, struct rk_acc *AL,
+                                                             struct rk_acc *AH, struct rk_max *ML, struct rk_max *MH,
+                                                             rk_vf *thr, double seed, rk_vu CADD, rk_vu CSUB,
+                                                             const int want_x2)
+{
+  const uint32_t d = c->dsh, half = (1u << d) >> 1;
+  (void)CADD;
+  (void)CSUB;
+  (void)half;
+  rk_vi a = (rk_vi)((rk_vu)xv & 0x7fffffffu);
+  rk_vi pos = a > 0, ok = pos & (a < 0x7f800000);
+  rk_vi le_u = c->U1 > a, le_s = c->S1 > a;   /* a <= U, a <= S (both below inf's pattern) */
+  c->cu -= (rk_vu)(pos & le_u);
+  c->cs -= (rk_vu)(le_s & ~le_u);
+  rk_vf yv;
+  if (d == 0) {
+    yv = (rk_vf)a;                           /* binary32 itself: exact */
+  } else {
+#if VW == 16
+    rk_vu cb = ((rk_vu)a & 0x7f800000u) + CADD;
+    cb = RK_SELU(cb > CSUB, cb, CSUB);
+    __m512 s = _mm512_add_round_ps((__m512)a, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    yv = (rk_vf)_mm512_sub_round_ps(s, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#else
+    rk_vu au = (rk_vu)a;
+    rk_vu yn = (au + ((half - 1) + ((au >> d) & 1))) & ~c->LOW;   /* MPEI_ROUND_CARRY, RNE */
+    rk_vf xs = (rk_vf)a * c->K1 * c->K2;
+    rk_vi ii = __builtin_convertvector(xs, rk_vi);
+    rk_vf f = xs - __builtin_convertvector(ii, rk_vf);
+    ii -= (f > 0.5f) | ((f == 0.5f) & ((ii & 1) != 0));
+    rk_vu ys = (rk_vu)(__builtin_convertvector(ii, rk_vf) * c->MINSUB);
+    yv = (rk_vf)RK_SELU(a > c->MNBm1, yn, ys);
+#endif
+  }
+  rk_vf ad = (rk_vf)((rk_vu)(yv - (rk_vf)a) & ((rk_vu)ok & 0x7fffffffu));   /* exact: Sterbenz */
+  rk_vf ax = (rk_vf)((rk_vu)a & (rk_vu)ok);
+  rk_vd dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad));
+  AL->e2 += dl * dl;
+  AH->e2 += dh * dh;
+  if (want_x2) {
+    rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+    AL->x2 += xl * xl;
+    AH->x2 += xh * xh;
+  }
+  rk_vi cand = ((rk_vi)ad > 0) & ((rk_vi)ad >= (rk_vi)(*thr * ax));
+  if (__builtin_expect(!MPEI_ALL32(~cand), 0)) {   /* some lane may raise its max */
+    rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+    rk_vl bl = dl * ML->bx > ML->bd * xl, bh = dh * MH->bx > MH->bd * xh;
+    ML->bd = RK_SELD(bl, dl, ML->bd);
+    ML->bx = RK_SELD(bl, xl, ML->bx);
+    MH->bd = RK_SELD(bh, dh, MH->bd);
+    MH->bx = RK_SELD(bh, xh, MH->bx);
+    if (MPEI_ANY64(bl | bh))   /* not when |d|/|x| only equals the max (underflows: 1) */
+      *thr = rk_fast_thr(ML, MH, seed);
+  }
+}
+
+/* the accumulators in locals (an array indexed in the loop was kept on the
+   stack: a store and a reload in every sum's chain) */
+static inline __attribute__((always_inline)) void rk_core_fast(const float *x, size_t n, const mpei_rthr32 *t,
+                                                              mpei_rblk *o, const int want_x2)
+{
+  struct rk_ctx c;
+  rk_ctx_init(&c, t);
+  struct rk_acc A0 = { { 0 }, { 0 } }, A1 = A0, A2 = A0, A3 = A0;
+  struct rk_max ML = { { 0 }, RK_SPLATD(1.0) }, MH = ML;
+  const double seed = o->maxrel;
+  rk_vf thr = rk_fast_thr(&ML, &MH, seed);
+  const rk_vu CADD = RK_SPLATU(t->cadd), CSUB = RK_SPLATU(t->csub);
+  for (size_t i = 0; i < n; i += 16) {
+    rk_vf xv[RK_NV];
+    rk_load_direct(xv, x + i, n - i);
+    rk_fast_vec(&c, xv[0], &A0, &A1, &ML, &MH, &thr, seed, CADD, CSUB, want_x2);
+#if VW == 8
+    rk_fast_vec(&c, xv[1], &A2, &A3, &ML, &MH, &thr, seed, CADD, CSUB, want_x2);
+#endif
+  }
+  struct rk_acc A[4] = { A0, A1, A2, A3 };
+  struct rk_max M[2] = { ML, MH };
+  rk_finish(&c, A, M, 2, o);
+}
+
 /* one vector of VW values: counts, then its two halves into A and B */
 static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf xv, rk_vf yv, struct rk_acc *A,
                                                         struct rk_acc *B, struct rk_max *MA, struct rk_max *MB,
@@ -336,6 +454,14 @@ void RK_NAME(fused)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o
   rk_core_fused(x, n, t, o);
 }
 
+void RK_NAME(fast)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2)
+{
+  if (want_x2)
+    rk_core_fast(x, n, t, o, 1);
+  else
+    rk_core_fast(x, n, t, o, 0);
+}
+
 void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn, uint32_t *mxp,
                    uint32_t *mxn)
 {
@@ -343,22 +469,36 @@ void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key,
   const rk_vu NC = RK_SPLATU((uint32_t)k->ncat), TOP = RK_SPLATU((uint32_t)k->ncat - 1);
   for (size_t i = 0; i < n; i += 16) {
     rk_vf xv[RK_NV];
+    __builtin_prefetch(x + i + 512);   /* 2 KiB ahead: the first pass over values just read, from L3 */
     rk_load_direct(xv, x + i, n - i);
     uint16_t kk[16];
 #pragma GCC unroll 2
     for (int h = 0; h < RK_NV; h++) {
       rk_vu u = (rk_vu)xv[h], a = u & 0x7fffffffu, fr = u & 0x7fffffu;
+#if VW == 16
+      /* masked minimum and maxima (one instruction each); the exponent times ncat
+         (< 2^16: the 16-bit product of each lane's low half, one uop) */
+      __m512i ai = (__m512i)a;
+      __mmask16 kok = _mm512_cmplt_epu32_mask((__m512i)(a - 1u), (__m512i)RK_SPLATU(0x7f7fffffu));
+      __mmask16 kneg = _mm512_movepi32_mask((__m512i)u);
+      vmn = (rk_vu)_mm512_mask_min_epu32((__m512i)vmn, kok, (__m512i)vmn, ai);
+      vp = (rk_vu)_mm512_mask_max_epu32((__m512i)vp, kok & (__mmask16)~kneg, (__m512i)vp, ai);
+      vn = (rk_vu)_mm512_mask_max_epu32((__m512i)vn, kok & kneg, (__m512i)vn, ai);
+      rk_vu ek = (rk_vu)_mm512_mullo_epi16((__m512i)(a >> 23), (__m512i)NC);
+#else
       rk_vi ok = (rk_vi)((a - 1u) < 0x7f7fffffu), neg = (rk_vi)u < 0;
       rk_vu lo = RK_SELU(ok, a, RK_SPLATU(0xffffffffu));
       rk_vu hp = RK_SELU(ok & ~neg, a, RK_SPLATU(0)), hn = RK_SELU(ok & neg, a, RK_SPLATU(0));
       vmn = RK_SELU(lo < vmn, lo, vmn);
       vp = RK_SELU(hp > vp, hp, vp);
       vn = RK_SELU(hn > vn, hn, vn);
+      rk_vu ek = (a >> 23) * NC;
+#endif
       rk_vu c = { 0 };
       for (int j = 0; j < k->nthr; j++)
         c -= (rk_vu)(fr >= RK_SPLATU(k->fthr[j]));
       c = RK_SELU(fr == 0, TOP, c);
-      rk_vs kv = __builtin_convertvector((a >> 23) * NC + c, rk_vs);
+      rk_vs kv = __builtin_convertvector(ek + c, rk_vs);
       memcpy(kk + h * VW, &kv, sizeof kv);
     }
     memcpy(key + i, kk, (n - i < 16 ? n - i : 16) * sizeof *key);
