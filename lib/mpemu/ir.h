@@ -27,7 +27,11 @@ extern "C" {
    output in binary32: through mpe_gemm with `model` when model is not NULL
    (a model whose input format is `in`, else MPE_EINVAL; binary32 operands
    converted by the model's input rule; alpha = -1, beta = 1), else by
-   rounding L21 and U12 to `in` (RNE) and calling OpenBLAS sgemm.
+   rounding L21 and U12 to `in` (RNE) and calling OpenBLAS sgemm. Without a
+   model the same arithmetic runs recursively (the columns split in halves at
+   multiples of nb, the leaves the nb x nb diagonal blocks): every L and U
+   entry outside the diagonal blocks is rounded once, and the products go
+   through few large sgemm calls; only the grouping of binary32 sums differs.
    nb <= 0 picks the default (mpe_ir_default_block(n)). ipiv[k] (0-based)
    is the row swapped with row k at step k, as in LAPACK (1-based there).
    Returns MPE_EINVAL for bad arguments, MPE_ERANGE if a pivot is zero or a
