@@ -18,9 +18,12 @@
    the lanes' magnitudes, so normal, subnormal and underflowing lanes cost the
    same. Other vectors (NaN, infinity, overflow) take round_lanes.
 
-   Binary16 and E5M2 under RNE and RZ take the F16C conversions instead (run_h16),
-   its flags derived from compares; groups with NaN, infinite or too large
-   lanes still take the paths above. */
+   Binary16 under RNE and RZ takes the F16C conversions instead (group_h16),
+   and, on AVX-512, so do formats whose quantum add is exact (H16_FPQ: E4M3,
+   E5M2, FP6, FP4, custom ones), E5M2 through F16C on AVX2; flags derived from
+   compares; groups with NaN, infinite or too large lanes still take the paths
+   above. Arrays of 8 MiB or more go four interleaved 4 KiB stretches at a
+   time (groups). */
 #include <stdint.h>
 #include <string.h>
 #include "mpei_round_core.h"
