@@ -609,8 +609,10 @@ static inline __attribute__((always_inline)) size_t groups(float *y, const float
         }
       }
     }
-    for (; i + UNROLL * VW <= n; i += UNROLL * VW)
+    for (; i + UNROLL * VW <= n && !RAISED; i += UNROLL * VW)
       H16_AT(i, 1);
+    for (; i + UNROLL * VW <= n; i += UNROLL * VW)
+      H16_AT(i, 0);
 #undef H16_AT
 #undef RAISED
     fa->inexact = inexact | other.inexact;
