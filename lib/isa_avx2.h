@@ -64,6 +64,8 @@
 #define MPEI_SHUF64_PHI 2, 6, 3, 7
 #define MPEI_SHUF64_QLO 0, 1, 4, 5
 #define MPEI_SHUF64_QHI 2, 3, 6, 7
+/* the two 32-bit halves of every 64-bit lane swapped (one vpshufd) */
+#define MPEI_SHUF32_SWAP 1, 0, 3, 2, 5, 4, 7, 6
 /* SLEEF's 1-ulp binary64 functions on a register (needs <sleef.h>) */
 #define MPEI_SLEEF_EXP(v) Sleef_expd4_u10avx2((__m256d)(v))
 #define MPEI_SLEEF_LOG(v) Sleef_logd4_u10avx2((__m256d)(v))

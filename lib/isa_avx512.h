@@ -63,6 +63,17 @@
 #define MPEI_SHUF64_PHI 4, 12, 5, 13, 6, 14, 7, 15
 #define MPEI_SHUF64_QLO 0, 1, 8, 9, 2, 3, 10, 11
 #define MPEI_SHUF64_QHI 4, 5, 12, 13, 6, 7, 14, 15
+/* the two 32-bit halves of every 64-bit lane swapped (one vpshufd) */
+#define MPEI_SHUF32_SWAP 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14
+/* binary32 addition rounded to nearest-even / toward zero whatever MXCSR's
+   rounding field says, exceptions suppressed (embedded rounding with SAE;
+   MXCSR's FTZ and DAZ still apply) */
+#define MPEI_ADD_RNE_PS(a, b) \
+  ((__typeof__(a))_mm512_add_round_ps((__m512)(a), (__m512)(b), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))
+#define MPEI_ADD_RZ_PS(a, b) \
+  ((__typeof__(a))_mm512_add_round_ps((__m512)(a), (__m512)(b), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
+#define MPEI_SUB_PS(a, b) \
+  ((__typeof__(a))_mm512_sub_round_ps((__m512)(a), (__m512)(b), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))
 /* SLEEF's 1-ulp binary64 functions on a register (needs <sleef.h>) */
 #define MPEI_SLEEF_EXP(v) Sleef_expd8_u10avx512f((__m512d)(v))
 #define MPEI_SLEEF_LOG(v) Sleef_logd8_u10avx512f((__m512d)(v))

@@ -311,7 +311,8 @@ START_TEST(test_streaming)
 {
   const size_t n = ((size_t)9 << 18) + 45;   /* 9 MiB of binary32 and a partial group */
   float *x = malloc(n * 4), *y = malloc((n + 8) * 4), *z = malloc(n * 4);
-  const mpe_format *fmts[] = { mpe_format_of(MPE_FP16), mpe_format_of(MPE_BF16), mpe_format_of(MPE_E5M2) };
+  const mpe_format *fmts[] = { mpe_format_of(MPE_FP16), mpe_format_of(MPE_BF16), mpe_format_of(MPE_E5M2),
+                               mpe_format_of(MPE_E4M3), mpe_format_of(MPE_TF32) };
   float probes[64];
 #ifdef _OPENMP
   omp_set_num_threads(1);
@@ -357,6 +358,173 @@ START_TEST(test_streaming)
 #endif
   mpe_simd_level_set(-1);
   fprintf(stderr, "streaming: %ld arrays of %zu elements match the reference\n", cases, n);
+  free(x); free(y); free(z);
+}
+END_TEST
+
+/* The quantum-add path (AVX-512, RNE and RZ, formats whose largest finite
+   keeps 2^23 q a finite binary32: E4M3, E5M2, FP6/FP4 and custom ones;
+   every lane finite and at most the largest finite): every binary32 exponent
+   field, at each the patterns that decide a rounding at the format's last
+   place there (the kept bit odd and even; the dropped part 0, 1, half - 1,
+   half, half + 1, all ones) and random significands, both signs; one probe
+   per 64-element array of zeros (so the call's flags are the probe's),
+   in place and not, at every lane position of a 4-vector group, against the
+   reference's bits and flags. Custom formats: p = 23 (dbase 1), p = 2,
+   emin = binary32's, and the largest emax the path takes (B's exponent 254). */
+START_TEST(test_quantum_add)
+{
+  enum { N = 64 };
+  mpe_format *c1, *c2, *c3, *c4;
+  ck_assert_int_eq(mpe_format_custom(&c1, 23, -30, 30), MPE_OK);
+  ck_assert_int_eq(mpe_format_custom(&c2, 2, -10, 5), MPE_OK);
+  ck_assert_int_eq(mpe_format_custom(&c3, 6, -126, 20), MPE_OK);
+  ck_assert_int_eq(mpe_format_custom(&c4, 8, -100, 111), MPE_OK);   /* 111 + 127 + 16 = 254 */
+  const mpe_format *fmts[] = { mpe_format_of(MPE_E4M3), mpe_format_of(MPE_E5M2), mpe_format_lookup("e3m2"),
+                               mpe_format_lookup("e2m1"), c1, c2, c3, c4 };
+  float x[N], y[N], z[N], w[N];
+  long calls = 0, levels_run = 0;
+  for (int lvl = 1; lvl <= 2; lvl++) {
+    if (mpe_simd_level_set(lvl) != lvl)
+      continue;
+    levels_run++;
+    for (size_t fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+      const mpe_format *f = fmts[fi];
+      ck_assert_ptr_nonnull(f);
+      const int p = mpe_format_precision(f);
+      const int eminb = mpe_format_emin(f) + 127;
+      uint64_t s = ts_seed() + 101 * fi;
+      for (int r = 0; r < 3; r++) {
+        const mpe_round mode = r == 0 ? MPE_RNE : r == 1 ? MPE_RZ : MPE_RU;   /* RU: the other paths */
+        mpe_round_opts o = { mode, 0, 0, 0, 0 };
+        for (uint32_t E = 0; E < 256; E++) {
+          /* bits dropped at this exponent (binary32 subnormals: E = 0 has emin 1) */
+          int d = 24 - p + ((int)(E ? E : 1) < eminb ? eminb - (int)(E ? E : 1) : 0);
+          for (int k = 0; k < 14; k++) {
+            uint32_t m = (uint32_t)ts_rand64(&s) & 0x7fffffu;
+            if (d <= 23) {
+              const uint32_t one = 1u << d, half = one >> 1, low = one - 1;
+              static const int lowsel[6] = { 0, 1, 2, 3, 4, 5 };
+              if (k < 12) {
+                uint32_t lb = 0;
+                switch (lowsel[k % 6]) {
+                case 0: lb = 0; break;
+                case 1: lb = 1 & low; break;
+                case 2: lb = half ? half - 1 : 0; break;
+                case 3: lb = half; break;
+                case 4: lb = (half + 1) & low; break;
+                default: lb = low; break;
+                }
+                m = (m & ~low) | lb;
+                m = k < 6 ? m & ~one : m | one;   /* the last kept bit even, odd */
+                m &= 0x7fffffu;
+              }
+            }
+            const uint32_t u = E << 23 | m | ((uint32_t)(k & 1) << 31);
+            const size_t pos = (size_t)(ts_rand64(&s) % N);
+            memset(x, 0, sizeof x);
+            x[pos] = ts_u2f(u);
+            mpe_simd_level_set(0);
+            mpe_flags_clear(~0u);
+            ck_assert_int_eq(mpe_round_f32(z, x, N, f, &o), MPE_OK);
+            const unsigned fz = mpe_flags_get();
+            for (int inplace = 0; inplace < 2; inplace++) {
+              float *out = inplace ? w : y;
+              if (inplace)
+                memcpy(w, x, sizeof x);
+              mpe_simd_level_set(lvl);
+              mpe_flags_clear(~0u);
+              ck_assert_int_eq(mpe_round_f32(out, inplace ? w : x, N, f, &o), MPE_OK);
+              const unsigned fy = mpe_flags_get();
+              for (size_t i = 0; i < N; i++)
+                if (ts_f2u(out[i]) != ts_f2u(z[i]))
+                  ck_abort_msg("level %d %s %s%s: x=%08x simd %08x ref %08x", lvl, mpe_format_name(f),
+                               mpe_round_name(mode), inplace ? " in place" : "", ts_f2u(x[i]), ts_f2u(out[i]),
+                               ts_f2u(z[i]));
+              ck_assert_msg(fy == fz, "level %d %s %s%s: x=%08x flags %x, reference %x", lvl, mpe_format_name(f),
+                            mpe_round_name(mode), inplace ? " in place" : "", u, fy, fz);
+              calls++;
+            }
+          }
+        }
+      }
+    }
+  }
+  mpe_simd_level_set(-1);
+  fprintf(stderr, "quantum add: %ld calls, bits and flags match the reference on %ld level(s)\n", calls, levels_run);
+  ck_assert_int_gt(levels_run, 0);
+  mpe_format_free(c1);
+  mpe_format_free(c2);
+  mpe_format_free(c3);
+  mpe_format_free(c4);
+}
+END_TEST
+
+/* Large arrays (interleaved 4 KiB stretches): arrays of exact values with
+   one lane that raises inexact only early and one underflowing lane placed
+   in each stretch of a span, in the last span, in the whole groups after the
+   spans and in the tail; out of place (streaming, destination aligned and
+   not) and in place; the flags (the kernels skip the flag work once both are
+   raised) and bits against the reference. */
+START_TEST(test_large_flags)
+{
+  const size_t n = ((size_t)9 << 18) + 4096 + 64 * 3 + 13;   /* spans, whole groups, a tail */
+  float *x = malloc(n * 4), *y = malloc((n + 8) * 4), *z = malloc(n * 4);
+  const mpe_format *fmts[] = { mpe_format_of(MPE_E4M3), mpe_format_of(MPE_FP16), mpe_format_of(MPE_BF16),
+                               mpe_format_of(MPE_E5M2) };
+#ifdef _OPENMP
+  omp_set_num_threads(1);
+#endif
+  const size_t spans_end = (n - 3) / 4096 * 4096;   /* a prologue of up to 15 lanes may come first */
+  const size_t where[] = { 5, 1024 + 70, 2048 + 3, 3072 + 1000, 4096 + 3 * 1024 + 1, spans_end - 4096 + 3 * 1024 + 63,
+                           spans_end - 1, spans_end + 100, n - 20, n - 2 };
+  long cases = 0;
+  for (size_t fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+    const mpe_format *f = fmts[fi];
+    const float tinyv = (float)(mpe_format_min_subnormal(f) * 1.25);   /* inexact and tiny */
+    const float inex = 1 + (float)ldexp(1.0, -mpe_format_precision(f) - 1) * 1.5f;   /* inexact, normal */
+    for (size_t wi = 0; wi < sizeof where / sizeof where[0]; wi++)
+      for (int r = 0; r < 2; r++) {
+        mpe_round_opts o = { r ? MPE_RZ : MPE_RNE, 0, 0, 0, 0 };
+        for (size_t i = 0; i < n; i++)
+          x[i] = (float)((int)(i % 17) - 8) * 0.5f;
+        x[1] = inex;
+        x[where[wi]] = tinyv;
+        mpe_simd_level_set(0);
+        mpe_flags_clear(~0u);
+        ck_assert_int_eq(mpe_round_f32(z, x, n, f, &o), MPE_OK);
+        const unsigned fz = mpe_flags_get();
+        ck_assert_uint_eq(fz, MPE_FLAG_INEXACT | MPE_FLAG_UNDERFLOW);
+        for (int lvl = 1; lvl <= 2; lvl++) {
+          if (mpe_simd_level_set(lvl) != lvl)
+            continue;
+          for (int k = 0; k < 3; k++) {   /* y aligned, y off by 2 lanes, in place */
+            float *out = k == 2 ? y : y + 2 * k;
+            const float *in = x;
+            if (k == 2) {
+              memcpy(y, x, n * 4);
+              in = y;
+            }
+            mpe_flags_clear(~0u);
+            ck_assert_int_eq(mpe_round_f32(out, in, n, f, &o), MPE_OK);
+            ck_assert_msg(mpe_flags_get() == fz, "level %d %s %s k %d: underflowing lane at %zu: flags %x, reference %x",
+                          lvl, mpe_format_name(f), mpe_round_name(o.round), k, where[wi], mpe_flags_get(), fz);
+            size_t i = 0;
+            while (i < n && ts_f2u(out[i]) == ts_f2u(z[i]))
+              i++;
+            if (i < n)
+              ck_abort_msg("level %d %s %s k %d: x[%zu]=%08x simd %08x ref %08x", lvl, mpe_format_name(f),
+                           mpe_round_name(o.round), k, i, ts_f2u(x[i]), ts_f2u(out[i]), ts_f2u(z[i]));
+            cases++;
+          }
+        }
+      }
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(omp_get_num_procs());
+#endif
+  mpe_simd_level_set(-1);
+  fprintf(stderr, "large arrays: %ld arrays of %zu elements, flags and bits match the reference\n", cases, n);
   free(x); free(y); free(z);
 }
 END_TEST
@@ -608,6 +776,8 @@ int main(void)
   tcase_add_test(tc, test_lengths_alignment);
   tcase_add_test(tc, test_edge_lanes);
   tcase_add_test(tc, test_streaming);
+  tcase_add_test(tc, test_quantum_add);
+  tcase_add_test(tc, test_large_flags);
   tcase_add_test(tc, test_threads_and_aliasing);
   tcase_add_test(tc, test_scalar_vs_array_stream);
   tcase_add_test(tc, test_sr_statistics);
