@@ -547,6 +547,122 @@ START_TEST(test_fast_reference)
 }
 END_TEST
 
+/* The fast fused kernel on custom formats that the tests above leave out: p = 2
+   to 24 with emin = -126 (every d = 24 - p from 22 to 0, where the AVX-512 kernel's
+   C = 2^(E+d) and its limit alim = 2^(127-d) differ), values at and around alim,
+   the overflow threshold, the largest finite, 2^emin and the subnormal ties of
+   every format, binary32 subnormals and -0, in blocks of 4095, 4096 and 4097 values
+   (one call, and pieces) and blocks where one value in a few is large; against
+   mpe_round_scalar (counts, max relative error exactly, the norm ratio) and the
+   same bits at every SIMD level. */
+static void pool_around(float *pool, int *np, float v)
+{
+  float c[4] = { v, nextafterf(v, 0.0f), nextafterf(v, INFINITY), nextafterf(nextafterf(v, 0.0f), 0.0f) };
+  for (int j = 0; j < 4; j++)
+    if (c[j] > 0 && isfinite(c[j]) && *np < 8190) {
+      pool[(*np)++] = c[j];
+      pool[(*np)++] = -c[j];
+    }
+}
+
+START_TEST(test_fast_customs)
+{
+  enum { NC = 8, NPOOL = 8192 };
+  static const int ps[NC] = { 2, 3, 9, 12, 20, 23, 24, 23 }, emaxs[NC] = { 127, 100, 127, 120, 127, 127, 127, 15 };
+  mpe_format *cf[NC];
+  mpe_range_target t[NC];
+  float *pool = malloc(NPOOL * sizeof *pool);
+  int np = 0;
+  for (int k = 0; k < NC; k++) {
+    ck_assert_int_eq(mpe_format_custom(&cf[k], ps[k], -126, emaxs[k]), 0);
+    t[k] = (mpe_range_target){ MPE_TARGET_FLOAT, cf[k], 0, 0 };
+    uint32_t lo = 0, hi = 0x7f800000u;   /* the overflow threshold: the first pattern rounding past max */
+    while (hi - lo > 1) {
+      uint32_t m = lo + (hi - lo) / 2;
+      if (isfinite(mpe_round_scalar(ts_u2f(m), cf[k], NULL))) lo = m; else hi = m;
+    }
+    pool_around(pool, &np, ts_u2f(hi));
+    pool_around(pool, &np, (float)mpe_format_max(cf[k]));
+    pool_around(pool, &np, ldexpf(1.0f, 127 - (24 - ps[k])));       /* alim */
+    pool_around(pool, &np, ldexpf(1.0f, 128 - (24 - ps[k])));
+    double ms = ldexp(1.0, -126 - ps[k] + 1);                          /* the smallest subnormal */
+    pool_around(pool, &np, (float)ms * 0.5f);                          /* a tie with 0 */
+    pool_around(pool, &np, (float)ms * 1.5f);
+    pool_around(pool, &np, (float)(ldexp(1.0, -126) - ms * 0.5));      /* a tie with 2^emin */
+  }
+  for (int e = -149; e < -120; e++)
+    pool_around(pool, &np, ldexpf(1.5f, e));
+  pool[np++] = ts_u2f(1);
+  pool[np++] = ts_u2f(0x7fffff);
+  pool[np++] = -0.0f;
+  /* the pool below a cap: alim = 2^(127-d) of d = 22, 21, 15, 12, 4, 1, so
+     that the blocks take the fast kernel right up to the limit */
+  static const float caps[] = { INFINITY, 0x1p100f, 0x1p105f, 0x1p106f, 0x1p112f, 0x1p115f, 0x1p123f, 0x1p126f };
+  int nq = 0;
+  for (int i = 0; i < np; i++)
+    if (fabsf(pool[i]) < caps[_i / 4])
+      pool[nq++] = pool[i];
+  uint64_t st = ts_seed() + 29 * (uint64_t)_i;
+  static const int lens[] = { 4095, 4096, 4097, 12293 };
+  const int n = lens[_i % 4];
+  float *x = malloc((size_t)n * sizeof *x);
+  for (int i = 0; i < n; i++) {   /* odd _i: one value in 8 from the pool */
+    uint64_t r = ts_rand64(&st);
+    float small = ldexpf(1.0f + (float)(r & 0xffffff) / 16777216.0f, (int)((r >> 24) % 40) - 30);
+    small = (r >> 63) ? -small : small;
+    x[i] = !(_i & 1) || ((r >> 48) & 7) == 0 ? pool[(r >> 32) % (uint64_t)nq] : small;
+  }
+  mpe_range *r[3][2];
+  for (int lvl = 0; lvl < 3; lvl++) {
+    mpe_simd_level_set(lvl);
+    for (int sp = 0; sp < 2; sp++) {
+      uint64_t st2 = st;   /* the same pieces at every level */
+      r[lvl][sp] = new_range_targets(t, NC, NULL);
+      for (int s = 0, m; s < n; s += m) {
+        m = sp ? 1 + (int)(ts_rand64(&st2) % 5000) : n;
+        if (m > n - s) m = n - s;
+        ck_assert_int_eq(mpe_range_add_f32(r[lvl][sp], x + s, (size_t)m), 0);
+      }
+    }
+  }
+  mpe_simd_level_set(-1);
+  for (int k = 0; k < NC; k++) {
+    struct ref w = { 0 };
+    double mn = mpe_format_min_normal(cf[k]);
+    for (int i = 0; i < n; i++)
+      if (isfinite(x[i]) && x[i] != 0) {
+        double yv = mpe_round_scalar(x[i], cf[k], NULL);
+        ref_value(&w, x[i], yv, !isfinite(yv), mn);
+      }
+    double want_rel = w.x2 > 0 ? (double)sqrtl(w.e2 / w.x2) : 0;
+    for (int sp = 0; sp < 2; sp++) {
+      mpe_range_stats s[3];
+      for (int lvl = 0; lvl < 3; lvl++)
+        ck_assert_int_eq(mpe_range_stats_get(r[lvl][sp], (size_t)k, &s[lvl]), 0);
+      for (int lvl = 0; lvl < 3; lvl++) {
+        ck_assert_msg(s[lvl].underflow == w.u && s[lvl].subnormal == w.s && s[lvl].overflow == w.o,
+                      "p %d pieces %d level %d: u %llu/%llu s %llu/%llu o %llu/%llu", ps[k], sp, lvl,
+                      (unsigned long long)s[lvl].underflow, (unsigned long long)w.u,
+                      (unsigned long long)s[lvl].subnormal, (unsigned long long)w.s,
+                      (unsigned long long)s[lvl].overflow, (unsigned long long)w.o);
+        ck_assert_msg(s[lvl].max_rel_error == w.maxrel, "p %d pieces %d level %d: max rel %a vs %a", ps[k], sp,
+                      lvl, s[lvl].max_rel_error, w.maxrel);
+        ck_assert_msg(fabs(s[lvl].rel_error - want_rel) <= 1e-12 * want_rel, "p %d pieces %d level %d: rel %a vs %a",
+                      ps[k], sp, lvl, s[lvl].rel_error, want_rel);
+        ck_assert_msg(!memcmp(&s[lvl], &s[0], sizeof s[0]), "p %d pieces %d: level %d differs", ps[k], sp, lvl);
+      }
+    }
+  }
+  for (int lvl = 0; lvl < 3; lvl++)
+    for (int sp = 0; sp < 2; sp++)
+      mpe_range_free(r[lvl][sp]);
+  for (int k = 0; k < NC; k++)
+    mpe_format_free(cf[k]);
+  free(pool);
+  free(x);
+}
+END_TEST
+
 /* Q16 on the scale: counts at any 2^e against rounding the scaled values */
 START_TEST(test_q_at_scale)
 {
@@ -1072,6 +1188,7 @@ int main(void)
   tc = tcase_create("fast");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_fast_reference, 0, 8);
+  tcase_add_loop_test(tc, test_fast_customs, 0, 32);
   tcase_add_loop_test(tc, test_merge, 0, 3);
   tcase_add_test(tc, test_threads_same);
   tcase_add_loop_test(tc, test_pieces_batch, 0, 2);
