@@ -21,13 +21,42 @@ int mpa_quiet;
 static const char *cmd_name;   /* the subcommand mpa_parse is reading for (NULL before) */
 
 #ifdef _OPENMP
+/* Threads of this process that are running or runnable now (its own OpenMP
+   workers may still be spinning after an earlier parallel region), or -1. */
+static int own_runnable(void)
+{
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9')
+      continue;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+      continue;
+    const size_t len = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[len] = 0;
+    const char *rp = strrchr(buf, ')');   /* the state follows the name "(...)" */
+    if (rp && rp[1] == ' ' && rp[2] == 'R')
+      n++;
+  }
+  closedir(d);
+  return n;
+}
+
 /* The team that reads and analyses a large tensor: OMP_NUM_THREADS or
    OMP_DYNAMIC, when set, decide (OpenMP's own rules); otherwise one thread per
-   core that is not busy now, from the run queue of /proc/loadavg (its fourth
-   field, "runnable/total", counts this thread). The load averages trail what
-   runs now by minutes (OpenMP's dynamic adjustment takes the 15-minute one off
-   the cores, so on a 2-core machine one busy quarter of an hour left every
-   later run on one thread). */
+   core that other processes leave free now, from the run queue of
+   /proc/loadavg (its fourth field, "runnable/total") less this process's own
+   runnable threads. The load averages trail what runs now by minutes
+   (OpenMP's dynamic adjustment takes the 15-minute one off the cores, so on a
+   2-core machine one busy quarter of an hour left every later run on one
+   thread). */
 static int team_threads(void)
 {
   const int max = omp_get_max_threads();
@@ -40,9 +69,11 @@ static int team_threads(void)
   int runnable = 0, total = 0;
   const int ok = fscanf(fp, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &runnable, &total) == 5;
   fclose(fp);
-  if (!ok || runnable < 1)
+  const int own = own_runnable();
+  if (!ok || own < 0)
     return max;
-  const int spare = omp_get_num_procs() - (runnable - 1);
+  const int others = runnable > own ? runnable - own : 0;
+  const int spare = omp_get_num_procs() - others;
   return spare < 1 ? 1 : spare < max ? spare : max;
 }
 #endif
