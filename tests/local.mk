@@ -30,8 +30,9 @@ EXTRA_PROGRAMS += $(bench_programs)
 CLEANFILES += $(bench_programs)
 # (the first and last lines give the date, the CPU and the load average, which
 # scripts/bench-tables copies into the README's tables)
-bench: $(bench_programs)
+bench: $(bench_programs) examples/amp_dump
 	@echo "make bench: $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1), $$(nproc 2>/dev/null || echo ?) cores, load average before: $$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null)"
-	@for b in $(bench_programs); do ./$$b || exit 1; done
+	@d=$$(mktemp -d) && ./examples/amp_dump $$d 12 >/dev/null && \
+	  for b in $(bench_programs); do MPE_BENCH_GRADS=$$d ./$$b || { rm -rf $$d; exit 1; }; done; rm -rf $$d
 	@echo "make bench: load average after: $$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null)"
 .PHONY: bench
