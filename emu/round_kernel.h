@@ -141,6 +141,21 @@ static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
     o_hi = __builtin_shufflevector(x01_, x23_, MPEI_SHUF32_QHI);      \
   } while (0)
 
+/* The Philox state of VW/2 blocks, one per 64-bit lane, at counters c + j
+   (j = 0 .. VW/2 - 1; counters wrap mod 2^62 as the element index wraps mod
+   2^64, mpei_sr_word) */
+#define PHILOX_SET(c, x0, x1, x2, x3)                                             \
+  do {                                                                         \
+    vq lane_;                                                                  \
+    for (int j_ = 0; j_ < VW / 2; j_++)                                        \
+      lane_[j_] = (uint64_t)j_;                                                \
+    const vq ctr_ = (((vq){} + (uint64_t)(c)) + lane_) & 0x3fffffffffffffffull; \
+    x0 = ctr_;                                                                 \
+    x1 = ctr_ >> 32;                                                           \
+    x2 = (vq){};                                                               \
+    x3 = (vq){};                                                               \
+  } while (0)
+
 /* Random words for the 4*VW elements idx0 .. idx0 + 4*VW - 1 (idx0 % 4 == 0):
    one Philox block per counter idx/4, its 4 words spread to elements 4j+w.
    Two interleaved sets of VW/2 blocks, one block per 64-bit lane: the
@@ -149,15 +164,10 @@ static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
 static inline __attribute__((always_inline)) void random_block(const mpei_plan32 *pl, uint64_t idx0, vu out[4])
 {
   const vq m0 = (vq){} + MPEI_PHILOX_M0, m2 = (vq){} + MPEI_PHILOX_M2;
-  vq lane;
-  for (int j = 0; j < VW / 2; j++)
-    lane[j] = (uint64_t)j;
-  /* counters wrap mod 2^62 as the element index wraps mod 2^64 (mpei_sr_word) */
-  const vq mask62 = (vq){} + 0x3fffffffffffffffull;
   const uint64_t c = idx0 >> 2;
-  vq ctrA = (((vq){} + c) + lane) & mask62, ctrB = (((vq){} + (c + VW / 2)) + lane) & mask62;
-  vq a0 = ctrA, a1 = ctrA >> 32, a2 = (vq){}, a3 = (vq){};
-  vq b0 = ctrB, b1 = ctrB >> 32, b2 = (vq){}, b3 = (vq){};
+  vq a0, a1, a2, a3, b0, b1, b2, b3;
+  PHILOX_SET(c, a0, a1, a2, a3);
+  PHILOX_SET(c + VW / 2, b0, b1, b2, b3);
   uint32_t k0 = (uint32_t)pl->seed, k1 = (uint32_t)(pl->seed >> 32);
 #pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
@@ -177,17 +187,12 @@ static inline __attribute__((always_inline)) void random_block2(const mpei_plan3
                                                                 vu outA[4], vu outB[4])
 {
   const vq m0 = (vq){} + MPEI_PHILOX_M0, m2 = (vq){} + MPEI_PHILOX_M2;
-  vq lane;
-  for (int j = 0; j < VW / 2; j++)
-    lane[j] = (uint64_t)j;
-  const vq mask62 = (vq){} + 0x3fffffffffffffffull;
   const uint64_t cA = idxA >> 2, cB = idxB >> 2;
-  vq ctr0 = (((vq){} + cA) + lane) & mask62, ctr1 = (((vq){} + (cA + VW / 2)) + lane) & mask62;
-  vq ctr2 = (((vq){} + cB) + lane) & mask62, ctr3 = (((vq){} + (cB + VW / 2)) + lane) & mask62;
-  vq a0 = ctr0, a1 = ctr0 >> 32, a2 = (vq){}, a3 = (vq){};
-  vq b0 = ctr1, b1 = ctr1 >> 32, b2 = (vq){}, b3 = (vq){};
-  vq c0 = ctr2, c1 = ctr2 >> 32, c2 = (vq){}, c3 = (vq){};
-  vq d0 = ctr3, d1 = ctr3 >> 32, d2 = (vq){}, d3 = (vq){};
+  vq a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3;
+  PHILOX_SET(cA, a0, a1, a2, a3);
+  PHILOX_SET(cA + VW / 2, b0, b1, b2, b3);
+  PHILOX_SET(cB, c0, c1, c2, c3);
+  PHILOX_SET(cB + VW / 2, d0, d1, d2, d3);
   uint32_t k0 = (uint32_t)pl->seed, k1 = (uint32_t)(pl->seed >> 32);
 #pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
