@@ -16,7 +16,7 @@ libmpemu_la_LIBADD += libmpemu_cuda.la $(CUDA_LIBS) -lstdc++
 # checks); it loads cuSOLVER through its own hidden copy of the lazy loader
 noinst_LTLIBRARIES += libmpemu_analysis_cuda.la
 libmpemu_analysis_cuda_la_SOURCES = gpu/ir_cusolver.c gpu/cuda_lazy.c gpu/cuda_lazy.h
-libmpemu_analysis_cuda_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(CUDA_CFLAGS) -I$(top_srcdir)/analysis \
+libmpemu_analysis_cuda_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(CUDA_CFLAGS) -I$(top_srcdir)/analysis/solvers \
 	-DMPE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"'
 libmpemu_analysis_la_LIBADD += libmpemu_analysis_cuda.la $(CUDA_LIBS)
 

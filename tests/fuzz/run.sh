@@ -25,7 +25,7 @@ CC=${CC_FUZZ:-clang}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$here -I$top -I$top/lib -I$top/analysis"
 [ -f "$top/lib/mpemu/version.h" ] || { echo "run configure first (lib/mpemu/version.h is generated)"; exit 1; }
 # the readers and the scalar decoders they use (no SIMD kernels: they are not reached)
-srcs="$top/analysis/io.c $top/analysis/io_member.c $top/analysis/io_pt.c $top/analysis/io_text.c $top/analysis/io_write.c $top/lib/error.c $top/lib/flags.c
+srcs="$top/analysis/io/io.c $top/analysis/io/io_member.c $top/analysis/io/io_pt.c $top/analysis/io/io_text.c $top/analysis/io/io_write.c $top/lib/error.c $top/lib/flags.c
       $top/lib/version.c $top/emu/format.c $top/emu/philox.c $top/emu/round_ref.c $top/emu/convert.c"
 for k in $kinds; do
   case $k in
@@ -52,7 +52,7 @@ for k in $kinds; do
   elif [ "$K" = pkl ]; then   # the PyTorch pickle alone, wrapped in a valid archive by the target
     $CC $flags -o "$out/fuzz_pkl" "$here/fuzz_pt_pickle.c" $srcs $(pkg-config --cflags --libs jansson libzip) -lm
   elif [ "$K" = mtx ]; then
-    $CC $flags -o "$out/fuzz_mtx" "$here/fuzz_mtx.c" "$top/analysis/mmio.c" "$top/analysis/matgen.c" \
+    $CC $flags -o "$out/fuzz_mtx" "$here/fuzz_mtx.c" "$top/analysis/solvers/mmio.c" "$top/analysis/solvers/matgen.c" \
       "$top/lib/error.c" $(pkg-config --cflags --libs gsl) -lm
   else
     $CC $flags -DFUZZ_KIND=$K -o "$out/fuzz_$k" "$here/fuzz_reader.c" $srcs \
