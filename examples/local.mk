@@ -24,7 +24,7 @@ examples_amp_dump_LDADD = $(MPE_ANALYSIS_LIBS) $(OPENBLAS_LIBS) $(GSL_LIBS) $(LI
 # the iterative-refinement lab
 noinst_PROGRAMS += examples/refine_lab
 examples_refine_lab_SOURCES = examples/refine_lab.c
-examples_refine_lab_LDADD = $(MPE_ANALYSIS_LIBS) $(LIBM)
+examples_refine_lab_LDADD = $(MPE_SOLVERS_LIBS) $(LIBM)
 EXTRA_DIST += examples/refine_lab.md
 
 # the labs on the training engine: each is its .c and examples/lab_util.c

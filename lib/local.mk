@@ -4,7 +4,7 @@ include_HEADERS += lib/mpemu.h
 mpemuincdir = $(includedir)/mpemu
 mpemuinc_HEADERS = \
 	lib/mpemu/core.h lib/mpemu/convert.h lib/mpemu/format.h lib/mpemu/arith.h \
-	lib/mpemu/fixed.h lib/mpemu/tc.h lib/mpemu/quant.h lib/mpemu/gpu.h lib/mpemu/io.h lib/mpemu/range.h \
+	lib/mpemu/fixed.h lib/mpemu/tc.h lib/mpemu/quant.h lib/mpemu/gpu.h lib/mpemu/io.h lib/mpemu/range.h lib/mpemu/report.h \
 	lib/mpemu/scaler.h lib/mpemu/update.h lib/mpemu/ir.h lib/mpemu/cg.h \
 	lib/mpemu/dist.h lib/mpemu/sparse.h lib/mpemu/train.h lib/mpemu/matgen.h lib/mpemu/csr.h lib/mpemu/elementwise.h lib/mpemu/formats.def \
 	lib/mpemu/mx.h
@@ -13,4 +13,4 @@ libmpemu_la_SOURCES += lib/mpei.h lib/mpei_philox.h lib/mpei_round_core.h lib/mp
 # the SIMD intrinsics wrappers the emu/ kernels include
 libmpemu_la_SOURCES += lib/isa_avx2.h lib/isa_avx512.h
 pkgconfigdir = $(libdir)/pkgconfig
-pkgconfig_DATA = lib/mpemu.pc lib/mpemu-analysis.pc
+pkgconfig_DATA = lib/mpemu.pc lib/mpemu-analysis.pc lib/mpemu-solvers.pc

@@ -1,7 +1,9 @@
 /* mpemu — bit-exact low and mixed precision on a CPU. Umbrella header:
    #include <mpemu.h> and link with `pkg-config --libs mpemu` (formats, rounding,
-   arithmetic, tensor cores), or `pkg-config --libs mpemu-analysis` (also the
-   readers, range reports, scalers, studies, solvers and the training engine).
+   arithmetic, tensor cores), `pkg-config --libs mpemu-analysis` (also the
+   readers, range reports, scalers, update studies, the training engine, the
+   all-reduce) or `pkg-config --libs mpemu-solvers` (refinement, CG, test
+   matrices, reduction-order studies: BLAS/LAPACK and GSL).
    Error codes and the one convention every constructor follows: <mpemu/core.h>. */
 #ifndef MPEMU_H
 #define MPEMU_H
@@ -20,6 +22,7 @@
 #include "mpemu/matgen.h"
 #include "mpemu/io.h"
 #include "mpemu/range.h"
+#include "mpemu/report.h"
 #include "mpemu/scaler.h"
 #include "mpemu/update.h"
 #include "mpemu/ir.h"

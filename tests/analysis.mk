@@ -87,7 +87,7 @@ tests_bench_bench_analysis_LDADD = $(MPE_ANALYSIS_LIBS) $(LIBM)
 bench_programs += tests/bench/bench_ir
 tests_bench_bench_ir_SOURCES = tests/bench/bench_ir.c
 tests_bench_bench_ir_CFLAGS = $(AM_CFLAGS) $(LAPACKE_CFLAGS) $(OPENBLAS_CFLAGS)
-tests_bench_bench_ir_LDADD = $(MPE_ANALYSIS_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(LIBM)
+tests_bench_bench_ir_LDADD = $(MPE_SOLVERS_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(LIBM)
 
 bench_programs += tests/bench/bench_train
 tests_bench_bench_train_SOURCES = tests/bench/bench_train.c

@@ -1,9 +1,12 @@
 #!/bin/sh
-# The two libraries (issue 16, DESIGN.md 1): libmpemu needs only libm, SLEEF and
-# OpenMP (and the CUDA runtime when built with CUDA); libmpemu-analysis carries
-# BLAS/LAPACK, GSL, Jansson and libzip; no include climbs (lib <- emu <- analysis
-# <- CLI); installed, a conversions-only program links with `pkg-config --libs
-# mpemu` alone and a reader program with `pkg-config --libs mpemu-analysis`.
+# The three libraries: libmpemu needs only libm, SLEEF and OpenMP (and the CUDA
+# runtime when built with CUDA); libmpemu-analysis (readers, range, scalers,
+# training, all-reduce) adds Jansson and libzip but neither BLAS/LAPACK nor GSL;
+# libmpemu-solvers carries BLAS/LAPACK and GSL. No include climbs (lib <- emu <-
+# analysis <- CLI). Installed, a conversions-only program links with
+# `pkg-config --libs mpemu` alone, a reader program with `pkg-config --libs
+# mpemu-analysis` (no -llapack, no -lgsl on its link line or in its ldd), a
+# refinement program with `pkg-config --libs mpemu-solvers`.
 top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 fails=0
 ok() { echo "ok   $*"; }
@@ -17,6 +20,18 @@ if [ -f .libs/libmpemu.so ] && command -v ldd >/dev/null 2>&1; then
   need=$(ldd .libs/libmpemu-analysis.so | awk '{print $1}' | tr '\n' ' ')
   case " $need " in *" libmpemu.so.0 "*) ok "libmpemu-analysis.so needs libmpemu.so.0" ;;
     *) bad "libmpemu-analysis.so does not link libmpemu: $need" ;; esac
+  hit=$(echo "$need" | tr ' ' '\n' | grep -E 'openblas|lapack|blas|gsl|plplot|mpemu-solvers' | tr '\n' ' ')
+  [ -z "$hit" ] && ok "libmpemu-analysis.so needs neither BLAS/LAPACK nor GSL: $need" ||
+    bad "libmpemu-analysis.so needs $hit"
+  need=$(ldd .libs/libmpemu-solvers.so | awk '{print $1}' | tr '\n' ' ')
+  case " $need " in *" libmpemu.so.0 "*) ok "libmpemu-solvers.so needs libmpemu.so.0" ;;
+    *) bad "libmpemu-solvers.so does not link libmpemu: $need" ;; esac
+  case " $need " in *libmpemu-analysis*) bad "libmpemu-solvers.so needs libmpemu-analysis: $need" ;; esac
+  for lib in libmpemu-analysis libmpemu-solvers; do
+    und=$(nm -D --undefined-only .libs/$lib.so | awk '{print $2}' | grep -E '^(mpe|mpei|mpai)_' |
+          while read -r s; do nm -D --defined-only .libs/libmpemu.so | grep -q " $s\$" || echo "$s"; done | tr '\n' ' ')
+    [ -z "$und" ] && ok "$lib.so needs no mpe_ symbol outside libmpemu" || bad "$lib.so needs $und"
+  done
   und=$(nm -D --undefined-only .libs/libmpemu.so | grep -E ' (mpe|mpei)_' | tr -s ' ' | tr '\n' ' ')
   [ -z "$und" ] && ok "libmpemu.so leaves no mpe_ symbol undefined" || bad "libmpemu.so needs $und"
 else
@@ -26,7 +41,7 @@ fi
 # 2. no include climbs: the core's headers and sources name no analysis header (the
 # umbrella lib/mpemu.h names every header: it is the one exception)
 core_h="core convert format arith fixed tc quant gpu sparse version elementwise mx"
-ana_h="io range scaler update ir cg dist train matgen csr"
+ana_h="io range report scaler update ir cg dist train matgen csr"
 pat=$(for h in $ana_h; do printf '#include [<"]mpemu/%s\\.h[>"]|' "$h"; done)'#include [<"](\.\./)?analysis/'
 for h in $core_h; do
   f="$top/lib/mpemu/$h.h"
@@ -79,6 +94,41 @@ C
       ok "a reader program built with: pkg-config --libs mpemu-analysis = $(pkg-config --libs mpemu-analysis): $(cat "$tmp/out")"
     else
       bad "reader with pkg-config mpemu-analysis: $(cat "$tmp/err")"
+    fi
+    # the dependency rule: a reader links neither LAPACK nor GSL, on its link line or at run time
+    line=$(pkg-config --libs mpemu-analysis)
+    case " $line " in *-llapack*|*-lgsl*|*-lopenblas*|*-lblas*) bad "pkg-config --libs mpemu-analysis names $line" ;;
+      *) ok "a reader's link line names no LAPACK, BLAS or GSL: $line" ;; esac
+    if [ -x "$tmp/reader" ]; then
+      dyn=$(LD_LIBRARY_PATH="$libdir" ldd "$tmp/reader" | awk '{print $1}' | grep -E 'lapack|blas|gsl' | tr '\n' ' ')
+      [ -z "$dyn" ] && ok "the reader loads no LAPACK, BLAS or GSL at run time" || bad "the reader loads $dyn"
+    fi
+    # a refinement program: mpemu-solvers
+    cat >"$tmp/solver.c" <<'C'
+#include <stdio.h>
+#include <mpemu.h>
+int main(void)
+{
+  double A[4] = { 4, 1, 1, 3 }, b[2] = { 1, 2 }, x[2];
+  mpe_ir_opts o;
+  mpe_ir_result r;
+  mpe_ir_opts_init(&o);
+  if (mpe_ir_solve(2, A, 2, b, x, &o, &r))
+    return 1;
+  printf("x = %.17g %.17g\n", x[0], x[1]);
+  return 0;
+}
+C
+    if $cc -o "$tmp/solver" "$tmp/solver.c" $(pkg-config --cflags --libs mpemu-solvers) 2>"$tmp/err" &&
+       LD_LIBRARY_PATH="$libdir" "$tmp/solver" >"$tmp/out" && grep -q '^x = ' "$tmp/out"; then
+      ok "a refinement program built with: pkg-config --libs mpemu-solvers = $(pkg-config --libs mpemu-solvers): $(cat "$tmp/out")"
+    else
+      bad "solver with pkg-config mpemu-solvers: $(cat "$tmp/err" "$tmp/out" 2>/dev/null | head -c 600)"
+    fi
+    if $cc -o "$tmp/solver2" "$tmp/solver.c" $(pkg-config --cflags --libs mpemu-analysis) 2>/dev/null; then
+      bad "a refinement program linked without libmpemu-solvers"
+    else
+      ok "the solvers are not in libmpemu-analysis (linking mpe_ir_solve with mpemu-analysis alone fails)"
     fi
     if $cc -o "$tmp/reader2" "$tmp/reader.c" $(pkg-config --cflags --libs mpemu) 2>/dev/null; then
       bad "a reader program linked without libmpemu-analysis"

@@ -6,8 +6,8 @@ check_LTLIBRARIES += tests/libtestsupport.la
 tests_libtestsupport_la_SOURCES = tests/support/testsupport.c tests/support/testsupport.h \
 	tests/support/boundary.c tests/support/boundary.h
 tests_libtestsupport_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(ZLIB_CFLAGS) -DMPE_SRCDIR='"$(abs_top_srcdir)"'
-tests_libtestsupport_la_LIBADD = $(MPE_ANALYSIS_LIBS) $(CHECK_LIBS) $(MPFR_LIBS) $(ZLIB_LIBS) $(LIBM)
-TEST_LDADD = tests/libtestsupport.la $(MPE_ANALYSIS_LIBS) $(CHECK_LIBS) $(MPFR_LIBS) $(LIBM)
+tests_libtestsupport_la_LIBADD = libmpemu-solvers.la $(MPE_ANALYSIS_LIBS) $(CHECK_LIBS) $(MPFR_LIBS) $(ZLIB_LIBS) $(LIBM)
+TEST_LDADD = tests/libtestsupport.la libmpemu-solvers.la $(MPE_ANALYSIS_LIBS) $(CHECK_LIBS) $(MPFR_LIBS) $(LIBM)
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests/support -DMPE_SRCDIR='"$(abs_top_srcdir)"'
 # the reference data (tests/conformance/README.md): the tests read them from the source tree
 EXTRA_DIST += tests/conformance

@@ -20,110 +20,9 @@
 int mpa_quiet;
 static const char *cmd_name;   /* the subcommand mpa_parse is reading for (NULL before) */
 
-#ifdef _OPENMP
-/* Threads of this process that are running or runnable now (its own OpenMP
-   workers may still be spinning after an earlier parallel region), or -1. */
-static int own_runnable(void)
-{
-  DIR *d = opendir("/proc/self/task");
-  if (!d)
-    return -1;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9')
-      continue;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-      continue;
-    const size_t len = fread(buf, 1, sizeof buf - 1, fp);
-    fclose(fp);
-    buf[len] = 0;
-    const char *rp = strrchr(buf, ')');   /* the state follows the name "(...)" */
-    if (rp && rp[1] == ' ' && rp[2] == 'R')
-      n++;
-  }
-  closedir(d);
-  return n;
-}
-
-/* The team that reads and analyses a large tensor: OMP_NUM_THREADS or
-   OMP_DYNAMIC, when set, decide (OpenMP's own rules); otherwise one thread per
-   core that other processes leave free now, from the run queue of
-   /proc/loadavg (its fourth field, "runnable/total") less this process's own
-   runnable threads. The load averages trail what runs now by minutes
-   (OpenMP's dynamic adjustment takes the 15-minute one off the cores, so on a
-   2-core machine one busy quarter of an hour left every later run on one
-   thread). */
-static int team_threads(void)
-{
-  const int max = omp_get_max_threads();
-  if (getenv("OMP_NUM_THREADS") || getenv("OMP_DYNAMIC"))
-    return max;
-  FILE *fp = fopen("/proc/loadavg", "r");
-  if (!fp)
-    return max;
-  double l1, l5, l15;
-  int runnable = 0, total = 0;
-  const int ok = fscanf(fp, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &runnable, &total) == 5;
-  fclose(fp);
-  const int own = own_runnable();
-  if (!ok || own < 0)
-    return max;
-  const int others = runnable > own ? runnable - own : 0;
-  const int spare = omp_get_num_procs() - others;
-  return spare < 1 ? 1 : spare < max ? spare : max;
-}
-#endif
-
-/* Length of the valid UTF-8 sequence at s that is not a control character
-   (C1 controls U+0080..U+009F count as controls: 0x9b alone is a CSI to some
-   terminals), or 0. */
-static size_t printable_len(const unsigned char *s)
-{
-  unsigned c = s[0];
-  if (c < 0x20 || c == 0x7f)
-    return 0;
-  if (c < 0x80)
-    return 1;
-  size_t l = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-  for (size_t k = 1; k < l; k++)
-    if ((s[k] & 0xc0) != 0x80)
-      return 0;
-  if (l == 2 && c == 0xc2 && s[1] < 0xa0)
-    return 0;
-  if ((l == 3 && c == 0xe0 && s[1] < 0xa0) || (l == 4 && c == 0xf0 && s[1] < 0x90) ||
-      (l == 4 && c == 0xf4 && s[1] > 0x8f) || (l == 3 && c == 0xed && s[1] > 0x9f))
-    return 0;   /* overlong, past U+10FFFF, surrogates */
-  return l;
-}
-
 const char *mpa_esc(char *buf, size_t n, const char *str)
 {
-  const unsigned char *s = (const unsigned char *)str;
-  size_t o = 0;
-  if (n == 0)
-    return "";
-  while (*s) {
-    size_t l = printable_len(s);
-    if (l == 0) {
-      if (o + 5 > n - 1)
-        break;
-      snprintf(buf + o, 5, "\\x%02x", *s);
-      o += 4;
-      s++;
-    } else {
-      if (o + l > n - 1)
-        break;
-      memcpy(buf + o, s, l);
-      o += l;
-      s += l;
-    }
-  }
-  buf[o] = '\0';
-  return buf;
+  return mpe_report_escape(buf, n, str);
 }
 
 /* keep what we print on one line and printable */
@@ -508,189 +407,22 @@ void mpa_progress_end(void)
   bar_pct = -1;
 }
 
-/* Reading and analysing overlap: while the range accumulators take one batch
-   of values, the next is read into a second buffer. Both run in one OpenMP team:
-   the read is a task, and the accumulators share a batch's blocks out as tasks
-   too (mpe_range_add_f32_pieces inside a parallel region), so each thread reads
-   or analyses as work comes, and no thread waits spinning for another team's.
-   Each read asks for FEED_VALUES values, as mpanalyze always has, and a batch
-   keeps the split of its reads, so the reports are bit for bit those of one
-   library call per read. */
-#define FEED_VALUES (1u << 16)
-#define BATCH_READS 16                  /* a batch: up to 2^20 values, when reads are whole */
-#define BATCH_VALUES ((size_t)BATCH_READS * FEED_VALUES)
-#define MAX_PIECES 4096                 /* more reads than this (a small --chunk) end a batch early */
-
-struct batch {
-  void *v;                              /* values: float or double (value_type) */
-  size_t vcap, pcap;                    /* room for values and for pieces */
-  size_t n, np;
-  size_t *len;                          /* the pieces: one per read */
-  uint64_t done;                        /* mpe_io_bytes_done after this batch */
-  int rc;                               /* a read error: mpe_io_message says it */
-  int last;                             /* the tensor (or the part asked for) ends with this batch */
-  uint64_t *want;                       /* values still to read in the part; UINT64_MAX: to the end */
-};
-
-/* read the next batch of the selected tensor into b */
-static void fill(mpe_io *f, size_t es, struct batch *b)
+static void feed_progress(void *ctx, uint64_t done, uint64_t total)
 {
-  b->n = b->np = 0;
-  b->rc = 0;
-  b->last = 0;
-  while (b->n + FEED_VALUES <= b->vcap && b->np < b->pcap) {
-    size_t n, ask = *b->want < FEED_VALUES ? (size_t)*b->want : FEED_VALUES;
-    if (ask == 0) {   /* a part ends here, without a read past it */
-      b->last = 1;
-      break;
-    }
-    if ((b->rc = mpe_io_read(f, (char *)b->v + b->n * es, ask, &n)))
-      break;
-    if (n == 0) {
-      b->last = 1;
-      break;
-    }
-    if (*b->want != UINT64_MAX)
-      *b->want -= n;
-    b->len[b->np++] = n;
-    b->n += n;
-  }
-  b->done = mpe_io_bytes_done(f);
-}
-
-/* one batch into the accumulators */
-static void feed_take(const struct batch *b, int f64, mpe_range **r, size_t nr, double scale, double *amax, double *sbuf)
-{
-  if (amax) {   /* max |x|, NaN as soon as one NaN is seen (as a GPU amax reduction would) */
-    double m = *amax;
-    for (size_t k = 0; k < b->n; k++) {
-      double a = fabs(f64 ? ((double *)b->v)[k] : (double)((float *)b->v)[k]);
-      if (isnan(a) || a > m)
-        m = isnan(m) ? m : a;
-    }
-    *amax = m;
-  }
-  if (scale != 1.0) {
-    for (size_t k = 0; k < b->n; k++)
-      sbuf[k] = (f64 ? ((double *)b->v)[k] : (double)((float *)b->v)[k]) * scale;
-    for (size_t k = 0; k < nr; k++)
-      mpe_range_add_f64_pieces(r[k], sbuf, b->len, b->np);
-  } else {
-    for (size_t k = 0; k < nr; k++) {
-      if (f64)
-        mpe_range_add_f64_pieces(r[k], b->v, b->len, b->np);
-      else
-        mpe_range_add_f32_pieces(r[k], b->v, b->len, b->np);
-    }
-  }
-}
-
-/* batches b[0] (read) and b[1] in turn: the next one is read in a task while the
-   current one is analysed; returns the batch that failed to read, or NULL */
-static struct batch *stream(mpe_io *f, size_t es, struct batch *bb, int f64, const char *path, mpe_range **r,
-                            size_t nr, double scale, double *amax, double *sbuf)
-{
-  struct batch *bad = NULL;
-  fill(f, es, &bb[0]);
-  for (int k = 0;; k ^= 1) {
-    struct batch *b = &bb[k], *next = &bb[k ^ 1];
-    if (b->rc) {
-      bad = b;
-      break;
-    }
-    int more = !b->last;
-    if (more) {
-#ifdef _OPENMP
-#pragma omp task default(none) firstprivate(f, es, next)
-#endif
-      fill(f, es, next);
-    }
-    feed_take(b, f64, r, nr, scale, amax, sbuf);
-    mpa_progress(path, b->done, mpe_io_bytes_total(f));
-#ifdef _OPENMP
-#pragma omp taskwait
-#endif
-    if (!more)
-      break;
-  }
-  return bad;
+  mpa_progress(ctx, done, total);
 }
 
 int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, double scale, double *amax)
 {
-  if (mpe_io_select(f, i))
+  char msg[512];
+  mpe_range_feed_opts o = { scale, amax, feed_progress, (void *)path };
+  int rc = mpe_io_select(f, i);
+  if (rc)
     return mpa_error(path, "%s", mpe_io_message(f));
-  return mpa_feed_part(f, i, path, UINT64_MAX, r, nr, scale, amax);
-}
-
-int mpa_feed_part(mpe_io *f, size_t i, const char *path, uint64_t count, mpe_range **r, size_t nr, double scale,
-                  double *amax)
-{
-  static double small[FEED_VALUES];     /* a tensor of one read: no allocation (200,000 tiny tensors) */
-  static size_t small_len[1];
-  mpe_io_tensor t;
-  mpe_io_info(f, i, &t);
-  int f64 = t.value_type == MPE_FP64;
-  size_t es = f64 ? sizeof(double) : sizeof(float);
-  uint64_t want = count, n = count < t.count ? count : t.count;
-  /* more than one batch: two of them, read and analysed at once (the counts of
-     text files are known once they are opened) */
-  int big = n > FEED_VALUES, two = n > BATCH_VALUES, rc = 0;
-  struct batch bb[2];
-  memset(bb, 0, sizeof bb);
-  bb[0].want = bb[1].want = &want;
-  double *sbuf = NULL;
-  for (int k = 0; k < 2; k++) {
-    struct batch *b = &bb[k];
-    b->vcap = big ? BATCH_VALUES : FEED_VALUES;
-    b->pcap = big ? MAX_PIECES : 1;
-    b->v = !big ? (void *)small : k == 0 || two ? malloc(b->vcap * es) : NULL;
-    b->len = !big ? small_len : k == 0 || two ? malloc(b->pcap * sizeof *b->len) : NULL;
-    if ((k == 0 || two) && (!b->v || !b->len))
-      rc = 1;
-  }
-  if (scale != 1.0 && !rc && !(sbuf = malloc(bb[0].vcap * sizeof *sbuf)))
-    rc = 1;
-  if (rc) {
-    rc = (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL);
-    goto out;
-  }
-  struct batch *bad = NULL;
-  if (!two) {
-    /* one batch at a time, here */
-    for (;;) {
-      fill(f, es, &bb[0]);
-      if (bb[0].rc) {
-        bad = &bb[0];
-        break;
-      }
-      feed_take(&bb[0], f64, r, nr, scale, amax, sbuf);
-      mpa_progress(path, bb[0].done, mpe_io_bytes_total(f));
-      if (bb[0].last)
-        break;
-    }
-  } else {
-#ifdef _OPENMP
-    /* a team as large as the machine has cores to spare now (on a machine busy
-       with other work a second thread mostly waits, spinning, for the first to
-       be scheduled: it made the run slower than one thread) */
-    const int nt = team_threads();
-#pragma omp parallel num_threads(nt) default(none) shared(bad, f, es, bb, f64, path, r, nr, scale, amax, sbuf)
-#pragma omp single
-#endif
-    bad = stream(f, es, bb, f64, path, r, nr, scale, amax, sbuf);
-  }
-  if (bad)
-    rc = mpa_error(path, "%s", mpe_io_message(f));
-  else if (want != UINT64_MAX && want > 0)
-    rc = mpa_error(path, "the data end early (the file changed while it was read?)");
-out:
-  for (int k = 0; k < 2 && big; k++) {
-    free(bb[k].v);
-    free(bb[k].len);
-  }
-  free(sbuf);
-  return rc;
+  rc = mpe_range_feed(r, nr, f, i, UINT64_MAX, &o, msg, sizeof msg);
+  if (rc == MPE_ENOMEM)
+    return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
+  return rc ? mpa_error(path, "%s", msg) : 0;
 }
 
 int mpa_json_print(json_t *doc)
@@ -1227,47 +959,13 @@ const char *mpa_cell(mpa_cellbuf *b, const char *fmt, ...)
   return b->s;
 }
 
-/* --dtype rules against the members of the inputs. A member a rule names that
-   stays skipped has another width (a rule of its width would have typed it); a
-   readable one has the width of the type it is read as. */
-enum { RULE_NAMED = 1, RULE_FITS = 2 };
-
 void mpa_rules_mark(mpe_io *f, const mpe_io_opts *io, mpa_rule_use *u)
 {
-  for (size_t r = 0; r < io->nrules && r < MPA_MAX_RULES; r++) {
-    const char *pat = io->rules[r].pattern;
-    size_t want = mpe_io_dtype_size(io->rules[r].dtype);
-    for (size_t i = 0; !(u->used[r] & RULE_FITS) && i < mpe_io_count(f); i++) {
-      mpe_io_tensor ti;
-      if (mpe_io_info(f, i, &ti) || !mpa_name_match(pat, ti.name))
-        continue;
-      if (!u->used[r])
-        snprintf(u->example[r], sizeof u->example[r], "'%.120s', %zu-byte %s", ti.name,
-                 mpe_io_dtype_size(ti.dtype), mpe_type_name(ti.dtype));
-      u->used[r] |= RULE_NAMED | (mpe_io_dtype_size(ti.dtype) == want ? RULE_FITS : 0);
-    }
-    for (size_t i = 0; !u->used[r] && i < mpe_io_skipped(f); i++) {
-      const char *n, *d, *w;
-      if (!mpe_io_skipped_info(f, i, &n, &d, &w) && mpa_name_match(pat, n)) {
-        snprintf(u->example[r], sizeof u->example[r], "'%.120s', %.40s", n, d);
-        u->used[r] |= RULE_NAMED;
-      }
-    }
-  }
+  mpe_report_rules_mark(f, io, u);
 }
 
 int mpa_rules_check(const mpe_io_opts *io, const mpa_rule_use *u)
 {
-  for (size_t r = 0; r < io->nrules && r < MPA_MAX_RULES; r++) {
-    const char *tn = mpe_type_name(io->rules[r].dtype);
-    size_t w = mpe_io_dtype_size(io->rules[r].dtype);
-    if (!u->used[r])
-      return mpa_error(cmd_name, "--dtype %s=%s: no member of the input is named so", io->rules[r].pattern, tn), -1;
-    /* a glob naming only members of other widths would change nothing: refused,
-       as a plain NAME of another width is when its file opens */
-    if (!(u->used[r] & RULE_FITS) && strpbrk(io->rules[r].pattern, "*?["))
-      return mpa_error(cmd_name, "--dtype %s=%s: no member it names has %s's width (%zu byte%s), so none is read as %s "
-                       "(e.g. %s)", io->rules[r].pattern, tn, tn, w, w == 1 ? "" : "s", tn, u->example[r]), -1;
-  }
-  return 0;
+  char msg[512];
+  return mpe_report_rules_check(io, u, msg, sizeof msg) ? (mpa_error(cmd_name, "%s", msg), -1) : 0;
 }

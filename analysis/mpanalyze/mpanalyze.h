@@ -118,16 +118,13 @@ extern int mpa_skips_in_report;
 /* --dtype T (raw files, untyped members) or --dtype NAME=T (NAME a glob or a
    member name; may be repeated: the rules go to o->rules, kept in a static
    table of MPA_MAX_RULES). 0, or prints and returns -1. */
-#define MPA_MAX_RULES 64
+#define MPA_MAX_RULES MPE_REPORT_MAX_RULES
 
 /* Which --dtype NAME=TYPE rules named a member of the inputs (range, scale):
    mpa_rules_mark for every input opened, then mpa_rules_check once. A rule
    that names no member, or a glob whose members all have another width than
    TYPE (it would read none of them), is an error: the message said, -1. */
-typedef struct {
-  unsigned char used[MPA_MAX_RULES];         /* 1: names a member; 2: one of them has TYPE's width */
-  char example[MPA_MAX_RULES][200];          /* the first member a rule names */
-} mpa_rule_use;
+typedef mpe_report_rule_use mpa_rule_use;   /* mpe_report_rules_mark(3) */
 void mpa_rules_mark(mpe_io *f, const mpe_io_opts *io, mpa_rule_use *u);
 int mpa_rules_check(const mpe_io_opts *io, const mpa_rule_use *u);
 int mpa_parse_dtype(const char *arg, mpe_io_opts *o);
@@ -145,14 +142,11 @@ int mpa_natcmp(const char *a, const char *b);
 /* getopt_long with mpanalyze's own messages: an unknown option or a missing
    argument prints "mpanalyze: CMD: ... (mpanalyze CMD --help)" and gives '?' */
 int mpa_getopt(int argc, char **argv, const char *shortopts, const struct option *lo);
-/* Stream tensor i of f into the range accumulators r[0..nr) (values scaled by
-   `scale` first when scale != 1, in binary64); *amax (when not NULL) is raised to
-   the largest |x| seen (NaN if a NaN is seen). Returns 0 or prints and returns 2. */
+/* Stream tensor i of f into the range accumulators r[0..nr) (mpe_range_feed(3):
+   values scaled by `scale` first when scale != 1, in binary64; *amax, when not
+   NULL, raised to the largest |x| seen, NaN if a NaN is seen), with the
+   progress bar. Returns 0 or prints and returns 2 (1: out of memory). */
 int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, double scale, double *amax);
-/* the next count values of tensor i, already selected (UINT64_MAX: all that are
-   left), into r[0..nr), as mpa_feed; the reads stop at the part's end */
-int mpa_feed_part(mpe_io *f, size_t i, const char *path, uint64_t count, mpe_range **r, size_t nr, double scale,
-                  double *amax);
 /* progress bar on stderr when it is a terminal and not -q */
 void mpa_progress(const char *label, uint64_t done, uint64_t total);
 void mpa_progress_end(void);

@@ -11,3 +11,6 @@ libmpemu_range_avx512_la_SOURCES = analysis/range/range_avx512.c analysis/range/
 libmpemu_range_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX512_CFLAGS)
 libmpemu_analysis_la_LIBADD += libmpemu_range_avx2.la libmpemu_range_avx512.la
 endif
+# the range report over files (lib/mpemu/report.h, mpe_report_run(3)): the
+# feed pipeline, parts, the ranks' merge, scratch files, JSON and text
+libmpemu_analysis_la_SOURCES += analysis/range/feed.c analysis/range/report.c

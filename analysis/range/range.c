@@ -4,7 +4,7 @@
    - the binade histogram is a scatter of each value into a small table keyed by
      its exponent field and a "category": how many leading ones its fraction has,
      compressed to the thresholds the float targets need (see below), or "exact
-     power of two"; the table is folded into the GSL histogram at the end of a call;
+     power of two"; the table is folded into the binade counts at the end of a call;
    - each target's counts come from comparing |x| bit patterns with thresholds
      found once per target with the scalar rounding (rounding is monotone, so the
      values that round to 0, to a subnormal or overflow are contiguous ranges of
@@ -25,7 +25,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gsl/gsl_histogram.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -85,7 +84,7 @@ struct mpe_range {
   uint64_t count, zeros, nan, inf;
   double max_abs, min_abs, max_pos, max_neg;
   int bmin, bmax;                 /* binades seen (bmin > bmax when none) */
-  gsl_histogram *hist;            /* binade histogram over [EMIN_ALL, EMAX_ALL + 1) */
+  uint64_t *hist;                 /* binade histogram: hist[i] counts binade EMIN_ALL + i */
   uint64_t *pow2;                 /* per binade: exact powers of two */
   uint32_t *loc;                  /* per block binade counts (binary64 path), folded into hist */
   /* binary32 path: NCOPY tables of 256 exponent fields x ncat categories */
@@ -381,12 +380,10 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
   r->margin = o ? o->margin : 0;
   r->bmin = EMAX_ALL + 1;
   r->bmax = EMIN_ALL - 1;
-  r->hist = gsl_histogram_alloc(NB);
+  r->hist = calloc(NB, sizeof *r->hist);
   r->pow2 = calloc(NB, sizeof *r->pow2);
   r->loc = calloc(NB, sizeof *r->loc);
   int ok = r->hist && r->pow2 && r->loc;
-  if (r->hist)
-    gsl_histogram_set_ranges_uniform(r->hist, EMIN_ALL, EMAX_ALL + 1);
   set_kernels(r);
   for (size_t k = 0; k < ntargets && ok; k++) {
     struct tgt *g = &r->a[k];
@@ -501,8 +498,7 @@ void mpe_range_free(mpe_range *r)
     free(r->a[k].low);
     free(r->a[k].fxbuf);
   }
-  if (r->hist)
-    gsl_histogram_free(r->hist);
+  free(r->hist);
   free(r->pow2);
   free(r->loc);
   for (int t = 0; t < r->nts; t++) {
@@ -568,7 +564,7 @@ static void note_binade(mpe_range *r, int e)
 static void count_direct(mpe_range *r, int e, uint64_t frac)
 {
   int i = e - EMIN_ALL;
-  gsl_histogram_accumulate(r->hist, e + 0.5, 1.0);
+  r->hist[i]++;
   note_binade(r, e);
   r->pow2[i] += frac == 0;
   for (size_t k = 0; k < r->nf; k++)
@@ -631,7 +627,7 @@ static void tab_fold(mpe_range *r, uint32_t *tab)
     if (!tot)
       continue;
     int b = e - 127, i = b - EMIN_ALL;
-    gsl_histogram_accumulate(r->hist, b + 0.5, (double)tot);
+    r->hist[i] += tot;
     note_binade(r, b);
     r->pow2[i] += cnt[C - 1];
     for (size_t k = 0; k < r->nf; k++) {
@@ -1066,7 +1062,7 @@ static void fold_block(mpe_range *r, int lo, int hi)
 {
   for (int i = lo; i <= hi; i++)
     if (r->loc[i]) {
-      gsl_histogram_accumulate(r->hist, EMIN_ALL + i + 0.5, (double)r->loc[i]);
+      r->hist[i] += r->loc[i];
       r->loc[i] = 0;
     }
   if (lo <= hi) {
@@ -1160,13 +1156,14 @@ int mpe_range_merge(mpe_range *dst, const mpe_range *src)
   dst->nan += src->nan;
   dst->inf += src->inf;
   note_extremes(dst, src->min_abs, src->max_pos, src->max_neg);
-  gsl_histogram_add(dst->hist, src->hist);
   if (src->bmin <= src->bmax) {
     note_binade(dst, src->bmin);
     note_binade(dst, src->bmax);
   }
-  for (size_t i = 0; i < NB; i++)
+  for (size_t i = 0; i < NB; i++) {
+    dst->hist[i] += src->hist[i];
     dst->pow2[i] += src->pow2[i];
+  }
   for (size_t k = 0; k < dst->nf; k++) {
     struct acc *d = &dst->a[k].a;
     d->underflow += v[k].underflow;
@@ -1231,8 +1228,10 @@ int mpe_range_pack(const mpe_range *r, void *buf, size_t cap, size_t *len)
   PUT(p, r->min_abs);
   PUT(p, r->max_pos);
   PUT(p, r->max_neg);
-  memcpy(p, r->hist->bin, NB * sizeof(double));
-  p += NB * sizeof(double);
+  for (size_t i = 0; i < NB; i++) {   /* the packed histogram is binary64 counts */
+    double c = (double)r->hist[i];
+    PUT(p, c);
+  }
   memcpy(p, r->pow2, NB * sizeof(uint64_t));
   p += NB * sizeof(uint64_t);
   for (size_t k = 0; k < r->nf; k++) {
@@ -1281,11 +1280,16 @@ int mpe_range_merge_packed(mpe_range *dst, const void *buf, size_t len)
   GET(p, src->min_abs);
   GET(p, src->max_pos);
   GET(p, src->max_neg);
-  memcpy(src->hist->bin, p, NB * sizeof(double));
-  p += NB * sizeof(double);
+  int bad = 0;
+  for (size_t i = 0; i < NB; i++) {
+    double c;
+    GET(p, c);
+    bad |= !(c >= 0 && c < 0x1p64);   /* NaN too */
+    src->hist[i] = bad ? 0 : (uint64_t)c;
+  }
   memcpy(src->pow2, p, NB * sizeof(uint64_t));
   p += NB * sizeof(uint64_t);
-  int rc = MPE_OK;
+  int rc = bad ? MPE_EINVAL : MPE_OK;
   for (size_t k = 0; k < dst->nf && !rc; k++) {
     int has_low;
     GET(p, src->a[k].a);
@@ -1322,7 +1326,7 @@ static uint64_t hist_at(const mpe_range *r, int e)
 {
   if (e < EMIN_ALL || e > EMAX_ALL)
     return 0;
-  return (uint64_t)gsl_histogram_get(r->hist, (size_t)(e - EMIN_ALL));
+  return r->hist[e - EMIN_ALL];
 }
 
 /* number of non-zero finite values in binades below e */

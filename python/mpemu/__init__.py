@@ -8,7 +8,7 @@ calls (``round`` on 10^8 values, ``gemm``, ``analyze``) let other Python threads
 Library errors are raised as :class:`MpemuError` carrying the library's message.
 """
 import ctypes
-import math
+import json
 import os
 import secrets
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -21,6 +21,9 @@ __all__ = ["MpemuError", "round", "encode", "decode", "gemm", "range_report", "a
            "formats", "models", "version"]
 
 _L = _lib.load()
+_libc_free = ctypes.CDLL(None).free   # the library's malloc'ed report text
+_libc_free.argtypes = [ctypes.c_void_p]
+_libc_free.restype = None
 _lib.declare(_L)
 
 # mpe_type
@@ -281,65 +284,38 @@ class _Range:
         fn = _L.mpe_range_add_f64 if a.dtype == np.float64 else _L.mpe_range_add_f32
         _check(fn(self.r, _ptr(a), a.size), "range")
 
-    def _hist(self, k: int, tails: bool) -> Dict[str, Any]:
-        first, n = ctypes.c_int(), ctypes.c_size_t()
-        _L.mpe_range_histogram(self.r, k, ctypes.byref(first), None, 0, ctypes.byref(n), None, None)
-        counts = (ctypes.c_uint64 * max(n.value, 1))()
-        below, above = ctypes.c_uint64(), ctypes.c_uint64()
-        _check(_L.mpe_range_histogram(self.r, k, ctypes.byref(first), counts, n.value, ctypes.byref(n),
-                                      ctypes.byref(below), ctypes.byref(above)), "histogram")
-        h: Dict[str, Any] = {"first_binade": first.value, "counts": [int(counts[i]) for i in range(n.value)]}
-        if tails:
-            h["below"] = below.value
-            h["above"] = above.value
-        return h
-
     def report(self) -> Dict[str, Any]:
-        s = _lib.RangeSummary()
-        _check(_L.mpe_range_summary_get(self.r, ctypes.byref(s)), "range")
-        out: Dict[str, Any] = {"count": s.count, "zeros": s.zeros, "nonfinite": s.nan + s.inf, "nan": s.nan,
-                               "inf": s.inf, "max_abs": s.max_abs, "min_abs_nonzero": s.min_abs_nonzero,
-                               "histogram": self._hist(-1, False)}
-        fo: Dict[str, Any] = {}
-        for k, (name, f) in enumerate(zip(self.names, self.fmts)):
-            st = _lib.RangeStats()
-            _check(_L.mpe_range_stats_get(self.r, k, ctypes.byref(st)), "range")
-            x: Dict[str, Any] = {"kind": "float", "underflow": st.underflow, "underflow_flush": st.underflow_flush,
-                                 "subnormal": st.subnormal, "overflow": st.overflow, "rel_error": st.rel_error,
-                                 "max_rel_error": st.max_rel_error, "margin": self.margin}
-            if st.has_scale:
-                try:   # as mpanalyze: null where 2^k is not a finite double
-                    x["recommended_scale"] = math.ldexp(1.0, st.scale_log2)
-                except OverflowError:
-                    x["recommended_scale"] = None
-                x["recommended_scale_log2"] = st.scale_log2
-                x["recommended_scale_capped"] = bool(st.scale_capped)
-            else:
-                x["recommended_scale"] = None
-                x["recommended_scale_log2"] = None
-                x["recommended_scale_capped"] = False
-            x["underflow_at_scale"] = st.underflow_at_scale
-            x["underflow_at_scale_flush"] = st.underflow_at_scale_flush
-            x["max_finite"] = _L.mpe_format_max(f)
-            x["min_normal"] = _L.mpe_format_min_normal(f)
-            x["min_subnormal"] = _L.mpe_format_min_subnormal(f)
-            x["histogram"] = self._hist(k, True)
-            fo[name] = x
-        out["formats"] = fo
+        """the library's JSON object for this accumulator (mpe_report_range_json)"""
+        n = len(self.fmts)
+        targets = (_lib.RangeTarget * n)(*[_lib.RangeTarget(0, f, 0, 0) for f in self.fmts])
+        names = (ctypes.c_char_p * n)(*[_name(nm, "format") for nm in self.names])
+        text = ctypes.c_void_p()
+        _check(_L.mpe_report_range_json(self.r, targets, names, n, self.margin, ctypes.byref(text)), "range report")
+        try:
+            out: Dict[str, Any] = json.loads(ctypes.string_at(text.value).decode())
+        finally:
+            _libc_free(text.value)
+        del out["name"]
         return out
 
 
 _DEFAULT_FORMATS = ("fp16", "bf16", "e4m3", "e5m2")
 
 
-def _io_open(path: str, dtype: Optional[str]) -> ctypes.c_void_p:
-    """mpe_io_open on path (raw files: dtype names the storage type); the caller closes it"""
+def _io_opts(dtype: Optional[str]) -> "_lib.IoOpts":
+    """the readers' options: raw files hold dtype"""
     o = _lib.IoOpts()
     if dtype is not None:
         t = ctypes.c_int()
         if _L.mpe_io_dtype_lookup(_name(dtype, "dtype"), ctypes.byref(t)):
             raise ValueError(f"unknown dtype {dtype!r}")
         o.has_dtype, o.dtype = 1, t.value
+    return o
+
+
+def _io_open(path: str, dtype: Optional[str]) -> ctypes.c_void_p:
+    """mpe_io_open on path (raw files: dtype names the storage type); the caller closes it"""
+    o = _io_opts(dtype)
     f = ctypes.c_void_p()
     msg = ctypes.create_string_buffer(512)
     bpath = os.fsencode(path)
@@ -372,54 +348,41 @@ def analyze(path: str, formats: Sequence[str] = _DEFAULT_FORMATS, margin: int = 
             chunk_values: int = 1 << 20) -> Dict[str, Any]:
     """``mpanalyze range --json PATH`` as a dict: every tensor of the file (.npy, .npz,
     .safetensors, .pt/.pth/.bin from torch.save, .csv/.txt; raw files need ``dtype``), or those
-    named in ``tensors``, read in chunks of ``chunk_values``; keys "mpanalyze", "command",
+    named in ``tensors`` (names or globs, as ``mpanalyze --tensor``), read ``chunk_values`` binary64
+    values' worth at a time (the readers' chunk, 4 KiB to 1 TiB); the library's report engine
+    (mpe_report_run), so the dict is mpanalyze's JSON to the bit; keys "mpanalyze", "command",
     "rounding", "margin", "formats", "tensors" (each with file, name, dtype, shape and the
     range_report keys) and "total"."""
     if int(chunk_values) < 1:
         raise ValueError("chunk_values must be at least 1")
-    f = _io_open(path, dtype)
-    want = None if tensors is None else [tensors] if isinstance(tensors, str) else list(tensors)
-    skipped: List[Dict[str, str]] = []
-    try:
-        for i in range(_L.mpe_io_skipped(f)):   # members with no floating-point data, named
-            nm, dt, why = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p()
-            _check(_L.mpe_io_skipped_info(f, i, ctypes.byref(nm), ctypes.byref(dt), ctypes.byref(why)))
-            skipped.append({"file": path, "name": nm.value.decode(), "dtype": dt.value.decode(),
-                            "why": why.value.decode()})
-        total = _Range(formats, margin)
-        out: List[Dict[str, Any]] = []
-        found = set()
-        for i in range(_L.mpe_io_count(f)):
-            info = _lib.IoTensor()
-            _check(_L.mpe_io_info(f, i, ctypes.byref(info)))
-            name = info.name.decode()
-            if want is not None and name not in want:
-                continue
-            found.add(name)
-            r = _Range(formats, margin)
-            _check(_L.mpe_io_select(f, i))
-            buf = np.empty(chunk_values, np.float64 if info.value_type == FP64 else np.float32)
-            n = ctypes.c_size_t()
-            while True:
-                _io_check(f, path, _L.mpe_io_read(f, _ptr(buf), buf.size, ctypes.byref(n)))
-                if n.value == 0:
-                    break
-                r.add(buf[:n.value])
-                total.add(buf[:n.value])
-            d = {"file": path, "name": name, "dtype": _L.mpe_type_name(info.dtype).decode(),
-                 "shape": [int(info.shape[k]) for k in range(info.ndim)]}
-            d.update(r.report())
-            out.append(d)
-        if want is not None:
-            missing = [w for w in want if w not in found]
-            if missing:
-                raise MpemuError(8, f"{path}: no tensor named {missing[0]!r}")
-    finally:
-        _L.mpe_io_close(f)
     fl = [formats] if isinstance(formats, str) else list(formats)
-    return {"mpanalyze": version(), "command": "range", "rounding": "rne", "margin": int(margin),
-            "formats": fl, "skipped": skipped, "tensors": out,
-            "total": {"name": f"all {len(out)} tensors", **total.report()}}
+    if not fl:
+        raise ValueError("no formats")
+    if not 0 <= margin <= 1000:   # as mpanalyze --margin
+        raise ValueError("margin must be between 0 and 1000 (bits)")
+    want = [] if tensors is None else [tensors] if isinstance(tensors, str) else list(tensors)
+    o = _io_opts(dtype)
+    o.chunk_bytes = min(max(int(chunk_values) * 8, 4096), 1 << 40)
+    bpath = os.fsencode(path)
+    if b"\0" in bpath:
+        raise ValueError(f"path {path!r} holds a NUL character")
+    paths = (ctypes.c_char_p * 1)(bpath)
+    names = (ctypes.c_char_p * max(len(want), 1))(*[_name(w, "tensor") for w in want])
+    ro = _lib.ReportOpts(formats=_name(",".join(fl), "formats"), margin=int(margin), tensors=names,
+                         ntensors=len(want), io=ctypes.pointer(o), json=1)
+    rep, err = ctypes.c_void_p(), _lib.ReportError()
+    rc = _L.mpe_report_run(ctypes.byref(rep), paths, 1, ctypes.byref(ro), ctypes.byref(err))
+    text = ctypes.c_void_p()
+    if not rc:
+        rc = _L.mpe_report_string(rep, ctypes.byref(text), ctypes.byref(err))
+        _L.mpe_report_free(rep)
+    if rc:
+        where, msg = err.where.decode(errors="replace"), err.msg.decode(errors="replace")
+        raise MpemuError(rc, f"{where}: {msg}" if where else msg or _L.mpe_strerror(rc).decode())
+    try:
+        return json.loads(ctypes.string_at(text.value).decode())
+    finally:
+        _libc_free(text.value)
 
 
 def read(path: str, tensor: Optional[str] = None, start: int = 0, count: Optional[int] = None, *,

@@ -114,6 +114,24 @@ class IoOpts(ctypes.Structure):
                 ("max_member_bytes", ctypes.c_uint64), ("nrules", ctypes.c_size_t), ("rules", ctypes.c_void_p)]
 
 
+class RangeTarget(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("format", ctypes.c_void_p), ("frac_bits", ctypes.c_int),
+                ("block", ctypes.c_size_t)]
+
+
+class ReportOpts(ctypes.Structure):
+    _fields_ = [("formats", ctypes.c_char_p), ("fx_block", ctypes.c_long), ("margin", ctypes.c_int),
+                ("tensors", ctypes.POINTER(ctypes.c_char_p)), ("ntensors", ctypes.c_size_t),
+                ("io", ctypes.POINTER(IoOpts)), ("per_layer", ctypes.c_int), ("json", ctypes.c_int),
+                ("part_values", ctypes.c_uint64), ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p),
+                ("comm", ctypes.c_void_p), ("who", ctypes.c_char_p)]
+
+
+class ReportError(ctypes.Structure):
+    _fields_ = [("where", ctypes.c_char * 4096), ("msg", ctypes.c_char * 512), ("fail", ctypes.c_int),
+                ("local", ctypes.c_int), ("out_failed", ctypes.c_int)]
+
+
 def declare(lib: ctypes.CDLL) -> None:
     """argument and result types of every function the package calls"""
     P, I, D, S, U64 = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_size_t, ctypes.c_uint64
@@ -172,6 +190,12 @@ def declare(lib: ctypes.CDLL) -> None:
         "mpe_io_message": (ctypes.c_char_p, [P]),
         "mpe_io_dtype_lookup": (I, [ctypes.c_char_p, ctypes.POINTER(I)]),
         "mpe_io_kind_name": (ctypes.c_char_p, [I]),
+        "mpe_report_run": (I, [ctypes.POINTER(P), ctypes.POINTER(ctypes.c_char_p), S, ctypes.POINTER(ReportOpts),
+                               ctypes.POINTER(ReportError)]),
+        "mpe_report_string": (I, [P, ctypes.POINTER(P), ctypes.POINTER(ReportError)]),
+        "mpe_report_free": (None, [P]),
+        "mpe_report_range_json": (I, [P, ctypes.POINTER(RangeTarget), ctypes.POINTER(ctypes.c_char_p), S, I,
+                                      ctypes.POINTER(P)]),
     }
     for name, (res, args) in sig.items():
         fn = getattr(lib, name)
