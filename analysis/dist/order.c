@@ -37,6 +37,180 @@ static mpe_round_opts stream(const mpe_order_opts *o, size_t j, size_t k, size_t
   return r;
 }
 
+/* one study: the inputs, the statistics, the work buffers */
+typedef struct {
+  const float *x;
+  size_t rows, len, trials, splits, batch;
+  const mpe_format *f;
+  const mpe_order_opts *o;
+  mpe_order_stats *st;
+  uint32_t *perm;
+  float *acc, *b, *seq, *part;
+  double *ulp, *lo, *hi;
+  mpei_xsum *xs;
+  gsl_rng *rng;
+} order_ws;
+
+/* out[r] = elements pb..pe-1 of row r summed in order, additions in order k */
+static int ordered_sum(const order_ws *w, size_t pb, size_t pe, size_t k, float *out)
+{
+  mpe_round_opts r0 = stream(w->o, pb, k, w->trials, w->rows);
+  for (size_t r = 0; r < w->rows; r++)
+    w->b[r] = w->x[r * w->len + pb];
+  int rc = mpe_round_f32(out, w->b, w->rows, w->f, &r0);
+  for (size_t j = pb + 1; j < pe && !rc; j++) {
+    mpe_round_opts rj = stream(w->o, j, k, w->trials, w->rows);
+    for (size_t r = 0; r < w->rows; r++)
+      w->b[r] = w->x[r * w->len + j];
+    rc = mpe_ew_add(out, out, w->b, w->rows, w->f, &rj);
+  }
+  return rc;
+}
+
+/* |v - exact sum of row r| in ulps */
+static double err_ulps(const order_ws *w, size_t r, float v)
+{
+  mpei_xsum d = w->xs[r];
+  mpei_xs_add(&d, v, 1);
+  return fabs(mpei_xs_to_double(&d, 0)) / w->ulp[r];
+}
+
+/* the exact sums and the sequential order */
+static int sequential(order_ws *w)
+{
+  mpe_order_stats *st = w->st;
+  for (size_t r = 0; r < w->rows; r++) {
+    mpei_xs_zero(&w->xs[r]);
+    for (size_t j = 0; j < w->len; j++)
+      mpei_xs_add(&w->xs[r], w->x[r * w->len + j], 0);
+    w->ulp[r] = ulp_of(mpei_xs_to_double(&w->xs[r], 0), w->f);
+  }
+  int rc = ordered_sum(w, 0, w->len, 0, w->seq);
+  for (size_t r = 0; r < w->rows && !rc; r++) {
+    w->lo[r] = w->hi[r] = w->seq[r];
+    if (!isfinite(w->seq[r])) {
+      st->nonfinite++;
+      continue;
+    }
+    double e = err_ulps(w, r, w->seq[r]);
+    if (e > st->seq_max_err_ulps)
+      st->seq_max_err_ulps = e;
+  }
+  return rc;
+}
+
+/* one random-order result v of row r against the sequential one */
+static void note_random(order_ws *w, size_t r, float v)
+{
+  mpe_order_stats *st = w->st;
+  const float sq = w->seq[r];
+  if (!isfinite(v) || !isfinite(sq)) {
+    st->nonfinite += !isfinite(v);
+    if (!(v == sq))
+      st->differ++;
+    return;
+  }
+  double dev = fabs((double)v - (double)sq) / w->ulp[r];
+  int bin = 0;
+  if (v != sq) {
+    st->differ++;
+    bin = dev <= 1 ? 1 : 1 + (int)ceil(log2(dev));
+    if (bin > MPE_ORDER_NBINS - 1)
+      bin = MPE_ORDER_NBINS - 1;
+  }
+  st->dev_hist[bin]++;
+  if (v < w->lo[r])
+    w->lo[r] = v;
+  if (v > w->hi[r])
+    w->hi[r] = v;
+  double e = err_ulps(w, r, v);
+  if (e > st->random_max_err_ulps)
+    st->random_max_err_ulps = e;
+}
+
+/* random orders, `batch` trials at a time: element (t - t0)*rows + r */
+static int random_orders(order_ws *w)
+{
+  const size_t len = w->len;
+  for (size_t t0 = 0; t0 < w->trials; t0 += w->batch) {
+    size_t nb = w->trials - t0 < w->batch ? w->trials - t0 : w->batch, m = nb * w->rows;
+    for (size_t q = 0; q < m; q++) {
+      uint32_t *p = w->perm + q * len;
+      for (size_t j = 0; j < len; j++)
+        p[j] = (uint32_t)j;
+      gsl_ran_shuffle(w->rng, p, len, sizeof *p);
+    }
+    for (size_t j = 0; j < len; j++) {
+      mpe_round_opts rj = stream(w->o, j, 1 + t0, w->trials, w->rows);
+      for (size_t q = 0; q < m; q++)
+        w->b[q] = w->x[(q % w->rows) * len + w->perm[q * len + j]];
+      int rc = j == 0 ? mpe_round_f32(w->acc, w->b, m, w->f, &rj) : mpe_ew_add(w->acc, w->acc, w->b, m, w->f, &rj);
+      if (rc)
+        return rc;
+    }
+    for (size_t q = 0; q < m; q++)
+      note_random(w, q % w->rows, w->acc[q]);
+  }
+  return MPE_OK;
+}
+
+/* the spread of each row's results, in ulps */
+static void spread(order_ws *w)
+{
+  mpe_order_stats *st = w->st;
+  double sum = 0;
+  size_t counted = 0;
+  for (size_t r = 0; r < w->rows; r++) {
+    if (!isfinite(w->lo[r]) || !isfinite(w->hi[r]))
+      continue;
+    double s = (w->hi[r] - w->lo[r]) / w->ulp[r];
+    if (s > 0)
+      st->rows_spread++;
+    if (s > st->max_spread_ulps)
+      st->max_spread_ulps = s;
+    sum += s;
+    counted++;
+  }
+  st->mean_spread_ulps = counted ? sum / (double)counted : 0;
+}
+
+/* split-K: part s = [s*len/S, (s+1)*len/S) summed in order, then the parts in order;
+   the addition that brings in part s uses the stream of its first element */
+static int split_k(order_ws *w)
+{
+  mpe_order_stats *st = w->st;
+  const size_t k = w->trials + 1, rows = w->rows;
+  for (size_t s = 0; s < w->splits; s++) {
+    size_t pb = (size_t)((unsigned __int128)s * w->len / w->splits);
+    size_t pe = (size_t)((unsigned __int128)(s + 1) * w->len / w->splits);
+    int rc = ordered_sum(w, pb, pe, k, w->part);
+    if (rc)
+      return rc;
+    if (s == 0) {
+      memcpy(w->acc, w->part, rows * sizeof *w->acc);
+    } else {
+      mpe_round_opts rc2 = stream(w->o, pb, k + 1, w->trials, rows);
+      if ((rc = mpe_ew_add(w->acc, w->acc, w->part, rows, w->f, &rc2)))
+        return rc;
+    }
+  }
+  for (size_t r = 0; r < rows; r++) {
+    const float a = w->acc[r], sq = w->seq[r];
+    if (!isfinite(a)) {
+      st->nonfinite++;
+      st->splitk_differ += !(a == sq);
+      continue;
+    }
+    if (a != sq) {
+      st->splitk_differ++;
+      double dev = isfinite(sq) ? fabs((double)a - (double)sq) / w->ulp[r] : INFINITY;
+      if (dev > st->splitk_max_ulps)
+        st->splitk_max_ulps = dev;
+    }
+  }
+  return MPE_OK;
+}
+
 int mpe_order_study(mpe_order_stats *st, const float *x, size_t rows, size_t len, const mpe_order_opts *o)
 {
   if (!st || !o || !x || len == 0 || rows == 0 || (unsigned)o->round.round >= MPE_NROUND)
@@ -58,176 +232,38 @@ int mpe_order_study(mpe_order_stats *st, const float *x, size_t rows, size_t len
     batch = trials;
   if (batch > SIZE_MAX / sizeof(uint32_t) / per_trial)
     return MPE_ENOMEM;
-  uint32_t *perm = malloc(batch * per_trial * sizeof *perm);
-  float *acc = malloc(batch * rows * sizeof *acc), *b = malloc(batch * rows * sizeof *b);
-  float *seq = malloc(rows * sizeof *seq), *part = malloc(rows * sizeof *part);
-  double *ex = malloc(rows * sizeof *ex), *ulp = malloc(rows * sizeof *ulp);
-  double *lo = malloc(rows * sizeof *lo), *hi = malloc(rows * sizeof *hi);
-  mpei_xsum *xs = malloc(rows * sizeof *xs);
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  int rc = MPE_OK;
-  if (!perm || !acc || !b || !seq || !part || !ex || !ulp || !lo || !hi || !xs || !rng) {
-    rc = MPE_ENOMEM;
-    goto done;
-  }
-  gsl_rng_set(rng, (unsigned long)o->seed);
-  memset(st, 0, sizeof *st);
-  st->rows = rows;
-  st->len = len;
-  st->trials = trials;
-  st->splits = splits;
-  st->results = (uint64_t)rows * trials;
-
-  /* exact sums */
-  for (size_t r = 0; r < rows; r++) {
-    mpei_xs_zero(&xs[r]);
-    for (size_t j = 0; j < len; j++)
-      mpei_xs_add(&xs[r], x[r * len + j], 0);
-    ex[r] = mpei_xs_to_double(&xs[r], 0);
-    ulp[r] = ulp_of(ex[r], f);
-  }
-  /* sequential order */
-  {
-    mpe_round_opts r0 = stream(o, 0, 0, trials, rows);
-    for (size_t r = 0; r < rows; r++)
-      b[r] = x[r * len];
-    if ((rc = mpe_round_f32(seq, b, rows, f, &r0)))
-      goto done;
-    for (size_t j = 1; j < len; j++) {
-      mpe_round_opts rj = stream(o, j, 0, trials, rows);
-      for (size_t r = 0; r < rows; r++)
-        b[r] = x[r * len + j];
-      if ((rc = mpe_ew_add(seq, seq, b, rows, f, &rj)))
-        goto done;
+  order_ws w = { x, rows, len, trials, splits, batch, f, o, st, malloc(batch * per_trial * sizeof *w.perm),
+                 malloc(batch * rows * sizeof *w.acc), malloc(batch * rows * sizeof *w.b), malloc(rows * sizeof *w.seq),
+                 malloc(rows * sizeof *w.part), malloc(rows * sizeof *w.ulp), malloc(rows * sizeof *w.lo),
+                 malloc(rows * sizeof *w.hi), malloc(rows * sizeof *w.xs), gsl_rng_alloc(gsl_rng_mt19937) };
+  int rc = MPE_ENOMEM;
+  if (w.perm && w.acc && w.b && w.seq && w.part && w.ulp && w.lo && w.hi && w.xs && w.rng) {
+    gsl_rng_set(w.rng, (unsigned long)o->seed);
+    memset(st, 0, sizeof *st);
+    st->rows = rows;
+    st->len = len;
+    st->trials = trials;
+    st->splits = splits;
+    st->results = (uint64_t)rows * trials;
+    rc = sequential(&w);
+    if (!rc)
+      rc = random_orders(&w);
+    if (!rc) {
+      st->share_differ = st->results ? (double)st->differ / (double)st->results : 0;
+      spread(&w);
+      rc = split_k(&w);
     }
   }
-  for (size_t r = 0; r < rows; r++) {
-    lo[r] = hi[r] = seq[r];
-    if (!isfinite(seq[r])) {
-      st->nonfinite++;
-      continue;
-    }
-    mpei_xsum d = xs[r];
-    mpei_xs_add(&d, seq[r], 1);
-    double e = fabs(mpei_xs_to_double(&d, 0)) / ulp[r];
-    if (e > st->seq_max_err_ulps)
-      st->seq_max_err_ulps = e;
-  }
-  /* random orders, `batch` trials at a time: element (t - t0)*rows + r */
-  for (size_t t0 = 0; t0 < trials; t0 += batch) {
-    size_t nb = trials - t0 < batch ? trials - t0 : batch, m = nb * rows;
-    for (size_t q = 0; q < m; q++) {
-      uint32_t *p = perm + q * len;
-      for (size_t j = 0; j < len; j++)
-        p[j] = (uint32_t)j;
-      gsl_ran_shuffle(rng, p, len, sizeof *p);
-    }
-    for (size_t j = 0; j < len; j++) {
-      mpe_round_opts rj = stream(o, j, 1 + t0, trials, rows);
-      for (size_t q = 0; q < m; q++)
-        b[q] = x[(q % rows) * len + perm[q * len + j]];
-      rc = j == 0 ? mpe_round_f32(acc, b, m, f, &rj) : mpe_ew_add(acc, acc, b, m, f, &rj);
-      if (rc)
-        goto done;
-    }
-    for (size_t q = 0; q < m; q++) {
-      size_t r = q % rows;
-      float v = acc[q];
-      if (!isfinite(v) || !isfinite(seq[r])) {
-        st->nonfinite += !isfinite(v);
-        if (!(v == seq[r]))
-          st->differ++;
-        continue;
-      }
-      double dev = fabs((double)v - (double)seq[r]) / ulp[r];
-      int bin = 0;
-      if (v != seq[r]) {
-        st->differ++;
-        bin = dev <= 1 ? 1 : 1 + (int)ceil(log2(dev));
-        if (bin > MPE_ORDER_NBINS - 1)
-          bin = MPE_ORDER_NBINS - 1;
-      }
-      st->dev_hist[bin]++;
-      if (v < lo[r])
-        lo[r] = v;
-      if (v > hi[r])
-        hi[r] = v;
-      mpei_xsum d = xs[r];
-      mpei_xs_add(&d, v, 1);
-      double e = fabs(mpei_xs_to_double(&d, 0)) / ulp[r];
-      if (e > st->random_max_err_ulps)
-        st->random_max_err_ulps = e;
-    }
-  }
-  st->share_differ = st->results ? (double)st->differ / (double)st->results : 0;
-  {
-    double sum = 0;
-    size_t counted = 0;
-    for (size_t r = 0; r < rows; r++) {
-      if (!isfinite(lo[r]) || !isfinite(hi[r]))
-        continue;
-      double s = (hi[r] - lo[r]) / ulp[r];
-      if (s > 0)
-        st->rows_spread++;
-      if (s > st->max_spread_ulps)
-        st->max_spread_ulps = s;
-      sum += s;
-      counted++;
-    }
-    st->mean_spread_ulps = counted ? sum / (double)counted : 0;
-  }
-  /* split-K: part s = [s*len/S, (s+1)*len/S) summed in order, then the parts in order;
-     the addition that brings in part s uses the stream of its first element */
-  {
-    size_t k = trials + 1;
-    for (size_t s = 0; s < splits; s++) {
-      size_t pb = (size_t)((unsigned __int128)s * len / splits), pe = (size_t)((unsigned __int128)(s + 1) * len / splits);
-      mpe_round_opts r0 = stream(o, pb, k, trials, rows);
-      for (size_t r = 0; r < rows; r++)
-        b[r] = x[r * len + pb];
-      if ((rc = mpe_round_f32(part, b, rows, f, &r0)))
-        goto done;
-      for (size_t j = pb + 1; j < pe; j++) {
-        mpe_round_opts rj = stream(o, j, k, trials, rows);
-        for (size_t r = 0; r < rows; r++)
-          b[r] = x[r * len + j];
-        if ((rc = mpe_ew_add(part, part, b, rows, f, &rj)))
-          goto done;
-      }
-      if (s == 0)
-        memcpy(acc, part, rows * sizeof *acc);
-      else {
-        mpe_round_opts rc2 = stream(o, pb, k + 1, trials, rows);
-        if ((rc = mpe_ew_add(acc, acc, part, rows, f, &rc2)))
-          goto done;
-      }
-    }
-    for (size_t r = 0; r < rows; r++) {
-      if (!isfinite(acc[r])) {
-        st->nonfinite++;
-        st->splitk_differ += !(acc[r] == seq[r]);
-        continue;
-      }
-      if (acc[r] != seq[r]) {
-        st->splitk_differ++;
-        double dev = isfinite(seq[r]) ? fabs((double)acc[r] - (double)seq[r]) / ulp[r] : INFINITY;
-        if (dev > st->splitk_max_ulps)
-          st->splitk_max_ulps = dev;
-      }
-    }
-  }
-done:
-  free(perm);
-  free(acc);
-  free(b);
-  free(seq);
-  free(part);
-  free(ex);
-  free(ulp);
-  free(lo);
-  free(hi);
-  free(xs);
-  if (rng)
-    gsl_rng_free(rng);
+  free(w.perm);
+  free(w.acc);
+  free(w.b);
+  free(w.seq);
+  free(w.part);
+  free(w.ulp);
+  free(w.lo);
+  free(w.hi);
+  free(w.xs);
+  if (w.rng)
+    gsl_rng_free(w.rng);
   return rc;
 }

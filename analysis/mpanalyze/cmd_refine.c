@@ -403,6 +403,104 @@ static int split_list(char *s, char **items, int max)
   return k;
 }
 
+/* the results of a --cond-sweep: point k, variant v = f * ns + s */
+typedef struct {
+  int n, steps, nf, ns, nv;
+  char **factors, **solvers;
+  const mpe_ir_opts *opts;
+  const double *kap;
+  const int *it, *st;
+} sweep_res;
+
+static int sweep_json(const refine_args *a, const sweep_res *w)
+{
+  json_t *j = json_object(), *ks = json_array(), *vs = json_array();
+  json_object_set_new(j, "matrix", json_string("randsvd"));
+  json_object_set_new(j, "mode", json_integer(a->mode));
+  json_object_set_new(j, "n", json_integer(w->n));
+  for (int k = 0; k < w->steps; k++)
+    json_array_append_new(ks, json_real(w->kap[k]));
+  json_object_set_new(j, "kappa", ks);
+  for (int v = 0; v < w->nv; v++) {
+    json_t *e = json_object(), *its = json_array(), *sts = json_array();
+    json_object_set_new(e, "factor", json_string(w->factors[v / w->ns]));
+    json_object_set_new(e, "solver", json_string(w->solvers[v % w->ns]));
+    json_object_set_new(e, "model", json_string(w->opts[v].model ? mpe_tc_model_name(w->opts[v].model) : "none"));
+    for (int k = 0; k < w->steps; k++) {
+      json_array_append_new(its, json_integer(w->it[k * w->nv + v]));
+      json_array_append_new(sts, json_string(status_name((mpe_ir_status)w->st[k * w->nv + v])));
+    }
+    json_object_set_new(e, "iterations", its);
+    json_object_set_new(e, "status", sts);
+    json_array_append_new(vs, e);
+  }
+  json_object_set_new(j, "variants", vs);
+  int jrc = mpa_json_print(j);
+  json_decref(j);
+  return jrc;
+}
+
+static void sweep_text(const refine_args *a, const sweep_res *w)
+{
+  printf("randsvd mode %d, n=%d: corrections to converge (F: fell back, D: diverged)\n%10s", a->mode, w->n, "kappa");
+  for (int v = 0; v < w->nv; v++) {
+    char h[32];
+    snprintf(h, sizeof h, "%s/%s", w->factors[v / w->ns], w->solvers[v % w->ns]);
+    printf(" %14s", h);
+  }
+  printf("\n");
+  for (int k = 0; k < w->steps; k++) {
+    printf("%10.1e", w->kap[k]);
+    for (int v = 0; v < w->nv; v++) {
+      if (w->st[k * w->nv + v] == MPE_IR_CONVERGED)
+        printf(" %14d", w->it[k * w->nv + v]);
+      else
+        printf(" %14s", w->st[k * w->nv + v] == MPE_IR_FALLBACK ? "F" : "D");
+    }
+    printf("\n");
+  }
+}
+
+/* iterations against kappa (without PLplot --plot is refused with the options) */
+static int sweep_plot(const refine_args *a, const sweep_res *w)
+{
+#ifdef HAVE_PLPLOT
+  const int steps = w->steps, nv = w->nv, ns = w->ns;
+  const double *kap = w->kap;
+  PLFLT *xs = malloc((size_t)steps * sizeof *xs), *ys = malloc((size_t)steps * sizeof *ys);
+  int cap = w->opts[0].max_iter + 1;
+  if (!xs || !ys || mpa_plot_open(a->plot)) {
+    free(xs);
+    free(ys);
+    return xs && ys ? MPA_EXIT_INPUT : fail("refine", NULL, "out of memory");
+  }
+  plcol0(MPA_PLOT_INK);
+  plenv(log10(kap[0]), log10(kap[steps - 1]) + (steps == 1), 0, cap + 1, 0, 10);
+  pllab("condition number (2-norm)", "corrections (fallback drawn at the cap + 1)", "iterations vs kappa");
+  for (int v = 0; v < nv; v++) {
+    for (int k = 0; k < steps; k++) {
+      xs[k] = log10(kap[k]);
+      ys[k] = w->st[k * nv + v] == MPE_IR_CONVERGED ? w->it[k * nv + v] : cap;
+    }
+    plcol0(MPA_PLOT_CURVE(v));
+    pllsty(1 + (v % ns));
+    plline(steps, xs, ys);
+    plpoin(steps, xs, ys, 2 + v);
+    char lab[32];
+    snprintf(lab, sizeof lab, "%s/%s", w->factors[v / ns], w->solvers[v % ns]);
+    plptex(log10(kap[0]) + 0.05 * (log10(kap[steps - 1]) - log10(kap[0]) + 1), (cap + 1) * (0.93 - 0.8 * v / nv),
+           1, 0, 0, lab);
+  }
+  free(xs);
+  free(ys);
+  return mpa_plot_end(a->plot);
+#else
+  (void)a;
+  (void)w;
+  return 0;
+#endif
+}
+
 static int refine_sweep(const refine_args *a)
 {
   const double k0 = a->k0, k1 = a->k1;
@@ -471,89 +569,13 @@ static int refine_sweep(const refine_args *a)
   }
   if (!a->quiet && !a->json)
     fprintf(stderr, "\r%*s\r", 20, "");
-  if (a->json) {
-    json_t *j = json_object(), *ks = json_array(), *vs = json_array();
-    json_object_set_new(j, "matrix", json_string("randsvd"));
-    json_object_set_new(j, "mode", json_integer(a->mode));
-    json_object_set_new(j, "n", json_integer(n));
-    for (int k = 0; k < steps; k++)
-      json_array_append_new(ks, json_real(kap[k]));
-    json_object_set_new(j, "kappa", ks);
-    for (int f = 0; f < nf; f++)
-      for (int s = 0; s < ns; s++) {
-        int v = f * ns + s;
-        json_t *e = json_object(), *its = json_array(), *sts = json_array();
-        json_object_set_new(e, "factor", json_string(factors[f]));
-        json_object_set_new(e, "solver", json_string(solvers[s]));
-        json_object_set_new(e, "model", json_string(opts[v].model ? mpe_tc_model_name(opts[v].model) : "none"));
-        for (int k = 0; k < steps; k++) {
-          json_array_append_new(its, json_integer(it[k * nv + v]));
-          json_array_append_new(sts, json_string(status_name((mpe_ir_status)st[k * nv + v])));
-        }
-        json_object_set_new(e, "iterations", its);
-        json_object_set_new(e, "status", sts);
-        json_array_append_new(vs, e);
-      }
-    json_object_set_new(j, "variants", vs);
-    int jrc = mpa_json_print(j);
-    json_decref(j);
-    if (jrc) {
-      status = jrc;
-      goto out;
-    }
-  } else {
-    printf("randsvd mode %d, n=%d: corrections to converge (F: fell back, D: diverged)\n%10s", a->mode, n, "kappa");
-    for (int f = 0; f < nf; f++)
-      for (int s = 0; s < ns; s++) {
-        char h[32];
-        snprintf(h, sizeof h, "%s/%s", factors[f], solvers[s]);
-        printf(" %14s", h);
-      }
-    printf("\n");
-    for (int k = 0; k < steps; k++) {
-      printf("%10.1e", kap[k]);
-      for (int v = 0; v < nv; v++) {
-        if (st[k * nv + v] == MPE_IR_CONVERGED)
-          printf(" %14d", it[k * nv + v]);
-        else
-          printf(" %14s", st[k * nv + v] == MPE_IR_FALLBACK ? "F" : "D");
-      }
-      printf("\n");
-    }
-  }
-  if (a->plot) {
-#ifdef HAVE_PLPLOT
-    PLFLT *xs = malloc((size_t)steps * sizeof *xs), *ys = malloc((size_t)steps * sizeof *ys);
-    int cap = opts[0].max_iter + 1;
-    if (!xs || !ys || mpa_plot_open(a->plot)) {
-      free(xs);
-      free(ys);
-      status = xs && ys ? MPA_EXIT_INPUT : fail("refine", NULL, "out of memory");
-      goto out;
-    }
-    plcol0(MPA_PLOT_INK);
-    plenv(log10(kap[0]), log10(kap[steps - 1]) + (steps == 1), 0, cap + 1, 0, 10);
-    pllab("condition number (2-norm)", "corrections (fallback drawn at the cap + 1)", "iterations vs kappa");
-    for (int v = 0; v < nv; v++) {
-      for (int k = 0; k < steps; k++) {
-        xs[k] = log10(kap[k]);
-        ys[k] = st[k * nv + v] == MPE_IR_CONVERGED ? it[k * nv + v] : cap;
-      }
-      plcol0(MPA_PLOT_CURVE(v));
-      pllsty(1 + (v % ns));
-      plline(steps, xs, ys);
-      plpoin(steps, xs, ys, 2 + v);
-      char lab[32];
-      snprintf(lab, sizeof lab, "%s/%s", factors[v / ns], solvers[v % ns]);
-      plptex(log10(kap[0]) + 0.05 * (log10(kap[steps - 1]) - log10(kap[0]) + 1), (cap + 1) * (0.93 - 0.8 * v / nv),
-             1, 0, 0, lab);
-    }
-    free(xs);
-    free(ys);
-    if ((status = mpa_plot_end(a->plot)) != 0)
-      goto out;
-#endif   /* without PLplot --plot is refused with the options */
-  }
+  const sweep_res w = { n, steps, nf, ns, nv, factors, solvers, opts, kap, it, st };
+  if (a->json)
+    status = sweep_json(a, &w);
+  else
+    sweep_text(a, &w);
+  if (!status && a->plot)
+    status = sweep_plot(a, &w);
 out:
   free(A); free(b); free(x); free(xt); free(kap); free(it); free(st);
   return status;
@@ -627,6 +649,75 @@ int mpa_cmd_refine(int argc, char **argv)
    four binary32 vectors and 16-bit storage in mpe_cg_solve */
 #define CG_BYTES_PER_ROW 120
 
+/* the operator of --matrix (a Laplacian stencil, its CSR, or a .mtx file in *S);
+   MPA_EXIT_* */
+static int cg_operator(const char *matrix, int n, int use_csr, mpe_cg_op *op, mpe_csr **S)
+{
+  int rc, dim = laplace_dim(matrix);
+  if (is_mtx(matrix)) {
+    int rows = 0, cols = 0;
+    size_t entries = 0;
+    rc = mpe_mtx_size(matrix, &rows, &cols, &entries);
+    if (rc == MPE_EUNSUP && rows > 0)
+      return mtx_too_empty("cg", matrix, rows, cols, entries);
+    /* CSR (mirrored entries count twice) plus the solver's vectors */
+    if (!rc && mpa_budget(matrix, "the CG solve", (uint64_t)entries * 2 * 16 + (uint64_t)rows * CG_BYTES_PER_ROW))
+      return MPA_EXIT_INPUT;
+    if ((rc = mpe_mtx_read(S, matrix)) != 0)
+      return fail("cg", matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
+    if ((*S)->nrows != (*S)->ncols)
+      return fail("cg", matrix, "matrix is not square");
+    if ((rc = structurally_singular("cg", matrix, *S)) != 0)
+      return rc;
+    op->csr = *S;
+    return 0;
+  }
+  if (!dim)
+    return fail("cg", matrix, "unknown matrix (laplace1d|2d|3d or FILE.mtx)");
+  op->dim = dim;
+  op->m = n;
+  if (mpe_cg_op_order(op) < 0)
+    return fail("cg", matrix, "grid too large");
+  if (use_csr) {
+    if ((rc = mpe_csr_laplace(S, dim, n)) != 0)
+      return fail("cg", matrix, mpe_strerror(rc));
+    op->csr = *S;
+  }
+  return 0;
+}
+
+/* the residual history (without PLplot --plot is refused with the options) */
+static int cg_plot(const char *plot, const double *hist, int k)
+{
+#ifdef HAVE_PLPLOT
+  PLFLT *xs = malloc((size_t)(k + 1) * sizeof *xs), *ys = malloc((size_t)(k + 1) * sizeof *ys);
+  if (!xs || !ys || mpa_plot_open(plot)) {
+    free(xs);
+    free(ys);
+    return xs && ys ? MPA_EXIT_INPUT : fail("cg", NULL, "out of memory");
+  }
+  double lo = 0;
+  for (int i = 0; i < k; i++) {
+    xs[i] = i + 1;
+    ys[i] = log10(fmax(hist[i], 1e-30));
+    lo = fmin(lo, ys[i]);
+  }
+  plcol0(MPA_PLOT_INK);
+  plenv(0, k + 1, floor(lo), 1, 0, 20);
+  pllab("iteration", "iterated relative residual", "reliable-update CG");
+  plcol0(MPA_PLOT_CURVE(0));
+  plline(k, xs, ys);
+  free(xs);
+  free(ys);
+  return mpa_plot_end(plot);
+#else
+  (void)plot;
+  (void)hist;
+  (void)k;
+  return 0;
+#endif
+}
+
 int mpa_cmd_cg(int argc, char **argv)
 {
   const char *matrix = "laplace2d", *plot = NULL;
@@ -663,39 +754,9 @@ int mpa_cmd_cg(int argc, char **argv)
   o.max_iter = max_iter;
   mpe_csr *S = NULL;
   mpe_cg_op op = { NULL, 0, 0 };
-  int dim = laplace_dim(matrix);
-  if (is_mtx(matrix)) {
-    int rows = 0, cols = 0;
-    size_t entries = 0;
-    rc = mpe_mtx_size(matrix, &rows, &cols, &entries);
-    if (rc == MPE_EUNSUP && rows > 0)
-      return mtx_too_empty("cg", matrix, rows, cols, entries);
-    /* CSR (mirrored entries count twice) plus the solver's vectors */
-    if (!rc && mpa_budget(matrix, "the CG solve", (uint64_t)entries * 2 * 16 + (uint64_t)rows * CG_BYTES_PER_ROW))
-      return MPA_EXIT_INPUT;
-    if ((rc = mpe_mtx_read(&S, matrix)) != 0)
-      return fail("cg", matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
-    if (S->nrows != S->ncols) {
-      mpe_csr_free(S);
-      return fail("cg", matrix, "matrix is not square");
-    }
-    if ((rc = structurally_singular("cg", matrix, S)) != 0) {
-      mpe_csr_free(S);
-      return rc;
-    }
-    op.csr = S;
-  } else if (dim) {
-    op.dim = dim;
-    op.m = n;
-    if (mpe_cg_op_order(&op) < 0)
-      return fail("cg", matrix, "grid too large");
-    if (use_csr) {
-      if ((rc = mpe_csr_laplace(&S, dim, n)) != 0)
-        return fail("cg", matrix, mpe_strerror(rc));
-      op.csr = S;
-    }
-  } else {
-    return fail("cg", matrix, "unknown matrix (laplace1d|2d|3d or FILE.mtx)");
+  if ((rc = cg_operator(matrix, n, use_csr, &op, &S)) != 0) {
+    mpe_csr_free(S);
+    return rc;
   }
   int N = mpe_cg_op_order(&op);
   if (!S && mpa_budget(matrix, "the CG solve", (uint64_t)N * CG_BYTES_PER_ROW + (use_csr ? (uint64_t)N * 7 * 12 : 0))) {
@@ -759,33 +820,8 @@ int mpa_cmd_cg(int argc, char **argv)
            "%d reliable updates, true relative residual %.3e\n", matrix, N, sloppy, delta, sn[r.status],
            r.iterations, r64.iterations, r.reliable_updates, r.true_residual);
   }
-  if (plot) {
-#ifdef HAVE_PLPLOT
-    int k = r.nhistory;
-    PLFLT *xs = malloc((size_t)(k + 1) * sizeof *xs), *ys = malloc((size_t)(k + 1) * sizeof *ys);
-    if (!xs || !ys || mpa_plot_open(plot)) {
-      free(xs);
-      free(ys);
-      status = xs && ys ? MPA_EXIT_INPUT : fail("cg", NULL, "out of memory");
-      goto out;
-    }
-    double lo = 0;
-    for (int i = 0; i < k; i++) {
-      xs[i] = i + 1;
-      ys[i] = log10(fmax(hist[i], 1e-30));
-      lo = fmin(lo, ys[i]);
-    }
-    plcol0(MPA_PLOT_INK);
-    plenv(0, k + 1, floor(lo), 1, 0, 20);
-    pllab("iteration", "iterated relative residual", "reliable-update CG");
-    plcol0(MPA_PLOT_CURVE(0));
-    plline(k, xs, ys);
-    free(xs);
-    free(ys);
-    if ((status = mpa_plot_end(plot)) != 0)
-      goto out;
-#endif   /* without PLplot --plot is refused with the options */
-  }
+  if (plot && (status = cg_plot(plot, hist, r.nhistory)) != 0)
+    goto out;
   status = 0;
   if (r.status != MPE_CG_CONVERGED) {
     mpa_error("cg", "%s: %s", matrix, r.status == MPE_CG_MAXITER

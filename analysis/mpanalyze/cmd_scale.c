@@ -153,253 +153,284 @@ out:
   return status ? status : MPA_EXIT_OK;
 }
 
+/* what the command was asked for */
+struct scale_args {
+  const char *preset, *plot;
+  const mpe_format *fmt;
+  double init;
+  long interval, hyst, history, margin;   /* margin -1: not given */
+  int json, delayed;
+};
+
+/* the options of one kind of scaling; MPA_EXIT_* (the error said) */
+static int check_kind(struct scale_args *a)
+{
+  a->delayed = !strcmp(a->preset, "delayed") || !strcmp(a->preset, "te");
+  /* an option of the other kind of scaling would be ignored: refused */
+  if (!a->delayed && (a->history || a->margin >= 0))
+    return mpa_error("scale", "--%s applies to --preset delayed only", a->history ? "history" : "margin");
+  if (a->delayed && (a->init > 0 || a->interval || a->hyst))
+    return mpa_error("scale", "--%s applies to the dynamic loss scalers, not to --preset delayed",
+                     a->init > 0 ? "init" : a->interval ? "interval" : "hysteresis");
+  if (a->margin < 0)
+    a->margin = 0;
+  if (!a->fmt)
+    a->fmt = mpe_format_lookup(a->delayed ? "e5m2" : "fp16");
+  return MPA_EXIT_OK;
+}
+
+/* the scaler the options ask for: *sc (dynamic loss scaling) or *dl (delayed,
+   FP8), its parameters in *sp; MPA_EXIT_* (the error said) */
+static int make_scaler(const struct scale_args *a, mpe_scaler **sc, mpe_delayed **dl, mpe_scaler_params *sp)
+{
+  memset(sp, 0, sizeof *sp);
+  if (a->delayed) {
+    mpe_delayed_params dp = { a->fmt, (int)a->history, (int)a->margin, 0 };
+    int e = mpe_delayed_create(dl, &dp);
+    if (e)
+      return mpa_error("scale", "%s", e == MPE_EINVAL ? "delayed scaling needs a format whose max fits binary32 (e4m3, e5m2, fp16, bf16)"
+                                                      : mpe_strerror(e)), e == MPE_EINVAL ? MPA_EXIT_INPUT : MPA_EXIT_FAIL;
+    return MPA_EXIT_OK;
+  }
+  if (mpe_scaler_params_preset(sp, a->preset))
+    return mpa_error("scale", "unknown --preset '%s' (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)",
+                     a->preset);
+  if (a->init > 0) {
+    sp->init_scale = a->init;
+    if (sp->max_scale < a->init) sp->max_scale = a->init;
+    if (sp->min_scale > a->init) sp->min_scale = a->init;
+  }
+  if (a->interval) sp->growth_interval = (int)a->interval;
+  if (a->hyst) sp->hysteresis = (int)a->hyst;
+  int e = mpe_scaler_create(sc, sp);
+  if (e)
+    return mpa_error("scale", "%s", e != MPE_EINVAL ? mpe_strerror(e) : sp->storage == MPE_SCALER_BINARY32 && a->init > 0
+                     ? "invalid scaler parameters (--init must be a finite non-zero binary32 value for this preset)"
+                     : "invalid scaler parameters"), e == MPE_EINVAL ? MPA_EXIT_INPUT : MPA_EXIT_FAIL;
+  return MPA_EXIT_OK;
+}
+
+/* every --dtype rule names a member it can type, as for range; MPA_EXIT_* */
+static int check_rules(char **paths, size_t ns, const mpe_io_opts *io)
+{
+  mpa_rule_use *ru = calloc(1, sizeof *ru);
+  if (!ru)
+    return mpa_error("scale", "out of memory"), MPA_EXIT_FAIL;
+  int bad = 0, quiet = mpa_quiet;
+  mpa_quiet = 1;   /* the skipped-member notes come with the steps' own opens */
+  for (size_t s = 0; s < ns && !bad; s++) {
+    mpe_io *f;
+    if (mpa_open(paths[s], io, &f))
+      bad = 1;
+    else {
+      mpa_rules_mark(f, io, ru);
+      mpe_io_close(f);
+    }
+  }
+  mpa_quiet = quiet;
+  if (!bad && mpa_rules_check(io, ru))
+    bad = 1;
+  free(ru);
+  return bad ? MPA_EXIT_INPUT : MPA_EXIT_OK;
+}
+
+/* the steps replayed through the scaler, in one process or shared among the
+   ranks; MPA_EXIT_* (the ranks other than 0 return theirs and print nothing) */
+static int replay(char **paths, size_t ns, const mpe_io_opts *io, const mpe_format *fmt, const char **want,
+                  size_t nwant, mpe_scaler *sc, mpe_delayed *dl, struct step *st)
+{
+  if (mpa_mpi_size() > 1)
+    return scale_ranks(paths, ns, io, fmt, want, nwant, sc, dl, st);
+  for (size_t s = 0; s < ns; s++) {
+    struct step *p = &st[s];
+    p->file = paths[s];
+    p->scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
+    int rc = step_stats(paths[s], io, fmt, want, nwant, p->scale, p);
+    if (rc)
+      return rc;
+    if (sc)
+      p->skipped = !mpe_scaler_update(sc, p->found_inf);
+    else
+      mpe_delayed_update(dl, isnan(p->amax) ? INFINITY : p->amax);
+  }
+  return MPA_EXIT_OK;
+}
+
+static json_t *params_json(const struct scale_args *a, const mpe_scaler_params *sp)
+{
+  json_t *par = json_object();
+  if (a->delayed) {
+    json_object_set_new(par, "history_len", json_integer(a->history ? a->history : 1024));
+    json_object_set_new(par, "margin", json_integer(a->margin));
+    return par;
+  }
+  json_object_set_new(par, "init_scale", mpa_json_num(sp->init_scale));
+  json_object_set_new(par, "growth_factor", mpa_json_num(sp->growth_factor));
+  json_object_set_new(par, "backoff_factor", mpa_json_num(sp->backoff_factor));
+  json_object_set_new(par, "min_scale", mpa_json_num(sp->min_scale));
+  json_object_set_new(par, "max_scale", mpa_json_num(sp->max_scale));
+  json_object_set_new(par, "growth_interval", json_integer(sp->growth_interval));
+  json_object_set_new(par, "hysteresis", json_integer(sp->hysteresis));
+  json_object_set_new(par, "growth_delay", json_integer(sp->growth_delay));
+  json_object_set_new(par, "storage", json_string(sp->storage == MPE_SCALER_BINARY32 ? "binary32" : "binary64"));
+  return par;
+}
+
+static int print_json(const struct scale_args *a, const mpe_scaler_params *sp, const struct step *st, size_t ns,
+                      uint64_t nskip, double final_scale)
+{
+  json_t *doc = json_object(), *arr = json_array();
+  json_object_set_new(doc, "mpanalyze", json_string(mpe_version_string()));
+  json_object_set_new(doc, "command", json_string("scale"));
+  json_object_set_new(doc, "preset", json_string(a->delayed ? "delayed" : a->preset));
+  json_object_set_new(doc, "format", json_string(mpe_format_name(a->fmt)));
+  json_object_set_new(doc, "params", params_json(a, sp));
+  for (size_t s = 0; s < ns; s++) {
+    json_t *o = json_object();
+    json_object_set_new(o, "step", json_integer((json_int_t)s));
+    json_object_set_new(o, "file", json_string(st[s].file));
+    json_object_set_new(o, "scale", mpa_json_num(st[s].scale));
+    json_object_set_new(o, "count", json_integer((json_int_t)st[s].count));
+    json_object_set_new(o, "max_abs", mpa_json_num(st[s].amax));
+    json_object_set_new(o, "nonfinite", json_integer((json_int_t)st[s].nonfinite));
+    json_object_set_new(o, "overflow", json_integer((json_int_t)st[s].overflow));
+    json_object_set_new(o, "found_inf", json_boolean(st[s].found_inf));
+    json_object_set_new(o, "skipped", json_boolean(st[s].skipped));
+    json_object_set_new(o, "underflow", json_integer((json_int_t)st[s].underflow));
+    json_array_append_new(arr, o);
+  }
+  json_object_set_new(doc, "steps", arr);
+  json_object_set_new(doc, "skipped", json_integer((json_int_t)nskip));
+  json_object_set_new(doc, "final_scale", mpa_json_num(final_scale));
+  int rc = mpa_json_print(doc);
+  json_decref(doc);
+  return rc;
+}
+
+static void print_text(const struct scale_args *a, const struct step *st, size_t ns, uint64_t nskip,
+                       double final_scale)
+{
+  printf("%s scaler, %s: %zu steps, %llu skipped, final scale %.6g\n", a->delayed ? "delayed (FP8)" : a->preset,
+         mpe_format_name(a->fmt), ns, (unsigned long long)nskip, final_scale);
+  static const mpa_col cols[] = { { "step", -5 }, { "scale", -12 }, { "max|g|", -10 }, { "overflow", -10 },
+                                  { "inf/nan", -8 }, { "skipped", -8 }, { "underflow", 0 } };
+  mpa_col c[7];
+  memcpy(c, cols, sizeof c);
+  if (a->delayed)
+    c[5].head = "";   /* delayed scaling skips no step */
+  mpa_table_head(stdout, c, 7);
+  for (size_t s = 0; s < ns; s++) {
+    mpa_cellbuf b[6];
+    int e;
+    if (frexp(st[s].scale, &e) == 0.5)
+      mpa_cell(&b[1], "2^%d", e - 1);
+    else
+      mpa_cell(&b[1], "%.6g", st[s].scale);
+    mpa_table_row(stdout, c, 7, mpa_cell(&b[0], "%zu", s), b[1].s, mpa_cell(&b[2], "%.4g", st[s].amax),
+                  mpa_cell(&b[3], "%llu", (unsigned long long)st[s].overflow),
+                  mpa_cell(&b[4], "%llu", (unsigned long long)st[s].nonfinite),
+                  a->delayed ? "" : st[s].skipped ? "yes" : "no",
+                  mpa_cell(&b[5], "%llu (%.3g%%)", (unsigned long long)st[s].underflow,
+                           st[s].count ? 100.0 * (double)st[s].underflow / (double)st[s].count : 0.0));
+  }
+  if (a->plot && !mpa_quiet)
+    fprintf(stderr, "mpanalyze: wrote %s\n", a->plot);
+}
+
+/* the replay, the plot and the report, once the scaler is made; MPA_EXIT_* */
+static int run_scale(const struct scale_args *a, const mpe_scaler_params *sp, char **paths, size_t ns,
+                     const mpe_io_opts *io, const char **want, size_t nwant, mpe_scaler *sc, mpe_delayed *dl)
+{
+  struct step *st = calloc(ns, sizeof *st);
+  double *scales = calloc(ns, sizeof *scales);
+  int *ovf = calloc(ns, sizeof *ovf);
+  int rc = !st || !scales || !ovf ? (mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL) : MPA_EXIT_OK;
+  if (!rc && io->nrules)
+    rc = check_rules(paths, ns, io);
+  if (!rc)
+    rc = replay(paths, ns, io, a->fmt, want, nwant, sc, dl, st);
+  mpa_progress_end();
+  if (!rc && mpa_mpi_rank() == 0) {   /* rank 0 alone prints, the others end with its status */
+    for (size_t s = 0; s < ns; s++) {
+      scales[s] = st[s].scale;
+      ovf[s] = st[s].found_inf;
+    }
+    char title[160];
+    snprintf(title, sizeof title, "%s loss scale, %s (x: overflow)", a->preset, mpe_format_name(a->fmt));
+    if (a->plot)
+      rc = mpa_plot_scale(a->plot, title, scales, ovf, ns);
+  }
+  if (!rc && mpa_mpi_rank() == 0) {
+    double final_scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
+    uint64_t nskip = 0;
+    for (size_t s = 0; s < ns; s++)
+      nskip += (uint64_t)st[s].skipped;
+    if (a->json)
+      rc = print_json(a, sp, st, ns, nskip, final_scale);
+    else
+      print_text(a, st, ns, nskip, final_scale);
+  }
+  free(st);
+  free(scales);
+  free(ovf);
+  return rc;
+}
+
 int mpa_cmd_scale(int argc, char **argv)
 {
-  const char *preset = NULL, *plot = NULL;
-  const mpe_format *fmt = NULL;
+  struct scale_args a = { NULL, NULL, NULL, 0, 0, 0, 0, -1, 0, 0 };
   const char **want = calloc((size_t)argc + 1, sizeof *want);
   size_t nwant = 0;
-  double init = 0;
-  long interval = 0, hyst = 0, history = 0, margin = -1;   /* margin -1: not given */
-  int json = 0, first, rc = MPA_EXIT_INPUT;
+  int first, rc;
   char **paths = NULL;   /* the step files, folders and globs expanded */
   size_t ns = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
   const mpa_opt opts[] = {
-    { "preset", 'p', MPA_STRING, &preset, 0, 0, "NAME",
+    { "preset", 'p', MPA_STRING, &a.preset, 0, 0, "NAME",
       "pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, or delayed (FP8)", NULL, NULL, 0 },
-    { "format", 'f', MPA_FORMAT, &fmt, 0, 0, "F", "the format of the scaled gradients (default fp16; delayed: e5m2)",
+    { "format", 'f', MPA_FORMAT, &a.fmt, 0, 0, "F", "the format of the scaled gradients (default fp16; delayed: e5m2)",
       NULL, NULL, 0 },
     { "tensor", 't', MPA_STRINGS, want, 0, 0, "NAME", "only this tensor of each step (may be repeated)", NULL, &nwant, 0 },
-    { "init", 0, MPA_DOUBLE, &init, 0, INFINITY, "S", "initial scale", NULL, NULL, MPA_LO_OPEN },
-    { "interval", 0, MPA_LONG, &interval, 1, 0x1p30, "N", "growth interval", NULL, NULL, 0 },
-    { "hysteresis", 0, MPA_LONG, &hyst, 1, 0x1p30, "N", "overflows tolerated before the scale backs off", NULL, NULL, 0 },
-    { "history", 0, MPA_LONG, &history, 1, 0x1p24, "N", "delayed: amax history length (default 1024)", NULL, NULL, 0 },
-    { "margin", 'm', MPA_LONG, &margin, 0, 126, "BITS", "delayed: scale = max / amax / 2^margin (default 0)", NULL, NULL, 0 },
+    { "init", 0, MPA_DOUBLE, &a.init, 0, INFINITY, "S", "initial scale", NULL, NULL, MPA_LO_OPEN },
+    { "interval", 0, MPA_LONG, &a.interval, 1, 0x1p30, "N", "growth interval", NULL, NULL, 0 },
+    { "hysteresis", 0, MPA_LONG, &a.hyst, 1, 0x1p30, "N", "overflows tolerated before the scale backs off", NULL, NULL, 0 },
+    { "history", 0, MPA_LONG, &a.history, 1, 0x1p24, "N", "delayed: amax history length (default 1024)", NULL, NULL, 0 },
+    { "margin", 'm', MPA_LONG, &a.margin, 0, 126, "BITS", "delayed: scale = max / amax / 2^margin (default 0)", NULL, NULL, 0 },
     { "dtype", 0, MPA_DTYPE, &io, 0, 0, "T", "as for range", NULL, NULL, 0 },
     { "shape", 0, MPA_SHAPE, &io, 0, 0, "D,D..", "as for range", NULL, NULL, 0 },
     { "kind", 0, MPA_KIND, &io, 0, 0, "K", "as for range", NULL, NULL, 0 },
-    MPA_OPT_JSON(&json),
-    { "plot", 0, MPA_PLOT, &plot, 0, 0, "FILE", "the scale trajectory as .svg or .png", NULL, NULL, 0 },
+    MPA_OPT_JSON(&a.json),
+    { "plot", 0, MPA_PLOT, &a.plot, 0, 0, "FILE", "the scale trajectory as .svg or .png", NULL, NULL, 0 },
     { "quiet", 'q', MPA_FLAG, &mpa_quiet, 0, 0, NULL, "no progress bar", NULL, NULL, 0 },
     MPA_OPT_END };
   const mpa_cli cli = { "scale", "usage: mpanalyze scale --preset NAME [options] STEP_FILE...", NULL, opts };
   if (!want)
     return mpa_error(NULL, "out of memory"), MPA_EXIT_FAIL;
   if ((rc = mpa_parse(&cli, argc, argv, &first))) {
-    rc = rc == 1 ? MPA_EXIT_OK : rc;
-    goto out;
+    free(want);
+    return rc == 1 ? MPA_EXIT_OK : rc;
   }
-  rc = MPA_EXIT_INPUT;
-  if (!preset) {
-    mpa_error("scale", "--preset is required (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)");
-    goto out;
-  }
-  if (first >= argc) {
-    mpa_error("scale", "no step file (mpanalyze scale --help)");
-    goto out;
-  }
-  int delayed = !strcmp(preset, "delayed") || !strcmp(preset, "te");
-  /* an option of the other kind of scaling would be ignored: refused */
-  if (!delayed && (history || margin >= 0)) {
-    mpa_error("scale", "--%s applies to --preset delayed only", history ? "history" : "margin");
-    goto out;
-  }
-  if (delayed && (init > 0 || interval || hyst)) {
-    mpa_error("scale", "--%s applies to the dynamic loss scalers, not to --preset delayed",
-              init > 0 ? "init" : interval ? "interval" : "hysteresis");
-    goto out;
-  }
-  if (margin < 0)
-    margin = 0;
-  if (!fmt)
-    fmt = mpe_format_lookup(delayed ? "e5m2" : "fp16");
-  if ((rc = mpa_expand_inputs(argc - first, argv + first, &paths, &ns)))
-    goto out;
-  rc = MPA_EXIT_INPUT;
-  if (plot && mpa_output_check(plot, (int)ns, paths))
-    goto out;
+  if (!a.preset)
+    rc = mpa_error("scale", "--preset is required (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)");
+  else if (first >= argc)
+    rc = mpa_error("scale", "no step file (mpanalyze scale --help)");
   mpe_scaler *sc = NULL;
   mpe_delayed *dl = NULL;
   mpe_scaler_params sp;
-  memset(&sp, 0, sizeof sp);
-  if (delayed) {
-    mpe_delayed_params dp = { fmt, (int)history, (int)margin, 0 };
-    int e = mpe_delayed_create(&dl, &dp);
-    if (e) {
-      if (e != MPE_EINVAL)
-        rc = MPA_EXIT_FAIL;
-      mpa_error("scale", "%s", e == MPE_EINVAL ? "delayed scaling needs a format whose max fits binary32 (e4m3, e5m2, fp16, bf16)"
-                                               : mpe_strerror(e));
-      goto out;
-    }
-  } else {
-    if (mpe_scaler_params_preset(&sp, preset)) {
-      mpa_error("scale", "unknown --preset '%s' (pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, delayed)",
-                preset);
-      goto out;
-    }
-    if (init > 0) {
-      sp.init_scale = init;
-      if (sp.max_scale < init) sp.max_scale = init;
-      if (sp.min_scale > init) sp.min_scale = init;
-    }
-    if (interval) sp.growth_interval = (int)interval;
-    if (hyst) sp.hysteresis = (int)hyst;
-    int e = mpe_scaler_create(&sc, &sp);
-    if (e) {
-      if (e != MPE_EINVAL)
-        rc = MPA_EXIT_FAIL;
-      mpa_error("scale", "%s", e != MPE_EINVAL ? mpe_strerror(e) : sp.storage == MPE_SCALER_BINARY32 && init > 0
-                        ? "invalid scaler parameters (--init must be a finite non-zero binary32 value for this preset)"
-                        : "invalid scaler parameters");
-      goto out;
-    }
-  }
-  struct step *st = calloc(ns, sizeof *st);
-  double *scales = calloc(ns, sizeof *scales);
-  int *ovf = calloc(ns, sizeof *ovf);
-  if (!st || !scales || !ovf) {
-    rc = MPA_EXIT_FAIL;
-    mpa_error(NULL, "out of memory");
-    goto done;
-  }
-  if (io.nrules) {   /* every --dtype rule names a member it can type, as for range */
-    mpa_rule_use *ru = calloc(1, sizeof *ru);
-    if (!ru) {
-      mpa_error("scale", "out of memory");
-      rc = MPA_EXIT_FAIL;
-      goto done;
-    }
-    int bad = 0, quiet = mpa_quiet;
-    mpa_quiet = 1;   /* the skipped-member notes come with the steps' own opens */
-    for (size_t s = 0; s < ns && !bad; s++) {
-      mpe_io *f;
-      if (mpa_open(paths[s], &io, &f))
-        bad = 1;
-      else {
-        mpa_rules_mark(f, &io, ru);
-        mpe_io_close(f);
-      }
-    }
-    mpa_quiet = quiet;
-    if (!bad && mpa_rules_check(&io, ru))
-      bad = 1;
-    free(ru);
-    if (bad)
-      goto done;   /* rc is MPA_EXIT_INPUT */
-  }
-  if (mpa_mpi_size() > 1) {
-    if ((rc = scale_ranks(paths, ns, &io, fmt, want, nwant, sc, dl, st)) || mpa_mpi_rank() > 0)
-      goto done;   /* rank 0 alone prints, the others end with its status */
-    for (size_t s = 0; s < ns; s++) {
-      scales[s] = st[s].scale;
-      ovf[s] = st[s].found_inf;
-    }
-  } else {
-    for (size_t s = 0; s < ns; s++) {
-      struct step *p = &st[s];
-      p->file = paths[s];
-      p->scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
-      if ((rc = step_stats(paths[s], &io, fmt, want, nwant, p->scale, p)))
-        goto done;
-      if (sc)
-        p->skipped = !mpe_scaler_update(sc, p->found_inf);
-      else
-        mpe_delayed_update(dl, isnan(p->amax) ? INFINITY : p->amax);
-      scales[s] = p->scale;
-      ovf[s] = p->found_inf;
-    }
-  }
+  if (!rc)
+    rc = check_kind(&a);
+  if (!rc)
+    rc = mpa_expand_inputs(argc - first, argv + first, &paths, &ns);
+  if (!rc && a.plot && mpa_output_check(a.plot, (int)ns, paths))
+    rc = MPA_EXIT_INPUT;
+  if (!rc)
+    rc = make_scaler(&a, &sc, &dl, &sp);
+  if (!rc)
+    rc = run_scale(&a, &sp, paths, ns, &io, want, nwant, sc, dl);
   mpa_progress_end();
-  if (plot) {
-    char title[160];
-    snprintf(title, sizeof title, "%s loss scale, %s (x: overflow)", preset, mpe_format_name(fmt));
-    if ((rc = mpa_plot_scale(plot, title, scales, ovf, ns)))
-      goto done;
-  }
-  double final_scale = sc ? mpe_scaler_scale(sc) : mpe_delayed_scale(dl);
-  uint64_t nskip = 0;
-  for (size_t s = 0; s < ns; s++)
-    nskip += (uint64_t)st[s].skipped;
-  if (json) {
-    json_t *doc = json_object(), *arr = json_array(), *par = json_object();
-    json_object_set_new(doc, "mpanalyze", json_string(mpe_version_string()));
-    json_object_set_new(doc, "command", json_string("scale"));
-    json_object_set_new(doc, "preset", json_string(delayed ? "delayed" : preset));
-    json_object_set_new(doc, "format", json_string(mpe_format_name(fmt)));
-    if (delayed) {
-      json_object_set_new(par, "history_len", json_integer(history ? history : 1024));
-      json_object_set_new(par, "margin", json_integer(margin));
-    } else {
-      json_object_set_new(par, "init_scale", mpa_json_num(sp.init_scale));
-      json_object_set_new(par, "growth_factor", mpa_json_num(sp.growth_factor));
-      json_object_set_new(par, "backoff_factor", mpa_json_num(sp.backoff_factor));
-      json_object_set_new(par, "min_scale", mpa_json_num(sp.min_scale));
-      json_object_set_new(par, "max_scale", mpa_json_num(sp.max_scale));
-      json_object_set_new(par, "growth_interval", json_integer(sp.growth_interval));
-      json_object_set_new(par, "hysteresis", json_integer(sp.hysteresis));
-      json_object_set_new(par, "growth_delay", json_integer(sp.growth_delay));
-      json_object_set_new(par, "storage",
-                          json_string(sp.storage == MPE_SCALER_BINARY32 ? "binary32" : "binary64"));
-    }
-    json_object_set_new(doc, "params", par);
-    for (size_t s = 0; s < ns; s++) {
-      json_t *o = json_object();
-      json_object_set_new(o, "step", json_integer((json_int_t)s));
-      json_object_set_new(o, "file", json_string(st[s].file));
-      json_object_set_new(o, "scale", mpa_json_num(st[s].scale));
-      json_object_set_new(o, "count", json_integer((json_int_t)st[s].count));
-      json_object_set_new(o, "max_abs", mpa_json_num(st[s].amax));
-      json_object_set_new(o, "nonfinite", json_integer((json_int_t)st[s].nonfinite));
-      json_object_set_new(o, "overflow", json_integer((json_int_t)st[s].overflow));
-      json_object_set_new(o, "found_inf", json_boolean(st[s].found_inf));
-      json_object_set_new(o, "skipped", json_boolean(st[s].skipped));
-      json_object_set_new(o, "underflow", json_integer((json_int_t)st[s].underflow));
-      json_array_append_new(arr, o);
-    }
-    json_object_set_new(doc, "steps", arr);
-    json_object_set_new(doc, "skipped", json_integer((json_int_t)nskip));
-    json_object_set_new(doc, "final_scale", mpa_json_num(final_scale));
-    rc = mpa_json_print(doc);
-    json_decref(doc);
-  } else {
-    printf("%s scaler, %s: %zu steps, %llu skipped, final scale %.6g\n", delayed ? "delayed (FP8)" : preset,
-           mpe_format_name(fmt), ns, (unsigned long long)nskip, final_scale);
-    static const mpa_col cols[] = { { "step", -5 }, { "scale", -12 }, { "max|g|", -10 }, { "overflow", -10 },
-                                    { "inf/nan", -8 }, { "skipped", -8 }, { "underflow", 0 } };
-    mpa_col c[7];
-    memcpy(c, cols, sizeof c);
-    if (delayed)
-      c[5].head = "";   /* delayed scaling skips no step */
-    mpa_table_head(stdout, c, 7);
-    for (size_t s = 0; s < ns; s++) {
-      mpa_cellbuf b[6];
-      int e;
-      if (frexp(st[s].scale, &e) == 0.5)
-        mpa_cell(&b[1], "2^%d", e - 1);
-      else
-        mpa_cell(&b[1], "%.6g", st[s].scale);
-      mpa_table_row(stdout, c, 7, mpa_cell(&b[0], "%zu", s), b[1].s, mpa_cell(&b[2], "%.4g", st[s].amax),
-                    mpa_cell(&b[3], "%llu", (unsigned long long)st[s].overflow),
-                    mpa_cell(&b[4], "%llu", (unsigned long long)st[s].nonfinite),
-                    delayed ? "" : st[s].skipped ? "yes" : "no",
-                    mpa_cell(&b[5], "%llu (%.3g%%)", (unsigned long long)st[s].underflow,
-                             st[s].count ? 100.0 * (double)st[s].underflow / (double)st[s].count : 0.0));
-    }
-    if (plot && !mpa_quiet)
-      fprintf(stderr, "mpanalyze: wrote %s\n", plot);
-    rc = MPA_EXIT_OK;
-  }
-done:
-  mpa_progress_end();
-  free(st);
-  free(scales);
-  free(ovf);
   mpe_scaler_free(sc);
   mpe_delayed_free(dl);
-out:
   mpa_free_inputs(paths, ns);
   free(want);
   return rc;

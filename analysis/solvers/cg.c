@@ -280,6 +280,149 @@ static int cg_fp64(const mpe_cg_op *A, const double *b, double *x, int n, double
 
 /* ------------------------------------------------------------ reliable-update CG */
 
+/* the CG of the sloppy formats: r and p stored in binary32 (rounded to the
+   sloppy format) with a shared power-of-two scale, x accumulated in binary64,
+   reliable updates recompute r from x in binary64 */
+static int cg_sloppy(const mpe_cg_op *A, const double *b, double *x, int n, double bnorm, const mpe_cg_opts *opts,
+                     int maxit, mpe_cg_result *R)
+{
+  store_ctx st = { opts->sloppy, NULL, (size_t)opts->fx16_block, NULL, NULL };
+  if (opts->sloppy == MPE_CG_FP16)
+    st.fmt = mpe_format_of(MPE_FP16);
+  else if (opts->sloppy == MPE_CG_BF16)
+    st.fmt = mpe_format_of(MPE_BF16);
+  size_t nn = (size_t)n;
+  double *r = malloc(nn * sizeof *r), *p = malloc(nn * sizeof *p), *xacc = calloc(nn, sizeof *xacc);
+  float *Rv = malloc(nn * sizeof *Rv), *Ro = malloc(nn * sizeof *Ro), *Pv = malloc(nn * sizeof *Pv),
+        *Qv = malloc(nn * sizeof *Qv), *valf = NULL;
+  if (opts->sloppy == MPE_CG_FX16) {
+    st.q = malloc(nn * sizeof *st.q);
+    st.bscale = malloc((nn / st.block + 1) * sizeof *st.bscale);
+  }
+  if (A->csr)
+    valf = malloc((A->csr->nnz ? A->csr->nnz : 1) * sizeof *valf);
+  int rc = MPE_ENOMEM;
+  if (!r || !p || !xacc || !Rv || !Ro || !Pv || !Qv || (A->csr && !valf) ||
+      (opts->sloppy == MPE_CG_FX16 && (!st.q || !st.bscale)))
+    goto out;
+  if (A->csr)
+    for (size_t k = 0; k < A->csr->nnz; k++)
+      valf[k] = (float)A->csr->val[k];
+
+  rc = MPE_OK;
+  R->status = MPE_CG_MAXITER;
+  double rn = true_residual(A, b, x, r, n);
+  if (rn <= opts->tol * bnorm) {
+    R->status = MPE_CG_CONVERGED;
+    goto out;
+  }
+  /* sloppy r and p share the scale s between reliable updates */
+  double s = pow2_scale_d(r, n);
+  for (int i = 0; i < n; i++)
+    Rv[i] = (float)(r[i] / s);
+  if (store(&st, Rv, nn)) {
+    R->status = MPE_CG_BREAKDOWN;
+    goto out;
+  }
+  memcpy(Pv, Rv, nn * sizeof *Pv);
+  double rr = s * s * dot_ff(Rv, Rv, n), maxr = rn;
+  while (R->iterations < maxit) {
+    apply_sloppy(A, valf, Pv, Qv, n);
+    double sq = pow2_scale_f(Qv, n);
+    for (int i = 0; i < n; i++)
+      Qv[i] = (float)(Qv[i] / sq);
+    double pap = s * s * sq * dot_ff(Pv, Qv, n);
+    R->iterations++;
+    if (store(&st, Qv, nn) || !(pap > 0.0) || !isfinite(pap)) {
+      R->status = MPE_CG_BREAKDOWN;
+      break;
+    }
+    double alpha = rr / pap;
+    for (int i = 0; i < n; i++)
+      xacc[i] += alpha * s * (double)Pv[i];
+    float a = (float)(alpha * sq);
+    float *t = Ro;
+    Ro = Rv;
+    Rv = t;
+    for (int i = 0; i < n; i++)
+      Rv[i] = fmaf(-a, Qv[i], Ro[i]);
+    if (store(&st, Rv, nn)) {
+      R->status = MPE_CG_BREAKDOWN;
+      break;
+    }
+    double rr_old = rr;
+    rr = s * s * dot_ff(Rv, Rv, n);
+    double rnorm = sqrt(rr);
+    if (R->nhistory < opts->history_cap)
+      opts->history[R->nhistory++] = rnorm / bnorm;
+    if (rnorm > maxr)
+      maxr = rnorm;
+    if (rnorm >= opts->delta * maxr && rnorm > opts->tol * bnorm) {
+      /* Polak-Ribière beta; r and p share the scale s so it cancels */
+      double sig = 0.0, oo = 0.0;
+      for (int i = 0; i < n; i++) {
+        sig += (double)Rv[i] * ((double)Rv[i] - (double)Ro[i]);
+        oo += (double)Ro[i] * Ro[i];
+      }
+      float beta = (float)(sig / oo);
+      for (int i = 0; i < n; i++)
+        Pv[i] = fmaf(beta, Pv[i], Rv[i]);
+      if (store(&st, Pv, nn)) {
+        R->status = MPE_CG_BREAKDOWN;
+        break;
+      }
+      continue;
+    }
+    /* reliable update: fold the accumulator, recompute r in binary64,
+       re-project p against the new r, store both with a fresh scale */
+    for (int i = 0; i < n; i++) {
+      x[i] += xacc[i];
+      xacc[i] = 0.0;
+    }
+    rn = true_residual(A, b, x, r, n);
+    R->reliable_updates++;
+    if (rn <= opts->tol * bnorm) {
+      R->status = MPE_CG_CONVERGED;
+      break;
+    }
+    rr = rn * rn;
+    double rp = 0.0;
+    for (int i = 0; i < n; i++) {
+      p[i] = s * (double)Pv[i];
+      rp += r[i] * p[i];
+    }
+    rp /= rr;
+    double beta = rr / rr_old;
+    for (int i = 0; i < n; i++)
+      p[i] = r[i] + beta * (p[i] - rp * r[i]);
+    s = pow2_scale_d(r, n);
+    for (int i = 0; i < n; i++) {
+      Rv[i] = (float)(r[i] / s);
+      Pv[i] = (float)(p[i] / s);
+    }
+    if (store(&st, Rv, nn) || store(&st, Pv, nn)) {
+      R->status = MPE_CG_BREAKDOWN;
+      break;
+    }
+    rr = s * s * dot_ff(Rv, Rv, n);
+    maxr = rn;
+  }
+  for (int i = 0; i < n; i++)
+    x[i] += xacc[i];
+out:
+  free(r);
+  free(p);
+  free(xacc);
+  free(Rv);
+  free(Ro);
+  free(Pv);
+  free(Qv);
+  free(valf);
+  free(st.q);
+  free(st.bscale);
+  return rc;
+}
+
 int mpe_cg_solve(const mpe_cg_op *A, const double *b, double *x, const mpe_cg_opts *opts,
                  mpe_cg_result *res)
 {
@@ -309,147 +452,8 @@ int mpe_cg_solve(const mpe_cg_op *A, const double *b, double *x, const mpe_cg_op
       *res = R;
     return MPE_OK;
   }
-  int rc;
-  if (opts->sloppy == MPE_CG_FP64) {
-    rc = cg_fp64(A, b, x, n, bnorm, opts, maxit, &R);
-    goto done;
-  }
-
-  store_ctx st = { opts->sloppy, NULL, (size_t)opts->fx16_block, NULL, NULL };
-  if (opts->sloppy == MPE_CG_FP16)
-    st.fmt = mpe_format_of(MPE_FP16);
-  else if (opts->sloppy == MPE_CG_BF16)
-    st.fmt = mpe_format_of(MPE_BF16);
-  size_t nn = (size_t)n;
-  double *r = malloc(nn * sizeof *r), *p = malloc(nn * sizeof *p), *xacc = calloc(nn, sizeof *xacc);
-  float *Rv = malloc(nn * sizeof *Rv), *Ro = malloc(nn * sizeof *Ro), *Pv = malloc(nn * sizeof *Pv),
-        *Qv = malloc(nn * sizeof *Qv), *valf = NULL;
-  if (opts->sloppy == MPE_CG_FX16) {
-    st.q = malloc(nn * sizeof *st.q);
-    st.bscale = malloc((nn / st.block + 1) * sizeof *st.bscale);
-  }
-  if (A->csr)
-    valf = malloc((A->csr->nnz ? A->csr->nnz : 1) * sizeof *valf);
-  rc = MPE_ENOMEM;
-  if (!r || !p || !xacc || !Rv || !Ro || !Pv || !Qv || (A->csr && !valf) ||
-      (opts->sloppy == MPE_CG_FX16 && (!st.q || !st.bscale)))
-    goto out;
-  if (A->csr)
-    for (size_t k = 0; k < A->csr->nnz; k++)
-      valf[k] = (float)A->csr->val[k];
-
-  rc = MPE_OK;
-  R.status = MPE_CG_MAXITER;
-  double rn = true_residual(A, b, x, r, n);
-  if (rn <= opts->tol * bnorm) {
-    R.status = MPE_CG_CONVERGED;
-    goto out;
-  }
-  /* sloppy r and p share the scale s between reliable updates */
-  double s = pow2_scale_d(r, n);
-  for (int i = 0; i < n; i++)
-    Rv[i] = (float)(r[i] / s);
-  if (store(&st, Rv, nn)) {
-    R.status = MPE_CG_BREAKDOWN;
-    goto out;
-  }
-  memcpy(Pv, Rv, nn * sizeof *Pv);
-  double rr = s * s * dot_ff(Rv, Rv, n), maxr = rn;
-  while (R.iterations < maxit) {
-    apply_sloppy(A, valf, Pv, Qv, n);
-    double sq = pow2_scale_f(Qv, n);
-    for (int i = 0; i < n; i++)
-      Qv[i] = (float)(Qv[i] / sq);
-    double pap = s * s * sq * dot_ff(Pv, Qv, n);
-    R.iterations++;
-    if (store(&st, Qv, nn) || !(pap > 0.0) || !isfinite(pap)) {
-      R.status = MPE_CG_BREAKDOWN;
-      break;
-    }
-    double alpha = rr / pap;
-    for (int i = 0; i < n; i++)
-      xacc[i] += alpha * s * (double)Pv[i];
-    float a = (float)(alpha * sq);
-    float *t = Ro;
-    Ro = Rv;
-    Rv = t;
-    for (int i = 0; i < n; i++)
-      Rv[i] = fmaf(-a, Qv[i], Ro[i]);
-    if (store(&st, Rv, nn)) {
-      R.status = MPE_CG_BREAKDOWN;
-      break;
-    }
-    double rr_old = rr;
-    rr = s * s * dot_ff(Rv, Rv, n);
-    double rnorm = sqrt(rr);
-    if (R.nhistory < opts->history_cap)
-      opts->history[R.nhistory++] = rnorm / bnorm;
-    if (rnorm > maxr)
-      maxr = rnorm;
-    if (rnorm >= opts->delta * maxr && rnorm > opts->tol * bnorm) {
-      /* Polak-Ribière beta; r and p share the scale s so it cancels */
-      double sig = 0.0, oo = 0.0;
-      for (int i = 0; i < n; i++) {
-        sig += (double)Rv[i] * ((double)Rv[i] - (double)Ro[i]);
-        oo += (double)Ro[i] * Ro[i];
-      }
-      float beta = (float)(sig / oo);
-      for (int i = 0; i < n; i++)
-        Pv[i] = fmaf(beta, Pv[i], Rv[i]);
-      if (store(&st, Pv, nn)) {
-        R.status = MPE_CG_BREAKDOWN;
-        break;
-      }
-      continue;
-    }
-    /* reliable update: fold the accumulator, recompute r in binary64,
-       re-project p against the new r, store both with a fresh scale */
-    for (int i = 0; i < n; i++) {
-      x[i] += xacc[i];
-      xacc[i] = 0.0;
-    }
-    rn = true_residual(A, b, x, r, n);
-    R.reliable_updates++;
-    if (rn <= opts->tol * bnorm) {
-      R.status = MPE_CG_CONVERGED;
-      break;
-    }
-    rr = rn * rn;
-    double rp = 0.0;
-    for (int i = 0; i < n; i++) {
-      p[i] = s * (double)Pv[i];
-      rp += r[i] * p[i];
-    }
-    rp /= rr;
-    double beta = rr / rr_old;
-    for (int i = 0; i < n; i++)
-      p[i] = r[i] + beta * (p[i] - rp * r[i]);
-    s = pow2_scale_d(r, n);
-    for (int i = 0; i < n; i++) {
-      Rv[i] = (float)(r[i] / s);
-      Pv[i] = (float)(p[i] / s);
-    }
-    if (store(&st, Rv, nn) || store(&st, Pv, nn)) {
-      R.status = MPE_CG_BREAKDOWN;
-      break;
-    }
-    rr = s * s * dot_ff(Rv, Rv, n);
-    maxr = rn;
-  }
-  for (int i = 0; i < n; i++)
-    x[i] += xacc[i];
-out:
-  free(r);
-  free(p);
-  free(xacc);
-  free(Rv);
-  free(Ro);
-  free(Pv);
-  free(Qv);
-  free(valf);
-  free(st.q);
-  free(st.bscale);
-done:
+  int rc = opts->sloppy == MPE_CG_FP64 ? cg_fp64(A, b, x, n, bnorm, opts, maxit, &R)
+                                       : cg_sloppy(A, b, x, n, bnorm, opts, maxit, &R);
   if (rc)
     return rc;
   {

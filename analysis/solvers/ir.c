@@ -280,6 +280,101 @@ int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, doub
   return mpe_gpu_ir_solve(n, A, lda, b, x, opts, res);
 }
 
+/* Two-sided scaling (Higham, Pranesh & Zounon): R = diag(1/max_j |a_ij|),
+   S = diag(1/max_i |(RA)_ij|), the factor's copy mu R A S in P->lu; returns
+   its max |a_ij| */
+static double scale_two_sided(precond *P, int n, const double *A, int lda, double mu)
+{
+  for (int i = 0; i < n; i++) {
+    double m = 0.0;
+    for (int j = 0; j < n; j++)
+      m = fmax(m, fabs(A[(size_t)j * lda + i]));
+    P->rs[i] = m > 0 ? 1.0 / m : 1.0;
+  }
+  for (int j = 0; j < n; j++) {
+    double m = 0.0;
+    for (int i = 0; i < n; i++)
+      m = fmax(m, fabs(P->rs[i] * A[(size_t)j * lda + i]));
+    P->cs[j] = m > 0 ? 1.0 / m : 1.0;
+  }
+  P->mu = mu;
+  double amax = 0.0;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++) {
+      double a = P->mu * P->rs[i] * A[(size_t)j * lda + i] * P->cs[j];
+      amax = fmax(amax, fabs(a));
+      P->lu[(size_t)j * n + i] = (float)a;
+    }
+  return amax;
+}
+
+/* the system being refined, with its norms */
+typedef struct { int n; const double *A; int lda; const double *b; double anorm, bnorm; } ir_sys;
+
+/* The refinement from x0 = the LU's solution: corrections until
+   ||r|| <= sqrt(n) ||A|| ||x|| 2^-53 (*rn, *xn of the last iterate), each
+   step noted in opts->history; 1 when it gives up (non-finite, max_iter) */
+static int refine(const ir_sys *s, const precond *P, gmres_ws *gw, const mpe_ir_opts *opts, double *xk, double *r,
+                  double *d, mpe_ir_result *R, double *rn, double *xn)
+{
+  const int n = s->n;
+  const double stop = sqrt((double)n) * s->anorm * 0x1p-53;
+  int inner = 0;
+  precond_apply(P, s->b, xk);
+  for (int it = 0;; it++) {
+    residual(n, s->A, s->lda, s->b, xk, r);
+    *rn = norm_inf(n, r);
+    *xn = norm_inf(n, xk);
+    if (R->nhistory < opts->history_cap) {
+      mpe_ir_step *h = &opts->history[R->nhistory++];
+      h->residual = *rn;
+      h->backward_error = *rn / (s->anorm * *xn + s->bnorm);
+      h->forward_error = forward_error(n, xk, opts->xtrue);
+      h->inner = inner;
+    }
+    R->iterations = it;
+    if (!isfinite(*rn) || !isfinite(*xn)) {
+      R->niters = -(opts->max_iter + 1);
+      return 1;
+    }
+    if (*rn <= stop * *xn) {
+      R->niters = it;
+      return 0;
+    }
+    if (it == opts->max_iter) {
+      R->niters = -(opts->max_iter + 1);
+      return 1;
+    }
+    if (opts->solver == MPE_IR_LU_IR) {
+      precond_apply(P, r, d);
+      inner = 0;
+    } else {
+      inner = fgmres(gw, P, n, s->A, s->lda, r, opts->gmres_tol, d);
+      R->inner_iterations += inner;
+    }
+    for (int i = 0; i < n; i++)
+      xk[i] += d[i];
+  }
+}
+
+/* the binary64 LAPACK solve of the fallback into x (A copied) */
+static int solve_binary64(int n, const double *A, int lda, const double *b, double *x)
+{
+  double *Ad = malloc((size_t)n * n * sizeof(double));
+  lapack_int *ip = malloc((size_t)n * sizeof(lapack_int));
+  int rc = MPE_ENOMEM;
+  if (Ad && ip) {
+    for (int j = 0; j < n; j++)
+      memcpy(Ad + (size_t)j * n, A + (size_t)j * lda, (size_t)n * sizeof(double));
+    memcpy(x, b, (size_t)n * sizeof(double));
+    lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, Ad, n, ip, x, n);
+    rc = info == 0 ? MPE_OK : info > 0 ? MPE_ERANGE : MPE_EINVAL;
+  }
+  free(Ad);
+  free(ip);
+  return rc;
+}
+
 int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
                  const mpe_ir_opts *opts, mpe_ir_result *res)
 {
@@ -346,29 +441,8 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
   const double bnorm = norm_inf(n, b);
 
   /* ---- two-sided scaling */
-  if (opts->scale) {
-    /* Higham, Pranesh & Zounon: R = diag(1/max_j |a_ij|), S = diag(1/max_i |(RA)_ij|) */
-    for (int i = 0; i < n; i++) {
-      double m = 0.0;
-      for (int j = 0; j < n; j++)
-        m = fmax(m, fabs(A[(size_t)j * lda + i]));
-      P.rs[i] = m > 0 ? 1.0 / m : 1.0;
-    }
-    for (int j = 0; j < n; j++) {
-      double m = 0.0;
-      for (int i = 0; i < n; i++)
-        m = fmax(m, fabs(P.rs[i] * A[(size_t)j * lda + i]));
-      P.cs[j] = m > 0 ? 1.0 / m : 1.0;
-    }
-    P.mu = opts->factor == MPE_FP16 ? 0.1 * fmt_max : 1.0;
-    amax = 0.0;
-    for (int j = 0; j < n; j++)
-      for (int i = 0; i < n; i++) {
-        double a = P.mu * P.rs[i] * A[(size_t)j * lda + i] * P.cs[j];
-        amax = fmax(amax, fabs(a));
-        P.lu[(size_t)j * n + i] = (float)a;
-      }
-  }
+  if (opts->scale)
+    amax = scale_two_sided(&P, n, A, lda, opts->factor == MPE_FP16 ? 0.1 * fmt_max : 1.0);
   if (amax > fmt_max || amax > FLT_MAX) {
     R.niters = MPE_IR_NITERS_OVERFLOW;
     give_up = 1;
@@ -388,45 +462,8 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
   /* ---- refinement */
   double rn = 0.0, xn = 0.0;   /* ||r||, ||x|| of the converged iterate */
   if (!give_up) {
-    const double stop = sqrt((double)n) * anorm * 0x1p-53;
-    int inner = 0;
-    precond_apply(&P, b, xk);
-    for (int it = 0;; it++) {
-      residual(n, A, lda, b, xk, r);
-      rn = norm_inf(n, r);
-      xn = norm_inf(n, xk);
-      if (R.nhistory < opts->history_cap) {
-        mpe_ir_step *h = &opts->history[R.nhistory++];
-        h->residual = rn;
-        h->backward_error = rn / (anorm * xn + bnorm);
-        h->forward_error = forward_error(n, xk, opts->xtrue);
-        h->inner = inner;
-      }
-      R.iterations = it;
-      if (!isfinite(rn) || !isfinite(xn)) {
-        R.niters = -(opts->max_iter + 1);
-        give_up = 1;
-        break;
-      }
-      if (rn <= stop * xn) {
-        R.niters = it;
-        break;
-      }
-      if (it == opts->max_iter) {
-        R.niters = -(opts->max_iter + 1);
-        give_up = 1;
-        break;
-      }
-      if (opts->solver == MPE_IR_LU_IR) {
-        precond_apply(&P, r, d);
-        inner = 0;
-      } else {
-        inner = fgmres(&gw, &P, n, A, lda, r, opts->gmres_tol, d);
-        R.inner_iterations += inner;
-      }
-      for (int i = 0; i < n; i++)
-        xk[i] += d[i];
-    }
+    const ir_sys sys = { n, A, lda, b, anorm, bnorm };
+    give_up = refine(&sys, &P, &gw, opts, xk, r, d, &R, &rn, &xn);
   }
 
   /* ---- outcome */
@@ -438,25 +475,8 @@ int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
       for (int i = 0; i < n; i++)
         xk[i] = NAN;   /* no iterate exists */
   } else {
-    /* binary64 LAPACK solve; A is copied into the (now unused) storage */
-    double *Ad = malloc(nn * sizeof(double));
-    lapack_int *ip = malloc((size_t)n * sizeof(lapack_int));
-    if (!Ad || !ip) {
-      free(Ad);
-      free(ip);
-      rc = MPE_ENOMEM;
+    if ((rc = solve_binary64(n, A, lda, b, xk)) != MPE_OK)
       goto out;
-    }
-    for (int j = 0; j < n; j++)
-      memcpy(Ad + (size_t)j * n, A + (size_t)j * lda, (size_t)n * sizeof(double));
-    memcpy(xk, b, (size_t)n * sizeof(double));
-    lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, Ad, n, ip, xk, n);
-    free(Ad);
-    free(ip);
-    if (info != 0) {
-      rc = info > 0 ? MPE_ERANGE : MPE_EINVAL;
-      goto out;
-    }
     R.status = MPE_IR_FALLBACK;
   }
   if (R.status != MPE_IR_CONVERGED) {   /* converged: r is the residual of xk already */
