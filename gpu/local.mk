@@ -1,6 +1,7 @@
 # gpu/: the CUDA/cuBLAS path. With CUDA (configure's HAVE_CUDA) the host code
-# and the nvcc-built kernels go into libmpemu (the cuSOLVER refinement into
-# libmpemu-solvers); without it gpu_stub.c answers MPE_EUNSUP. mpe-gpucheck
+# and the nvcc-built kernels go into libmpemu (the cuSOLVER refinement,
+# analysis/solvers/ir_cusolver.c, into libmpemu-solvers); without it
+# gpu_stub.c answers MPE_EUNSUP. mpe-gpucheck
 # compares CPU and GPU; `make check-gpu` runs it.
 libmpemu_la_SOURCES += gpu/gpu_common.c
 EXTRA_DIST += gpu/kernels.cu
@@ -12,14 +13,6 @@ libmpemu_cuda_la_SOURCES = gpu/gpu_host.c gpu/gpu_int.h gpu/round_dev.h gpu/half
 libmpemu_cuda_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(CUDA_CFLAGS) -DMPE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"'
 libmpemu_cuda_la_LIBADD = gpu/kernels.lo
 libmpemu_la_LIBADD += libmpemu_cuda.la $(CUDA_LIBS) -lstdc++
-# the cuSOLVER refinement belongs to libmpemu-solvers (it shares mpe_ir_solve's
-# checks); it loads cuSOLVER through its own hidden copy of the lazy loader
-noinst_LTLIBRARIES += libmpemu_solvers_cuda.la
-libmpemu_solvers_cuda_la_SOURCES = gpu/ir_cusolver.c gpu/cuda_lazy.c gpu/cuda_lazy.h
-libmpemu_solvers_cuda_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(CUDA_CFLAGS) -I$(top_srcdir)/analysis/solvers \
-	-DMPE_CUDA_LIBDIR='"$(CUDA_LIBDIR)"'
-libmpemu_solvers_la_LIBADD += libmpemu_solvers_cuda.la $(CUDA_LIBS)
-
 # nvcc has no libtool support: compile the PIC object into gpu/.libs and write
 # the .lo description libtool reads. No contraction, no flush to zero: the
 # kernels must give the same bits as the C code they mirror.
