@@ -11,3 +11,5 @@ libmpemu_tc_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX512_CFLAGS
 libmpemu_la_LIBADD += libmpemu_tc_avx2.la libmpemu_tc_avx512.la
 endif
 EXTRA_DIST += emu/tc_kernel.h emu/tc_epilogue.h
+# the module's interface to the GPU path (gpu/gpu_host.c)
+libmpemu_la_SOURCES += emu/tc_iface.h

@@ -3,12 +3,7 @@
 #define MPEI_TC_IMPL_H
 #include "mpei.h"
 #include "mpemu/tc.h"
-
-struct mpe_tc_model {
-  const char *name;
-  mpe_tc_params p;
-  int custom;
-};
+#include "tc_iface.h"
 
 /* The format a block result is rounded to: binary32 or binary16. */
 typedef struct { int p, emin, emax; mpe_round mode; int result_bits; } mpei_tc_out;
@@ -26,27 +21,6 @@ MPEI_HIDDEN double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int
 MPEI_HIDDEN double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b,
                                long bstride, int k, double c, int out16);
 
-/* Convert one operand element to its exact input-format value (double). */
-MPEI_HIDDEN double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, size_t idx);
-
-/* Operand view: element (i, l) at index i*rs + l*cs. */
-typedef struct { const void *p; mpe_type t; long rs, cs; } mpei_tc_opnd;
-
-/* A BLAS-style GEMM call (mpe_gemm, and the integer GEMM of tc_int.c) made
-   row-major: the leading dimensions checked against the stored shapes, NULL
-   operands refused where they are read (C always when m, n > 0; A and B when
-   use_ab), and a column-major call turned into the row-major C^T = op(B)^T op(A)^T.
-   Returns MPE_EINVAL or MPE_OK (layout and transposes must be valid already). */
-typedef struct {
-  mpei_tc_opnd a, b;   /* op(A) and op(B) of the row-major problem */
-  int M, N;            /* its output: M rows of N, C's leading dimension unchanged */
-  int a_rows, b_rows;  /* rows of A and B as stored (the bytes they span) */
-  int use_ab;          /* the product is formed (as passed in) */
-} mpei_tc_call;
-MPEI_HIDDEN int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n, int k,
-                                  const void *A, mpe_type atype, int lda, const void *B, mpe_type btype,
-                                  int ldb, const void *C, int ldc, int use_ab, mpei_tc_call *o);
-
 /* The shared driver of mpe_mma and mpe_gemm: acc[i*n + j] receives the value of
    output (i, j) of the chained-block computation (exact output-format values,
    held in binary32). c == NULL (or c->p == NULL) means an accumulator starting at zero.
@@ -57,30 +31,7 @@ MPEI_HIDDEN int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, c
 /* atype/btype t is one the model reads: MPE_FP32 or its input type */
 MPEI_HIDDEN int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t);
 
-/* The argument rules of a floating-point GEMM, one definition for mpe_gemm and
-   mpe_gpu_gemm once the input type `in` is known (from the model, or on the GPU
-   from the packed operand type): sizes, layout and transposes, `in` one of the
-   tensor-core input types (FP16, BF16, TF32, E4M3, E5M2), atype/btype MPE_FP32
-   or `in`, ctype MPE_FP32 or MPE_FP16, then mpei_tc_gemm_call with
-   use_ab = (k > 0 && alpha != 0). MPE_EINVAL or MPE_OK; *o filled on success. */
-MPEI_HIDDEN int mpei_tc_gemm_check(mpe_type in, mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n,
-                                   int k, float alpha, const void *A, mpe_type atype, int lda, const void *B,
-                                   mpe_type btype, int ldb, const void *C, mpe_type ctype, int ldc,
-                                   mpei_tc_call *o);
-/* The same for mpe_mma and mpe_gpu_mma (row-major A m×k, B k×n, C and D m×n). */
-MPEI_HIDDEN int mpei_tc_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_type atype, int lda,
-                                  const void *B, mpe_type btype, int ldb, const void *C, int ldc,
-                                  const void *D, mpe_type dtype, int ldd);
-
-/* mpe_gemm's epilogue, the one definition (emu/tc_epilogue.h's epilogue_one
-   for the binary32 arithmetic, one RNE rounding for a binary16 C):
-   C = alpha*acc + beta*C (use_ab 0: beta*C only) for an M × N acc held
-   row-major in binary32 (exact binary16 values when ctype is MPE_FP16), with
-   element (i, j) of C at C[i*crs + j*ccs] (binary32, or binary16 bits).
-   Exported (mpei_) for the GPU host code and tests/check_gpu. */
-MPE_API void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float beta, int use_ab,
-                                      void *C, mpe_type ctype, long crs, long ccs);
-/* The row-major case: C with leading dimension ldc. */
+/* mpei_tc_epilogue_strided's row-major case: C with leading dimension ldc. */
 MPEI_HIDDEN void mpei_tc_epilogue_run(const float *acc, int M, int N, float alpha, float beta, int use_ab,
                                       void *C, mpe_type ctype, int ldc);
 
@@ -183,10 +134,6 @@ enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 6,
 #define MPEI_TC_ZERO_EXP16 (-(1 << 14))
 
 /* ---- integer tensor cores (tc_int.c) */
-static inline int mpei_type_is_int(mpe_type t)
-{
-  return t == MPE_INT8 || t == MPE_UINT8 || t == MPE_INT4 || t == MPE_UINT4;
-}
 /* mpe_tc_model_custom for an integer input type. */
 MPEI_HIDDEN int mpei_tc_int_custom(mpe_tc_model **out, const mpe_tc_params *p);
 /* mpe_mma / mpe_gemm when the model or a type is an integer one (arguments as
@@ -198,25 +145,6 @@ MPEI_HIDDEN int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout la
                                  mpe_trans tb, int m, int n, int k, float alpha, const void *A,
                                  mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                                  float beta, void *C, mpe_type ctype, int ldc);
-
-/* The argument rules of the integer calls, one definition for the CPU
-   (mpe_mma/mpe_gemm with an integer model) and the GPU path, given the model's
-   input type `in`: MPE_EINVAL (sizes, leading dimensions, NULL operands, enum
-   values, NaN alpha/beta), MPE_EUNSUP (operand types of the other width or not
-   integer, an output other than MPE_INT32, alpha/beta not int32 integers), or
-   MPE_OK with *ia, *ib the int32 alpha, beta and *o the row-major views. */
-MPEI_HIDDEN int mpei_tc_int_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_type atype, int lda,
-                                      const void *B, mpe_type btype, int ldb, const void *C, int ldc,
-                                      const void *D, mpe_type dtype, int ldd);
-MPEI_HIDDEN int mpei_tc_int_gemm_check(mpe_type in, mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n,
-                                       int k, float alpha, const void *A, mpe_type atype, int lda, const void *B,
-                                       mpe_type btype, int ldb, float beta, const void *C, mpe_type ctype, int ldc,
-                                       int32_t *ia, int32_t *ib, mpei_tc_call *o);
-/* The integer epilogue of mpe_gemm, one definition: C = alpha*acc + beta*C in
-   int32 arithmetic (wrap-around; sat: the exact value clamped), acc row-major
-   M × N, element (i, j) of C at C[i*crs + j*ccs]; C not read when beta = 0. */
-MPEI_HIDDEN void mpei_tc_int_epilogue_strided(const int32_t *acc, int M, int N, int32_t alpha, int32_t beta,
-                                              int use_ab, int sat, int32_t *C, long crs, long ccs);
 
 /* binary16 bits of an exact binary16 value (NaN -> 0x7fff) and back. */
 MPEI_HIDDEN uint16_t mpei_tc_h_bits(double v);

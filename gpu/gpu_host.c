@@ -21,7 +21,7 @@
 #include "cuda_lazy.h"
 #include "mpemu/convert.h"
 #include "mpemu/gpu.h"
-#include "../emu/tc_impl.h"
+#include "../emu/tc_iface.h"
 #include "gpu_int.h"
 #include "half_rne.h"
 

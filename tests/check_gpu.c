@@ -360,7 +360,7 @@ END_TEST
    column-major C as the transposed row-major problem, and a binary32 C through
    the instruction set's row kernel). */
 MPE_API void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float beta, int use_ab,
-                                      void *C, mpe_type ctype, long crs, long ccs);   /* emu/tc_impl.h */
+                                      void *C, mpe_type ctype, long crs, long ccs);   /* emu/tc_iface.h */
 
 START_TEST(test_epilogue_host)
 {

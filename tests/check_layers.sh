@@ -51,8 +51,15 @@ done
 climb=$(cd "$top" && grep -EnH "$pat|#include [<\"](\.\./)?(emu|gpu)/" lib/*.c $(ls lib/*.h | grep -v '^lib/mpemu\.h$') 2>/dev/null;
         cd "$top" && grep -EnH "#include [<\"](\.\./)?gpu/" emu/*.c emu/*.h 2>/dev/null;
         cd "$top" && grep -EnH "$pat" emu/*.c emu/*.h gpu/*.c gpu/*.h 2>/dev/null)
-[ -z "$climb" ] && ok "lib/, emu/ and gpu/ include no analysis header; lib/ includes nothing of emu/ or gpu/, emu/ nothing of gpu/ (gpu/ sits on emu/'s internal tensor-core interface, emu/tc_impl.h)" ||
+[ -z "$climb" ] && ok "lib/, emu/ and gpu/ include no analysis header; lib/ includes nothing of emu/ or gpu/, emu/ nothing of gpu/" ||
   bad "includes that climb: $climb"
+# gpu/ sees of emu/ only the interface emu/ gives it (emu/tc_iface.h), and no
+# module reaches into another's internal header (*_impl.h, *_internal.h)
+reach=$(cd "$top" && grep -EnH '#include [<"](\.\./)?emu/' gpu/*.c gpu/*.h gpu/*.cu 2>/dev/null | grep -v 'emu/tc_iface\.h"';
+        cd "$top" && grep -EnH '#include [<"][^>"]*/[a-z_]*_(impl|internal)\.h[>"]' lib/*.[ch] emu/*.[ch] gpu/*.[ch] gpu/*.cu \
+          analysis/*/*.[ch] 2>/dev/null)
+[ -z "$reach" ] && ok "gpu/ includes of emu/ only emu/tc_iface.h; no file includes another folder's *_impl.h or *_internal.h" ||
+  bad "private headers reached into: $reach"
 
 # 3. installed: pkg-config is enough for each layer
 san=$( [ -f .libs/libmpemu.so ] && ldd .libs/libmpemu.so | grep -Eo 'lib(asan|ubsan|tsan)' | head -n 1)

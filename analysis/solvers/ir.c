@@ -238,7 +238,7 @@ static int ir_check_args(int n, const double *A, int lda, const double *b, const
   return MPE_OK;
 }
 
-/* The argument rules of mpe_ir_solve, shared with mpe_gpu_ir_solve (gpu/ir_cusolver.c). */
+/* The argument rules of mpe_ir_solve, shared with mpe_gpu_ir_solve (ir_cusolver.c). */
 int mpei_ir_check(int n, const double *A, int lda, const double *b, const double *x, const mpe_ir_opts *opts)
 {
   int rc = ir_check_args(n, A, lda, b, x, opts);

@@ -1,6 +1,5 @@
-/* Private to libmpemu-analysis: the argument rules and error measures of
-   mpe_ir_solve (analysis/ir.c), shared with its cuSOLVER twin (gpu/ir_cusolver.c,
-   built into libmpemu-analysis). */
+/* Private to libmpemu-solvers: the argument rules and error measures of
+   mpe_ir_solve (ir.c), shared with its cuSOLVER twin (ir_cusolver.c). */
 #ifndef MPE_IR_INTERNAL_H
 #define MPE_IR_INTERNAL_H
 #include "mpei.h"
