@@ -116,20 +116,20 @@ static void stats(mpe_allreduce_stats *st, const float *y, const float *out, con
   st->n = n;
   st->workers = workers;
   for (size_t i = 0; i < n; i++) {
-    mpei_xsum sx, sg, d;
-    mpei_xs_zero(&sx);
-    mpei_xs_zero(&sg);
+    mpai_xsum sx, sg, d;
+    mpai_xs_zero(&sx);
+    mpai_xs_zero(&sg);
     int in_finite = 1, cast_finite = 1;
     for (size_t w = 0; w < workers; w++) {
       float g = in[w][i], xi = x[w * n + i];
       if (!isfinite(g))
         in_finite = 0;
       else
-        mpei_xs_add(&sg, g, 0);
+        mpai_xs_add(&sg, g, 0);
       if (!isfinite(xi))
         cast_finite = 0;   /* the cast itself overflowed */
       else
-        mpei_xs_add(&sx, xi, 0);
+        mpai_xs_add(&sx, xi, 0);
     }
     if (!in_finite)
       continue;
@@ -138,7 +138,7 @@ static void stats(mpe_allreduce_stats *st, const float *y, const float *out, con
       continue;
     }
     /* the sum in the format against the exact sum of the cast inputs */
-    double ex = mpei_xs_to_double(&sx, 1);
+    double ex = mpai_xs_to_double(&sx, 1);
     rr.offset = 0;
     if (stochastic) {
       rr.round = MPE_RD;
@@ -153,14 +153,14 @@ static void stats(mpe_allreduce_stats *st, const float *y, const float *out, con
         st->not_rounded++;
     }
     d = sx;
-    mpei_xs_add(&d, y[i], 1);
-    double dy = fabs(mpei_xs_to_double(&d, 0)) / ulp_of(ex, f);
+    mpai_xs_add(&d, y[i], 1);
+    double dy = fabs(mpai_xs_to_double(&d, 0)) / ulp_of(ex, f);
     if (dy > st->max_ulps)
       st->max_ulps = dy;
     /* the output against the exact sum of the binary32 inputs */
     d = sg;
-    mpei_xs_add(&d, out[i], 1);
-    double err = mpei_xs_to_double(&d, 0), ref = mpei_xs_to_double(&sg, 0);
+    mpai_xs_add(&d, out[i], 1);
+    double err = mpai_xs_to_double(&d, 0), ref = mpai_xs_to_double(&sg, 0);
     sumsq += err * err;
     if (fabs(err) > st->max_abs_err)
       st->max_abs_err = fabs(err);

@@ -2,20 +2,21 @@
    accumulator (bit 0 weighs 2^-149, the smallest binary32 subnormal).
    binary32 magnitudes stay below 2^128, so a value fills bits 0..276; six
    64-bit limbs leave 107 bits of headroom: far more than the 2^40 additions a
-   caller could make. Shared by the all-reduce and reduction-order studies. */
+   caller could make. Shared by the all-reduce and reduction-order studies
+   (libmpemu-analysis and libmpemu-solvers; header-only, names mpai_). */
 #ifndef MPE_EXACTSUM_H
 #define MPE_EXACTSUM_H
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#define MPEI_XS_LIMBS 6
-typedef struct { uint64_t l[MPEI_XS_LIMBS]; } mpei_xsum;
+#define MPAI_XS_LIMBS 6
+typedef struct { uint64_t l[MPAI_XS_LIMBS]; } mpai_xsum;
 
-static inline void mpei_xs_zero(mpei_xsum *a) { memset(a, 0, sizeof *a); }
+static inline void mpai_xs_zero(mpai_xsum *a) { memset(a, 0, sizeof *a); }
 
 /* a += x (neg = 0) or a -= x (neg = 1); x finite */
-static inline void mpei_xs_add(mpei_xsum *a, float x, int neg)
+static inline void mpai_xs_add(mpai_xsum *a, float x, int neg)
 {
   uint32_t b;
   memcpy(&b, &x, 4);
@@ -34,7 +35,7 @@ static inline void mpei_xs_add(mpei_xsum *a, float x, int neg)
   uint64_t part[2] = { (uint64_t)v, (uint64_t)(v >> 64) };
   if (!neg) {
     unsigned carry = 0;
-    for (unsigned k = idx; k < MPEI_XS_LIMBS; k++) {
+    for (unsigned k = idx; k < MPAI_XS_LIMBS; k++) {
       uint64_t add = k - idx < 2 ? part[k - idx] : 0;
       unsigned __int128 s = (unsigned __int128)a->l[k] + add + carry;
       a->l[k] = (uint64_t)s;
@@ -44,7 +45,7 @@ static inline void mpei_xs_add(mpei_xsum *a, float x, int neg)
     }
   } else {
     unsigned borrow = 0;
-    for (unsigned k = idx; k < MPEI_XS_LIMBS; k++) {
+    for (unsigned k = idx; k < MPAI_XS_LIMBS; k++) {
       uint64_t sub = k - idx < 2 ? part[k - idx] : 0;
       uint64_t old = a->l[k];
       uint64_t r = old - sub - borrow;
@@ -56,9 +57,9 @@ static inline void mpei_xs_add(mpei_xsum *a, float x, int neg)
   }
 }
 
-static inline int mpei_xs_is_zero(const mpei_xsum *a)
+static inline int mpai_xs_is_zero(const mpai_xsum *a)
 {
-  for (int k = 0; k < MPEI_XS_LIMBS; k++)
+  for (int k = 0; k < MPAI_XS_LIMBS; k++)
     if (a->l[k])
       return 0;
   return 1;
@@ -66,20 +67,20 @@ static inline int mpei_xs_is_zero(const mpei_xsum *a)
 
 /* The value as a binary64, rounded to nearest even (odd = 0) or to odd
    (odd = 1; then a second rounding to at most 51 bits is correct in any mode). */
-static inline double mpei_xs_to_double(const mpei_xsum *a0, int odd)
+static inline double mpai_xs_to_double(const mpai_xsum *a0, int odd)
 {
-  mpei_xsum a = *a0;
-  int neg = (int)(a.l[MPEI_XS_LIMBS - 1] >> 63);
+  mpai_xsum a = *a0;
+  int neg = (int)(a.l[MPAI_XS_LIMBS - 1] >> 63);
   if (neg) {                       /* two's complement negation */
     unsigned carry = 1;
-    for (int k = 0; k < MPEI_XS_LIMBS; k++) {
+    for (int k = 0; k < MPAI_XS_LIMBS; k++) {
       unsigned __int128 s = (unsigned __int128)(~a.l[k]) + carry;
       a.l[k] = (uint64_t)s;
       carry = (unsigned)(s >> 64);
     }
   }
   int top = -1;
-  for (int k = MPEI_XS_LIMBS - 1; k >= 0 && top < 0; k--)
+  for (int k = MPAI_XS_LIMBS - 1; k >= 0 && top < 0; k--)
     if (a.l[k])
       top = 64 * k + 63 - __builtin_clzll(a.l[k]);
   if (top < 0)
@@ -93,7 +94,7 @@ static inline double mpei_xs_to_double(const mpei_xsum *a0, int odd)
     /* bits lo .. lo+52 */
     unsigned k = (unsigned)lo / 64, sh = (unsigned)lo % 64;
     unsigned __int128 w = a.l[k];
-    if (k + 1 < MPEI_XS_LIMBS)
+    if (k + 1 < MPAI_XS_LIMBS)
       w |= (unsigned __int128)a.l[k + 1] << 64;
     mant = (uint64_t)(w >> sh) & ((1ull << 53) - 1);
     /* round bit lo-1, sticky below */

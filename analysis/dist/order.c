@@ -47,7 +47,7 @@ typedef struct {
   uint32_t *perm;
   float *acc, *b, *seq, *part;
   double *ulp, *lo, *hi;
-  mpei_xsum *xs;
+  mpai_xsum *xs;
   gsl_rng *rng;
 } order_ws;
 
@@ -70,9 +70,9 @@ static int ordered_sum(const order_ws *w, size_t pb, size_t pe, size_t k, float 
 /* |v - exact sum of row r| in ulps */
 static double err_ulps(const order_ws *w, size_t r, float v)
 {
-  mpei_xsum d = w->xs[r];
-  mpei_xs_add(&d, v, 1);
-  return fabs(mpei_xs_to_double(&d, 0)) / w->ulp[r];
+  mpai_xsum d = w->xs[r];
+  mpai_xs_add(&d, v, 1);
+  return fabs(mpai_xs_to_double(&d, 0)) / w->ulp[r];
 }
 
 /* the exact sums and the sequential order */
@@ -80,10 +80,10 @@ static int sequential(order_ws *w)
 {
   mpe_order_stats *st = w->st;
   for (size_t r = 0; r < w->rows; r++) {
-    mpei_xs_zero(&w->xs[r]);
+    mpai_xs_zero(&w->xs[r]);
     for (size_t j = 0; j < w->len; j++)
-      mpei_xs_add(&w->xs[r], w->x[r * w->len + j], 0);
-    w->ulp[r] = ulp_of(mpei_xs_to_double(&w->xs[r], 0), w->f);
+      mpai_xs_add(&w->xs[r], w->x[r * w->len + j], 0);
+    w->ulp[r] = ulp_of(mpai_xs_to_double(&w->xs[r], 0), w->f);
   }
   int rc = ordered_sum(w, 0, w->len, 0, w->seq);
   for (size_t r = 0; r < w->rows && !rc; r++) {

@@ -76,13 +76,13 @@ struct mpe_io {
   float tab8[256];
   int tab8_type;        /* which FP8 table is in tab8, -1 none */
   /* text */
-  struct mpei_text txt;
-  struct mpei_pt *pt;   /* PyTorch archives (io_pt.c) */
-  struct mpei_skips sk; /* members skipped, other kinds (io_member.c) */
+  struct mpai_text txt;
+  struct mpai_pt *pt;   /* PyTorch archives (io_pt.c) */
+  struct mpai_skips sk; /* members skipped, other kinds (io_member.c) */
   char msg[256];
 };
 
-void mpei_io_msg(char *msg, size_t len, const char *fmt, ...)
+void mpai_io_msg(char *msg, size_t len, const char *fmt, ...)
 {
   va_list ap;
   if (!msg || !len)
@@ -92,7 +92,7 @@ void mpei_io_msg(char *msg, size_t len, const char *fmt, ...)
   va_end(ap);
 }
 
-#define FAIL(code, ...) do { mpei_io_msg(f->msg, sizeof f->msg, __VA_ARGS__); return (code); } while (0)
+#define FAIL(code, ...) do { mpai_io_msg(f->msg, sizeof f->msg, __VA_ARGS__); return (code); } while (0)
 
 /* sizes and names: the rows of lib/mpemu/formats.def with a file dtype */
 size_t mpe_io_dtype_size(mpe_type t)
@@ -116,12 +116,12 @@ static const struct reader *reader_guess(const char *path, const unsigned char *
                                          const mpe_io_opts *o);
 
 /* a*b with overflow detection */
-int mpei_mul_u64(uint64_t a, uint64_t b, uint64_t *r)
+int mpai_mul_u64(uint64_t a, uint64_t b, uint64_t *r)
 {
   return __builtin_mul_overflow(a, b, r);
 }
 
-int mpei_utf8_valid(const char *s, size_t n)
+int mpai_utf8_valid(const char *s, size_t n)
 {
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0;
@@ -220,11 +220,11 @@ static void tens_info(const mpe_io *f, const struct tens *t, mpe_io_tensor *ti)
 }
 
 /* a member with no floating-point data: listed as skipped, with why */
-static int skip_add(mpe_io *f, const char *name, size_t len, const struct mpei_npy_skip *sk)
+static int skip_add(mpe_io *f, const char *name, size_t len, const struct mpai_npy_skip *sk)
 {
-  int rc = mpei_skip_add(&f->sk, name, len, sk->dtype, sk->why);
+  int rc = mpai_skip_add(&f->sk, name, len, sk->dtype, sk->why);
   if (rc)
-    mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
+    mpai_io_msg(f->msg, sizeof f->msg, "out of memory");
   return rc;
 }
 
@@ -233,9 +233,9 @@ static int shape_bytes(const mpe_io_tensor *in, size_t esize, uint64_t *count, u
 {
   uint64_t c = 1;
   for (int d = 0; d < in->ndim; d++)
-    if (mpei_mul_u64(c, in->shape[d], &c))
+    if (mpai_mul_u64(c, in->shape[d], &c))
       return -1;
-  if (mpei_mul_u64(c, esize, nbytes))
+  if (mpai_mul_u64(c, esize, nbytes))
     return -1;
   *count = c;
   return 0;
@@ -283,7 +283,7 @@ static const char *py_uint(const char *p, const char *e, uint64_t *v)
   uint64_t x = 0;
   const char *s = p;
   while (p < e && isdigit((unsigned char)*p)) {
-    if (mpei_mul_u64(x, 10, &x) || __builtin_add_overflow(x, (uint64_t)(*p - '0'), &x))
+    if (mpai_mul_u64(x, 10, &x) || __builtin_add_overflow(x, (uint64_t)(*p - '0'), &x))
       return NULL;
     p++;
   }
@@ -296,7 +296,7 @@ static const char *py_uint(const char *p, const char *e, uint64_t *v)
 }
 
 /* Parse "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }" */
-int mpei_npy_dict(const char *p, const char *e, char *descr, size_t dlen, int *fortran,
+int mpai_npy_dict(const char *p, const char *e, char *descr, size_t dlen, int *fortran,
                   int *ndim, uint64_t *shape, char *msg, size_t msglen)
 {
   int seen = 0;
@@ -315,7 +315,7 @@ int mpei_npy_dict(const char *p, const char *e, char *descr, size_t dlen, int *f
     p = skip_ws(p, e);
     if (!strcmp(key, "descr") && !(seen & 1)) {
       if (!(p = py_string(p, e, descr, dlen))) {
-        mpei_io_msg(msg, msglen, ".npy header: 'descr' is not a simple type string (structured arrays are not supported)");
+        mpai_io_msg(msg, msglen, ".npy header: 'descr' is not a simple type string (structured arrays are not supported)");
         return MPE_EUNSUP;
       }
       seen |= 1;
@@ -332,7 +332,7 @@ int mpei_npy_dict(const char *p, const char *e, char *descr, size_t dlen, int *f
         p = skip_ws(p, e);
         if (p < e && *p == ')') { p++; break; }
         if (n == MPE_IO_MAXDIM) {
-          mpei_io_msg(msg, msglen, ".npy header: more than %d dimensions", MPE_IO_MAXDIM);
+          mpai_io_msg(msg, msglen, ".npy header: more than %d dimensions", MPE_IO_MAXDIM);
           return MPE_EFORMAT;
         }
         if (!(p = py_uint(p, e, &shape[n])))
@@ -358,7 +358,7 @@ int mpei_npy_dict(const char *p, const char *e, char *descr, size_t dlen, int *f
     goto bad;
   return MPE_OK;
 bad:
-  mpei_io_msg(msg, msglen, ".npy header is not a dictionary with 'descr', 'fortran_order' and 'shape'");
+  mpai_io_msg(msg, msglen, ".npy header is not a dictionary with 'descr', 'fortran_order' and 'shape'");
   return MPE_EFORMAT;
 }
 
@@ -392,9 +392,9 @@ static const struct mpe_format *npy_float(const char *c)
 }
 
 /* descr -> dtype and byte order; V/u types need the user's dtype; a member
-   with no floating-point data gives MPEI_SKIP and sk says why */
+   with no floating-point data gives MPAI_SKIP and sk says why */
 static int npy_descr(const char *d, const char *name, const mpe_io_opts *o, mpe_type *t, int *be,
-                     char *msg, size_t msglen, struct mpei_npy_skip *sk)
+                     char *msg, size_t msglen, struct mpai_npy_skip *sk)
 {
   char order = d[0];
   const char *c = d + 1;
@@ -406,7 +406,7 @@ static int npy_descr(const char *d, const char *name, const mpe_io_opts *o, mpe_
   char *end;
   unsigned long isz = c[0] && c[1] >= '0' && c[1] <= '9' ? strtoul(c + 1, &end, 10) : 0;
   if (isz && !*end && isz <= 16) {
-    int rr = mpei_dtype_rule(o, name, isz, t, msg, msglen);
+    int rr = mpai_dtype_rule(o, name, isz, t, msg, msglen);
     if (rr == 1)
       return MPE_OK;
     if (rr < 0)
@@ -419,10 +419,10 @@ static int npy_descr(const char *d, const char *name, const mpe_io_opts *o, mpe_
     if (!o->has_dtype) {
       snprintf(sk->dtype, sizeof sk->dtype, "%s", d);
       sk->why = npy_skip_why(c[0], n);
-      return MPEI_SKIP;
+      return MPAI_SKIP;
     }
     if (mpe_io_dtype_size(o->dtype) != n) {
-      mpei_io_msg(msg, msglen, "dtype %s has %zu-byte values but the array (%s) has %zu-byte values",
+      mpai_io_msg(msg, msglen, "dtype %s has %zu-byte values but the array (%s) has %zu-byte values",
                   mpe_type_name(o->dtype), mpe_io_dtype_size(o->dtype), d, n);
       return MPE_EFORMAT;
     }
@@ -430,24 +430,24 @@ static int npy_descr(const char *d, const char *name, const mpe_io_opts *o, mpe_
   } else {
     snprintf(sk->dtype, sizeof sk->dtype, "%s", d);
     sk->why = npy_skip_why(c[0], isz);
-    return MPEI_SKIP;
+    return MPAI_SKIP;
   }
   return MPE_OK;
 }
 
 /* Parse a whole .npy preamble held in buf[0..len). *hdr receives the header size.
    Needs len >= 12 or the whole header; returns MPE_EFORMAT on anything wrong. */
-int mpei_npy_parse(const unsigned char *buf, size_t len, uint64_t avail, const mpe_io_opts *o,
+int mpai_npy_parse(const unsigned char *buf, size_t len, uint64_t avail, const mpe_io_opts *o,
                    mpe_io_tensor *t, uint64_t *hdr, uint64_t *nbytes, char *msg, size_t msglen,
-                   struct mpei_npy_skip *sk)
+                   struct mpai_npy_skip *sk)
 {
   uint64_t hlen, pre;
   if (len >= 6 && !memcmp(buf, "\x93NUMPY", 6) && len < 10) {
-    mpei_io_msg(msg, msglen, "truncated .npy header");
+    mpai_io_msg(msg, msglen, "truncated .npy header");
     return MPE_EFORMAT;
   }
   if (len < 10 || memcmp(buf, "\x93NUMPY", 6)) {
-    mpei_io_msg(msg, msglen, "not a .npy file (bad magic)");
+    mpai_io_msg(msg, msglen, "not a .npy file (bad magic)");
     return MPE_EFORMAT;
   }
   int major = buf[6];
@@ -456,31 +456,31 @@ int mpei_npy_parse(const unsigned char *buf, size_t len, uint64_t avail, const m
     pre = 10;
   } else if (major == 2 || major == 3) {
     if (len < 12) {
-      mpei_io_msg(msg, msglen, "truncated .npy header");
+      mpai_io_msg(msg, msglen, "truncated .npy header");
       return MPE_EFORMAT;
     }
     hlen = buf[8] | (uint64_t)buf[9] << 8 | (uint64_t)buf[10] << 16 | (uint64_t)buf[11] << 24;
     pre = 12;
   } else {
-    mpei_io_msg(msg, msglen, "unsupported .npy version %d.%d", major, buf[7]);
+    mpai_io_msg(msg, msglen, "unsupported .npy version %d.%d", major, buf[7]);
     return MPE_EUNSUP;
   }
   if (hlen > NPY_MAX_HEADER) {
-    mpei_io_msg(msg, msglen, ".npy header length %llu is implausibly large", (unsigned long long)hlen);
+    mpai_io_msg(msg, msglen, ".npy header length %llu is implausibly large", (unsigned long long)hlen);
     return MPE_EFORMAT;
   }
   if (pre + hlen > avail) {
-    mpei_io_msg(msg, msglen, ".npy header length %llu runs past the end of the data (%llu bytes)",
+    mpai_io_msg(msg, msglen, ".npy header length %llu runs past the end of the data (%llu bytes)",
                 (unsigned long long)hlen, (unsigned long long)avail);
     return MPE_EFORMAT;
   }
   if (pre + hlen > len) {
-    mpei_io_msg(msg, msglen, "truncated .npy header");
+    mpai_io_msg(msg, msglen, "truncated .npy header");
     return MPE_EFORMAT;
   }
   char descr[32];
   int fortran = 0, ndim = 0;
-  int rc = mpei_npy_dict((const char *)buf + pre, (const char *)buf + pre + hlen, descr, sizeof descr,
+  int rc = mpai_npy_dict((const char *)buf + pre, (const char *)buf + pre + hlen, descr, sizeof descr,
                          &fortran, &ndim, t->shape, msg, msglen);
   if (rc)
     return rc;
@@ -494,13 +494,13 @@ int mpei_npy_parse(const unsigned char *buf, size_t len, uint64_t avail, const m
   if (shape_bytes(t, mpe_io_dtype_size(t->dtype), &t->count, nbytes)) {
     char s[128];
     shape_str(t, s, sizeof s);
-    mpei_io_msg(msg, msglen, "shape %s is too large", s);
+    mpai_io_msg(msg, msglen, "shape %s is too large", s);
     return MPE_EFORMAT;
   }
   if (*nbytes != avail - pre - hlen) {
     char s[128];
     shape_str(t, s, sizeof s);
-    mpei_io_msg(msg, msglen, "shape %s of %s needs %llu bytes of data but %llu are present", s, descr,
+    mpai_io_msg(msg, msglen, "shape %s of %s needs %llu bytes of data but %llu are present", s, descr,
                 (unsigned long long)*nbytes, (unsigned long long)(avail - pre - hlen));
     return MPE_EFORMAT;
   }
@@ -525,7 +525,7 @@ static const char *single_name(const char *path, char buf[SINGLE_NAME_MAX])
 {
   size_t n;
   const char *b = base_name(path, &n);
-  if (!mpei_utf8_valid(b, n))
+  if (!mpai_utf8_valid(b, n))
     b = "tensor", n = 6;
   if (n >= SINGLE_NAME_MAX)
     n = SINGLE_NAME_MAX - 1;
@@ -548,7 +548,7 @@ static int add_single(mpe_io *f, const char *path, const mpe_io_tensor *ti, uint
 }
 
 /* the bytes of a .npy header, from its first 12: magic, version, length (at most
-   NPY_MAX_HEADER + 12; mpei_npy_parse judges the rest) */
+   NPY_MAX_HEADER + 12; mpai_npy_parse judges the rest) */
 static size_t npy_header_size(const unsigned char *b, size_t got)
 {
   if (got < 12 || memcmp(b, "\x93NUMPY", 6))
@@ -580,9 +580,9 @@ static int open_npy(mpe_io *f, const char *path, const mpe_io_opts *o, const uns
   uint64_t offset, nbytes;
   memset(&ti, 0, sizeof ti);
   ti.name = single_name(path, nm);   /* for the dtype rules */
-  struct mpei_npy_skip sk;
-  int rc = mpei_npy_parse(hb, got, f->fsize, o, &ti, &offset, &nbytes, f->msg, sizeof f->msg, &sk);
-  if (rc == MPEI_SKIP) {
+  struct mpai_npy_skip sk;
+  int rc = mpai_npy_parse(hb, got, f->fsize, o, &ti, &offset, &nbytes, f->msg, sizeof f->msg, &sk);
+  if (rc == MPAI_SKIP) {
     free(hb);
     return skip_add(f, nm, strlen(nm), &sk);
   }
@@ -595,7 +595,7 @@ static int open_raw(mpe_io *f, const char *path, const mpe_io_opts *o, const uns
   (void)head, (void)nhead;
   char nm[SINGLE_NAME_MAX];
   mpe_type dt = o->dtype;   /* a rule naming the file, else the dtype */
-  int ruled = mpei_dtype_rule(o, single_name(path, nm), 0, &dt, NULL, 0) == 1;
+  int ruled = mpai_dtype_rule(o, single_name(path, nm), 0, &dt, NULL, 0) == 1;
   if (!o->has_dtype && !ruled)
     FAIL(MPE_EINVAL, "a raw binary file needs a dtype");
   size_t es = mpe_io_dtype_size(dt);
@@ -784,7 +784,7 @@ static int jw_member(struct jwalk *w, int first, const char **k, size_t *kl, con
   return 1;
 }
 
-#define STFAIL(code, ...) do { mpei_io_msg(f->msg, sizeof f->msg, __VA_ARGS__); rc = (code); goto done; } while (0)
+#define STFAIL(code, ...) do { mpai_io_msg(f->msg, sizeof f->msg, __VA_ARGS__); rc = (code); goto done; } while (0)
 #define STJSON(pos, text) STFAIL(MPE_EFORMAT, "safetensors header is not valid JSON: %s (byte %zu)", (text), (size_t)(pos))
 
 /* decode the JSON text [p, p + len) at byte `at` of the header: NULL and a message on error */
@@ -793,7 +793,7 @@ static json_t *st_decode(mpe_io *f, const char *p, size_t len, size_t at)
   json_error_t je;
   json_t *j = json_loadb(p, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
   if (!j)
-    mpei_io_msg(f->msg, sizeof f->msg, "safetensors header is not valid JSON: %s (byte %zu)", je.text,
+    mpai_io_msg(f->msg, sizeof f->msg, "safetensors header is not valid JSON: %s (byte %zu)", je.text,
                 at + (je.position > 0 ? (size_t)je.position : 0));
   return j;
 }
@@ -898,7 +898,7 @@ static int st_entry(mpe_io *f, const mpe_io_opts *o, const char *key, size_t key
            key, (unsigned long long)(e - b), (unsigned long long)nb);
   sp->b = (uint64_t)b;
   sp->e = (uint64_t)e;
-  int rr = mpei_dtype_rule(o, key, es, &ti.dtype, f->msg, sizeof f->msg);   /* --dtype NAME=TYPE */
+  int rr = mpai_dtype_rule(o, key, es, &ti.dtype, f->msg, sizeof f->msg);   /* --dtype NAME=TYPE */
   if (rr < 0) {
     rc = MPE_EINVAL;
     goto done;
@@ -907,7 +907,7 @@ static int st_entry(mpe_io *f, const mpe_io_opts *o, const char *key, size_t key
     dt = (int)ti.dtype;
   if (dt < 0) {   /* validated, not read: listed as skipped; its name kept for messages */
     const char *sd = json_string_value(jd);
-    if (mpei_skip_add(&f->sk, key, keylen, sd, !strcmp(sd, "BOOL") ? "boolean tensor" : "integer tensor") ||
+    if (mpai_skip_add(&f->sk, key, keylen, sd, !strcmp(sd, "BOOL") ? "boolean tensor" : "integer tensor") ||
         (sp->name = add_name(f, key, keylen)) == (size_t)-1)
       STFAIL(MPE_ENOMEM, "out of memory");
     goto done;
@@ -1024,7 +1024,7 @@ done:
 
 static int zip_msg(mpe_io *f, int code, const char *what, zip_error_t *ze)
 {
-  mpei_io_msg(f->msg, sizeof f->msg, "%s: %s", what, zip_error_strerror(ze));
+  mpai_io_msg(f->msg, sizeof f->msg, "%s: %s", what, zip_error_strerror(ze));
   return code;
 }
 
@@ -1034,26 +1034,26 @@ static int open_pt(mpe_io *f, const char *path, const mpe_io_opts *o)
   size_t bl;
   const char *b = base_name(path, &bl);
   char root[128];
-  snprintf(root, sizeof root, "%.*s", (int)(bl < 127 ? bl : 127), mpei_utf8_valid(b, bl) ? b : "tensor");
+  snprintf(root, sizeof root, "%.*s", (int)(bl < 127 ? bl : 127), mpai_utf8_valid(b, bl) ? b : "tensor");
   f->kind = MPE_IO_PT;
   f->rd = reader_of(MPE_IO_PT);
-  int rc = mpei_pt_open(f->za, root, &f->pt, f->msg, sizeof f->msg);
+  int rc = mpai_pt_open(f->za, root, &f->pt, f->msg, sizeof f->msg);
   /* integer and bool tensors a --dtype rule names are read as that type's bit patterns */
-  for (size_t k = rc ? 0 : mpei_pt_nskipped(f->pt); k-- > 0;) {
+  for (size_t k = rc ? 0 : mpai_pt_nskipped(f->pt); k-- > 0;) {
     const char *nm, *dt, *why;
-    mpei_pt_skipped(f->pt, k, &nm, &dt, &why);
+    mpai_pt_skipped(f->pt, k, &nm, &dt, &why);
     mpe_type t;
-    int r = mpei_dtype_rule(o, nm, mpei_pt_skipped_size(f->pt, k), &t, f->msg, sizeof f->msg);
+    int r = mpai_dtype_rule(o, nm, mpai_pt_skipped_size(f->pt, k), &t, f->msg, sizeof f->msg);
     if (r < 0)
       return MPE_EINVAL;
-    if (r > 0 && (rc = mpei_pt_adopt(f->pt, k, t)))
+    if (r > 0 && (rc = mpai_pt_adopt(f->pt, k, t)))
       FAIL(rc, "out of memory");
   }
-  for (size_t i = 0; !rc && i < mpei_pt_count(f->pt); i++) {
+  for (size_t i = 0; !rc && i < mpai_pt_count(f->pt); i++) {
     mpe_io_tensor ti;
     uint64_t nb;
-    mpei_pt_info(f->pt, i, &ti, &nb);
-    if (mpei_dtype_rule(o, ti.name, mpe_io_dtype_size(ti.dtype), &ti.dtype, f->msg, sizeof f->msg) < 0)
+    mpai_pt_info(f->pt, i, &ti, &nb);
+    if (mpai_dtype_rule(o, ti.name, mpe_io_dtype_size(ti.dtype), &ti.dtype, f->msg, sizeof f->msg) < 0)
       return MPE_EINVAL;
     ti.value_type = ti.dtype == MPE_FP64 ? MPE_FP64 : MPE_FP32;
     struct tens *t = add_tensor(f, ti.name, strlen(ti.name), &ti);
@@ -1061,7 +1061,7 @@ static int open_pt(mpe_io *f, const char *path, const mpe_io_opts *o)
       FAIL(MPE_ENOMEM, "out of memory");
     t->nbytes = nb;
   }
-  f->skipped += rc ? 0 : mpei_pt_nskipped(f->pt);
+  f->skipped += rc ? 0 : mpai_pt_nskipped(f->pt);
   return rc;
 }
 
@@ -1080,7 +1080,7 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
   if (ne < 0 || ne > NPZ_MAX_MEMBERS)
     FAIL(MPE_EFORMAT, "zip archive claims %lld members", (long long)ne);
   char top[256];
-  if (f->kind == MPE_IO_PT || (!o->kind && mpei_pt_sniff(f->za, top, sizeof top)))
+  if (f->kind == MPE_IO_PT || (!o->kind && mpai_pt_sniff(f->za, top, sizeof top)))
     return open_pt(f, path, o);
   uint64_t cap = o->max_member_bytes ? o->max_member_bytes : DEFAULT_MAX_MEMBER;
   unsigned char *hb = NULL;   /* a member's header: grown to the largest one, not the 1 MiB a header may take */
@@ -1091,38 +1091,38 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
     zip_stat_init(&st);
     if (zip_stat_index(f->za, (zip_uint64_t)i, ZIP_FL_ENC_RAW, &st) ||
         !(st.valid & (ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD))) {
-      mpei_io_msg(f->msg, sizeof f->msg, "zip member %lld: unreadable directory entry", (long long)i);
+      mpai_io_msg(f->msg, sizeof f->msg, "zip member %lld: unreadable directory entry", (long long)i);
       rc = MPE_EFORMAT;
       break;
     }
     size_t nl = strlen(st.name);
     if (nl && st.name[nl - 1] == '/')
       continue;   /* a directory */
-    if (!mpei_utf8_valid(st.name, nl)) {
-      mpei_io_msg(f->msg, sizeof f->msg, "zip member %lld has a name that is not valid UTF-8", (long long)i);
+    if (!mpai_utf8_valid(st.name, nl)) {
+      mpai_io_msg(f->msg, sizeof f->msg, "zip member %lld has a name that is not valid UTF-8", (long long)i);
       rc = MPE_EFORMAT;
       break;
     }
     if (nl < 5 || strcmp(st.name + nl - 4, ".npy")) {
-      mpei_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' is not a .npy array", st.name);
+      mpai_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' is not a .npy array", st.name);
       rc = MPE_EFORMAT;
       break;
     }
     if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE) {
-      mpei_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' uses compression method %d (only stored and deflated are supported)",
+      mpai_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' uses compression method %d (only stored and deflated are supported)",
                   st.name, (int)st.comp_method);
       rc = MPE_EUNSUP;
       break;
     }
     if (st.size > cap) {
-      mpei_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' would inflate to %llu bytes, over the limit of %llu",
+      mpai_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' would inflate to %llu bytes, over the limit of %llu",
                   st.name, (unsigned long long)st.size, (unsigned long long)cap);
       rc = MPE_EFORMAT;
       break;
     }
     if ((st.comp_method == ZIP_CM_STORE && st.size != st.comp_size) ||
         (st.comp_method == ZIP_CM_DEFLATE && st.size / DEFLATE_MAX_RATIO > st.comp_size + 64)) {
-      mpei_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' claims %llu bytes from %llu compressed: impossible (zip bomb?)",
+      mpai_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' claims %llu bytes from %llu compressed: impossible (zip bomb?)",
                   st.name, (unsigned long long)st.size, (unsigned long long)st.comp_size);
       rc = MPE_EFORMAT;
       break;
@@ -1138,7 +1138,7 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
       if (want > hcap) {
         unsigned char *nb = realloc(hb, want);
         if (!nb) {
-          mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
+          mpai_io_msg(f->msg, sizeof f->msg, "out of memory");
           rc = MPE_ENOMEM;
           break;
         }
@@ -1159,7 +1159,7 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
     if (rc)
       break;
     if (got < 10 || got < (st.size < 12 ? st.size : 10)) {
-      mpei_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' is truncated or corrupt", st.name);
+      mpai_io_msg(f->msg, sizeof f->msg, "zip member '%.64s' is truncated or corrupt", st.name);
       rc = MPE_EFORMAT;
       break;
     }
@@ -1171,21 +1171,21 @@ static int open_npz(mpe_io *f, const char *path, const mpe_io_opts *o)
     memcpy(nm, st.name, ml);
     nm[ml] = 0;
     ti.name = nm;   /* for the dtype rules */
-    struct mpei_npy_skip sk;
-    rc = mpei_npy_parse(hb, got, st.size, o, &ti, &offset, &nbytes, m, sizeof m, &sk);
-    if (rc == MPEI_SKIP) {
+    struct mpai_npy_skip sk;
+    rc = mpai_npy_parse(hb, got, st.size, o, &ti, &offset, &nbytes, m, sizeof m, &sk);
+    if (rc == MPAI_SKIP) {
       if ((rc = skip_add(f, st.name, nl - 4, &sk)))
         break;
       continue;
     }
     if (rc) {
-      mpei_io_msg(f->msg, sizeof f->msg, "member '%.64s': %s", st.name, m);
+      mpai_io_msg(f->msg, sizeof f->msg, "member '%.64s': %s", st.name, m);
       break;
     }
     struct tens *t = add_tensor(f, st.name, nl - 4, &ti);
     if (!t) {
       rc = MPE_ENOMEM;
-      mpei_io_msg(f->msg, sizeof f->msg, "out of memory");
+      mpai_io_msg(f->msg, sizeof f->msg, "out of memory");
       break;
     }
     t->offset = offset;
@@ -1218,10 +1218,10 @@ static int open_text(mpe_io *f, const char *path, const mpe_io_opts *o, const un
   memset(&ti, 0, sizeof ti);
   /* the scanner's buffer: the whole file when it is small, so that a short file
      costs a short allocation */
-  f->txt.cap = f->fsize < MPEI_TEXT_BUF ? (size_t)f->fsize + 1 : MPEI_TEXT_BUF;
+  f->txt.cap = f->fsize < MPAI_TEXT_BUF ? (size_t)f->fsize + 1 : MPAI_TEXT_BUF;
   if (!(f->txt.buf = malloc(f->txt.cap)))
     FAIL(MPE_ENOMEM, "out of memory");
-  int rc = mpei_text_scan(&f->txt, f->fp, &ti, f->msg, sizeof f->msg);
+  int rc = mpai_text_scan(&f->txt, f->fp, &ti, f->msg, sizeof f->msg);
   return rc ? rc : add_single(f, path, &ti, 0, f->fsize);
 }
 
@@ -1233,24 +1233,24 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   if (out)
     *out = NULL;   /* the constructor convention (mpemu/core.h): NULL on every failure */
   if (!out || !path) {
-    mpei_io_msg(msg, msglen, "invalid argument");
+    mpai_io_msg(msg, msglen, "invalid argument");
     return MPE_EINVAL;
   }
   if (!o)
     o = &defaults;
   if ((o->kind != MPE_IO_AUTO && !reader_of(o->kind)) || o->ndim < 0 || o->ndim > MPE_IO_MAXDIM ||
       (o->has_dtype && !mpe_io_dtype_size(o->dtype)) || (o->nrules && !o->rules)) {
-    mpei_io_msg(msg, msglen, "invalid reader options");
+    mpai_io_msg(msg, msglen, "invalid reader options");
     return MPE_EINVAL;
   }
   mpe_io *f = calloc(1, sizeof *f);
   if (!f) {
-    mpei_io_msg(msg, msglen, "out of memory");
+    mpai_io_msg(msg, msglen, "out of memory");
     return MPE_ENOMEM;
   }
   for (size_t r = 0; r < o->nrules; r++)
     if (!o->rules[r].pattern || !mpe_io_dtype_size(o->rules[r].dtype)) {
-      mpei_io_msg(msg, msglen, "invalid reader options (dtype rule %zu)", r);
+      mpai_io_msg(msg, msglen, "invalid reader options (dtype rule %zu)", r);
       free(f);
       return MPE_EINVAL;
     }
@@ -1264,12 +1264,12 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   struct stat sb;
   f->fp = fopen(path, "rb");
   if (!f->fp) {
-    mpei_io_msg(f->msg, sizeof f->msg, "cannot open: %s", strerror(errno));
+    mpai_io_msg(f->msg, sizeof f->msg, "cannot open: %s", strerror(errno));
     rc = errno == ENOENT || errno == EACCES ? MPE_EIO : MPE_EIO;
     goto fail;
   }
   if (fstat(fileno(f->fp), &sb) || !S_ISREG(sb.st_mode)) {
-    mpei_io_msg(f->msg, sizeof f->msg, "not a regular file");
+    mpai_io_msg(f->msg, sizeof f->msg, "not a regular file");
     rc = MPE_EIO;
     goto fail;
   }
@@ -1279,7 +1279,7 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   rewind(f->fp);
   f->rd = o->kind ? reader_of(o->kind) : reader_guess(path, mg, nm, o);
   if (!f->rd) {
-    mpei_io_msg(f->msg, sizeof f->msg, "unknown file type (expected .npy, .npz, .safetensors, .csv/.txt, or raw with a dtype)");
+    mpai_io_msg(f->msg, sizeof f->msg, "unknown file type (expected .npy, .npz, .safetensors, .csv/.txt, or raw with a dtype)");
     rc = MPE_EFORMAT;
     goto fail;
   }
@@ -1319,7 +1319,7 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   *out = f;
   return MPE_OK;
 fail:
-  mpei_io_msg(msg, msglen, "%s", f->msg[0] ? f->msg : mpe_strerror(rc));
+  mpai_io_msg(msg, msglen, "%s", f->msg[0] ? f->msg : mpe_strerror(rc));
   mpe_io_close(f);
   return rc;
 }
@@ -1330,8 +1330,8 @@ void mpe_io_close(mpe_io *f)
     return;
   if (f->zf)
     zip_fclose(f->zf);
-  mpei_pt_free(f->pt);
-  mpei_skips_free(&f->sk);
+  mpai_pt_free(f->pt);
+  mpai_skips_free(&f->sk);
   if (f->za)
     zip_discard(f->za);
   if (f->fp)
@@ -1354,9 +1354,9 @@ int mpe_io_skipped_info(const mpe_io *f, size_t i, const char **name, const char
   if (!f || !name || !dtype || !why || i >= mpe_io_skipped(f))
     return MPE_EINVAL;
   if (i < f->skipped) {
-    mpei_pt_skipped(f->pt, i, name, dtype, why);
+    mpai_pt_skipped(f->pt, i, name, dtype, why);
   } else {
-    const struct mpei_skip *k = &f->sk.v[i - f->skipped];
+    const struct mpai_skip *k = &f->sk.v[i - f->skipped];
     *name = k->name;
     *dtype = k->dtype;
     *why = k->why;
@@ -1416,12 +1416,12 @@ static int select_member(mpe_io *f, size_t i)
 static int select_text(mpe_io *f, size_t i)
 {
   (void)i;
-  return mpei_text_rewind(&f->txt, f->fp, f->msg, sizeof f->msg);
+  return mpai_text_rewind(&f->txt, f->fp, f->msg, sizeof f->msg);
 }
 
 static int select_pt(mpe_io *f, size_t i)
 {
-  return mpei_pt_select(f->pt, i, f->msg, sizeof f->msg);
+  return mpai_pt_select(f->pt, i, f->msg, sizeof f->msg);
 }
 
 int mpe_io_select(mpe_io *f, size_t i)
@@ -1472,7 +1472,7 @@ static int fetch_member(mpe_io *f, void *dst, size_t n)
 
 static int fetch_pt(mpe_io *f, void *dst, size_t n)
 {
-  return mpei_pt_read(f->pt, dst, n / mpe_io_dtype_size((mpe_type)f->t[f->cur].dtype), f->msg, sizeof f->msg);
+  return mpai_pt_read(f->pt, dst, n / mpe_io_dtype_size((mpe_type)f->t[f->cur].dtype), f->msg, sizeof f->msg);
 }
 
 /* after the last value of a member: it must end there and pass its CRC */
@@ -1590,7 +1590,7 @@ static int read_pt(mpe_io *f, void *values, size_t max, size_t *n)
 
 static int read_text(mpe_io *f, void *values, size_t max, size_t *n)
 {
-  int rc = mpei_text_read(&f->txt, f->fp, values, max, n, f->msg, sizeof f->msg);
+  int rc = mpai_text_read(&f->txt, f->fp, values, max, n, f->msg, sizeof f->msg);
   if (rc)
     return rc;
   if (*n > f->left)

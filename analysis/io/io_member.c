@@ -7,17 +7,17 @@
 #include <string.h>
 #include "io_internal.h"
 
-int mpei_skip_add(struct mpei_skips *s, const char *name, size_t nl, const char *dtype, const char *why)
+int mpai_skip_add(struct mpai_skips *s, const char *name, size_t nl, const char *dtype, const char *why)
 {
   if (s->n == s->cap) {
     size_t nc = s->cap ? 2 * s->cap : 8;
-    struct mpei_skip *nv = realloc(s->v, nc * sizeof *nv);
+    struct mpai_skip *nv = realloc(s->v, nc * sizeof *nv);
     if (!nv)
       return MPE_ENOMEM;
     s->v = nv;
     s->cap = nc;
   }
-  struct mpei_skip *k = &s->v[s->n];
+  struct mpai_skip *k = &s->v[s->n];
   if (!(k->name = malloc(nl + 1)))
     return MPE_ENOMEM;
   memcpy(k->name, name, nl);
@@ -28,7 +28,7 @@ int mpei_skip_add(struct mpei_skips *s, const char *name, size_t nl, const char 
   return MPE_OK;
 }
 
-void mpei_skips_free(struct mpei_skips *s)
+void mpai_skips_free(struct mpai_skips *s)
 {
   for (size_t i = 0; i < s->n; i++)
     free(s->v[i].name);
@@ -42,7 +42,7 @@ static int is_plain(const char *p)
   return strpbrk(p, "*?[") == NULL;
 }
 
-int mpei_dtype_rule(const mpe_io_opts *o, const char *name, size_t es, mpe_type *t, char *msg, size_t msglen)
+int mpai_dtype_rule(const mpe_io_opts *o, const char *name, size_t es, mpe_type *t, char *msg, size_t msglen)
 {
   for (size_t r = 0; o && r < o->nrules; r++) {
     const mpe_io_dtype_rule *u = &o->rules[r];
@@ -55,7 +55,7 @@ int mpei_dtype_rule(const mpe_io_opts *o, const char *name, size_t es, mpe_type 
       return 1;
     }
     if (plain) {
-      mpei_io_msg(msg, msglen, "member '%.64s' holds %zu-byte values; dtype %s has %zu-byte ones", name, es,
+      mpai_io_msg(msg, msglen, "member '%.64s' holds %zu-byte values; dtype %s has %zu-byte ones", name, es,
                   mpe_type_name(u->dtype), want);
       return -1;
     }

@@ -101,7 +101,7 @@ struct out {              /* a tensor found in the checkpoint, under a name */
   int type;               /* -1: the storage's own; else the mpe_type a --dtype rule gave */
 };
 
-struct mpei_pt {
+struct mpai_pt {
   /* parsing */
   const unsigned char *pk;
   size_t pklen;
@@ -141,7 +141,7 @@ struct mpei_pt {
 };
 
 #define KIDS(v) ((v)->kind == V_TUPLE ? p->tk + (v)->u.tk : (v)->u.kids)
-#define ERR(code, ...) do { mpei_io_msg(msg, msglen, __VA_ARGS__); return (code); } while (0)
+#define ERR(code, ...) do { mpai_io_msg(msg, msglen, __VA_ARGS__); return (code); } while (0)
 
 static int grow(void **p, size_t *cap, size_t need, size_t esize)
 {
@@ -169,7 +169,7 @@ static void clean(const unsigned char *s, size_t n, char *out, size_t outlen)
 
 /* ------------------------------------------------------------------ values */
 
-static int new_val(struct mpei_pt *p, int kind, uint32_t *id)
+static int new_val(struct mpai_pt *p, int kind, uint32_t *id)
 {
   if (p->nv >= UINT32_MAX - 1 || grow((void **)&p->v, &p->capv, p->nv + 1, sizeof *p->v))
     return MPE_ENOMEM;
@@ -179,7 +179,7 @@ static int new_val(struct mpei_pt *p, int kind, uint32_t *id)
   return MPE_OK;
 }
 
-static int push(struct mpei_pt *p, uint32_t id)
+static int push(struct mpai_pt *p, uint32_t id)
 {
   if (grow((void **)&p->stack, &p->caps, p->sp + 1, sizeof *p->stack))
     return MPE_ENOMEM;
@@ -196,7 +196,7 @@ static size_t cap_of(uint32_t n)
   return n ? c : 0;
 }
 
-static int kid_add(struct mpei_pt *p, uint32_t c, uint32_t x)
+static int kid_add(struct mpai_pt *p, uint32_t c, uint32_t x)
 {
   struct val *v = &p->v[c];
   size_t cap = cap_of(v->n);
@@ -206,13 +206,13 @@ static int kid_add(struct mpei_pt *p, uint32_t c, uint32_t x)
   return MPE_OK;
 }
 
-static int is_str(const struct mpei_pt *p, uint32_t id, const char *s)
+static int is_str(const struct mpai_pt *p, uint32_t id, const char *s)
 {
   const struct val *v = &p->v[id];
   return v->kind == V_STR && v->u.s.len == strlen(s) && !memcmp(p->pk + v->u.s.off, s, v->u.s.len);
 }
 
-static int as_u64(const struct mpei_pt *p, uint32_t id, uint64_t *x)
+static int as_u64(const struct mpai_pt *p, uint32_t id, uint64_t *x)
 {
   const struct val *v = &p->v[id];
   if (v->kind != V_INT || v->u.i < 0)
@@ -222,7 +222,7 @@ static int as_u64(const struct mpei_pt *p, uint32_t id, uint64_t *x)
 }
 
 /* a tuple (or list) of non-negative integers */
-static int int_tuple(const struct mpei_pt *p, uint32_t id, uint64_t *x, int *n)
+static int int_tuple(const struct mpai_pt *p, uint32_t id, uint64_t *x, int *n)
 {
   const struct val *v = &p->v[id];
   if ((v->kind != V_TUPLE && v->kind != V_LIST) || v->n > MPE_IO_MAXDIM)
@@ -237,7 +237,7 @@ static int int_tuple(const struct mpei_pt *p, uint32_t id, uint64_t *x, int *n)
 /* ------------------------------------------------------------------ storages and tensors */
 
 /* BINPERSID: ('storage', torch.<Type>Storage, key, location, numel) */
-static int persistent(struct mpei_pt *p, uint32_t tup, uint32_t *res, char *msg, size_t msglen)
+static int persistent(struct mpai_pt *p, uint32_t tup, uint32_t *res, char *msg, size_t msglen)
 {
   const struct val *t = &p->v[tup];
   if (t->kind != V_TUPLE || t->n != 5 || !is_str(p, KIDS(t)[0], "storage"))
@@ -256,7 +256,7 @@ static int persistent(struct mpei_pt *p, uint32_t tup, uint32_t *res, char *msg,
       ERR(MPE_EFORMAT, "a storage key with characters other than letters, digits and '_'");
   unsigned st = ty->u.id == G_UNTYPED ? UNTYPED : ty->u.id - G_STORAGE0;
   uint64_t nb;
-  if (mpei_mul_u64(numel, st == UNTYPED ? 1 : stypes[st].size, &nb))
+  if (mpai_mul_u64(numel, st == UNTYPED ? 1 : stypes[st].size, &nb))
     ERR(MPE_EFORMAT, "a storage of %llu elements: too large", (unsigned long long)numel);
   char member[sizeof p->prefix + 80], kz[64];
   memcpy(kz, k, key->u.s.len);
@@ -309,7 +309,7 @@ static int persistent(struct mpei_pt *p, uint32_t tup, uint32_t *res, char *msg,
 /* _rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, metadata]),
    _rebuild_tensor_v3(the same with a dtype before the metadata) or
    _rebuild_tensor(storage, offset, size, stride): the view, checked against its storage */
-static int rebuild(struct mpei_pt *p, uint32_t args, int version, uint32_t *res, char *msg, size_t msglen)
+static int rebuild(struct mpai_pt *p, uint32_t args, int version, uint32_t *res, char *msg, size_t msglen)
 {
   const struct val *a = &p->v[args];
   unsigned lo = version == 1 ? 4 : version == 2 ? 6 : 7, hi = version == 1 ? 4 : lo + 1;
@@ -341,12 +341,12 @@ static int rebuild(struct mpei_pt *p, uint32_t args, int version, uint32_t *res,
   const struct storage *s = &p->s[w.storage];
   uint64_t count = 1, last = w.offset;
   for (int d = 0; d < w.ndim; d++)
-    if (mpei_mul_u64(count, size[d], &count))
+    if (mpai_mul_u64(count, size[d], &count))
       ERR(MPE_EFORMAT, "tensor of storage '%s': size overflows", s->key);
   if (count) {
     for (int d = 0; d < w.ndim; d++) {
       uint64_t span;
-      if (mpei_mul_u64(size[d] - 1, stride[d], &span) || __builtin_add_overflow(last, span, &last))
+      if (mpai_mul_u64(size[d] - 1, stride[d], &span) || __builtin_add_overflow(last, span, &last))
         ERR(MPE_EFORMAT, "tensor of storage '%s': strides overflow", s->key);
     }
     if (last >= s->nbytes / stypes[w.st].size)
@@ -376,7 +376,7 @@ static int rebuild(struct mpei_pt *p, uint32_t args, int version, uint32_t *res,
 }
 
 /* REDUCE: only the allowed "calls", none of which runs anything */
-static int reduce(struct mpei_pt *p, uint32_t fn, uint32_t args, uint32_t *res, char *msg, size_t msglen)
+static int reduce(struct mpai_pt *p, uint32_t fn, uint32_t args, uint32_t *res, char *msg, size_t msglen)
 {
   const struct val *f = &p->v[fn], *a = &p->v[args];
   if (f->kind != V_GLOBAL || f->u.id >= G_UNTYPED)
@@ -401,7 +401,7 @@ static int reduce(struct mpei_pt *p, uint32_t fn, uint32_t args, uint32_t *res, 
   }
 }
 
-static int global(struct mpei_pt *p, const unsigned char *mod, size_t ml, const unsigned char *name, size_t nl,
+static int global(struct mpai_pt *p, const unsigned char *mod, size_t ml, const unsigned char *name, size_t nl,
                   uint32_t *res, char *msg, size_t msglen)
 {
   uint32_t g = NONE_ID;
@@ -432,7 +432,7 @@ static int global(struct mpei_pt *p, const unsigned char *mod, size_t ml, const 
 
 /* ------------------------------------------------------------------ the interpreter */
 
-static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
+static int run(struct mpai_pt *p, uint32_t *root, char *msg, size_t msglen)
 {
   const unsigned char *c = p->pk, *e = p->pk + p->pklen;
 #define NEED(k) do { if ((size_t)(e - c) < (size_t)(k)) ERR(MPE_EFORMAT, "pickle ends inside an opcode"); } while (0)
@@ -535,7 +535,7 @@ static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
       NEW(op == 'B' || op == 'C' || op == 0x8e ? V_BYTES : V_STR, id);
       p->v[id].u.s.off = (uint32_t)(c - p->pk);
       p->v[id].u.s.len = (uint32_t)len;
-      if (p->v[id].kind == V_STR && (op == 'X' || op == 0x8c || op == 0x8d) && !mpei_utf8_valid((const char *)c, len))
+      if (p->v[id].kind == V_STR && (op == 'X' || op == 0x8c || op == 0x8d) && !mpai_utf8_valid((const char *)c, len))
         ERR(MPE_EFORMAT, "pickle string is not valid UTF-8");
       c += len;
       PUSH(id);
@@ -677,7 +677,7 @@ static int run(struct mpei_pt *p, uint32_t *root, char *msg, size_t msglen)
 
 /* ------------------------------------------------------------------ names */
 
-static int key_text(const struct mpei_pt *p, uint32_t k, char *out, size_t outlen)
+static int key_text(const struct mpai_pt *p, uint32_t k, char *out, size_t outlen)
 {
   const struct val *v = &p->v[k];
   switch (v->kind) {
@@ -686,7 +686,7 @@ static int key_text(const struct mpei_pt *p, uint32_t k, char *out, size_t outle
       return -1;
     memcpy(out, p->pk + v->u.s.off, v->u.s.len);
     out[v->u.s.len] = 0;
-    if (!mpei_utf8_valid(out, v->u.s.len))
+    if (!mpai_utf8_valid(out, v->u.s.len))
       return -1;
     for (uint32_t i = 0; i < v->u.s.len; i++)   /* names reach terminals and plots: no control characters */
       if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
@@ -700,7 +700,7 @@ static int key_text(const struct mpei_pt *p, uint32_t k, char *out, size_t outle
   }
 }
 
-static int emit(struct mpei_pt *p, uint32_t view, const char *name, char *msg, size_t msglen)
+static int emit(struct mpai_pt *p, uint32_t view, const char *name, char *msg, size_t msglen)
 {
   int skip = stypes[p->views[view].st].type < 0;
   struct out **o = skip ? &p->sk : &p->o;
@@ -718,7 +718,7 @@ static int emit(struct mpei_pt *p, uint32_t view, const char *name, char *msg, s
 }
 
 /* the tensors under value id, named prefix.key... */
-static int walk(struct mpei_pt *p, uint32_t id, char *name, size_t len, int depth, char *msg, size_t msglen)
+static int walk(struct mpai_pt *p, uint32_t id, char *name, size_t len, int depth, char *msg, size_t msglen)
 {
   const struct val *v = &p->v[id];
   /* every value and every kid looked at counts: a tree holds at most nv values and, each kid
@@ -766,7 +766,7 @@ static int cmp_name(const void *a, const void *b)
 
 /* one name, one tensor: a key set twice in a dict (torch.load keeps the last) or a key "a.b"
    beside a container a holding b would make --tensor pick one of them silently */
-static int unique_names(struct mpei_pt *p, char *msg, size_t msglen)
+static int unique_names(struct mpai_pt *p, char *msg, size_t msglen)
 {
   if (p->no < 2)
     return MPE_OK;
@@ -779,7 +779,7 @@ static int unique_names(struct mpei_pt *p, char *msg, size_t msglen)
   int rc = MPE_OK;
   for (size_t i = 1; i < p->no && !rc; i++)
     if (!strcmp(nm[i - 1], nm[i])) {
-      mpei_io_msg(msg, msglen, "two tensors named '%.64s' (a key given twice, or a dotted key beside a container)",
+      mpai_io_msg(msg, msglen, "two tensors named '%.64s' (a key given twice, or a dotted key beside a container)",
                   nm[i]);
       rc = MPE_EFORMAT;
     }
@@ -789,7 +789,7 @@ static int unique_names(struct mpei_pt *p, char *msg, size_t msglen)
 
 /* ------------------------------------------------------------------ open */
 
-int mpei_pt_sniff(zip_t *za, char *prefix, size_t plen)
+int mpai_pt_sniff(zip_t *za, char *prefix, size_t plen)
 {
   zip_int64_t ne = zip_get_num_entries(za, 0);
   for (zip_int64_t i = 0; i < ne && i < 100000; i++) {
@@ -835,7 +835,7 @@ static int read_member(zip_t *za, const char *name, unsigned char **buf, size_t 
     r = zip_fread(zf, &extra, 1);   /* at the end: the CRC is checked */
   int bad = got != st.size || r != 0;
   if (bad)
-    mpei_io_msg(msg, msglen, "member %.64s is truncated or corrupt: %s", name, zip_file_strerror(zf));
+    mpai_io_msg(msg, msglen, "member %.64s is truncated or corrupt: %s", name, zip_file_strerror(zf));
   zip_fclose(zf);
   if (bad) {
     free(*buf);
@@ -847,7 +847,7 @@ static int read_member(zip_t *za, const char *name, unsigned char **buf, size_t 
 }
 
 /* what only running the pickle and naming its tensors needs */
-static void parse_free(struct mpei_pt *p)
+static void parse_free(struct mpai_pt *p)
 {
   for (size_t i = 0; i < p->nv; i++)
     if (p->v[i].kind == V_LIST || p->v[i].kind == V_DICT)
@@ -867,7 +867,7 @@ static void parse_free(struct mpei_pt *p)
   p->nv = p->capv = p->sp = p->caps = p->nmarks = p->capm = p->capmemo = p->ntk = p->captk = 0;
 }
 
-void mpei_pt_free(struct mpei_pt *p)
+void mpai_pt_free(struct mpai_pt *p)
 {
   if (!p)
     return;
@@ -888,15 +888,15 @@ void mpei_pt_free(struct mpei_pt *p)
   free(p);
 }
 
-int mpei_pt_open(zip_t *za, const char *root_name, struct mpei_pt **out, char *msg, size_t msglen)
+int mpai_pt_open(zip_t *za, const char *root_name, struct mpai_pt **out, char *msg, size_t msglen)
 {
-  struct mpei_pt *p = calloc(1, sizeof *p);
+  struct mpai_pt *p = calloc(1, sizeof *p);
   *out = p;
   if (!p)
     ERR(MPE_ENOMEM, "out of memory");
   p->za = za;
   p->cur = -1;
-  if (!mpei_pt_sniff(za, p->prefix, sizeof p->prefix))
+  if (!mpai_pt_sniff(za, p->prefix, sizeof p->prefix))
     ERR(MPE_EFORMAT, "zip archive has no <name>/data.pkl: not a torch.save file");
   zip_int64_t ne = zip_get_num_entries(za, 0);   /* bounded by the archive's central directory */
   if (ne <= 0 || ne >= NONE_ID || !(p->by_member = malloc((size_t)ne * sizeof *p->by_member)))
@@ -923,7 +923,7 @@ int mpei_pt_open(zip_t *za, const char *root_name, struct mpei_pt **out, char *m
   snprintf(name, sizeof name, "%sdata.pkl", p->prefix);
   unsigned char *pk;
   if ((rc = read_member(za, name, &pk, &p->pklen, PT_MAX_PICKLE, msg, msglen)))
-    return rc == MPE_ENOTFOUND ? (mpei_io_msg(msg, msglen, "data.pkl is missing"), MPE_EFORMAT) : rc;
+    return rc == MPE_ENOTFOUND ? (mpai_io_msg(msg, msglen, "data.pkl is missing"), MPE_EFORMAT) : rc;
   p->pk = pk;
   uint32_t root;
   if ((rc = run(p, &root, msg, msglen)))
@@ -942,10 +942,10 @@ int mpei_pt_open(zip_t *za, const char *root_name, struct mpei_pt **out, char *m
   return unique_names(p, msg, msglen);
 }
 
-size_t mpei_pt_count(const struct mpei_pt *p) { return p->no; }
-size_t mpei_pt_nskipped(const struct mpei_pt *p) { return p->nsk; }
+size_t mpai_pt_count(const struct mpai_pt *p) { return p->no; }
+size_t mpai_pt_nskipped(const struct mpai_pt *p) { return p->nsk; }
 
-void mpei_pt_info(const struct mpei_pt *p, size_t i, mpe_io_tensor *t, uint64_t *nbytes)
+void mpai_pt_info(const struct mpai_pt *p, size_t i, mpe_io_tensor *t, uint64_t *nbytes)
 {
   const struct view *w = &p->views[p->o[i].view];
   memset(t, 0, sizeof *t);
@@ -959,7 +959,7 @@ void mpei_pt_info(const struct mpei_pt *p, size_t i, mpe_io_tensor *t, uint64_t 
   *nbytes = w->count * stypes[w->st].size;
 }
 
-void mpei_pt_skipped(const struct mpei_pt *p, size_t i, const char **name, const char **dtype, const char **why)
+void mpai_pt_skipped(const struct mpai_pt *p, size_t i, const char **name, const char **dtype, const char **why)
 {
   unsigned st = p->views[p->sk[i].view].st;
   *name = p->sk[i].name;
@@ -967,9 +967,9 @@ void mpei_pt_skipped(const struct mpei_pt *p, size_t i, const char **name, const
   *why = stypes[st].why;
 }
 
-size_t mpei_pt_skipped_size(const struct mpei_pt *p, size_t i) { return stypes[p->views[p->sk[i].view].st].size; }
+size_t mpai_pt_skipped_size(const struct mpai_pt *p, size_t i) { return stypes[p->views[p->sk[i].view].st].size; }
 
-int mpei_pt_adopt(struct mpei_pt *p, size_t i, mpe_type type)
+int mpai_pt_adopt(struct mpai_pt *p, size_t i, mpe_type type)
 {
   if (i >= p->nsk)
     return MPE_EINVAL;
@@ -1007,7 +1007,7 @@ static int fill(zip_file_t *zf, unsigned char *dst, uint64_t n)
   return 0;
 }
 
-int mpei_pt_select(struct mpei_pt *p, size_t i, char *msg, size_t msglen)
+int mpai_pt_select(struct mpai_pt *p, size_t i, char *msg, size_t msglen)
 {
   if (p->zf) {
     zip_fclose(p->zf);
@@ -1058,7 +1058,7 @@ int mpei_pt_select(struct mpei_pt *p, size_t i, char *msg, size_t msglen)
 }
 
 /* the storage bytes of the next n elements of the selected view */
-int mpei_pt_read(struct mpei_pt *p, unsigned char *dst, size_t n, char *msg, size_t msglen)
+int mpai_pt_read(struct mpai_pt *p, unsigned char *dst, size_t n, char *msg, size_t msglen)
 {
   if (p->cur < 0)
     ERR(MPE_EINVAL, "no tensor selected");

@@ -12,7 +12,7 @@
 
 #define TOKMAX 64
 
-static int fill(struct mpei_text *s, FILE *fp)
+static int fill(struct mpai_text *s, FILE *fp)
 {
   if (s->eof)
     return 0;
@@ -30,7 +30,7 @@ static int fill(struct mpei_text *s, FILE *fp)
    semicolon at a line's start, after another one, or at a line's end, as "1,,2"
    or "1,2,"). *nl counts newlines passed. A UTF-8 byte-order mark that starts
    the file is passed over. */
-static int next_token(struct mpei_text *s, FILE *fp, char *tok, uint64_t *nl)
+static int next_token(struct mpai_text *s, FILE *fp, char *tok, uint64_t *nl)
 {
   size_t n = 0;
   int comment = 0;
@@ -102,28 +102,28 @@ static int parse(const char *tok, double *v)
   return 0;
 }
 
-static int token_error(int r, struct mpei_text *s, const char *tok, char *msg, size_t msglen)
+static int token_error(int r, struct mpai_text *s, const char *tok, char *msg, size_t msglen)
 {
   if (r == -1) {
-    mpei_io_msg(msg, msglen, "read error: %s", strerror(errno));
+    mpai_io_msg(msg, msglen, "read error: %s", strerror(errno));
     return MPE_EIO;
   }
   if (r == -2)
-    mpei_io_msg(msg, msglen, "line %llu: a token longer than %d characters", (unsigned long long)s->line, TOKMAX - 1);
+    mpai_io_msg(msg, msglen, "line %llu: a token longer than %d characters", (unsigned long long)s->line, TOKMAX - 1);
   else if (r == -3)
-    mpei_io_msg(msg, msglen, "line %llu: control character or NUL byte (binary file?)", (unsigned long long)s->line);
+    mpai_io_msg(msg, msglen, "line %llu: control character or NUL byte (binary file?)", (unsigned long long)s->line);
   else if (r == -4)
-    mpei_io_msg(msg, msglen, "line %llu: an empty field (a comma or semicolon with no number before it)",
+    mpai_io_msg(msg, msglen, "line %llu: an empty field (a comma or semicolon with no number before it)",
                 (unsigned long long)s->line);
   else
-    mpei_io_msg(msg, msglen, "line %llu: '%.40s' is not a number", (unsigned long long)s->line, tok);
+    mpai_io_msg(msg, msglen, "line %llu: '%.40s' is not a number", (unsigned long long)s->line, tok);
   return MPE_EFORMAT;
 }
 
-int mpei_text_rewind(struct mpei_text *s, FILE *fp, char *msg, size_t msglen)
+int mpai_text_rewind(struct mpai_text *s, FILE *fp, char *msg, size_t msglen)
 {
   if (fseeko(fp, 0, SEEK_SET)) {
-    mpei_io_msg(msg, msglen, "seek failed: %s", strerror(errno));
+    mpai_io_msg(msg, msglen, "seek failed: %s", strerror(errno));
     return MPE_EIO;
   }
   clearerr(fp);
@@ -135,9 +135,9 @@ int mpei_text_rewind(struct mpei_text *s, FILE *fp, char *msg, size_t msglen)
   return MPE_OK;
 }
 
-int mpei_text_scan(struct mpei_text *s, FILE *fp, mpe_io_tensor *t, char *msg, size_t msglen)
+int mpai_text_scan(struct mpai_text *s, FILE *fp, mpe_io_tensor *t, char *msg, size_t msglen)
 {
-  int rc = mpei_text_rewind(s, fp, msg, msglen);
+  int rc = mpai_text_rewind(s, fp, msg, msglen);
   if (rc)
     return rc;
   char tok[TOKMAX];
@@ -181,7 +181,7 @@ int mpei_text_scan(struct mpei_text *s, FILE *fp, mpe_io_tensor *t, char *msg, s
   return MPE_OK;
 }
 
-int mpei_text_read(struct mpei_text *s, FILE *fp, double *v, size_t max, size_t *n, char *msg, size_t msglen)
+int mpai_text_read(struct mpai_text *s, FILE *fp, double *v, size_t max, size_t *n, char *msg, size_t msglen)
 {
   char tok[TOKMAX];
   uint64_t nl = 0;

@@ -20,9 +20,9 @@ static int check_out(const mpe_io_out *t, uint64_t *nbytes)
   if (!es || t->ndim < 0 || t->ndim > MPE_IO_MAXDIM || (t->ndim && !t->shape) || !t->name)
     return MPE_EINVAL;
   for (int d = 0; d < t->ndim; d++)
-    if (mpei_mul_u64(c, t->shape[d], &c))
+    if (mpai_mul_u64(c, t->shape[d], &c))
       return MPE_EINVAL;
-  if (mpei_mul_u64(c, es, nbytes) || (*nbytes && !t->data))
+  if (mpai_mul_u64(c, es, nbytes) || (*nbytes && !t->data))
     return MPE_EINVAL;
   return MPE_OK;
 }
@@ -136,7 +136,7 @@ int mpe_io_write_safetensors(const char *path, const mpe_io_out *t, size_t n)
     return MPE_ENOMEM;
   size_t cap = 64;
   for (size_t i = 0; i < n; i++) {
-    if (check_out(&t[i], &nb[i]) || !mpei_utf8_valid(t[i].name, strlen(t[i].name))) {
+    if (check_out(&t[i], &nb[i]) || !mpai_utf8_valid(t[i].name, strlen(t[i].name))) {
       free(nb);
       return MPE_EINVAL;
     }

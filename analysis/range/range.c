@@ -64,7 +64,7 @@ struct tgt {
   uint64_t thr52;                 /* float: fraction (52 bits) below which x*2^k flushes in binade emin-1-k */
   int jcat;                       /* float: categories below jcat (and powers of two) are below thr52 */
   int low_pow2;                   /* float: powers of two are below thr52 (p > 1) */
-  mpei_rthr32 thr;                /* binary32 thresholds */
+  mpai_rthr32 thr;                /* binary32 thresholds */
   /* binary64 inputs to float targets with p <= 53, emin >= -1022: the same scheme on
      binary64 bit patterns (underflow <= u64 < subnormal <= s64; overflow >= o64) */
   int fused64;
@@ -89,20 +89,20 @@ struct mpe_range {
   uint32_t *loc;                  /* per block binade counts (binary64 path), folded into hist */
   /* binary32 path: NCOPY tables of 256 exponent fields x ncat categories */
   int ncat;
-  mpei_rkeys keys;
+  mpai_rkeys keys;
   /* per thread: NCOPY tables of 256 exponent fields x ncat categories, the keys of a block */
   int nts;
   uint32_t *tab[MAXTHREADS];
   uint16_t *key[MAXTHREADS];
   /* per block of a super-block: the kernels' results, extremes, subnormal inputs seen */
-  mpei_rblk *bres;
+  mpai_rblk *bres;
   double *tseed;                  /* per thread and target: the fast kernel's seed (see add_spans) */
   uint32_t bmn[SUPER], bmxp[SUPER], bmxn[SUPER];
   int bsub[SUPER];
-  mpei_rkern_float kfloat;
-  mpei_rkern_q kq, kfused;
-  mpei_rkern_fast kfast;
-  mpei_rkern_keys kkeys;
+  mpai_rkern_float kfloat;
+  mpai_rkern_q kq, kfused;
+  mpai_rkern_fast kfast;
+  mpai_rkern_keys kkeys;
   size_t fxmax;                   /* largest fx16 block */
   float *fxf, *fxy;               /* fx16 scratch */
   int16_t *fxq;
@@ -116,7 +116,7 @@ static const mpe_round_opts rne;   /* zeroed: RNE, subnormals kept, no saturatio
 
 /* round to nearest even for the fused kernels: the same integer steps, one value
    (magnitude in, magnitude out) */
-static float fused_round(float x, const mpei_rthr32 *t)
+static float fused_round(float x, const mpai_rthr32 *t)
 {
   uint32_t a = mpei_f2u(x) & 0x7fffffffu, d = t->dsh;
   if (a >= t->mnb) {
@@ -145,9 +145,9 @@ static double rne_int(double v)
 }
 
 /* q: 0 y given, 1 Q16, 2 float target rounded here */
-static void ref_core(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int q)
+static void ref_core(const float *x, const float *y, size_t n, const mpai_rthr32 *t, mpai_rblk *o, int q)
 {
-  double le[MPEI_RLANES] = { 0 }, lx[MPEI_RLANES] = { 0 }, m = o->maxrel;
+  double le[MPAI_RLANES] = { 0 }, lx[MPAI_RLANES] = { 0 }, m = o->maxrel;
   uint64_t unf = 0, sub = 0, ovf = 0;
   for (size_t i = 0; i < n; i++) {
     uint32_t u = mpei_f2u(x[i]), a = u & 0x7fffffffu;
@@ -172,38 +172,38 @@ static void ref_core(const float *x, const float *y, size_t n, const mpei_rthr32
       yd = y[i];
     }
     double d = yd - xd;
-    le[i % MPEI_RLANES] += d * d;
-    lx[i % MPEI_RLANES] += xd * xd;
+    le[i % MPAI_RLANES] += d * d;
+    lx[i % MPAI_RLANES] += xd * xd;
     double rel = fabs(d) / fabs(xd);
     if (rel > m)
       m = rel;
   }
-  mpei_rblk_set(o, unf, sub, ovf, le, lx, m);
+  mpai_rblk_set(o, unf, sub, ovf, le, lx, m);
 }
 
-void mpei_range_float_ref(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+void mpai_range_float_ref(const float *x, const float *y, size_t n, const mpai_rthr32 *t, mpai_rblk *o)
 {
   ref_core(x, y, n, t, o, 0);
 }
 
-void mpei_range_q_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+void mpai_range_q_ref(const float *x, size_t n, const mpai_rthr32 *t, mpai_rblk *o)
 {
   ref_core(x, NULL, n, t, o, 1);
 }
 
-void mpei_range_fused_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+void mpai_range_fused_ref(const float *x, size_t n, const mpai_rthr32 *t, mpai_rblk *o)
 {
   ref_core(x, NULL, n, t, o, 2);
 }
 
-void mpei_range_fast_ref(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2)
+void mpai_range_fast_ref(const float *x, size_t n, const mpai_rthr32 *t, mpai_rblk *o, int want_x2)
 {
   ref_core(x, NULL, n, t, o, 2);
   if (!want_x2)
     o->x2 = 0;
 }
 
-void mpei_range_keys_ref(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn,
+void mpai_range_keys_ref(const float *x, size_t n, const mpai_rkeys *k, uint16_t *key, uint32_t *mn,
                          uint32_t *mxp, uint32_t *mxn)
 {
   for (size_t i = 0; i < n; i++) {
@@ -310,14 +310,14 @@ static int target_ok(const mpe_range_target *t)
 /* the range kernels of each instruction set (the rows of emu/isa.c's table
    for this module); a missing row means the portable kernels */
 typedef struct {
-  mpei_rkern_float kfloat;
-  mpei_rkern_q kq, kfused;
-  mpei_rkern_fast kfast;
-  mpei_rkern_keys kkeys;
+  mpai_rkern_float kfloat;
+  mpai_rkern_q kq, kfused;
+  mpai_rkern_fast kfast;
+  mpai_rkern_keys kkeys;
 } range_isa;
 
 #define RANGE_ISA(sfx)                                                                                        \
-  { mpei_range_float_##sfx, mpei_range_q_##sfx, mpei_range_fused_##sfx, mpei_range_fast_##sfx, mpei_range_keys_##sfx }
+  { mpai_range_float_##sfx, mpai_range_q_##sfx, mpai_range_fused_##sfx, mpai_range_fast_##sfx, mpai_range_keys_##sfx }
 static const range_isa range_by_level[MPEI_SIMD_N] = {
   [MPEI_SIMD_NONE] = RANGE_ISA(ref),
 #ifdef HAVE_X86_SIMD
@@ -855,7 +855,7 @@ static void classify_q64(struct tgt *g, const double *x, size_t n)
   }
 }
 
-static void add_block(struct tgt *g, const mpei_rblk *b)
+static void add_block(struct tgt *g, const mpai_rblk *b)
 {
   g->a.underflow += b->underflow;
   g->a.subnormal += b->subnormal;
@@ -868,7 +868,7 @@ static void add_block(struct tgt *g, const mpei_rblk *b)
 
 /* the part of a binary32 block that threads may share out: histogram keys,
    extremes, and the targets the kernels handle (results in res[k]) */
-static void block_fast(const mpe_range *r, int t, const float *xb, size_t m, mpei_rblk *res, uint32_t *mn,
+static void block_fast(const mpe_range *r, int t, const float *xb, size_t m, mpai_rblk *res, uint32_t *mn,
                        uint32_t *mxp, uint32_t *mxn, int *sub)
 {
   uint64_t sub0 = tab_sub(r, r->tab[t]);
@@ -882,7 +882,7 @@ static void block_fast(const mpe_range *r, int t, const float *xb, size_t m, mpe
   double x2 = 0;
   for (size_t k = 0; k < r->nf; k++) {
     const struct tgt *g = &r->a[k];
-    mpei_rblk *b = &res[k];
+    mpai_rblk *b = &res[k];
     memset(b, 0, sizeof *b);
     if (g->t.kind == MPE_TARGET_Q16) {
       r->kq(xb, m, &g->thr, b);
@@ -981,7 +981,7 @@ serial:
       } else if (g->t.kind == MPE_TARGET_Q16 || g->fused) {
         add_block(g, &r->bres[(size_t)b * r->nf + k]);
       } else if (g->fast) {
-        mpei_rblk bk = { 0 };
+        mpai_rblk bk = { 0 };
         mpe_round_f32(r->yf, xb, m, g->f, &rne);
         r->kfloat(xb, r->yf, m, &g->thr, &bk);
         add_block(g, &bk);

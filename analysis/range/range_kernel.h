@@ -3,7 +3,7 @@
    with its own -m flags; RK_LOW/RK_HIGH take the halves of a vector. The
    portable oracle is in range.c; the results are the same bits:
    - counts: |x| bit patterns against the target's thresholds;
-   - sums of (round(x)-x)^2 and x^2: element i in lane i % 16, folded by mpei_rfold
+   - sums of (round(x)-x)^2 and x^2: element i in lane i % 16, folded by mpai_rfold
      (the squares are exact: round(x)-x has at most 24 significant bits);
    - the largest |round(x)-x|/|x|: per lane the best pair (ad, ax), compared by
      cross products ad*bx > bd*ax (exact: 24-bit factors), one division per lane
@@ -19,7 +19,7 @@
 #define RK_HIGH(v) MPEI_HALF_HI(v)
 #define RK_CVTD(v) ((rk_vd)MPEI_CVT_PS_PD(v))
 #define RK_CVTL(v) ((rk_vl)MPEI_CVT_EPI32_EPI64(v))
-#define RK_NAME(stem) MPEI_ISA_FN(mpei_range_##stem)
+#define RK_NAME(stem) MPEI_ISA_FN(mpai_range_##stem)
 
 /* VW binary32 lanes per vector (8: AVX2, 16: AVX-512), VW/2 binary64 lanes;
    an iteration takes 16 values as NV = 16/VW float vectors, 2*NV double halves */
@@ -114,7 +114,7 @@ struct rk_ctx {
 
 /* Every vector of thresholds and constants from t, counters at zero (a kernel
    leaves alone those it does not read) */
-static inline __attribute__((always_inline)) void rk_ctx_init(struct rk_ctx *c, const mpei_rthr32 *t)
+static inline __attribute__((always_inline)) void rk_ctx_init(struct rk_ctx *c, const mpai_rthr32 *t)
 {
   c->U = RK_SPLATU(t->u);
   c->S = RK_SPLATU(t->s);
@@ -136,11 +136,11 @@ static inline __attribute__((always_inline)) void rk_ctx_init(struct rk_ctx *c, 
 }
 
 /* A block's results from the lanes: the counts summed; the sums of the
-   2*RK_NV accumulators folded by mpei_rfold (lane j*VW/2 + l of A[j] holds the
+   2*RK_NV accumulators folded by mpai_rfold (lane j*VW/2 + l of A[j] holds the
    elements i = that mod 16); the largest |d|/|x| of the nm sets of pairs M,
    one division a lane, joined with o->maxrel. */
 static inline __attribute__((always_inline)) void rk_finish(const struct rk_ctx *c, const struct rk_acc *A,
-                                                           const struct rk_max *M, int nm, mpei_rblk *o)
+                                                           const struct rk_max *M, int nm, mpai_rblk *o)
 {
   double le[16], lx[16], m = o->maxrel;
   uint64_t su = 0, ss = 0, so = 0;
@@ -161,7 +161,7 @@ static inline __attribute__((always_inline)) void rk_finish(const struct rk_ctx 
         if (rel > m)
           m = rel;
       }
-  mpei_rblk_set(o, su, ss, so, le, lx, m);
+  mpai_rblk_set(o, su, ss, so, le, lx, m);
 }
 
 /* A float target rounded here (q = 2), one vector of VW values. The same counts
@@ -187,7 +187,7 @@ static inline __attribute__((always_inline)) void rk_vec_fused(struct rk_ctx *c,
   const uint32_t d = c->dsh, half = (1u << d) >> 1;
   rk_vu au = (rk_vu)a;
   rk_vu yn = d ? (au + ((half - 1) + ((au >> d) & 1))) & ~c->LOW : au;   /* MPEI_ROUND_CARRY, RNE */
-  /* below 2^emin: exact operations only (see mpei_rthr32) */
+  /* below 2^emin: exact operations only (see mpai_rthr32) */
   rk_vf xs = (rk_vf)a * c->K1 * c->K2;
   rk_vi i = __builtin_convertvector(xs, rk_vi);  /* truncation; lanes >= 2^emin are not used */
   rk_vf f = xs - __builtin_convertvector(i, rk_vf);
@@ -208,7 +208,7 @@ static inline __attribute__((always_inline)) void rk_vec_fused(struct rk_ctx *c,
   MB->bx = RK_SELD(bh, xh, MB->bx);
 }
 
-/* The fast fused kernel (mpei_rthr32's csub/cadd/alim): a float target rounded
+/* The fast fused kernel (mpai_rthr32's csub/cadd/alim): a float target rounded
    here, on a block where no finite |x| reaches the overflow threshold opos or alim.
    The same counts, sums and max as rk_core_fused with less work per value:
    - no overflow lane: ok is "non-zero and finite", and the sum of x^2 is the same
@@ -302,8 +302,8 @@ static inline __attribute__((always_inline)) void rk_fast_vec(struct rk_ctx *c, 
 
 /* the accumulators in locals (an array indexed in the loop was kept on the
    stack: a store and a reload in every sum's chain) */
-static inline __attribute__((always_inline)) void rk_core_fast(const float *x, size_t n, const mpei_rthr32 *t,
-                                                              mpei_rblk *o, const int want_x2)
+static inline __attribute__((always_inline)) void rk_core_fast(const float *x, size_t n, const mpai_rthr32 *t,
+                                                              mpai_rblk *o, const int want_x2)
 {
   struct rk_ctx c;
   rk_ctx_init(&c, t);
@@ -343,7 +343,7 @@ static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf
     const rk_vu z = {};
     rk_vu yn = d ? MPEI_ROUND_CARRY(MPEI_RC_RNE, rk_vu, a, d, one, c->LOW, half, a & ~c->LOW, a & c->LOW, z, z, z)
                  : a;   /* binary32 itself: exact */
-    /* below 2^emin: exact operations only (see mpei_rthr32) */
+    /* below 2^emin: exact operations only (see mpai_rthr32) */
     rk_vf xs = (rk_vf)a * c->K1 * c->K2;
     rk_vi i = __builtin_convertvector(xs, rk_vi);    /* truncation; lanes >= 2^emin are not used */
     rk_vf f = xs - __builtin_convertvector(i, rk_vf);
@@ -368,8 +368,8 @@ static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf
    everything in locals (counters, sums, maxima) and the values loaded straight
    from x (rk_load_direct). Lanes as in rk_core: element i of the block in lane
    i mod 16. */
-static inline __attribute__((always_inline)) void rk_core_fused(const float *x, size_t n, const mpei_rthr32 *t,
-                                                               mpei_rblk *o)
+static inline __attribute__((always_inline)) void rk_core_fused(const float *x, size_t n, const mpai_rthr32 *t,
+                                                               mpai_rblk *o)
 {
   struct rk_ctx c;
   rk_ctx_init(&c, t);
@@ -389,7 +389,7 @@ static inline __attribute__((always_inline)) void rk_core_fused(const float *x, 
 }
 
 static inline __attribute__((always_inline)) void rk_core(const float *x, const float *y, size_t n,
-                                                         const mpei_rthr32 *t, mpei_rblk *o, const int q)
+                                                         const mpai_rthr32 *t, mpai_rblk *o, const int q)
 {
   struct rk_ctx c;
   rk_ctx_init(&c, t);
@@ -439,22 +439,22 @@ static inline __attribute__((always_inline)) void rk_core(const float *x, const 
   rk_finish(&c, A, M, 4, o);
 }
 
-void RK_NAME(float)(const float *x, const float *y, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+void RK_NAME(float)(const float *x, const float *y, size_t n, const mpai_rthr32 *t, mpai_rblk *o)
 {
   rk_core(x, y, n, t, o, 0);
 }
 
-void RK_NAME(q)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+void RK_NAME(q)(const float *x, size_t n, const mpai_rthr32 *t, mpai_rblk *o)
 {
   rk_core(x, NULL, n, t, o, 1);
 }
 
-void RK_NAME(fused)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o)
+void RK_NAME(fused)(const float *x, size_t n, const mpai_rthr32 *t, mpai_rblk *o)
 {
   rk_core_fused(x, n, t, o);
 }
 
-void RK_NAME(fast)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o, int want_x2)
+void RK_NAME(fast)(const float *x, size_t n, const mpai_rthr32 *t, mpai_rblk *o, int want_x2)
 {
   if (want_x2)
     rk_core_fast(x, n, t, o, 1);
@@ -462,7 +462,7 @@ void RK_NAME(fast)(const float *x, size_t n, const mpei_rthr32 *t, mpei_rblk *o,
     rk_core_fast(x, n, t, o, 0);
 }
 
-void RK_NAME(keys)(const float *x, size_t n, const mpei_rkeys *k, uint16_t *key, uint32_t *mn, uint32_t *mxp,
+void RK_NAME(keys)(const float *x, size_t n, const mpai_rkeys *k, uint16_t *key, uint32_t *mn, uint32_t *mxp,
                    uint32_t *mxn)
 {
   rk_vu vmn = RK_SPLATU(0xffffffffu), vp = { 0 }, vn = { 0 };

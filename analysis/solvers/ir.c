@@ -239,7 +239,7 @@ static int ir_check_args(int n, const double *A, int lda, const double *b, const
 }
 
 /* The argument rules of mpe_ir_solve, shared with mpe_gpu_ir_solve (ir_cusolver.c). */
-int mpei_ir_check(int n, const double *A, int lda, const double *b, const double *x, const mpe_ir_opts *opts)
+int mpas_ir_check(int n, const double *A, int lda, const double *b, const double *x, const mpe_ir_opts *opts)
 {
   int rc = ir_check_args(n, A, lda, b, x, opts);
   if (rc != MPE_OK)
@@ -250,7 +250,7 @@ int mpei_ir_check(int n, const double *A, int lda, const double *b, const double
 }
 
 /* The backward and forward errors of a solution x, as mpe_ir_solve reports them. */
-int mpei_ir_errors(int n, const double *A, int lda, const double *b, const double *x, const double *xtrue,
+int mpas_ir_errors(int n, const double *A, int lda, const double *b, const double *x, const double *xtrue,
                    double *backward, double *fwd)
 {
   double *r = malloc((size_t)n * sizeof *r);

@@ -46,7 +46,7 @@ int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x
     mpe_ir_opts_init(&dflt);
     opts = &dflt;
   }
-  int rc = mpei_ir_check(n, A, lda, b, x, opts);
+  int rc = mpas_ir_check(n, A, lda, b, x, opts);
   if (rc != MPE_OK)
     return rc;
   if (opts->model || opts->scale || opts->history_cap > 0)
@@ -127,7 +127,7 @@ int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x
   R.iterations = (int)outer;
   R.inner_iterations = opts->solver == MPE_IR_GMRES_IR && niters > 0 ? (int)niters : 0;
   R.status = niters >= 0 ? MPE_IR_CONVERGED : opts->no_fallback ? MPE_IR_DIVERGED : MPE_IR_FALLBACK;
-  rc = mpei_ir_errors(n, A, lda, b, xh, opts->xtrue, &R.backward_error, &R.forward_error);
+  rc = mpas_ir_errors(n, A, lda, b, xh, opts->xtrue, &R.backward_error, &R.forward_error);
   if (rc != MPE_OK)
     goto out;
   memcpy(x, xh, (size_t)n * sizeof *x);
