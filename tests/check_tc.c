@@ -205,6 +205,267 @@ START_TEST(test_conformance_fp16)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ MMA-Sim vectors */
+
+/* The instructions of tests/conformance/mmasim (its generate.py and index.txt):
+   MMA-Sim 2.1.1's outputs for random-bit and adversarial inputs of every
+   instruction it and mpemu both model, against mpemu's built-in model of that
+   instruction. late: the difference is documented (mpe_tc_model_get(3)): MMA-Sim
+   has no mma.sync FP8 for B200, and mpemu's b200:mma.sync adds c after the block
+   as the real B200 mma.sync rows show; compared with MMA-Sim's tcgen05.mma the
+   differences are counted, not failed. */
+static const struct {
+  int id;
+  const char *file, *what, *model;
+  mpe_type t;
+  int late;
+} mmasim_instrs[] = {
+  { 1, "fp16_k4_f32", "Volta mma.m8n8k4.f32.f16.f16.f32", "v100", MPE_FP16, 0 },
+  { 2, "fp16_k4_f16", "Volta mma.m8n8k4.f16.f16.f16.f16", "v100", MPE_FP16, 0 },
+  { 3, "fp16_k8_f32", "Turing mma.m16n8k8.f32.f16.f16.f32", "t4", MPE_FP16, 0 },
+  { 4, "fp16_k8_f16", "Turing mma.m16n8k8.f16.f16.f16.f16", "t4", MPE_FP16, 0 },
+  { 10, "fp16_k8_f32", "Ampere mma.m16n8k8.f32.f16.f16.f32", "a100", MPE_FP16, 0 },
+  { 11, "fp16_k8_f16", "Ampere mma.m16n8k8.f16.f16.f16.f16", "a100", MPE_FP16, 0 },
+  { 12, "fp16_k16_f32", "Ampere mma.m16n8k16.f32.f16.f16.f32", "a100", MPE_FP16, 0 },
+  { 13, "fp16_k16_f16", "Ampere mma.m16n8k16.f16.f16.f16.f16", "a100", MPE_FP16, 0 },
+  { 14, "bf16_k8_f32", "Ampere mma.m16n8k8.f32.bf16.bf16.f32", "a100", MPE_BF16, 0 },
+  { 15, "bf16_k16_f32", "Ampere mma.m16n8k16.f32.bf16.bf16.f32", "a100", MPE_BF16, 0 },
+  { 16, "tf32_k4_f32", "Ampere mma.m16n8k4.f32.tf32.tf32.f32", "a100", MPE_TF32, 0 },
+  { 17, "tf32_k8_f32", "Ampere mma.m16n8k8.f32.tf32.tf32.f32", "a100", MPE_TF32, 0 },
+  { 20, "fp16_k8_f32", "Ada Lovelace mma.m16n8k8.f32.f16.f16.f32", "ada", MPE_FP16, 0 },
+  { 21, "fp16_k8_f16", "Ada Lovelace mma.m16n8k8.f16.f16.f16.f16", "ada", MPE_FP16, 0 },
+  { 22, "fp16_k16_f32", "Ada Lovelace mma.m16n8k16.f32.f16.f16.f32", "ada", MPE_FP16, 0 },
+  { 23, "fp16_k16_f16", "Ada Lovelace mma.m16n8k16.f16.f16.f16.f16", "ada", MPE_FP16, 0 },
+  { 24, "bf16_k8_f32", "Ada Lovelace mma.m16n8k8.f32.bf16.bf16.f32", "ada", MPE_BF16, 0 },
+  { 25, "bf16_k16_f32", "Ada Lovelace mma.m16n8k16.f32.bf16.bf16.f32", "ada", MPE_BF16, 0 },
+  { 26, "tf32_k4_f32", "Ada Lovelace mma.m16n8k4.f32.tf32.tf32.f32", "ada", MPE_TF32, 0 },
+  { 27, "tf32_k8_f32", "Ada Lovelace mma.m16n8k8.f32.tf32.tf32.f32", "ada", MPE_TF32, 0 },
+  { 28, "e4m3_k16_f32", "Ada Lovelace mma.m16n8k16.f32.e4m3.e4m3.f32", "ada", MPE_E4M3, 0 },
+  { 29, "e4m3_k16_f16", "Ada Lovelace mma.m16n8k16.f16.e4m3.e4m3.f16", "ada", MPE_E4M3, 0 },
+  { 30, "e4m3_k32_f32", "Ada Lovelace mma.m16n8k32.f32.e4m3.e4m3.f32", "ada", MPE_E4M3, 0 },
+  { 31, "e4m3_k32_f16", "Ada Lovelace mma.m16n8k32.f16.e4m3.e4m3.f16", "ada", MPE_E4M3, 0 },
+  { 32, "e5m2_k16_f32", "Ada Lovelace mma.m16n8k16.f32.e5m2.e5m2.f32", "ada", MPE_E5M2, 0 },
+  { 33, "e5m2_k16_f16", "Ada Lovelace mma.m16n8k16.f16.e5m2.e5m2.f16", "ada", MPE_E5M2, 0 },
+  { 34, "e5m2_k32_f32", "Ada Lovelace mma.m16n8k32.f32.e5m2.e5m2.f32", "ada", MPE_E5M2, 0 },
+  { 35, "e5m2_k32_f16", "Ada Lovelace mma.m16n8k32.f16.e5m2.e5m2.f16", "ada", MPE_E5M2, 0 },
+  { 40, "fp16_k8_f32", "Hopper mma.m16n8k8.f32.f16.f16.f32", "h100:mma.sync", MPE_FP16, 0 },
+  { 41, "fp16_k8_f16", "Hopper mma.m16n8k8.f16.f16.f16.f16", "h100:mma.sync", MPE_FP16, 0 },
+  { 42, "fp16_k16_f32", "Hopper mma.m16n8k16.f32.f16.f16.f32", "h100:mma.sync", MPE_FP16, 0 },
+  { 43, "fp16_k16_f16", "Hopper mma.m16n8k16.f16.f16.f16.f16", "h100:mma.sync", MPE_FP16, 0 },
+  { 44, "bf16_k8_f32", "Hopper mma.m16n8k8.f32.bf16.bf16.f32", "h100:mma.sync", MPE_BF16, 0 },
+  { 45, "bf16_k16_f32", "Hopper mma.m16n8k16.f32.bf16.bf16.f32", "h100:mma.sync", MPE_BF16, 0 },
+  { 46, "tf32_k4_f32", "Hopper mma.m16n8k4.f32.tf32.tf32.f32", "h100:mma.sync", MPE_TF32, 0 },
+  { 47, "tf32_k8_f32", "Hopper mma.m16n8k8.f32.tf32.tf32.f32", "h100:mma.sync", MPE_TF32, 0 },
+  { 50, "tf32_k8_f32", "Hopper wgmma.m64n8k8.f32.tf32.tf32", "h100", MPE_TF32, 0 },
+  { 51, "fp16_k16_f32", "Hopper wgmma.m64n8k16.f32.f16.f16", "h100", MPE_FP16, 0 },
+  { 52, "fp16_k16_f16", "Hopper wgmma.m64n8k16.f16.f16.f16", "h100", MPE_FP16, 0 },
+  { 53, "bf16_k16_f32", "Hopper wgmma.m64n8k16.f32.bf16.bf16", "h100", MPE_BF16, 0 },
+  { 54, "e4m3_k32_f32", "Hopper wgmma.m64n8k32.f32.e4m3.e4m3", "h100", MPE_E4M3, 0 },
+  { 55, "e4m3_k32_f16", "Hopper wgmma.m64n8k32.f16.e4m3.e4m3", "h100", MPE_E4M3, 0 },
+  { 56, "e5m2_k32_f32", "Hopper wgmma.m64n8k32.f32.e5m2.e5m2", "h100", MPE_E5M2, 0 },
+  { 57, "e5m2_k32_f16", "Hopper wgmma.m64n8k32.f16.e5m2.e5m2", "h100", MPE_E5M2, 0 },
+  { 60, "fp16_k8_f32", "Blackwell mma.m16n8k8.f32.f16.f16.f32", "b200:mma.sync", MPE_FP16, 0 },
+  { 61, "fp16_k8_f16", "Blackwell mma.m16n8k8.f16.f16.f16.f16", "b200:mma.sync", MPE_FP16, 0 },
+  { 62, "fp16_k16_f32", "Blackwell mma.m16n8k16.f32.f16.f16.f32", "b200:mma.sync", MPE_FP16, 0 },
+  { 63, "fp16_k16_f16", "Blackwell mma.m16n8k16.f16.f16.f16.f16", "b200:mma.sync", MPE_FP16, 0 },
+  { 64, "bf16_k8_f32", "Blackwell mma.m16n8k8.f32.bf16.bf16.f32", "b200:mma.sync", MPE_BF16, 0 },
+  { 65, "bf16_k16_f32", "Blackwell mma.m16n8k16.f32.bf16.bf16.f32", "b200:mma.sync", MPE_BF16, 0 },
+  { 66, "tf32_k4_f32", "Blackwell mma.m16n8k4.f32.tf32.tf32.f32", "b200:mma.sync", MPE_TF32, 0 },
+  { 67, "tf32_k8_f32", "Blackwell mma.m16n8k8.f32.tf32.tf32.f32", "b200:mma.sync", MPE_TF32, 0 },
+  { 70, "tf32_k8_f32", "Blackwell tcgen05.mma.m64n8k8.kind::tf32.f32.tf32.tf32", "b200", MPE_TF32, 0 },
+  { 71, "fp16_k16_f32", "Blackwell tcgen05.mma.m64n8k16.kind::f16.f32.f16.f16", "b200", MPE_FP16, 0 },
+  { 72, "fp16_k16_f16", "Blackwell tcgen05.mma.m64n8k16.kind::f16.f16.f16.f16", "b200", MPE_FP16, 0 },
+  { 73, "bf16_k16_f32", "Blackwell tcgen05.mma.m64n8k16.kind::f16.f32.bf16.bf16", "b200", MPE_BF16, 0 },
+  { 74, "e4m3_k32_f32", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e4m3.e4m3", "b200", MPE_E4M3, 0 },
+  { 75, "e4m3_k32_f16", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f16.e4m3.e4m3", "b200", MPE_E4M3, 0 },
+  { 76, "e5m2_k32_f32", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e5m2.e5m2", "b200", MPE_E5M2, 0 },
+  { 77, "e5m2_k32_f16", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f16.e5m2.e5m2", "b200", MPE_E5M2, 0 },
+  { 84, "e4m3_k32_f32", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e4m3.e4m3", "b200:mma.sync", MPE_E4M3, 1 },
+  { 85, "e4m3_k32_f16", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f16.e4m3.e4m3", "b200:mma.sync", MPE_E4M3, 1 },
+  { 86, "e5m2_k32_f32", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e5m2.e5m2", "b200:mma.sync", MPE_E5M2, 1 },
+  { 87, "e5m2_k32_f16", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f16.e5m2.e5m2", "b200:mma.sync", MPE_E5M2, 1 },
+  { 100, "fp16_k8_f32", "RTX Blackwell mma.m16n8k8.f32.f16.f16.f32", "rtx-pro-6000", MPE_FP16, 0 },
+  { 101, "fp16_k8_f16", "RTX Blackwell mma.m16n8k8.f16.f16.f16.f16", "rtx-pro-6000", MPE_FP16, 0 },
+  { 102, "fp16_k16_f32", "RTX Blackwell mma.m16n8k16.f32.f16.f16.f32", "rtx-pro-6000", MPE_FP16, 0 },
+  { 103, "fp16_k16_f16", "RTX Blackwell mma.m16n8k16.f16.f16.f16.f16", "rtx-pro-6000", MPE_FP16, 0 },
+  { 104, "bf16_k8_f32", "RTX Blackwell mma.m16n8k8.f32.bf16.bf16.f32", "rtx-pro-6000", MPE_BF16, 0 },
+  { 105, "bf16_k16_f32", "RTX Blackwell mma.m16n8k16.f32.bf16.bf16.f32", "rtx-pro-6000", MPE_BF16, 0 },
+  { 106, "tf32_k4_f32", "RTX Blackwell mma.m16n8k4.f32.tf32.tf32.f32", "rtx-pro-6000", MPE_TF32, 0 },
+  { 107, "tf32_k8_f32", "RTX Blackwell mma.m16n8k8.f32.tf32.tf32.f32", "rtx-pro-6000", MPE_TF32, 0 },
+  { 108, "e4m3_k16_f32", "RTX Blackwell mma.m16n8k16.f32.e4m3.e4m3.f32", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 109, "e4m3_k16_f16", "RTX Blackwell mma.m16n8k16.f16.e4m3.e4m3.f16", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 110, "e4m3_k32_f32", "RTX Blackwell mma.m16n8k32.f32.e4m3.e4m3.f32", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 111, "e4m3_k32_f16", "RTX Blackwell mma.m16n8k32.f16.e4m3.e4m3.f16", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 112, "e5m2_k16_f32", "RTX Blackwell mma.m16n8k16.f32.e5m2.e5m2.f32", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 113, "e5m2_k16_f16", "RTX Blackwell mma.m16n8k16.f16.e5m2.e5m2.f16", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 114, "e5m2_k32_f32", "RTX Blackwell mma.m16n8k32.f32.e5m2.e5m2.f32", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 115, "e5m2_k32_f16", "RTX Blackwell mma.m16n8k32.f16.e5m2.e5m2.f16", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 116, "e4m3_k32_f32", "RTX Blackwell mma.m16n8k32.kind::f8f6f4.f32.e4m3.e4m3.f32", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 117, "e4m3_k32_f16", "RTX Blackwell mma.m16n8k32.kind::f8f6f4.f16.e4m3.e4m3.f16", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 118, "e5m2_k32_f32", "RTX Blackwell mma.m16n8k32.kind::f8f6f4.f32.e5m2.e5m2.f32", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 119, "e5m2_k32_f16", "RTX Blackwell mma.m16n8k32.kind::f8f6f4.f16.e5m2.e5m2.f16", "rtx-pro-6000", MPE_E5M2, 0 },
+};
+#define NMMASIM (int)(sizeof mmasim_instrs / sizeof mmasim_instrs[0])
+/* the operand sets, one file each */
+static const char *const mmasim_files[] = {
+  "fp16_k4_f32", "fp16_k4_f16", "fp16_k8_f32", "fp16_k8_f16", "fp16_k16_f32", "fp16_k16_f16",
+  "bf16_k8_f32", "bf16_k16_f32", "tf32_k4_f32", "tf32_k8_f32",
+  "e4m3_k16_f32", "e4m3_k16_f16", "e4m3_k32_f32", "e4m3_k32_f16",
+  "e5m2_k16_f32", "e5m2_k16_f16", "e5m2_k32_f32", "e5m2_k32_f16",
+};
+#define NMMASIM_FILES (int)(sizeof mmasim_files / sizeof mmasim_files[0])
+
+/* the next line of f as words; fails the test on a short or malformed line */
+static int mm_line(ts_conf *f, const char *name, uint64_t *w, int max, int want)
+{
+  int n;
+  while ((n = ts_conf_words(f, 16, w, max)) == 0)
+    ;
+  ck_assert_msg(n == want || (want < 0 && n > 0), "mmasim/%s line %ld: %d words, want %d", name,
+                ts_conf_lineno(f), n, want);
+  return n;
+}
+
+START_TEST(test_conformance_mmasim)
+{
+  const char *name = mmasim_files[_i];
+  char rel[96];
+  snprintf(rel, sizeof rel, "mmasim/%s.txt.gz", name);
+  ts_conf *f = ts_conf_open(rel);
+  ck_assert_msg(f != NULL, "%s: missing (see the note above)", rel);
+  uint64_t w[80];
+  mm_line(f, name, w, 80, 5);
+  ck_assert_uint_eq(w[0], 0x4d4d4153u);
+  const int K = (int)w[1], out16 = (int)w[2], nblk = (int)w[3], ncols = (int)w[4];
+  ck_assert(K >= 1 && K <= 64 && nblk >= 1 && ncols >= 1 && ncols <= 16);
+  /* which column holds which instruction's outputs */
+  int col_of[NMMASIM];
+  for (int i = 0; i < NMMASIM; i++)
+    col_of[i] = -1;
+  for (int j = 0; j < ncols; j++) {
+    int n = mm_line(f, name, w, 80, -1);
+    ck_assert(w[0] == (uint64_t)j && n == 2 + (int)w[1]);
+    for (int q = 2; q < n; q++) {
+      int hit = 0;
+      for (int i = 0; i < NMMASIM; i++)
+        if (mmasim_instrs[i].id == (int)w[q] && !strcmp(mmasim_instrs[i].file, name)) {
+          col_of[i] = j;
+          hit = 1;
+        }
+      ck_assert_msg(hit, "mmasim/%s: instruction %d is not in this test's table", name, (int)w[q]);
+    }
+  }
+  for (int i = 0; i < NMMASIM; i++)
+    ck_assert_msg(strcmp(mmasim_instrs[i].file, name) || col_of[i] >= 0, "mmasim/%s: no outputs of %s", name,
+                  mmasim_instrs[i].what);
+  long outputs = 0, bad[NMMASIM] = { 0 }, catbad[NMMASIM][16] = { { 0 } };
+  for (int blk = 0; blk < nblk; blk++) {
+    mm_line(f, name, w, 80, 3);
+    const int R = (int)w[0], Cc = (int)w[1], cat = (int)w[2];
+    ck_assert(R >= 1 && R <= 64 && Cc >= 1 && Cc <= 64 && cat < 16);
+    uint32_t *A = malloc(sizeof *A * (size_t)R * K), *B = malloc(sizeof *B * (size_t)Cc * K);
+    uint32_t *Cw = malloc(sizeof *Cw * (size_t)R * Cc), *Dw = malloc(sizeof *Dw * (size_t)R * Cc * ncols);
+    ck_assert(A && B && Cw && Dw);
+    for (int r = 0; r < R; r++) {
+      mm_line(f, name, w, 80, K);
+      for (int l = 0; l < K; l++)
+        A[r * K + l] = (uint32_t)w[l];
+    }
+    for (int c = 0; c < Cc; c++) {
+      mm_line(f, name, w, 80, K);
+      for (int l = 0; l < K; l++)
+        B[c * K + l] = (uint32_t)w[l];
+    }
+    for (int o = 0; o < R * Cc; o++) {
+      mm_line(f, name, w, 80, 1 + ncols);
+      Cw[o] = (uint32_t)w[0];
+      for (int j = 0; j < ncols; j++)
+        Dw[(size_t)o * ncols + j] = (uint32_t)w[1 + j];
+    }
+    outputs += R * Cc;
+    for (int i = 0; i < NMMASIM; i++) {
+      if (col_of[i] < 0)
+        continue;
+      const mpe_tc_model *m = mpe_tc_model_get(mmasim_instrs[i].model, mmasim_instrs[i].t);
+      ck_assert_msg(m != NULL, "%s", mmasim_instrs[i].model);
+      const mpe_type t = mmasim_instrs[i].t;
+      /* operands as stored: packed FP16/BF16/FP8 bits, TF32 as the raw binary32 word */
+      const int es = t == MPE_TF32 ? 4 : t == MPE_E4M3 || t == MPE_E5M2 ? 1 : 2;
+      const mpe_type at = t == MPE_TF32 ? MPE_FP32 : t;
+      unsigned char *pa = malloc((size_t)R * K * es), *pb = malloc((size_t)K * Cc * es);
+      void *pc = malloc((size_t)R * Cc * 4), *pd = malloc((size_t)R * Cc * 4);
+      ck_assert(pa && pb && pc && pd);
+      for (int r = 0; r < R; r++)
+        for (int l = 0; l < K; l++)
+          memcpy(pa + ((size_t)r * K + l) * es, &A[r * K + l], (size_t)es);   /* little-endian low bytes */
+      for (int l = 0; l < K; l++)
+        for (int c = 0; c < Cc; c++)
+          memcpy(pb + ((size_t)l * Cc + c) * es, &B[c * K + l], (size_t)es);
+      for (int o = 0; o < R * Cc; o++) {
+        if (out16)
+          ((uint16_t *)pc)[o] = (uint16_t)Cw[o];
+        else
+          ((float *)pc)[o] = ts_u2f(Cw[o]);
+      }
+      /* every SIMD level: level 2 against MMA-Sim, the others against level 2 */
+      uint32_t *l2 = malloc(sizeof *l2 * (size_t)R * Cc);
+      ck_assert_ptr_nonnull(l2);
+      for (int lvl = 2; lvl >= 0; lvl--) {
+        mpe_simd_level_set(lvl);
+        ck_assert_int_eq(mpe_mma(m, R, Cc, K, pa, at, K, pb, at, Cc, pc, Cc, pd, out16 ? MPE_FP16 : MPE_FP32, Cc),
+                         0);
+        for (int o = 0; o < R * Cc; o++) {
+          uint32_t got = out16 ? ((uint16_t *)pd)[o] : ts_f2u(((float *)pd)[o]);
+          uint32_t want = Dw[(size_t)o * ncols + col_of[i]];
+          if (lvl < 2) {
+            ck_assert_msg(got == l2[o], "mmasim %s: SIMD level %d output %d: %08x, level 2 %08x",
+                          mmasim_instrs[i].what, lvl, o, got, l2[o]);
+            continue;
+          }
+          l2[o] = got;
+          if (got != want) {
+            if (bad[i] < 3 && !mmasim_instrs[i].late)
+              fprintf(stderr, "mmasim %s (%s) block %d (category %d) output %d: got %08x want %08x\n",
+                      mmasim_instrs[i].what, mmasim_instrs[i].model, blk, cat, o, got, want);
+            bad[i]++;
+            catbad[i][cat]++;
+          }
+        }
+      }
+      free(l2);
+      mpe_simd_level_set(-1);
+      free(pa); free(pb); free(pc); free(pd);
+    }
+    free(A); free(B); free(Cw); free(Dw);
+  }
+  int tail;
+  while ((tail = ts_conf_words(f, 16, w, 80)) == 0)
+    ;
+  ck_assert_msg(tail == -1, "mmasim/%s: data after the last block", name);
+  ts_conf_close(f);
+  long fails = 0;
+  for (int i = 0; i < NMMASIM; i++) {
+    if (col_of[i] < 0)
+      continue;
+    if (mmasim_instrs[i].late) {
+      printf("check_tc: conformance mmasim %s against %s: outputs=%ld differences=%ld (documented: c added "
+             "after the block, as the real B200 mma.sync rows show)\n",
+             mmasim_instrs[i].what, mmasim_instrs[i].model, outputs, bad[i]);
+      ck_assert_msg(bad[i] > 0, "%s: the late-c class should show on these inputs", mmasim_instrs[i].what);
+      continue;
+    }
+    printf("check_tc: conformance mmasim %s as %s: outputs=%ld mismatches=%ld\n", mmasim_instrs[i].what,
+           mmasim_instrs[i].model, outputs, bad[i]);
+    for (int c = 0; c < 16; c++)
+      if (catbad[i][c])
+        printf("check_tc:   category %d: %ld\n", c, catbad[i][c]);
+    ts_conf_tally(outputs, bad[i]);
+    fails += bad[i];
+  }
+  ck_assert_int_eq(fails, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ helpers */
 
 static uint16_t h(double x) { return mpe_fp64_to_fp16(x, MPE_RNE); }
@@ -1567,6 +1828,7 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(tc, test_conformance_fp32, 0, NCONFIG);
   tcase_add_loop_test(tc, test_conformance_fp16, 0, NCONFIG);
   tcase_add_loop_test(tc, test_conformance_fp8_fp16, 0, NCONFIG);
+  tcase_add_loop_test(tc, test_conformance_mmasim, 0, NMMASIM_FILES);
   suite_add_tcase(s, tc);
   TCase *t2 = tcase_create("semantics");
   tcase_set_timeout(t2, 600);
