@@ -366,7 +366,7 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
         for (int k0 = 0; k0 < Kp; k0 += kcb) {
           int kn = Kp - k0 < kcb ? Kp - k0 : kcb;
           mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                            o.mode, m->p.zero_c_counts, m->p.late_c,
+                            o.mode, o.zexp, m->p.late_c, o.zero_sign,
                             path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0, pa.e, pb.e, e16,
                             e16 ? e16 + asz : NULL };
           for (int jp = tj * ncp; jp < np && jp < (tj + 1) * ncp; jp++)

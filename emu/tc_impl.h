@@ -6,7 +6,13 @@
 #include "tc_iface.h"
 
 /* The format a block result is rounded to: binary32 or binary16. */
-typedef struct { int p, emin, emax; mpe_round mode; int result_bits; } mpei_tc_out;
+typedef struct {
+  int p, emin, emax;
+  mpe_round mode;
+  int result_bits;
+  int zexp;        /* the exponent of a zero c in E_max; MPEI_TC_ZERO_EXP: it drops out */
+  int zero_sign;   /* 1: every zero block result is +0 */
+} mpei_tc_out;
 MPEI_HIDDEN void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o);
 
 /* Round mag * 2^exp (plus a sticky bit below mag when sticky != 0) to p bits,
@@ -56,8 +62,9 @@ typedef struct {
   int p1;                /* 0, or cut each block result to p1 bits first (toward zero) */
   int p, emin, emax;     /* output format of a block */
   int mode;              /* its rounding (MPE_RNE, RNA, RZ, RU, RD) */
-  int zero_c;            /* c = 0 takes part in E_max with exponent emin */
+  int zero_c;            /* the exponent of a zero c in E_max (MPEI_TC_ZERO_EXP: none) */
   int late_c;            /* c is added after the block, rounded to nearest-even */
+  int zero_sign;         /* every zero block result is +0 */
   int half;              /* 0, or the first `half` products and the rest go to two int32
                             sums (MPEI_TC_ACC_I32X2) */
   /* NULL, or pass 1 in int16 lanes (blk_kernel without half): the exponents

@@ -37,6 +37,8 @@ int mpei_tc_int_custom(mpe_tc_model **out, const mpe_tc_params *p)
     return MPE_EINVAL;
   if (p->satfinite != 0 && p->satfinite != 1)
     return MPE_EINVAL;
+  if (p->zero_c_exp != 0 || p->zero_sign != 0 || p->tf32_nan != 0)
+    return MPE_EINVAL;   /* floating-point parameters */
   struct mpe_tc_model *m = malloc(sizeof *m);
   if (!m)
     return MPE_ENOMEM;
@@ -47,6 +49,7 @@ int mpei_tc_int_custom(mpe_tc_model **out, const mpe_tc_params *p)
   m->p.block = p->kind == MPE_TC_BLOCK ? p->block : 0;
   m->p.round_fp32 = m->p.round_fp16 = m->p.input_round = MPE_RNE;
   m->p.satfinite = p->satfinite;
+  m->p.instr = p->instr;
   m->custom = 1;
   *out = m;
   return MPE_OK;

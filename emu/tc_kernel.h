@@ -137,6 +137,8 @@ static inline __attribute__((always_inline)) hf block_end_halfd(vd accd, hf c, h
     vl cinf = ((vl)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
     r = (vd)SELL(cinf, (vl)cd, (vl)r);
   }
+  if (kp->zero_sign)
+    r += 0.0;   /* -0 + +0 = +0 under round-to-nearest; nothing else changes */
   return __builtin_convertvector(r, hf);
 }
 
@@ -154,7 +156,7 @@ static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi 
    binary64 path: S past int32, E below the scale's range, a result at the
    largest finite (it may be an overflow to inf) or, with a cut, subnormal. */
 static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, vi em, vf s, int F, int p1,
-                                                              int chk_ovf, int late_c)
+                                                              int chk_ovf, int late_c, int zero_sign)
 {
   __m512 c = (__m512)*cv;
   vi tc = late_c ? SPLATI(0) : (vi)_mm512_cvttps_epi32(_mm512_mul_ps(c, (__m512)s));
@@ -182,12 +184,15 @@ static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, v
     __m512d hi = _mm512_add_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1))),
                                _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(c), 1))));
     __m256 l8 = _mm512_cvtpd_ps(lo), h8 = _mm512_cvtpd_ps(hi);
-    *cv = (vf)_mm512_insertf32x8(_mm512_castps256_ps512(l8), h8, 1);
-    return 1;
+    r = _mm512_insertf32x8(_mm512_castps256_ps512(l8), h8, 1);
+  } else {
+    /* an accumulator that overflowed stays ±inf */
+    __mmask16 cinf = _mm512_cmp_ps_mask(_mm512_abs_ps(c), _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
+    r = _mm512_mask_blend_ps(cinf, r, c);
   }
-  /* an accumulator that overflowed stays ±inf */
-  __mmask16 cinf = _mm512_cmp_ps_mask(_mm512_abs_ps(c), _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
-  *cv = (vf)_mm512_mask_blend_ps(cinf, r, c);
+  if (zero_sign)
+    r = _mm512_add_ps(r, _mm512_setzero_ps());   /* -0 + +0 = +0 */
+  *cv = (vf)r;
   return 1;
 }
 #endif
@@ -200,7 +205,7 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
 {
   const int L = kp->L, F = kp->F;
   const vi emin = SPLATI(kp->emin);
-  const vi zexp = SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP);
+  const vi zexp = SPLATI(kp->zero_c);
   const vi slo = SPLATI(F - 126);
 #ifdef AVX512_BLOCK_END
   const int rz32 = kp->mode == MPE_RZ && kp->p == 24 && kp->emin == -126 && kp->p1 < 24;
@@ -222,10 +227,12 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
         continue;
       }
 #ifdef AVX512_BLOCK_END
-      if (kp->zero_c) {
-        /* getexp(0) = -inf converts to INT_MIN: the max gives emin, as wanted */
-        vi ce = (vi)_mm512_cvtps_epi32(_mm512_getexp_ps((__m512)cv[r]));
-        em[r] = MPEI_MAX_EPI32(ce, emin);
+      {
+        /* getexp(0) = -inf converts to INT_MIN; zeros take zexp */
+        const __m512 cr = (__m512)cv[r];
+        vi ce = MPEI_MAX_EPI32((vi)_mm512_cvtps_epi32(_mm512_getexp_ps(cr)), emin);
+        __mmask16 z = _mm512_cmp_ps_mask(cr, _mm512_setzero_ps(), _CMP_EQ_OQ);
+        em[r] = (vi)_mm512_mask_blend_epi32(z, (__m512i)ce, (__m512i)zexp);
         continue;
       }
 #endif
@@ -316,7 +323,8 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
 #ifdef AVX512_BLOCK_END
-      if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c))
+      if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c,
+                                  kp->zero_sign))
         continue;
 #endif
       hf lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
@@ -346,7 +354,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
 {
   const int L = kp->L, F = kp->F;
   const vi emin = SPLATI(kp->emin);
-  const vi zexp = SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP);
+  const vi zexp = SPLATI(kp->zero_c);
   vf cv[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
@@ -527,7 +535,7 @@ static inline __attribute__((always_inline)) vi sp_c_exp(vf cv, const mpei_tc_kp
   const vu cb = (vu)cv;
   const vi ce = MPEI_MAX_EPI32((vi)((cb >> 23) & 0xffu) - 127, SPLATI(kp->emin));
   const vi z = (vi)((cb & 0x7fffffffu) == 0);
-  return (z & SPLATI(kp->zero_c ? kp->emin : MPEI_TC_ZERO_EXP)) | (~z & ce);
+  return (z & SPLATI(kp->zero_c)) | (~z & ce);
 }
 
 /* pass 1 over the L kept products of a block, each row its own B rows */

@@ -13,92 +13,163 @@
 
 /* ------------------------------------------------------------------ table */
 
-#define ROWC(nm, kind, in, L, F, rb, r32, r16, ir, late) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0 }, 0 }
-#define ROW(nm, kind, in, L, F, rb, r32, r16, ir) ROWC(nm, kind, in, L, F, rb, r32, r16, ir, 0)
-#define INT(nm, in, L) ROW(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE)
-#define GPU(nm, in, L, F, rb, r32) ROW(nm, MPE_TC_BLOCK, in, L, F, rb, r32, MPE_RNE, \
-                                       (in) == MPE_TF32 ? MPE_RZ : MPE_RNE)
+/* A row: name, then the parameters (mpe_tc_params order). z: the exponent a
+   zero c takes with binary32 output (MMA-Sim's e_zero, mpe_tc_model_get(3)). */
+#define ROWX(nm, kind, in, L, F, rb, r32, r16, ir, late, z, zs, tn, ins) \
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins }, 0 }
+#define REF(nm, kind, in, ir) ROWX(nm, kind, in, 0, 0, 0, MPE_RNE, MPE_RNE, ir, 0, 0, 0, 0, 0)
+#define INT(nm, in, L, ins) ROWX(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
+/* a floating-point GPU row: RZ to binary32, RNE to binary16; TF32 operands
+   are truncated bitwise (NaN payloads included), the others rounded (RNE);
+   every zero block result is +0 */
+#define GPUX(nm, in, L, F, rb, late, z, ins) \
+  ROWX(nm, MPE_TC_BLOCK, in, L, F, rb, MPE_RZ, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, late, z, 1, \
+       (in) == MPE_TF32, ins)
+#define GPU(nm, in, L, F, rb, z, ins) GPUX(nm, in, L, F, rb, 0, z, ins)
+#define SYNC MPE_TC_MMA_SYNC
+#define WG MPE_TC_WGMMA
+#define TC5 MPE_TC_TCGEN05
 
-/* DESIGN §5 and the conformance data of ../shared/conformance/tensor-cores. */
+/* The GPU data of tests/conformance/tensor-cores and MMA-Sim 2.1.1 (mpe_tc_model_get(3)).
+   A row named after the GPU alone is the instruction cuBLAS issues for that
+   type; "gpu:instr" rows are the other instructions of that GPU. */
 static const struct mpe_tc_model models[] = {
-  GPU("v100", MPE_FP16, 4, 23, 0, MPE_RZ),
-  GPU("t4", MPE_FP16, 8, 24, 0, MPE_RZ),
-  GPU("a100", MPE_FP16, 8, 24, 0, MPE_RZ),
-  GPU("a100", MPE_BF16, 8, 24, 0, MPE_RZ),
-  GPU("a100", MPE_TF32, 4, 24, 0, MPE_RZ),
-  GPU("ada", MPE_FP16, 8, 24, 0, MPE_RZ),
-  GPU("ada", MPE_BF16, 8, 24, 0, MPE_RZ),
-  GPU("ada", MPE_TF32, 4, 24, 0, MPE_RZ),
-  GPU("ada", MPE_E4M3, 16, 13, 13, MPE_RZ),
-  GPU("ada", MPE_E5M2, 16, 13, 13, MPE_RZ),
-  GPU("h100", MPE_FP16, 16, 25, 0, MPE_RZ),
-  GPU("h100", MPE_BF16, 16, 25, 0, MPE_RZ),
-  GPU("h100", MPE_TF32, 8, 25, 0, MPE_RZ),
-  GPU("h100", MPE_E4M3, 32, 13, 13, MPE_RZ),
-  GPU("h100", MPE_E5M2, 32, 13, 13, MPE_RZ),
-  GPU("b200", MPE_FP16, 16, 25, 0, MPE_RZ),
-  GPU("b200", MPE_BF16, 16, 25, 0, MPE_RZ),
-  GPU("b200", MPE_TF32, 8, 25, 0, MPE_RZ),
-  /* B200 FP8: the products alone are summed (F = 25, RZ), then c is added with
-     one nearest-even addition: all 10,000 rows of the data fit (c inside a
-     truncating block misses a third; one block rounded to nearest misses one) */
-  ROWC("b200", MPE_TC_BLOCK, MPE_E4M3, 32, 25, 0, MPE_RZ, MPE_RNE, MPE_RNE, 1),
-  ROWC("b200", MPE_TC_BLOCK, MPE_E5M2, 32, 25, 0, MPE_RZ, MPE_RNE, MPE_RNE, 1),
-  ROW("exact", MPE_TC_EXACT, MPE_FP16, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("exact", MPE_TC_EXACT, MPE_BF16, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("exact", MPE_TC_EXACT, MPE_TF32, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RZ),
-  ROW("exact", MPE_TC_EXACT, MPE_E4M3, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("exact", MPE_TC_EXACT, MPE_E5M2, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_FP16, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_BF16, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_TF32, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RZ),
-  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_E4M3, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("fma-chain", MPE_TC_FMA_CHAIN, MPE_E5M2, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+  GPU("v100", MPE_FP16, 4, 23, 0, -131, SYNC),          /* mma.sync m8n8k4 */
+  GPU("t4", MPE_FP16, 8, 24, 0, -132, SYNC),            /* mma.sync m16n8k8 */
+  GPU("a100", MPE_FP16, 8, 24, 0, -132, SYNC),          /* m16n8k16: two blocks of 8 */
+  GPU("a100", MPE_BF16, 8, 24, 0, -132, SYNC),
+  GPU("a100", MPE_TF32, 4, 24, 0, -132, SYNC),          /* m16n8k8: two blocks of 4 */
+  GPU("ada", MPE_FP16, 8, 24, 0, -132, SYNC),
+  GPU("ada", MPE_BF16, 8, 24, 0, -132, SYNC),
+  GPU("ada", MPE_TF32, 4, 24, 0, -132, SYNC),
+  GPU("ada", MPE_E4M3, 16, 13, 13, -132, SYNC),         /* m16n8k32: two blocks of 16 */
+  GPU("ada", MPE_E5M2, 16, 13, 13, -132, SYNC),
+  /* Hopper: cuBLAS issues wgmma; mma.sync computes the same on these types */
+  GPU("h100", MPE_FP16, 16, 25, 0, -133, WG),
+  GPU("h100", MPE_BF16, 16, 25, 0, -133, WG),
+  GPU("h100", MPE_TF32, 8, 25, 0, -133, WG),
+  GPU("h100", MPE_E4M3, 32, 13, 13, -133, WG),
+  GPU("h100", MPE_E5M2, 32, 13, 13, -133, WG),
+  GPU("h100:mma.sync", MPE_FP16, 16, 25, 0, -133, SYNC),
+  GPU("h100:mma.sync", MPE_BF16, 16, 25, 0, -133, SYNC),
+  GPU("h100:mma.sync", MPE_TF32, 8, 25, 0, -133, SYNC),
+  GPU("h100:mma.sync", MPE_E4M3, 32, 13, 13, -133, SYNC),
+  GPU("h100:mma.sync", MPE_E5M2, 32, 13, 13, -133, SYNC),
+  /* datacenter Blackwell: cuBLAS issues tcgen05.mma, c inside the truncating
+     block (MMA-Sim). mma.sync FP8: the products alone are summed (F = 25, RZ),
+     then c is added with one nearest-even addition: all 10,000 real B200 rows
+     fit (c inside a truncating block misses a third of them) */
+  GPU("b200", MPE_FP16, 16, 25, 0, -133, TC5),
+  GPU("b200", MPE_BF16, 16, 25, 0, -133, TC5),
+  GPU("b200", MPE_TF32, 8, 25, 0, -133, TC5),
+  GPU("b200", MPE_E4M3, 32, 25, 0, -133, TC5),
+  GPU("b200", MPE_E5M2, 32, 25, 0, -133, TC5),
+  GPU("b200:mma.sync", MPE_FP16, 16, 25, 0, -133, SYNC),
+  GPU("b200:mma.sync", MPE_BF16, 16, 25, 0, -133, SYNC),
+  GPU("b200:mma.sync", MPE_TF32, 8, 25, 0, -133, SYNC),
+  GPUX("b200:mma.sync", MPE_E4M3, 32, 25, 0, 1, -133, SYNC),
+  GPUX("b200:mma.sync", MPE_E5M2, 32, 25, 0, 1, -133, SYNC),
+  /* RTX Blackwell (sm_120): mma.sync only; FP8 with c inside the block (MMA-Sim) */
+  GPU("rtx-pro-6000", MPE_FP16, 16, 25, 0, -133, SYNC),
+  GPU("rtx-pro-6000", MPE_BF16, 16, 25, 0, -133, SYNC),
+  GPU("rtx-pro-6000", MPE_TF32, 8, 25, 0, -133, SYNC),
+  GPU("rtx-pro-6000", MPE_E4M3, 32, 25, 0, -133, SYNC),
+  GPU("rtx-pro-6000", MPE_E5M2, 32, 25, 0, -133, SYNC),
+  REF("exact", MPE_TC_EXACT, MPE_FP16, MPE_RNE),
+  REF("exact", MPE_TC_EXACT, MPE_BF16, MPE_RNE),
+  REF("exact", MPE_TC_EXACT, MPE_TF32, MPE_RZ),
+  REF("exact", MPE_TC_EXACT, MPE_E4M3, MPE_RNE),
+  REF("exact", MPE_TC_EXACT, MPE_E5M2, MPE_RNE),
+  REF("fma-chain", MPE_TC_FMA_CHAIN, MPE_FP16, MPE_RNE),
+  REF("fma-chain", MPE_TC_FMA_CHAIN, MPE_BF16, MPE_RNE),
+  REF("fma-chain", MPE_TC_FMA_CHAIN, MPE_TF32, MPE_RZ),
+  REF("fma-chain", MPE_TC_FMA_CHAIN, MPE_E4M3, MPE_RNE),
+  REF("fma-chain", MPE_TC_FMA_CHAIN, MPE_E5M2, MPE_RNE),
   /* Integer tensor cores (emu/tc_int.c, mpe_tc_int(3)): L is the k of the mma
      instruction cuBLAS/CUTLASS issue: mma.m8n8k16 (s8) / m8n8k32 (s4) on Turing,
      mma.m16n8k32 (s8) / m16n8k64 (s4) on Ampere and Ada, wgmma m64nNk32 (s8) on
      Hopper, which has no 4-bit integer instruction, tcgen05.mma kind::i8 (k = 32 for
      8-bit inputs) on Blackwell, which has none either (NVIDIA lists INT8 tensor-core
-     rates for B200, 4.5 dense POPS on HGX B200, and no INT4). Wrap-around by default. */
-  INT("t4", MPE_INT8, 16), INT("t4", MPE_UINT8, 16), INT("t4", MPE_INT4, 32), INT("t4", MPE_UINT4, 32),
-  INT("a100", MPE_INT8, 32), INT("a100", MPE_UINT8, 32), INT("a100", MPE_INT4, 64), INT("a100", MPE_UINT4, 64),
-  INT("ada", MPE_INT8, 32), INT("ada", MPE_UINT8, 32), INT("ada", MPE_INT4, 64), INT("ada", MPE_UINT4, 64),
-  INT("h100", MPE_INT8, 32), INT("h100", MPE_UINT8, 32),
-  INT("b200", MPE_INT8, 32), INT("b200", MPE_UINT8, 32),
-  ROW("exact", MPE_TC_EXACT, MPE_INT8, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("exact", MPE_TC_EXACT, MPE_UINT8, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("exact", MPE_TC_EXACT, MPE_INT4, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
-  ROW("exact", MPE_TC_EXACT, MPE_UINT4, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
+     rates for B200, 4.5 dense POPS on HGX B200, and no INT4). mma.sync m16n8k32 on
+     Hopper and Blackwell: the same exact sums. Wrap-around by default. */
+  INT("t4", MPE_INT8, 16, SYNC), INT("t4", MPE_UINT8, 16, SYNC),
+  INT("t4", MPE_INT4, 32, SYNC), INT("t4", MPE_UINT4, 32, SYNC),
+  INT("a100", MPE_INT8, 32, SYNC), INT("a100", MPE_UINT8, 32, SYNC),
+  INT("a100", MPE_INT4, 64, SYNC), INT("a100", MPE_UINT4, 64, SYNC),
+  INT("ada", MPE_INT8, 32, SYNC), INT("ada", MPE_UINT8, 32, SYNC),
+  INT("ada", MPE_INT4, 64, SYNC), INT("ada", MPE_UINT4, 64, SYNC),
+  INT("h100", MPE_INT8, 32, WG), INT("h100", MPE_UINT8, 32, WG),
+  INT("h100:mma.sync", MPE_INT8, 32, SYNC), INT("h100:mma.sync", MPE_UINT8, 32, SYNC),
+  INT("b200", MPE_INT8, 32, TC5), INT("b200", MPE_UINT8, 32, TC5),
+  INT("b200:mma.sync", MPE_INT8, 32, SYNC), INT("b200:mma.sync", MPE_UINT8, 32, SYNC),
+  INT("rtx-pro-6000", MPE_INT8, 32, SYNC), INT("rtx-pro-6000", MPE_UINT8, 32, SYNC),
+  REF("exact", MPE_TC_EXACT, MPE_INT8, MPE_RNE),
+  REF("exact", MPE_TC_EXACT, MPE_UINT8, MPE_RNE),
+  REF("exact", MPE_TC_EXACT, MPE_INT4, MPE_RNE),
+  REF("exact", MPE_TC_EXACT, MPE_UINT4, MPE_RNE),
 };
 
 static const struct { const char *alias, *name; } aliases[] = {
   { "a2", "a100" }, { "a30", "a100" }, { "l40s", "ada" }, { "h200", "h100" },
-  { "rtx-pro-6000", "b200" }, { "fma", "fma-chain" },
+  { "fma", "fma-chain" },
 };
 
-static int name_eq(const char *a, const char *b)
+/* the instruction names after ':' (the first of each is the one printed) */
+static const struct { const char *name; int instr; } instrs[] = {
+  { "mma.sync", MPE_TC_MMA_SYNC }, { "mma", MPE_TC_MMA_SYNC },
+  { "wgmma", MPE_TC_WGMMA }, { "wgmma.mma-async", MPE_TC_WGMMA },
+  { "tcgen05", MPE_TC_TCGEN05 }, { "tcgen05.mma", MPE_TC_TCGEN05 },
+};
+
+/* a[0..an) equals b[0..bn), ignoring case in a and taking '_' for '-' */
+static int name_eqn(const char *a, size_t an, const char *b, size_t bn)
 {
-  for (; *a && *b; a++, b++) {
-    char x = *a, y = *b;
+  if (an != bn)
+    return 0;
+  for (size_t i = 0; i < an; i++) {
+    char x = a[i];
     if (x >= 'A' && x <= 'Z') x = (char)(x - 'A' + 'a');
     if (x == '_') x = '-';
-    if (x != y) return 0;
+    if (x != b[i]) return 0;
   }
-  return *a == *b;
+  return 1;
+}
+
+/* the GPU part of a name: up to ':' */
+static size_t gpu_len(const char *s)
+{
+  const char *c = strchr(s, ':');
+  return c ? (size_t)(c - s) : strlen(s);
 }
 
 const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in)
 {
   if (!name)
     return NULL;
-  const char *canon = name;
+  size_t gl = gpu_len(name);
+  const char *gpu = name;
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-    if (name_eq(name, aliases[i].alias))
-      canon = aliases[i].name;
-  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-    if (models[i].p.in == in && name_eq(canon, models[i].name))
-      return &models[i];
+    if (name_eqn(name, gl, aliases[i].alias, strlen(aliases[i].alias))) {
+      gpu = aliases[i].name;
+      break;
+    }
+  const size_t gn = gpu == name ? gl : strlen(gpu);
+  int instr = 0;   /* none named: the GPU's row for the instruction cuBLAS issues */
+  if (name[gl] == ':') {
+    const char *is = name + gl + 1;
+    for (size_t i = 0; i < sizeof instrs / sizeof instrs[0] && !instr; i++)
+      if (name_eqn(is, strlen(is), instrs[i].name, strlen(instrs[i].name)))
+        instr = instrs[i].instr;
+    if (!instr)
+      return NULL;
+  }
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+    const struct mpe_tc_model *m = &models[i];
+    const size_t ml = gpu_len(m->name);
+    if (m->p.in == in && name_eqn(gpu, gn, m->name, ml) &&
+        (instr ? m->p.instr == instr : m->name[ml] == '\0'))
+      return m;
+  }
   return NULL;
 }
 
@@ -172,6 +243,8 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   const mpe_tc_params *p = &pv;
   if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
     return MPE_EINVAL;
+  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_TCGEN05)
+    return MPE_EINVAL;
   if (mpei_type_is_int(p->in))
     return mpei_tc_int_custom(out, p);
   if (p->satfinite != 0)
@@ -186,6 +259,12 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   if (p->zero_c_counts != 0 && p->zero_c_counts != 1)
     return MPE_EINVAL;
   if (p->late_c != 0 && p->late_c != 1)
+    return MPE_EINVAL;
+  if (p->zero_c_exp != 0 && (p->zero_c_exp < -300 || p->zero_c_exp > -126))
+    return MPE_EINVAL;
+  if (p->zero_sign != 0 && p->zero_sign != 1)
+    return MPE_EINVAL;
+  if (p->tf32_nan != 0 && (p->tf32_nan != 1 || p->in != MPE_TF32))
     return MPE_EINVAL;
   if (p->kind == MPE_TC_BLOCK) {
     if (p->block < 1 || p->block > 1024 || p->align_bits < 1 || p->align_bits > 58)
@@ -209,6 +288,8 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     m->p.align_bits = 0;
     m->p.result_bits = 0;
     m->p.late_c = 0;
+    m->p.zero_c_exp = 0;
+    m->p.zero_sign = 0;
   }
   m->custom = 1;
   *out = m;
@@ -230,6 +311,11 @@ void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o)
   } else {
     o->p = 24; o->emin = -126; o->emax = 127; o->mode = m->p.round_fp32;
   }
+  /* a zero c: no exponent, the output's emin, or as far below it as
+     zero_c_exp lies below binary32's emin */
+  o->zexp = !m->p.zero_c_counts ? MPEI_TC_ZERO_EXP
+          : m->p.zero_c_exp ? o->emin + (m->p.zero_c_exp + 126) : o->emin;
+  o->zero_sign = m->p.kind == MPE_TC_BLOCK && m->p.zero_sign;
   /* binary32 output only: the block result is first cut to result_bits
      fraction bits (the FP8 units of Ada and Hopper), then rounded; with
      binary16 output the same units fit the data without the cut */
@@ -354,12 +440,14 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
     if (specials(a, b, bs, n, 0.0, &sp))
       return sp + c;
     struct mpe_tc_model mp = *m;
+    mpei_tc_out op = *o;
     mp.p.late_c = 0;
-    mp.p.zero_c_counts = 0;
-    double r = block(&mp, o, a, b, bs, n, 0.0);
+    op.zexp = MPEI_TC_ZERO_EXP;   /* the products alone */
+    double r = block(&mp, &op, a, b, bs, n, 0.0);
     if (isnan(c) || isinf(c) || isinf(r))
       return r + c;
-    return round_value(r + c, o, o->p, MPE_RNE);
+    r = round_value(r + c, o, o->p, MPE_RNE);
+    return o->zero_sign && r == 0 ? 0.0 : r;
   }
   double sp;
   if (specials(a, b, bs, n, c, &sp))
@@ -386,9 +474,9 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
     have = 1;
     cnt++;
   }
-  if (c != 0 || m->p.zero_c_counts) {
+  if (c != 0 || o->zexp != MPEI_TC_ZERO_EXP) {
     uint64_t mc = 0;
-    int ec = o->emin;
+    int ec = o->zexp;
     if (c != 0)
       decode(c, o->p, o->emin, &mc, &ec);
     if (!have || ec > emax)
@@ -416,11 +504,13 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
     return 0.0;   /* an exact zero from the fixed-point adder is +0 */
   int sneg = s < 0;
   uint64_t sm = sneg ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
-  if (o->result_bits) {
-    double v = mpei_tc_round(sneg, sm, q, 0, o->result_bits + 1, o->emin, o->emax, MPE_RZ);
-    return round_value(v, o, o->p, o->mode);
-  }
-  return mpei_tc_round(sneg, sm, q, 0, o->p, o->emin, o->emax, o->mode);
+  double r;
+  if (o->result_bits)
+    r = round_value(mpei_tc_round(sneg, sm, q, 0, o->result_bits + 1, o->emin, o->emax, MPE_RZ), o, o->p,
+                    o->mode);
+  else
+    r = mpei_tc_round(sneg, sm, q, 0, o->p, o->emin, o->emax, o->mode);
+  return o->zero_sign && r == 0 ? 0.0 : r;
 }
 
 /* The exact model: a fixed-point accumulator of 32-bit digits (in int64 for
@@ -571,6 +661,10 @@ double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, 
   default: {   /* MPE_FP32, MPE_TF32: binary32 values through the input rule */
     float x = ((const float *)base)[idx];
     uint32_t u = mpei_f2u(x);
+    if (m->p.tf32_nan && m->p.input_round == MPE_RZ && isnan(x)) {   /* the low 13 bits dropped first */
+      u &= ~0x1fffu;
+      x = mpei_u2f(u);
+    }
     int snan = (u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu) && !(u & 0x400000u);
     unsigned fl = 0;
     int sat = m->p.in == MPE_E4M3 || m->p.in == MPE_E5M2;

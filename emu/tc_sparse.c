@@ -172,7 +172,7 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
         for (int k0 = 0; k0 < Kcp; k0 += kcb) {
           const int kn = Kcp - k0 < kcb ? Kcp - k0 : kcb;
           const mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                                  o.mode, m->p.zero_c_counts, m->p.late_c,
+                                  o.mode, o.zexp, m->p.late_c, o.zero_sign,
                                   path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0, NULL, NULL, NULL, NULL };
           for (int jq = tj * NC_PAIRS; jq < nq && jq < (tj + 1) * NC_PAIRS; jq++)
             for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {

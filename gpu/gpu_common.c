@@ -21,7 +21,7 @@ const char *mpe_gpu_arch_model(int major, int minor)
   case 8: return minor == 9 ? "ada" : (minor == 0 || minor == 6 || minor == 7) ? "a100" : NULL;
   case 9: return minor == 0 ? "h100" : NULL;
   case 10: return (minor == 0 || minor == 3) ? "b200" : NULL;
-  case 12: return (minor == 0 || minor == 1) ? "b200" : NULL;
+  case 12: return (minor == 0 || minor == 1) ? "rtx-pro-6000" : NULL;
   default: return NULL;
   }
 }

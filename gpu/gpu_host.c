@@ -224,10 +224,14 @@ static int in_type_ok(mpe_type t)
          mpei_type_is_int(t);
 }
 
+/* The model of the instruction the MMA path issues: mma.sync on every GPU. */
 static const mpe_tc_model *device_model(const gpu_ctx *c, mpe_type in)
 {
   const char *name = mpe_gpu_arch_model(c->prop.major, c->prop.minor);
-  return name ? mpe_tc_model_get(name, in) : NULL;
+  char full[32];
+  if (!name || snprintf(full, sizeof full, "%s:mma.sync", name) >= (int)sizeof full)
+    return NULL;
+  return mpe_tc_model_get(full, in);
 }
 
 int mpe_gpu_model(const mpe_tc_model **model, mpe_type in)
@@ -392,7 +396,10 @@ int mpe_gpu_round_f32(float *y, const float *x, size_t n, const mpe_format *f, c
 /* Pack op(X) (rows x k, element (i, l) at i*o->rs + l*o->cs) into a row-major
    R x Kp array of input-format elements (es bytes: 2 fp16/bf16 bits, 4 tf32 as
    binary32 bits, 1 fp8 bits; es == 0: binary32 values for the fma chain),
-   zero padded. Values come from the model's loader, as on the CPU. */
+   zero padded. Values come from the model's loader, as on the CPU, except
+   binary32 operands of a truncating TF32 model: their bits go as they are,
+   since the tensor core drops the low 13 bits itself (which also leaves the
+   GPU's own treatment of a NaN whose payload lies there to the GPU). */
 static void pack(uint8_t *dst, int R, int Kp, int rows, int k, const struct mpe_tc_model *m,
                  const mpei_tc_opnd *o, mpe_type in, int es)
 {
@@ -406,7 +413,12 @@ static void pack(uint8_t *dst, int R, int Kp, int rows, int k, const struct mpe_
       size_t at = (size_t)i * Kp + l;
       switch (es) {
       case 0: ((float *)dst)[at] = (float)v; break;
-      case 4: ((uint32_t *)dst)[at] = mpei_f2u((float)v); break;
+      case 4:
+        if ((o->t == MPE_FP32 || o->t == MPE_TF32) && m->p.input_round == MPE_RZ)
+          memcpy((uint32_t *)dst + at, (const float *)o->p + idx, 4);
+        else
+          ((uint32_t *)dst)[at] = mpei_f2u((float)v);
+        break;
       case 2: ((uint16_t *)dst)[at] = (uint16_t)mpei_encode(v, fi); break;
       default: dst[at] = (uint8_t)mpei_encode(v, fi); break;
       }
@@ -436,7 +448,8 @@ static int params_equal(const mpe_tc_params *a, const mpe_tc_params *b)
   return a->kind == b->kind && a->in == b->in && a->block == b->block &&
          a->align_bits == b->align_bits && a->result_bits == b->result_bits &&
          a->round_fp32 == b->round_fp32 && a->round_fp16 == b->round_fp16 &&
-         a->input_round == b->input_round && a->zero_c_counts == b->zero_c_counts;
+         a->input_round == b->input_round && a->zero_c_counts == b->zero_c_counts &&
+         a->late_c == b->late_c && a->zero_c_exp == b->zero_c_exp;
 }
 
 /* What the MMA path runs for `model` on this device: *fma = 1 for the

@@ -357,6 +357,108 @@ static void check_korder(mpe_type in, const mpe_tc_model *model)
 
 /* ------------------------------------------------------------------ main */
 
+/* ------------------------------------------------------------------ open questions */
+
+/* A model like m with one field changed (NULL when the library refuses it). */
+static mpe_tc_model *model_with(const mpe_tc_model *m, int field, int value)
+{
+  mpe_tc_params p;
+  if (mpe_tc_model_params(m, &p))
+    return NULL;
+  switch (field) {
+  case 0: p.zero_sign = value; break;
+  case 1: p.tf32_nan = value; break;
+  case 2: p.zero_c_exp = value; break;
+  default: p.late_c = value; break;
+  }
+  mpe_tc_model *v = NULL;
+  return mpe_tc_model_custom(&v, &p) == MPE_OK ? v : NULL;
+}
+
+/* d = a.b + c for one row on the GPU's MMA path and on the CPU: bits of a
+   binary32 or binary16 result, or -1 when the call fails. */
+static long one_row(int gpu, const mpe_tc_model *m, const float *a, const float *b, int k, float c, int out16)
+{
+  int rc;
+  if (out16) {
+    uint16_t ch = mpe_fp32_to_fp16(c, MPE_RNE), dh = 0;
+    rc = gpu ? g_mma(m, 1, 1, k, a, MPE_FP32, k, b, MPE_FP32, 1, &ch, 1, &dh, MPE_FP16, 1)
+             : mpe_mma(m, 1, 1, k, a, MPE_FP32, k, b, MPE_FP32, 1, &ch, 1, &dh, MPE_FP16, 1);
+    return rc ? -1 : (long)dh;
+  }
+  float d = 0;
+  rc = gpu ? g_mma(m, 1, 1, k, a, MPE_FP32, k, b, MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1)
+           : mpe_mma(m, 1, 1, k, a, MPE_FP32, k, b, MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1);
+  uint32_t u;
+  memcpy(&u, &d, 4);
+  return rc ? -1 : (long)u;
+}
+
+static float bits_f(uint32_t u)
+{
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* The reproducers of the choices mpe_tc_model_get(3) makes where no GPU row in
+   the repository decides ("Where the models are settled"): each issues the
+   device's mma.sync on the inputs and prints the GPU's bits beside the
+   built-in model's and the other setting's. A GPU that differs from the
+   built-in model counts as a mismatch of the MMA path. */
+static void check_open_questions(void)
+{
+  static const struct {
+    const char *what;
+    mpe_type in;
+    int k, out16, field, other;   /* field: 0 zero_sign, 1 tf32_nan, 2 zero_c_exp, 3 late_c */
+    float a[2], b[2], c;
+    uint32_t a_bits;              /* when non-zero: a[0] as these binary32 bits */
+  } q[] = {
+    { "sign of zero, bf16 -2^-75*2^-75, c=0, FP32 out", MPE_BF16, 1, 0, 0, 0, { -0x1p-75f }, { 0x1p-75f }, 0, 0 },
+    { "sign of zero, fp16 -2^-13*2^-13, c=0, FP16 out", MPE_FP16, 1, 1, 0, 0, { -0x1p-13f }, { 0x1p-13f }, 0, 0 },
+    { "TF32 NaN 7f800001 * 1, c=0", MPE_TF32, 1, 0, 1, 0, { 0 }, { 1 }, 0, 0x7f800001u },
+    { "TF32 NaN ff801000 * 1, c=1", MPE_TF32, 1, 0, 1, 0, { 0 }, { 1 }, 1, 0xff801000u },
+    { "zero-c floor, bf16 [2^-65,-2^-76].[2^-65,2^-76]", MPE_BF16, 2, 0, 2, 0,
+      { 0x1p-65f, -0x1p-76f }, { 0x1p-65f, 0x1p-76f }, 0, 0 },
+    { "zero-c floor, fp16 [3*2^-13,-2^-22].[2^-12,2^-22], FP16 out", MPE_FP16, 2, 1, 2, 0,
+      { 3 * 0x1p-13f, -0x1p-22f }, { 0x1p-12f, 0x1p-22f }, 0, 0 },
+    { "late c, e4m3 [1].[1], c=3*2^-25", MPE_E4M3, 1, 0, 3, -1, { 1 }, { 1 }, 3 * 0x1p-25f, 0 },
+  };
+  static const char *const fields[] = { "zero_sign", "tf32_nan", "zero_c_exp", "late_c" };
+  printf("open questions: the GPU's mma.sync beside the models (mpe_tc_model_get(3)):\n");
+  for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+    const mpe_tc_model *m = gpu_model(q[i].in);
+    if (!m) {
+      printf("  %-60s no instruction for %s\n", q[i].what, mpe_type_name(q[i].in));
+      continue;
+    }
+    mpe_tc_params p;
+    mpe_tc_model_params(m, &p);
+    const int cur = q[i].field == 0 ? p.zero_sign : q[i].field == 1 ? p.tf32_nan
+                  : q[i].field == 2 ? p.zero_c_exp : p.late_c;
+    const int alt = q[i].other >= 0 ? q[i].other : !cur;
+    float a[2] = { q[i].a[0], q[i].a[1] };
+    if (q[i].a_bits)
+      a[0] = bits_f(q[i].a_bits);
+    mpe_tc_model *v = model_with(m, q[i].field, alt);
+    long g = one_row(1, m, a, q[i].b, q[i].k, q[i].c, q[i].out16);
+    long c0 = one_row(0, m, a, q[i].b, q[i].k, q[i].c, q[i].out16);
+    long c1 = v ? one_row(0, v, a, q[i].b, q[i].k, q[i].c, q[i].out16) : -1;
+    const int w = q[i].out16 ? 4 : 8;
+    if (g < 0) {
+      printf("  %-60s GPU call failed\n", q[i].what);
+    } else {
+      printf("  %-60s GPU %0*lx  %s=%d %0*lx  %s=%d %0*lx%s\n", q[i].what, w, g, fields[q[i].field], cur, w, c0,
+             fields[q[i].field], alt, w, c1,
+             g == c0 ? (g == c1 ? "" : "  (the built-in setting)") : g == c1 ? "  (the other setting: MISMATCH)"
+                                                                             : "  (neither: MISMATCH)");
+      bad_promised += g != c0;
+    }
+    mpe_tc_model_free(v);
+  }
+}
+
 static void usage(FILE *f)
 {
   fprintf(f, "usage: mpe-gpucheck [--conformance DIR] [--quick] [--seed N] [--cpu-as-gpu MODEL]\n");
@@ -432,6 +534,7 @@ int main(int argc, char **argv)
   }
   if (!conf_dir)
     printf("  (conformance inputs skipped: give --conformance DIR or MPE_CONFORMANCE_DIR)\n");
+  check_open_questions();
   printf("K order measured with probes (+X, -X at k=p,p+1 and a small s at k=q):\n");
   for (size_t t = 0; t < sizeof ins / sizeof ins[0]; t++) {
     const mpe_tc_model *m = gpu_model(ins[t]);

@@ -136,8 +136,11 @@ static const struct {
   { "h100", MPE_TF32, 8, 25, 0, 0, MPE_RZ }, { "h100", MPE_E4M3, 32, 13, 13, 0, MPE_RZ },
   { "h100", MPE_E5M2, 32, 13, 13, 0, MPE_RZ },
   { "b200", MPE_FP16, 16, 25, 0, 0, MPE_RZ }, { "b200", MPE_BF16, 16, 25, 0, 0, MPE_RZ },
-  { "b200", MPE_TF32, 8, 25, 0, 0, MPE_RZ }, { "b200", MPE_E4M3, 32, 25, 0, 1, MPE_RZ },
-  { "b200", MPE_E5M2, 32, 25, 0, 1, MPE_RZ },
+  { "b200", MPE_TF32, 8, 25, 0, 0, MPE_RZ }, { "b200", MPE_E4M3, 32, 25, 0, 0, MPE_RZ },
+  { "b200", MPE_E5M2, 32, 25, 0, 0, MPE_RZ },
+  { "b200:mma.sync", MPE_E4M3, 32, 25, 0, 1, MPE_RZ }, { "b200:mma.sync", MPE_E5M2, 32, 25, 0, 1, MPE_RZ },
+  { "h100:mma.sync", MPE_BF16, 16, 25, 0, 0, MPE_RZ }, { "h100:mma.sync", MPE_E4M3, 32, 13, 13, 0, MPE_RZ },
+  { "rtx-pro-6000", MPE_E4M3, 32, 25, 0, 0, MPE_RZ },
 };
 #define NDOC (int)(sizeof doc_models / sizeof doc_models[0])
 
@@ -229,8 +232,10 @@ static const struct { const char *gpu, *model, *in; mpe_type t; } gpu_sets[] = {
   { "H100", "h100", "E4M3", MPE_E4M3 }, { "H100", "h100", "E5M2", MPE_E5M2 },
   { "H200", "h200", "fp16", MPE_FP16 }, { "H200", "h200", "bf16", MPE_BF16 }, { "H200", "h200", "tf32", MPE_TF32 },
   { "H200", "h200", "E4M3", MPE_E4M3 }, { "H200", "h200", "E5M2", MPE_E5M2 },
-  { "B200", "b200", "fp16", MPE_FP16 }, { "B200", "b200", "bf16", MPE_BF16 }, { "B200", "b200", "tf32", MPE_TF32 },
-  { "B200", "b200", "E4M3", MPE_E4M3 }, { "B200", "b200", "E5M2", MPE_E5M2 },
+  /* the B200 rows are mma.sync results ("b200" is tcgen05.mma, whose FP8 differs) */
+  { "B200", "b200:mma.sync", "fp16", MPE_FP16 }, { "B200", "b200:mma.sync", "bf16", MPE_BF16 },
+  { "B200", "b200:mma.sync", "tf32", MPE_TF32 }, { "B200", "b200:mma.sync", "E4M3", MPE_E4M3 },
+  { "B200", "b200:mma.sync", "E5M2", MPE_E5M2 },
 };
 #define NGPUSET (int)(sizeof gpu_sets / sizeof gpu_sets[0])
 enum { ORACLE_ROWS = 2500 };
@@ -584,21 +589,32 @@ END_TEST
 /* Custom models at the edges of every block-sum lane of mpe_tc_model_get(3)
    ("How the fast kernels hold a block sum"): one int32 sum at its limit, two
    int32 halves, binary64 lanes at their limit, the portable engine just past
-   it; and the other parameters (result_bits, late_c, zero_c_counts = 0, every
-   binary32 output rounding, input rules). */
-static const struct { int L, F, rb, late, zc; mpe_round r32, inr; const char *why; } custom_models[] = {
-  { 16, 25, 0, 0, 1, MPE_RZ, MPE_RNE, "int32 at its limit" },
-  { 1, 29, 0, 0, 1, MPE_RZ, MPE_RNE, "int32, F = 29" },
-  { 16, 26, 0, 0, 1, MPE_RZ, MPE_RNE, "two int32 halves" },
-  { 31, 25, 0, 0, 1, MPE_RZ, MPE_RNE, "two halves, odd L" },
-  { 16, 27, 0, 0, 1, MPE_RZ, MPE_RNE, "binary64 lanes" },
-  { 16, 46, 0, 0, 1, MPE_RZ, MPE_RNE, "binary64 at its limit" },
-  { 16, 47, 0, 0, 1, MPE_RZ, MPE_RNE, "portable, just past binary64" },
-  { 3, 58, 0, 0, 1, MPE_RZ, MPE_RNE, "portable, F = 58" },
-  { 8, 24, 0, 0, 0, MPE_RNE, MPE_RZ, "zero c drops out, RNE out" },
-  { 32, 13, 13, 0, 1, MPE_RU, MPE_RNA, "13-bit result, RU out" },
-  { 32, 25, 0, 1, 1, MPE_RD, MPE_RNE, "late c, RD out" },
-  { 5, 20, 7, 1, 0, MPE_RNA, MPE_RZ, "late c, 7-bit result, RNA out" },
+   it; and the other parameters (result_bits, late_c, zero_c_counts = 0, a zero c at
+   the output's emin (zero_c_exp = 0) or far below it, the IEEE sign of a zero result
+   (zero_sign = 0), every binary32 output rounding, input rules). zce: 0 keeps the base
+   model's zero_c_exp, -1 sets 0 (the output's emin), else that exponent; zs: 1 sets the
+   IEEE sign rule (zero_sign = 0), 0 keeps the base model's. */
+static const struct {
+  int L, F, rb, late, zc;
+  mpe_round r32, inr;
+  const char *why;
+  int zce, zs;
+} custom_models[] = {
+  { 16, 25, 0, 0, 1, MPE_RZ, MPE_RNE, "int32 at its limit", 0, 0 },
+  { 1, 29, 0, 0, 1, MPE_RZ, MPE_RNE, "int32, F = 29", 0, 0 },
+  { 16, 26, 0, 0, 1, MPE_RZ, MPE_RNE, "two int32 halves", 0, 0 },
+  { 31, 25, 0, 0, 1, MPE_RZ, MPE_RNE, "two halves, odd L", 0, 0 },
+  { 16, 27, 0, 0, 1, MPE_RZ, MPE_RNE, "binary64 lanes", 0, 0 },
+  { 16, 46, 0, 0, 1, MPE_RZ, MPE_RNE, "binary64 at its limit", 0, 0 },
+  { 16, 47, 0, 0, 1, MPE_RZ, MPE_RNE, "portable, just past binary64", 0, 0 },
+  { 3, 58, 0, 0, 1, MPE_RZ, MPE_RNE, "portable, F = 58", 0, 0 },
+  { 8, 24, 0, 0, 0, MPE_RNE, MPE_RZ, "zero c drops out, RNE out", 0, 0 },
+  { 32, 13, 13, 0, 1, MPE_RU, MPE_RNA, "13-bit result, RU out", 0, 0 },
+  { 32, 25, 0, 1, 1, MPE_RD, MPE_RNE, "late c, RD out", 0, 0 },
+  { 5, 20, 7, 1, 0, MPE_RNA, MPE_RZ, "late c, 7-bit result, RNA out", 0, 0 },
+  { 16, 25, 0, 0, 1, MPE_RZ, MPE_RNE, "zero c at emin, IEEE zero sign", -1, 1 },
+  { 8, 24, 0, 0, 1, MPE_RNE, MPE_RZ, "zero c at -300, RNE out", -300, 0 },
+  { 32, 13, 13, 1, 1, MPE_RZ, MPE_RNE, "late c, 13 bits, IEEE zero sign", 0, 1 },
 };
 #define NCUSTOM (int)(sizeof custom_models / sizeof custom_models[0])
 
@@ -618,6 +634,10 @@ START_TEST(test_tc_custom_boundary)
     p.zero_c_counts = custom_models[_i].zc;
     p.round_fp32 = custom_models[_i].r32;
     p.input_round = custom_models[_i].inr;
+    if (custom_models[_i].zce)
+      p.zero_c_exp = custom_models[_i].zce == -1 ? 0 : custom_models[_i].zce;
+    if (custom_models[_i].zs)
+      p.zero_sign = 0;
     mpe_tc_model *m = NULL;
     int rc = mpe_tc_model_custom(&m, &p);
     ck_assert_msg(rc == 0, "custom L=%d F=%d (%s) %s: %d", p.block, p.align_bits, custom_models[_i].why,

@@ -38,7 +38,7 @@ START_TEST(test_names)
   ck_assert_ptr_null(mpe_gpu_path_name((mpe_gpu_path)-1));
   static const struct { int ma, mi; const char *m; } arch[] = {
     { 7, 0, "v100" }, { 7, 5, "t4" }, { 8, 0, "a100" }, { 8, 6, "a100" }, { 8, 9, "ada" },
-    { 9, 0, "h100" }, { 10, 0, "b200" }, { 12, 0, "b200" }, { 6, 1, NULL }, { 7, 2, NULL },
+    { 9, 0, "h100" }, { 10, 0, "b200" }, { 12, 0, "rtx-pro-6000" }, { 6, 1, NULL }, { 7, 2, NULL },
     { 9, 1, NULL }, { 11, 0, NULL }, { -1, 0, NULL },
   };
   for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++) {
@@ -46,8 +46,11 @@ START_TEST(test_names)
     if (arch[i].m) {
       ck_assert_ptr_nonnull(m);
       ck_assert_str_eq(m, arch[i].m);
-      /* every name is a CPU model with an fp16 instruction */
+      /* every name is a CPU model with an fp16 instruction, and an mma.sync one */
       ck_assert_ptr_nonnull(mpe_tc_model_get(m, MPE_FP16));
+      char full[32];
+      snprintf(full, sizeof full, "%s:mma.sync", m);
+      ck_assert_ptr_nonnull(mpe_tc_model_get(full, MPE_FP16));
     } else {
       ck_assert_ptr_null(m);
     }

@@ -82,14 +82,18 @@ static void free_conf(confdata *cd)
   free(cd->a); free(cd->b); free(cd->c); free(cd->d);
 }
 
+/* The GPU's model; the B200 rows are mma.sync results, whose FP8 model (late c)
+   differs from the tcgen05.mma one that "b200" names. */
 static const mpe_tc_model *model_for(int ci)
 {
-  char name[16];
+  char name[32];
   const char *g = configs[ci].gpu;
   size_t i = 0;
-  for (; g[i] && i < sizeof name - 1; i++)
+  for (; g[i] && i < 16; i++)
     name[i] = (char)(g[i] >= 'A' && g[i] <= 'Z' ? g[i] - 'A' + 'a' : g[i]);
   name[i] = 0;
+  if (!strcmp(name, "b200"))
+    strcat(name, ":mma.sync");
   return mpe_tc_model_get(name, configs[ci].t);
 }
 
@@ -201,6 +205,267 @@ START_TEST(test_conformance_fp16)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ MMA-Sim vectors */
+
+/* The instructions of tests/conformance/mmasim (its generate.py and index.txt):
+   MMA-Sim 2.1.1's outputs for random-bit and adversarial inputs of every
+   instruction it and mpemu both model, against mpemu's built-in model of that
+   instruction. late: the difference is documented (mpe_tc_model_get(3)): MMA-Sim
+   has no mma.sync FP8 for B200, and mpemu's b200:mma.sync adds c after the block
+   as the real B200 mma.sync rows show; compared with MMA-Sim's tcgen05.mma the
+   differences are counted, not failed. */
+static const struct {
+  int id;
+  const char *file, *what, *model;
+  mpe_type t;
+  int late;
+} mmasim_instrs[] = {
+  { 1, "fp16_k4_f32", "Volta mma.m8n8k4.f32.f16.f16.f32", "v100", MPE_FP16, 0 },
+  { 2, "fp16_k4_f16", "Volta mma.m8n8k4.f16.f16.f16.f16", "v100", MPE_FP16, 0 },
+  { 3, "fp16_k8_f32", "Turing mma.m16n8k8.f32.f16.f16.f32", "t4", MPE_FP16, 0 },
+  { 4, "fp16_k8_f16", "Turing mma.m16n8k8.f16.f16.f16.f16", "t4", MPE_FP16, 0 },
+  { 10, "fp16_k8_f32", "Ampere mma.m16n8k8.f32.f16.f16.f32", "a100", MPE_FP16, 0 },
+  { 11, "fp16_k8_f16", "Ampere mma.m16n8k8.f16.f16.f16.f16", "a100", MPE_FP16, 0 },
+  { 12, "fp16_k16_f32", "Ampere mma.m16n8k16.f32.f16.f16.f32", "a100", MPE_FP16, 0 },
+  { 13, "fp16_k16_f16", "Ampere mma.m16n8k16.f16.f16.f16.f16", "a100", MPE_FP16, 0 },
+  { 14, "bf16_k8_f32", "Ampere mma.m16n8k8.f32.bf16.bf16.f32", "a100", MPE_BF16, 0 },
+  { 15, "bf16_k16_f32", "Ampere mma.m16n8k16.f32.bf16.bf16.f32", "a100", MPE_BF16, 0 },
+  { 16, "tf32_k4_f32", "Ampere mma.m16n8k4.f32.tf32.tf32.f32", "a100", MPE_TF32, 0 },
+  { 17, "tf32_k8_f32", "Ampere mma.m16n8k8.f32.tf32.tf32.f32", "a100", MPE_TF32, 0 },
+  { 20, "fp16_k8_f32", "Ada Lovelace mma.m16n8k8.f32.f16.f16.f32", "ada", MPE_FP16, 0 },
+  { 21, "fp16_k8_f16", "Ada Lovelace mma.m16n8k8.f16.f16.f16.f16", "ada", MPE_FP16, 0 },
+  { 22, "fp16_k16_f32", "Ada Lovelace mma.m16n8k16.f32.f16.f16.f32", "ada", MPE_FP16, 0 },
+  { 23, "fp16_k16_f16", "Ada Lovelace mma.m16n8k16.f16.f16.f16.f16", "ada", MPE_FP16, 0 },
+  { 24, "bf16_k8_f32", "Ada Lovelace mma.m16n8k8.f32.bf16.bf16.f32", "ada", MPE_BF16, 0 },
+  { 25, "bf16_k16_f32", "Ada Lovelace mma.m16n8k16.f32.bf16.bf16.f32", "ada", MPE_BF16, 0 },
+  { 26, "tf32_k4_f32", "Ada Lovelace mma.m16n8k4.f32.tf32.tf32.f32", "ada", MPE_TF32, 0 },
+  { 27, "tf32_k8_f32", "Ada Lovelace mma.m16n8k8.f32.tf32.tf32.f32", "ada", MPE_TF32, 0 },
+  { 28, "e4m3_k16_f32", "Ada Lovelace mma.m16n8k16.f32.e4m3.e4m3.f32", "ada", MPE_E4M3, 0 },
+  { 29, "e4m3_k16_f16", "Ada Lovelace mma.m16n8k16.f16.e4m3.e4m3.f16", "ada", MPE_E4M3, 0 },
+  { 30, "e4m3_k32_f32", "Ada Lovelace mma.m16n8k32.f32.e4m3.e4m3.f32", "ada", MPE_E4M3, 0 },
+  { 31, "e4m3_k32_f16", "Ada Lovelace mma.m16n8k32.f16.e4m3.e4m3.f16", "ada", MPE_E4M3, 0 },
+  { 32, "e5m2_k16_f32", "Ada Lovelace mma.m16n8k16.f32.e5m2.e5m2.f32", "ada", MPE_E5M2, 0 },
+  { 33, "e5m2_k16_f16", "Ada Lovelace mma.m16n8k16.f16.e5m2.e5m2.f16", "ada", MPE_E5M2, 0 },
+  { 34, "e5m2_k32_f32", "Ada Lovelace mma.m16n8k32.f32.e5m2.e5m2.f32", "ada", MPE_E5M2, 0 },
+  { 35, "e5m2_k32_f16", "Ada Lovelace mma.m16n8k32.f16.e5m2.e5m2.f16", "ada", MPE_E5M2, 0 },
+  { 40, "fp16_k8_f32", "Hopper mma.m16n8k8.f32.f16.f16.f32", "h100:mma.sync", MPE_FP16, 0 },
+  { 41, "fp16_k8_f16", "Hopper mma.m16n8k8.f16.f16.f16.f16", "h100:mma.sync", MPE_FP16, 0 },
+  { 42, "fp16_k16_f32", "Hopper mma.m16n8k16.f32.f16.f16.f32", "h100:mma.sync", MPE_FP16, 0 },
+  { 43, "fp16_k16_f16", "Hopper mma.m16n8k16.f16.f16.f16.f16", "h100:mma.sync", MPE_FP16, 0 },
+  { 44, "bf16_k8_f32", "Hopper mma.m16n8k8.f32.bf16.bf16.f32", "h100:mma.sync", MPE_BF16, 0 },
+  { 45, "bf16_k16_f32", "Hopper mma.m16n8k16.f32.bf16.bf16.f32", "h100:mma.sync", MPE_BF16, 0 },
+  { 46, "tf32_k4_f32", "Hopper mma.m16n8k4.f32.tf32.tf32.f32", "h100:mma.sync", MPE_TF32, 0 },
+  { 47, "tf32_k8_f32", "Hopper mma.m16n8k8.f32.tf32.tf32.f32", "h100:mma.sync", MPE_TF32, 0 },
+  { 50, "tf32_k8_f32", "Hopper wgmma.m64n8k8.f32.tf32.tf32", "h100", MPE_TF32, 0 },
+  { 51, "fp16_k16_f32", "Hopper wgmma.m64n8k16.f32.f16.f16", "h100", MPE_FP16, 0 },
+  { 52, "fp16_k16_f16", "Hopper wgmma.m64n8k16.f16.f16.f16", "h100", MPE_FP16, 0 },
+  { 53, "bf16_k16_f32", "Hopper wgmma.m64n8k16.f32.bf16.bf16", "h100", MPE_BF16, 0 },
+  { 54, "e4m3_k32_f32", "Hopper wgmma.m64n8k32.f32.e4m3.e4m3", "h100", MPE_E4M3, 0 },
+  { 55, "e4m3_k32_f16", "Hopper wgmma.m64n8k32.f16.e4m3.e4m3", "h100", MPE_E4M3, 0 },
+  { 56, "e5m2_k32_f32", "Hopper wgmma.m64n8k32.f32.e5m2.e5m2", "h100", MPE_E5M2, 0 },
+  { 57, "e5m2_k32_f16", "Hopper wgmma.m64n8k32.f16.e5m2.e5m2", "h100", MPE_E5M2, 0 },
+  { 60, "fp16_k8_f32", "Blackwell mma.m16n8k8.f32.f16.f16.f32", "b200:mma.sync", MPE_FP16, 0 },
+  { 61, "fp16_k8_f16", "Blackwell mma.m16n8k8.f16.f16.f16.f16", "b200:mma.sync", MPE_FP16, 0 },
+  { 62, "fp16_k16_f32", "Blackwell mma.m16n8k16.f32.f16.f16.f32", "b200:mma.sync", MPE_FP16, 0 },
+  { 63, "fp16_k16_f16", "Blackwell mma.m16n8k16.f16.f16.f16.f16", "b200:mma.sync", MPE_FP16, 0 },
+  { 64, "bf16_k8_f32", "Blackwell mma.m16n8k8.f32.bf16.bf16.f32", "b200:mma.sync", MPE_BF16, 0 },
+  { 65, "bf16_k16_f32", "Blackwell mma.m16n8k16.f32.bf16.bf16.f32", "b200:mma.sync", MPE_BF16, 0 },
+  { 66, "tf32_k4_f32", "Blackwell mma.m16n8k4.f32.tf32.tf32.f32", "b200:mma.sync", MPE_TF32, 0 },
+  { 67, "tf32_k8_f32", "Blackwell mma.m16n8k8.f32.tf32.tf32.f32", "b200:mma.sync", MPE_TF32, 0 },
+  { 70, "tf32_k8_f32", "Blackwell tcgen05.mma.m64n8k8.kind::tf32.f32.tf32.tf32", "b200", MPE_TF32, 0 },
+  { 71, "fp16_k16_f32", "Blackwell tcgen05.mma.m64n8k16.kind::f16.f32.f16.f16", "b200", MPE_FP16, 0 },
+  { 72, "fp16_k16_f16", "Blackwell tcgen05.mma.m64n8k16.kind::f16.f16.f16.f16", "b200", MPE_FP16, 0 },
+  { 73, "bf16_k16_f32", "Blackwell tcgen05.mma.m64n8k16.kind::f16.f32.bf16.bf16", "b200", MPE_BF16, 0 },
+  { 74, "e4m3_k32_f32", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e4m3.e4m3", "b200", MPE_E4M3, 0 },
+  { 75, "e4m3_k32_f16", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f16.e4m3.e4m3", "b200", MPE_E4M3, 0 },
+  { 76, "e5m2_k32_f32", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e5m2.e5m2", "b200", MPE_E5M2, 0 },
+  { 77, "e5m2_k32_f16", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f16.e5m2.e5m2", "b200", MPE_E5M2, 0 },
+  { 84, "e4m3_k32_f32", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e4m3.e4m3", "b200:mma.sync", MPE_E4M3, 1 },
+  { 85, "e4m3_k32_f16", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f16.e4m3.e4m3", "b200:mma.sync", MPE_E4M3, 1 },
+  { 86, "e5m2_k32_f32", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e5m2.e5m2", "b200:mma.sync", MPE_E5M2, 1 },
+  { 87, "e5m2_k32_f16", "Blackwell tcgen05.mma.m64n8k32.kind::f8f6f4.f16.e5m2.e5m2", "b200:mma.sync", MPE_E5M2, 1 },
+  { 100, "fp16_k8_f32", "RTX Blackwell mma.m16n8k8.f32.f16.f16.f32", "rtx-pro-6000", MPE_FP16, 0 },
+  { 101, "fp16_k8_f16", "RTX Blackwell mma.m16n8k8.f16.f16.f16.f16", "rtx-pro-6000", MPE_FP16, 0 },
+  { 102, "fp16_k16_f32", "RTX Blackwell mma.m16n8k16.f32.f16.f16.f32", "rtx-pro-6000", MPE_FP16, 0 },
+  { 103, "fp16_k16_f16", "RTX Blackwell mma.m16n8k16.f16.f16.f16.f16", "rtx-pro-6000", MPE_FP16, 0 },
+  { 104, "bf16_k8_f32", "RTX Blackwell mma.m16n8k8.f32.bf16.bf16.f32", "rtx-pro-6000", MPE_BF16, 0 },
+  { 105, "bf16_k16_f32", "RTX Blackwell mma.m16n8k16.f32.bf16.bf16.f32", "rtx-pro-6000", MPE_BF16, 0 },
+  { 106, "tf32_k4_f32", "RTX Blackwell mma.m16n8k4.f32.tf32.tf32.f32", "rtx-pro-6000", MPE_TF32, 0 },
+  { 107, "tf32_k8_f32", "RTX Blackwell mma.m16n8k8.f32.tf32.tf32.f32", "rtx-pro-6000", MPE_TF32, 0 },
+  { 108, "e4m3_k16_f32", "RTX Blackwell mma.m16n8k16.f32.e4m3.e4m3.f32", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 109, "e4m3_k16_f16", "RTX Blackwell mma.m16n8k16.f16.e4m3.e4m3.f16", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 110, "e4m3_k32_f32", "RTX Blackwell mma.m16n8k32.f32.e4m3.e4m3.f32", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 111, "e4m3_k32_f16", "RTX Blackwell mma.m16n8k32.f16.e4m3.e4m3.f16", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 112, "e5m2_k16_f32", "RTX Blackwell mma.m16n8k16.f32.e5m2.e5m2.f32", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 113, "e5m2_k16_f16", "RTX Blackwell mma.m16n8k16.f16.e5m2.e5m2.f16", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 114, "e5m2_k32_f32", "RTX Blackwell mma.m16n8k32.f32.e5m2.e5m2.f32", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 115, "e5m2_k32_f16", "RTX Blackwell mma.m16n8k32.f16.e5m2.e5m2.f16", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 116, "e4m3_k32_f32", "RTX Blackwell mma.m16n8k32.kind::f8f6f4.f32.e4m3.e4m3.f32", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 117, "e4m3_k32_f16", "RTX Blackwell mma.m16n8k32.kind::f8f6f4.f16.e4m3.e4m3.f16", "rtx-pro-6000", MPE_E4M3, 0 },
+  { 118, "e5m2_k32_f32", "RTX Blackwell mma.m16n8k32.kind::f8f6f4.f32.e5m2.e5m2.f32", "rtx-pro-6000", MPE_E5M2, 0 },
+  { 119, "e5m2_k32_f16", "RTX Blackwell mma.m16n8k32.kind::f8f6f4.f16.e5m2.e5m2.f16", "rtx-pro-6000", MPE_E5M2, 0 },
+};
+#define NMMASIM (int)(sizeof mmasim_instrs / sizeof mmasim_instrs[0])
+/* the operand sets, one file each */
+static const char *const mmasim_files[] = {
+  "fp16_k4_f32", "fp16_k4_f16", "fp16_k8_f32", "fp16_k8_f16", "fp16_k16_f32", "fp16_k16_f16",
+  "bf16_k8_f32", "bf16_k16_f32", "tf32_k4_f32", "tf32_k8_f32",
+  "e4m3_k16_f32", "e4m3_k16_f16", "e4m3_k32_f32", "e4m3_k32_f16",
+  "e5m2_k16_f32", "e5m2_k16_f16", "e5m2_k32_f32", "e5m2_k32_f16",
+};
+#define NMMASIM_FILES (int)(sizeof mmasim_files / sizeof mmasim_files[0])
+
+/* the next line of f as words; fails the test on a short or malformed line */
+static int mm_line(ts_conf *f, const char *name, uint64_t *w, int max, int want)
+{
+  int n;
+  while ((n = ts_conf_words(f, 16, w, max)) == 0)
+    ;
+  ck_assert_msg(n == want || (want < 0 && n > 0), "mmasim/%s line %ld: %d words, want %d", name,
+                ts_conf_lineno(f), n, want);
+  return n;
+}
+
+START_TEST(test_conformance_mmasim)
+{
+  const char *name = mmasim_files[_i];
+  char rel[96];
+  snprintf(rel, sizeof rel, "mmasim/%s.txt.gz", name);
+  ts_conf *f = ts_conf_open(rel);
+  ck_assert_msg(f != NULL, "%s: missing (see the note above)", rel);
+  uint64_t w[80];
+  mm_line(f, name, w, 80, 5);
+  ck_assert_uint_eq(w[0], 0x4d4d4153u);
+  const int K = (int)w[1], out16 = (int)w[2], nblk = (int)w[3], ncols = (int)w[4];
+  ck_assert(K >= 1 && K <= 64 && nblk >= 1 && ncols >= 1 && ncols <= 16);
+  /* which column holds which instruction's outputs */
+  int col_of[NMMASIM];
+  for (int i = 0; i < NMMASIM; i++)
+    col_of[i] = -1;
+  for (int j = 0; j < ncols; j++) {
+    int n = mm_line(f, name, w, 80, -1);
+    ck_assert(w[0] == (uint64_t)j && n == 2 + (int)w[1]);
+    for (int q = 2; q < n; q++) {
+      int hit = 0;
+      for (int i = 0; i < NMMASIM; i++)
+        if (mmasim_instrs[i].id == (int)w[q] && !strcmp(mmasim_instrs[i].file, name)) {
+          col_of[i] = j;
+          hit = 1;
+        }
+      ck_assert_msg(hit, "mmasim/%s: instruction %d is not in this test's table", name, (int)w[q]);
+    }
+  }
+  for (int i = 0; i < NMMASIM; i++)
+    ck_assert_msg(strcmp(mmasim_instrs[i].file, name) || col_of[i] >= 0, "mmasim/%s: no outputs of %s", name,
+                  mmasim_instrs[i].what);
+  long outputs = 0, bad[NMMASIM] = { 0 }, catbad[NMMASIM][16] = { { 0 } };
+  for (int blk = 0; blk < nblk; blk++) {
+    mm_line(f, name, w, 80, 3);
+    const int R = (int)w[0], Cc = (int)w[1], cat = (int)w[2];
+    ck_assert(R >= 1 && R <= 64 && Cc >= 1 && Cc <= 64 && cat < 16);
+    uint32_t *A = malloc(sizeof *A * (size_t)R * K), *B = malloc(sizeof *B * (size_t)Cc * K);
+    uint32_t *Cw = malloc(sizeof *Cw * (size_t)R * Cc), *Dw = malloc(sizeof *Dw * (size_t)R * Cc * ncols);
+    ck_assert(A && B && Cw && Dw);
+    for (int r = 0; r < R; r++) {
+      mm_line(f, name, w, 80, K);
+      for (int l = 0; l < K; l++)
+        A[r * K + l] = (uint32_t)w[l];
+    }
+    for (int c = 0; c < Cc; c++) {
+      mm_line(f, name, w, 80, K);
+      for (int l = 0; l < K; l++)
+        B[c * K + l] = (uint32_t)w[l];
+    }
+    for (int o = 0; o < R * Cc; o++) {
+      mm_line(f, name, w, 80, 1 + ncols);
+      Cw[o] = (uint32_t)w[0];
+      for (int j = 0; j < ncols; j++)
+        Dw[(size_t)o * ncols + j] = (uint32_t)w[1 + j];
+    }
+    outputs += R * Cc;
+    for (int i = 0; i < NMMASIM; i++) {
+      if (col_of[i] < 0)
+        continue;
+      const mpe_tc_model *m = mpe_tc_model_get(mmasim_instrs[i].model, mmasim_instrs[i].t);
+      ck_assert_msg(m != NULL, "%s", mmasim_instrs[i].model);
+      const mpe_type t = mmasim_instrs[i].t;
+      /* operands as stored: packed FP16/BF16/FP8 bits, TF32 as the raw binary32 word */
+      const int es = t == MPE_TF32 ? 4 : t == MPE_E4M3 || t == MPE_E5M2 ? 1 : 2;
+      const mpe_type at = t == MPE_TF32 ? MPE_FP32 : t;
+      unsigned char *pa = malloc((size_t)R * K * es), *pb = malloc((size_t)K * Cc * es);
+      void *pc = malloc((size_t)R * Cc * 4), *pd = malloc((size_t)R * Cc * 4);
+      ck_assert(pa && pb && pc && pd);
+      for (int r = 0; r < R; r++)
+        for (int l = 0; l < K; l++)
+          memcpy(pa + ((size_t)r * K + l) * es, &A[r * K + l], (size_t)es);   /* little-endian low bytes */
+      for (int l = 0; l < K; l++)
+        for (int c = 0; c < Cc; c++)
+          memcpy(pb + ((size_t)l * Cc + c) * es, &B[c * K + l], (size_t)es);
+      for (int o = 0; o < R * Cc; o++) {
+        if (out16)
+          ((uint16_t *)pc)[o] = (uint16_t)Cw[o];
+        else
+          ((float *)pc)[o] = ts_u2f(Cw[o]);
+      }
+      /* every SIMD level: level 2 against MMA-Sim, the others against level 2 */
+      uint32_t *l2 = malloc(sizeof *l2 * (size_t)R * Cc);
+      ck_assert_ptr_nonnull(l2);
+      for (int lvl = 2; lvl >= 0; lvl--) {
+        mpe_simd_level_set(lvl);
+        ck_assert_int_eq(mpe_mma(m, R, Cc, K, pa, at, K, pb, at, Cc, pc, Cc, pd, out16 ? MPE_FP16 : MPE_FP32, Cc),
+                         0);
+        for (int o = 0; o < R * Cc; o++) {
+          uint32_t got = out16 ? ((uint16_t *)pd)[o] : ts_f2u(((float *)pd)[o]);
+          uint32_t want = Dw[(size_t)o * ncols + col_of[i]];
+          if (lvl < 2) {
+            ck_assert_msg(got == l2[o], "mmasim %s: SIMD level %d output %d: %08x, level 2 %08x",
+                          mmasim_instrs[i].what, lvl, o, got, l2[o]);
+            continue;
+          }
+          l2[o] = got;
+          if (got != want) {
+            if (bad[i] < 3 && !mmasim_instrs[i].late)
+              fprintf(stderr, "mmasim %s (%s) block %d (category %d) output %d: got %08x want %08x\n",
+                      mmasim_instrs[i].what, mmasim_instrs[i].model, blk, cat, o, got, want);
+            bad[i]++;
+            catbad[i][cat]++;
+          }
+        }
+      }
+      free(l2);
+      mpe_simd_level_set(-1);
+      free(pa); free(pb); free(pc); free(pd);
+    }
+    free(A); free(B); free(Cw); free(Dw);
+  }
+  int tail;
+  while ((tail = ts_conf_words(f, 16, w, 80)) == 0)
+    ;
+  ck_assert_msg(tail == -1, "mmasim/%s: data after the last block", name);
+  ts_conf_close(f);
+  long fails = 0;
+  for (int i = 0; i < NMMASIM; i++) {
+    if (col_of[i] < 0)
+      continue;
+    if (mmasim_instrs[i].late) {
+      printf("check_tc: conformance mmasim %s against %s: outputs=%ld differences=%ld (documented: c added "
+             "after the block, as the real B200 mma.sync rows show)\n",
+             mmasim_instrs[i].what, mmasim_instrs[i].model, outputs, bad[i]);
+      ck_assert_msg(bad[i] > 0, "%s: the late-c class should show on these inputs", mmasim_instrs[i].what);
+      continue;
+    }
+    printf("check_tc: conformance mmasim %s as %s: outputs=%ld mismatches=%ld\n", mmasim_instrs[i].what,
+           mmasim_instrs[i].model, outputs, bad[i]);
+    for (int c = 0; c < 16; c++)
+      if (catbad[i][c])
+        printf("check_tc:   category %d: %ld\n", c, catbad[i][c]);
+    ts_conf_tally(outputs, bad[i]);
+    fails += bad[i];
+  }
+  ck_assert_int_eq(fails, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ helpers */
 
 static uint16_t h(double x) { return mpe_fp64_to_fp16(x, MPE_RNE); }
@@ -273,22 +538,28 @@ START_TEST(test_open_points)
     d = hand("exact", pz, pz, 16, -0.0);
     ck_assert(d == 0 && !signbit(d));
   }
-  /* a tiny negative result keeps its sign when it rounds to zero */
+  /* a tiny negative result that does not round to zero keeps its sign */
   d = hand("h100", (double[]){ -0x1p-24 }, (double[]){ 0x1p-24 }, 1, 0);
   ck_assert(d == -0x1p-48f);
-  /* c = 0 counts with exponent -126 (E_max floor) unless zero_c_counts = 0 */
+  /* c = 0 counts with exponent -133 (Hopper, Blackwell), -132 (Turing..Ada):
+     a = [2^-70, -2^-79], b = [2^-70, 2^-79]: -2^-158 is kept at F = 25 below
+     E_max = -133 and cut at F = 24 below -132 */
   const mpe_tc_model *hb = mpe_tc_model_get("h100", MPE_BF16);
   mpe_tc_params p;
   ck_assert_int_eq(mpe_tc_model_params(hb, &p), 0);
   ck_assert_int_eq(p.zero_c_counts, 1);
+  ck_assert_int_eq(p.zero_c_exp, -133);
   p.zero_c_counts = 0;
   mpe_tc_model *nofloor;
   ck_assert_int_eq(mpe_tc_model_custom(&nofloor, &p), 0);
   ck_assert_str_eq(mpe_tc_model_name(nofloor), "custom");
-  uint16_t A[2] = { mpe_fp64_to_bf16(0x1p-70, MPE_RNE), mpe_fp64_to_bf16(-0x1p-76, MPE_RNE) };
-  uint16_t B[2] = { mpe_fp64_to_bf16(0x1p-70, MPE_RNE), mpe_fp64_to_bf16(0x1p-76, MPE_RNE) };
+  uint16_t A[2] = { mpe_fp64_to_bf16(0x1p-70, MPE_RNE), mpe_fp64_to_bf16(-0x1p-79, MPE_RNE) };
+  uint16_t B[2] = { mpe_fp64_to_bf16(0x1p-70, MPE_RNE), mpe_fp64_to_bf16(0x1p-79, MPE_RNE) };
   float C = 0, D;
   ck_assert_int_eq(mpe_mma(hb, 1, 1, 2, A, MPE_BF16, 2, B, MPE_BF16, 1, &C, 1, &D, MPE_FP32, 1), 0);
+  ck_assert(D == 0x1p-140f - 0x1p-149f);
+  ck_assert_int_eq(mpe_mma(mpe_tc_model_get("a100", MPE_BF16), 1, 1, 2, A, MPE_BF16, 2, B, MPE_BF16, 1, &C, 1, &D,
+                           MPE_FP32, 1), 0);
   ck_assert(D == 0x1p-140f);
   ck_assert_int_eq(mpe_mma(nofloor, 1, 1, 2, A, MPE_BF16, 2, B, MPE_BF16, 1, &C, 1, &D, MPE_FP32, 1), 0);
   ck_assert(D == 0x1p-140f - 0x1p-149f);
@@ -296,6 +567,213 @@ START_TEST(test_open_points)
   mpe_tc_model_free(NULL);
   mpe_tc_model_free((mpe_tc_model *)hb);   /* built-in: ignored */
   ck_assert_ptr_nonnull(mpe_tc_model_get("h100", MPE_BF16));
+}
+END_TEST
+
+/* d = a.b + c for one row (binary32 operands, exact in the model's input
+   format or, for TF32, raw bits), as a 40 x 56 mpe_mma whose every output is
+   that row, at every SIMD level: all outputs of all levels must agree; returns
+   their bits (binary32, or binary16 with out16). */
+static uint32_t repro_levels(const mpe_tc_model *m, const float *a, const float *b, int k, float c, int out16)
+{
+  enum { M = 40, N = 56 };
+  float *A = malloc(sizeof(float) * M * (size_t)k), *B = malloc(sizeof(float) * (size_t)k * N);
+  static float C[M * N], D[M * N];
+  static uint16_t Ch[M * N], Dh[M * N];
+  ck_assert(A && B);
+  for (int i = 0; i < M; i++)
+    for (int l = 0; l < k; l++)
+      A[i * k + l] = a[l];
+  for (int l = 0; l < k; l++)
+    for (int j = 0; j < N; j++)
+      B[l * N + j] = b[l];
+  for (int i = 0; i < M * N; i++) {
+    C[i] = c;
+    Ch[i] = mpe_fp32_to_fp16(c, MPE_RNE);
+  }
+  uint32_t ref = 0;
+  for (int lvl = 2; lvl >= 0; lvl--) {
+    mpe_simd_level_set(lvl);
+    if (out16)
+      ck_assert_int_eq(mpe_mma(m, M, N, k, A, MPE_FP32, k, B, MPE_FP32, N, Ch, N, Dh, MPE_FP16, N), 0);
+    else
+      ck_assert_int_eq(mpe_mma(m, M, N, k, A, MPE_FP32, k, B, MPE_FP32, N, C, N, D, MPE_FP32, N), 0);
+    for (int i = 0; i < M * N; i++) {
+      uint32_t got = out16 ? Dh[i] : ts_f2u(D[i]);
+      if (lvl == 2 && i == 0)
+        ref = got;
+      ck_assert_msg(got == ref, "level %d output %d: %08x, level 2 gave %08x", lvl, i, got, ref);
+    }
+  }
+  mpe_simd_level_set(-1);
+  free(A);
+  free(B);
+  return ref;
+}
+
+/* a built-in model with some fields changed */
+static mpe_tc_model *variant(const char *name, mpe_type in, int zero_c_exp, int zero_sign, int tf32_nan)
+{
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get(name, in), &p), 0);
+  p.zero_c_exp = zero_c_exp;
+  p.zero_sign = zero_sign;
+  p.tf32_nan = tf32_nan;
+  mpe_tc_model *m;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), 0);
+  return m;
+}
+
+/* The four classes where mpemu and MMA-Sim 2.1.1 once differed, each with its
+   reproducer, the built-in models' answer and the other setting's, at every
+   SIMD level (mpe_tc_model_get(3), "Where the models are settled"). */
+START_TEST(test_agreement_classes)
+{
+  /* 1. B200 FP8 (FP32 out, E4M3): a = [1], b = [1], c = 3*2^-25. tcgen05.mma keeps c
+     in the truncating block (MMA-Sim): 1; mma.sync adds it late (the real rows): 1 + 2^-23 */
+  const float one = 1.0f;
+  const mpe_tc_model *tc5 = mpe_tc_model_get("b200", MPE_E4M3), *sync = mpe_tc_model_get("b200:mma.sync", MPE_E4M3);
+  ck_assert_ptr_eq(tc5, mpe_tc_model_get("b200:tcgen05", MPE_E4M3));
+  ck_assert_uint_eq(repro_levels(tc5, &one, &one, 1, 3 * 0x1p-25f, 0), 0x3f800000u);
+  ck_assert_uint_eq(repro_levels(sync, &one, &one, 1, 3 * 0x1p-25f, 0), 0x3f800001u);
+  ck_assert_uint_eq(repro_levels(mpe_tc_model_get("rtx-pro-6000", MPE_E4M3), &one, &one, 1, 3 * 0x1p-25f, 0),
+                    0x3f800000u);
+  /* 2. the zero-C floor (h100 BF16, FP32 out): a = [2^-65, -2^-76], b = [2^-65, 2^-76],
+     c = 0: E_max = max(-130, -133) keeps -2^-152: 2^-130 - 2^-149; at emin it is cut */
+  const float a2[2] = { 0x1p-65f, -0x1p-76f }, b2[2] = { 0x1p-65f, 0x1p-76f };
+  ck_assert_uint_eq(repro_levels(mpe_tc_model_get("h100", MPE_BF16), a2, b2, 2, 0, 0), 0x0007ffffu);
+  mpe_tc_model *old = variant("h100", MPE_BF16, 0, 1, 0);
+  ck_assert_uint_eq(repro_levels(old, a2, b2, 2, 0, 0), 0x00080000u);
+  mpe_tc_model_free(old);
+  /* the binary16-output floor (-21 Hopper, -20 Turing..Ada, -19 Volta): fp16
+     a = [3*2^-13, -2^-23], b = [2^-12, 2^-23], c = 0: 3*2^-25 - 2^-46 is just
+     below the tie 1.5 * 2^-24 when -2^-46 is kept (E_max = -21, F = 25: 0x0001),
+     the tie itself, to even, when it is cut (0x0002). In the fast kernels' window. */
+  const float a3[2] = { 3 * 0x1p-13f, -0x1p-23f }, b3[2] = { 0x1p-12f, 0x1p-23f };
+  ck_assert_uint_eq(repro_levels(mpe_tc_model_get("h100", MPE_FP16), a3, b3, 2, 0, 1), 0x0001u);
+  ck_assert_uint_eq(repro_levels(mpe_tc_model_get("b200", MPE_FP16), a3, b3, 2, 0, 1), 0x0001u);
+  ck_assert_uint_eq(repro_levels(mpe_tc_model_get("a100", MPE_FP16), a3, b3, 2, 0, 1), 0x0002u);
+  ck_assert_uint_eq(repro_levels(mpe_tc_model_get("v100", MPE_FP16), a3, b3, 2, 0, 1), 0x0002u);
+  old = variant("h100", MPE_FP16, 0, 1, 0);
+  ck_assert_uint_eq(repro_levels(old, a3, b3, 2, 0, 1), 0x0002u);
+  mpe_tc_model_free(old);
+  mpe_tc_model *deep = variant("a100", MPE_FP16, -134, 1, 0);   /* -22 with binary16 out */
+  ck_assert_uint_eq(repro_levels(deep, a3, b3, 2, 0, 1), 0x0001u);
+  mpe_tc_model_free(deep);
+  /* 3. the sign of a zero result: a negative sum that rounds to zero. FP32 out
+     (bf16 -2^-75 * 2^-75 = -2^-150) and binary16 out (fp16 -2^-13 * 2^-13 =
+     -2^-26, in the fast kernels' window): +0 by default, -0 under the IEEE rule */
+  const float a4 = -0x1p-75f, b4 = 0x1p-75f, a5 = -0x1p-13f, b5 = 0x1p-13f;
+  ck_assert_uint_eq(repro_levels(mpe_tc_model_get("h100", MPE_BF16), &a4, &b4, 1, 0, 0), 0x00000000u);
+  ck_assert_uint_eq(repro_levels(mpe_tc_model_get("h100", MPE_FP16), &a5, &b5, 1, 0, 1), 0x0000u);
+  mpe_tc_model *ieee = variant("h100", MPE_BF16, -133, 0, 0);
+  ck_assert_uint_eq(repro_levels(ieee, &a4, &b4, 1, 0, 0), 0x80000000u);
+  mpe_tc_model_free(ieee);
+  ieee = variant("h100", MPE_FP16, -133, 0, 0);
+  ck_assert_uint_eq(repro_levels(ieee, &a5, &b5, 1, 0, 1), 0x8000u);
+  ck_assert_uint_eq(repro_levels(ieee, &a5, &b5, 1, -0.0f, 1), 0x8000u);
+  mpe_tc_model_free(ieee);
+  /* 4. TF32 NaN with its payload only in the 13 dropped bits: +-inf by default
+     (the bits are dropped first), the canonical NaN with tf32_nan = 0 */
+  const float nanlo = ts_u2f(0x7f800001u), nneg = ts_u2f(0xff801000u), nanhi = ts_u2f(0x7fc00000u);
+  const mpe_tc_model *tf = mpe_tc_model_get("h100", MPE_TF32);
+  ck_assert_uint_eq(repro_levels(tf, &nanlo, &one, 1, 0, 0), 0x7f800000u);
+  ck_assert_uint_eq(repro_levels(tf, &nneg, &one, 1, 1, 0), 0xff800000u);
+  ck_assert_uint_eq(repro_levels(tf, &nanhi, &one, 1, 0, 0), 0x7fffffffu);
+  ck_assert_uint_eq(repro_levels(tf, &nanlo, &nneg, 1, 0, 0), 0xff800000u);
+  mpe_tc_model *keep = variant("h100", MPE_TF32, -133, 1, 0);
+  ck_assert_uint_eq(repro_levels(keep, &nanlo, &one, 1, 0, 0), 0x7fffffffu);
+  mpe_tc_model_free(keep);
+  /* cuBLAS's rounding input rule keeps a NaN a NaN (tf32_nan acts with truncation only) */
+  mpe_tc_params p;
+  mpe_tc_model_params(tf, &p);
+  ck_assert_int_eq(p.tf32_nan, 1);
+  p.input_round = MPE_RNE;
+  mpe_tc_model *bad;
+  ck_assert_int_eq(mpe_tc_model_custom(&bad, &p), 0);
+  ck_assert_uint_eq(repro_levels(bad, &nanlo, &one, 1, 0, 0), 0x7fffffffu);
+  mpe_tc_model_free(bad);
+}
+END_TEST
+
+/* Instruction names: "gpu[:instr]", the GPU alone naming cuBLAS's instruction. */
+START_TEST(test_instruction_names)
+{
+  static const struct { const char *name; mpe_type t; const char *canon; int instr; } nm[] = {
+    { "h100", MPE_FP16, "h100", MPE_TC_WGMMA }, { "h100:wgmma", MPE_FP16, "h100", MPE_TC_WGMMA },
+    { "H200:WGMMA.MMA_ASYNC", MPE_BF16, "h100", MPE_TC_WGMMA },
+    { "h100:mma.sync", MPE_FP16, "h100:mma.sync", MPE_TC_MMA_SYNC },
+    { "h200:mma", MPE_E4M3, "h100:mma.sync", MPE_TC_MMA_SYNC },
+    { "b200", MPE_E4M3, "b200", MPE_TC_TCGEN05 }, { "b200:tcgen05.mma", MPE_TF32, "b200", MPE_TC_TCGEN05 },
+    { "b200:mma.sync", MPE_E5M2, "b200:mma.sync", MPE_TC_MMA_SYNC },
+    { "a100", MPE_TF32, "a100", MPE_TC_MMA_SYNC }, { "a30:mma.sync", MPE_BF16, "a100", MPE_TC_MMA_SYNC },
+    { "v100:mma.sync", MPE_FP16, "v100", MPE_TC_MMA_SYNC }, { "l40s:mma.sync", MPE_E4M3, "ada", MPE_TC_MMA_SYNC },
+    { "rtx-pro-6000", MPE_E4M3, "rtx-pro-6000", MPE_TC_MMA_SYNC },
+    { "h100:mma.sync", MPE_INT8, "h100:mma.sync", MPE_TC_MMA_SYNC }, { "b200", MPE_INT8, "b200", MPE_TC_TCGEN05 },
+    { "exact", MPE_FP16, "exact", MPE_TC_INSTR_NONE },
+  };
+  for (size_t i = 0; i < sizeof nm / sizeof nm[0]; i++) {
+    const mpe_tc_model *m = mpe_tc_model_get(nm[i].name, nm[i].t);
+    ck_assert_msg(m != NULL, "%s", nm[i].name);
+    ck_assert_str_eq(mpe_tc_model_name(m), nm[i].canon);
+    mpe_tc_params p;
+    ck_assert_int_eq(mpe_tc_model_params(m, &p), 0);
+    ck_assert_int_eq(p.instr, nm[i].instr);
+    /* the canonical name finds the same model */
+    ck_assert_ptr_eq(mpe_tc_model_get(mpe_tc_model_name(m), nm[i].t), m);
+  }
+  static const struct { const char *name; mpe_type t; } none[] = {
+    { "a100:wgmma", MPE_FP16 }, { "h100:tcgen05", MPE_FP16 }, { "v100:wgmma", MPE_FP16 },
+    { "h100:", MPE_FP16 }, { "h100:mma.syncx", MPE_FP16 }, { ":mma.sync", MPE_FP16 },
+    { "exact:mma.sync", MPE_FP16 }, { "rtx-pro-6000:tcgen05", MPE_E4M3 }, { "h100:mma.sync:wgmma", MPE_FP16 },
+    { "h100:mma.sync", MPE_INT4 }, { "v100:mma.sync", MPE_BF16 },
+  };
+  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+    ck_assert_msg(mpe_tc_model_get(none[i].name, none[i].t) == NULL, "%s", none[i].name);
+  /* apart from the instruction, mma.sync and wgmma compute the same on Hopper,
+     and mma.sync and tcgen05.mma on B200 except FP8 (late c) */
+  static const mpe_type ts[] = { MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2 };
+  for (int g = 0; g < 2; g++)
+    for (int t = 0; t < 5; t++) {
+      mpe_tc_params p, q;
+      mpe_tc_model_params(mpe_tc_model_get(g ? "b200" : "h100", ts[t]), &p);
+      mpe_tc_model_params(mpe_tc_model_get(g ? "b200:mma.sync" : "h100:mma.sync", ts[t]), &q);
+      ck_assert_int_ne(p.instr, q.instr);
+      ck_assert_int_eq(q.late_c, g && t >= 3);
+      q.instr = p.instr;
+      q.late_c = p.late_c;
+      ck_assert_int_eq(memcmp(&p, &q, sizeof p), 0);
+    }
+  /* custom: instr is checked, then kept */
+  mpe_tc_params p;
+  mpe_tc_model_params(mpe_tc_model_get("h100", MPE_FP16), &p);
+  mpe_tc_model *m;
+  p.instr = 4;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), MPE_EINVAL);
+  p.instr = -1;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), MPE_EINVAL);
+  p.instr = MPE_TC_MMA_SYNC;
+  p.zero_c_exp = -125;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), MPE_EINVAL);
+  p.zero_c_exp = -301;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), MPE_EINVAL);
+  p.zero_c_exp = -300;
+  p.zero_sign = 2;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), MPE_EINVAL);
+  p.zero_sign = 0;
+  p.tf32_nan = 1;   /* not a TF32 model */
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), MPE_EINVAL);
+  p.tf32_nan = 0;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), 0);
+  mpe_tc_params q;
+  mpe_tc_model_params(m, &q);
+  ck_assert_int_eq(q.instr, MPE_TC_MMA_SYNC);
+  ck_assert_int_eq(q.zero_c_exp, -300);
+  mpe_tc_model_free(m);
+  /* integer models: the floating-point fields must be zero */
+  mpe_tc_model_params(mpe_tc_model_get("a100", MPE_INT8), &p);
+  p.zero_sign = 1;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), MPE_EINVAL);
 }
 END_TEST
 
@@ -1072,7 +1550,7 @@ START_TEST(test_errors)
   ck_assert_ptr_null(mpe_tc_model_get("h100", MPE_FP32));
   ck_assert_ptr_eq(mpe_tc_model_get("H200", MPE_FP16), m);
   ck_assert_ptr_eq(mpe_tc_model_get("l40s", MPE_E4M3), mpe_tc_model_get("ada", MPE_E4M3));
-  ck_assert_ptr_eq(mpe_tc_model_get("rtx-pro-6000", MPE_E5M2), mpe_tc_model_get("b200", MPE_E5M2));
+  ck_assert_ptr_ne(mpe_tc_model_get("rtx-pro-6000", MPE_E5M2), mpe_tc_model_get("b200:mma.sync", MPE_E5M2));
   ck_assert_str_eq(mpe_tc_model_name(m), "h100");
   ck_assert_ptr_null(mpe_tc_model_name(NULL));
   mpe_tc_params p;
@@ -1350,11 +1828,14 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(tc, test_conformance_fp32, 0, NCONFIG);
   tcase_add_loop_test(tc, test_conformance_fp16, 0, NCONFIG);
   tcase_add_loop_test(tc, test_conformance_fp8_fp16, 0, NCONFIG);
+  tcase_add_loop_test(tc, test_conformance_mmasim, 0, NMMASIM_FILES);
   suite_add_tcase(s, tc);
   TCase *t2 = tcase_create("semantics");
   tcase_set_timeout(t2, 600);
   tcase_add_test(t2, test_hand_vectors);
   tcase_add_test(t2, test_open_points);
+  tcase_add_test(t2, test_agreement_classes);
+  tcase_add_test(t2, test_instruction_names);
   tcase_add_test(t2, test_specials);
   tcase_add_loop_test(t2, test_exact_mpfr, 0, 5);
   tcase_add_loop_test(t2, test_fma_chain, 0, 5);

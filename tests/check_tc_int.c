@@ -340,7 +340,16 @@ START_TEST(test_models_and_errors)
   ck_assert_ptr_null(mpe_tc_model_get("v100", MPE_INT8));
   ck_assert_ptr_null(mpe_tc_model_get("b200", MPE_INT4));     /* Blackwell: INT8 only */
   ck_assert_ptr_null(mpe_tc_model_get("b200", MPE_UINT4));
-  ck_assert_ptr_eq(mpe_tc_model_get("rtx-pro-6000", MPE_INT8), mpe_tc_model_get("b200", MPE_INT8));
+  {
+    /* RTX Blackwell's mma.sync and B200's tcgen05.mma kind::i8: the same exact sums */
+    mpe_tc_params pr, pb;
+    ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("rtx-pro-6000", MPE_INT8), &pr), 0);
+    ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("b200", MPE_INT8), &pb), 0);
+    ck_assert_int_eq(pr.instr, MPE_TC_MMA_SYNC);
+    ck_assert_int_eq(pb.instr, MPE_TC_TCGEN05);
+    pr.instr = pb.instr;
+    ck_assert_int_eq(memcmp(&pr, &pb, sizeof pr), 0);
+  }
   ck_assert_ptr_null(mpe_tc_model_get("fma-chain", MPE_INT8));
   ck_assert_ptr_nonnull(mpe_tc_model_get("h200", MPE_INT8));
   ck_assert_ptr_nonnull(mpe_tc_model_get("a30", MPE_INT4));

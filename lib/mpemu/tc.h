@@ -38,10 +38,36 @@ typedef struct {
                            result of each block (one mma instruction: `block` products + c)
                            is clamped to [INT32_MIN, INT32_MAX] (PTX .satfinite). Must be 0
                            for floating-point models. See mpe_tc_int(3). */
+  int zero_c_exp;       /* 0: a counted zero c takes the output format's emin; else the
+                           exponent a zero c takes in E_max with binary32 output,
+                           -300..-126 (the GPUs: -131 Volta, -132 Turing..Ada, -133
+                           Hopper, Blackwell); with binary16 output it lies as far below
+                           binary16's emin (-14): zero_c_exp + 112 */
+  int zero_sign;        /* 0: a block result that is zero keeps the sign of its sum (a
+                           negative sum that rounds to zero gives -0); 1: every zero
+                           block result is +0 (the GPU models) */
+  int tf32_nan;         /* TF32 models only (0 otherwise): with input_round MPE_RZ,
+                           0: a binary32 NaN operand stays NaN; 1: the operand's low 13
+                           bits are dropped first, so a NaN whose payload lies only there
+                           becomes +-inf (the GPU models). No effect with MPE_RNE/RNA */
+  int instr;            /* the instruction the model describes (mpe_tc_instr); 0 for
+                           custom models that name none. Informative: the arithmetic is
+                           the other fields */
 } mpe_tc_params;
 
-/* name: "v100", "t4", "a100", "ada", "h100", "b200" (aliases: "a2","a30","l40s","h200",
-   "rtx-pro-6000"), and the references "exact" (exact dot product, one RNE rounding) and
+/* Instruction families (mpe_tc_params.instr). */
+typedef enum {
+  MPE_TC_INSTR_NONE = 0,  /* unnamed (custom models, the references) */
+  MPE_TC_MMA_SYNC = 1,    /* mma.sync (warp-level; Volta m8n8k4, Turing..Blackwell m16n8kK) */
+  MPE_TC_WGMMA = 2,       /* wgmma.mma_async (Hopper, warpgroup-level) */
+  MPE_TC_TCGEN05 = 3      /* tcgen05.mma (datacenter Blackwell, tensor memory) */
+} mpe_tc_instr;
+
+/* name: a GPU, "v100", "t4", "a100", "ada", "h100", "b200", "rtx-pro-6000" (aliases:
+   "a2","a30","l40s","h200"), optionally followed by ":" and an instruction, "mma.sync",
+   "wgmma" (h100) or "tcgen05" (b200), e.g. "b200:mma.sync"; a GPU name alone gives the
+   instruction cuBLAS issues for a GEMM of that type on that GPU (mpe_tc_model_get(3)).
+   The references: "exact" (exact dot product, one RNE rounding) and
    "fma-chain" (sequential binary32 fma, ascending k). in: MPE_FP16, MPE_BF16, MPE_TF32,
    MPE_E4M3, MPE_E5M2, and for the integer tensor cores MPE_INT8, MPE_UINT8 ("t4", "a100",
    "ada", "h100", "b200", "exact") and MPE_INT4, MPE_UINT4 ("t4", "a100", "ada", "exact"): exact
@@ -66,7 +92,9 @@ MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 MPE_API int mpe_tc_model_params_sized(const mpe_tc_model *model, mpe_tc_params *p, size_t size);
 MPE_API int (mpe_tc_model_params)(const mpe_tc_model *model, mpe_tc_params *p);
 #define mpe_tc_model_params(model, p) mpe_tc_model_params_sized((model), (p), sizeof *(p))
-/* "h100", "exact", ..., or "custom" for a model made by mpe_tc_model_custom. */
+/* The canonical name: the GPU alone ("h100") for the instruction cuBLAS issues, else
+   "gpu:instruction" ("h100:mma.sync"); "exact", "fma-chain"; "custom" for a model made by
+   mpe_tc_model_custom. */
 MPE_API const char *mpe_tc_model_name(const mpe_tc_model *model);
 /* A model from parameters (for "what if the H100 kept one more bit" questions):
    start from mpe_tc_model_params of a named model and change fields. On

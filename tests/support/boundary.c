@@ -542,7 +542,9 @@ static double tc_block(const mpe_tc_params *p, int k0, int k1, const double *a, 
   }
   int c_in = !late && (c != 0 || p->zero_c_counts);
   if (c_in) {
-    long e = c != 0 ? in_exp(c, of.emin) : of.emin;
+    /* a zero c: zero_c_exp lies below binary32's emin as far as the exponent
+       used lies below the output's (mpe_tc_model_get(3)) */
+    long e = c != 0 ? in_exp(c, of.emin) : p->zero_c_exp ? of.emin + (p->zero_c_exp + 126) : of.emin;
     emax = e > emax ? e : emax;
   }
   double r = 0.0;
@@ -581,7 +583,9 @@ static double tc_block(const mpe_tc_params *p, int k0, int k1, const double *a, 
       r = -0.0;                             /* a non-zero sum cut to zero keeps its sign */
     mpz_clears(S, t, NULL);
   }
-  return late ? ieee_add_rne(r, c, &of) : r;
+  if (late)
+    r = ieee_add_rne(r, c, &of);
+  return p->zero_sign && r == 0 ? 0.0 : r;  /* zero_sign: every zero result is +0 */
 }
 
 static double tc_exact(int K, const double *a, size_t sa, const double *b, size_t sb, double c, mpe_type out)
