@@ -711,7 +711,7 @@ static int bad_value(const mpa_opt *o, const char *arg)
   return mpa_error(cmd_name, "%s --%s '%s' (%s)", unknown ? "unknown" : "bad", o->name, arg, want);
 }
 
-int mpa_parse_count(const char *s, double *v)
+int mpa_parse_units(const char *s, const mpa_unit *units, size_t n, double *v)
 {
   char *e;
   errno = 0;
@@ -719,16 +719,24 @@ int mpa_parse_count(const char *s, double *v)
   if (e == s || errno || !isfinite(x))
     return -1;
   if (*e) {
-    static const struct { const char *u; double m; } units[] = {
-      { "k", 1e3 }, { "m", 1e6 }, { "b", 1e9 }, { "g", 1e9 }, { "t", 1e12 } };
     size_t i;
-    for (i = 0; i < sizeof units / sizeof units[0]; i++)
+    for (i = 0; i < n; i++)
       if (!strcasecmp(e, units[i].u))
         break;
-    if (i == sizeof units / sizeof units[0])
+    if (i == n)
       return -1;
     x *= units[i].m;
   }
+  *v = x;
+  return 0;
+}
+
+int mpa_parse_count(const char *s, double *v)
+{
+  static const mpa_unit units[] = { { "k", 1e3 }, { "m", 1e6 }, { "b", 1e9 }, { "g", 1e9 }, { "t", 1e12 } };
+  double x;
+  if (mpa_parse_units(s, units, sizeof units / sizeof units[0], &x))
+    return -1;
   /* from one to 10^15 (a thousand times the largest models): every product
      the memory arithmetic forms of such counts stays finite */
   if (!(x >= 1) || !(x <= 1e15))
