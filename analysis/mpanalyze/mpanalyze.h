@@ -98,6 +98,9 @@ int mpa_no_operands(const mpa_cli *cli, int first, int argc, char **argv);
 
 /* ---- helpers (common.c) */
 extern int mpa_quiet;
+/* the subcommand mpa_parse is reading for (NULL before it): errors of option
+   values name it */
+extern const char *mpa_cmd_name;
 /* "mpanalyze: WHERE: message" on stderr (WHERE may be NULL); returns MPA_EXIT_INPUT */
 int mpa_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* str made safe for a terminal in buf (n bytes): C0/C1 control characters,
