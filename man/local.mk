@@ -97,7 +97,4 @@ dist_man_MANS += man/man3/mpe_memory_estimate.3 man/man3/mpe_memory_activations.
 	man/man3/mpe_range_merge_packed.3
 
 # the range report over files (mpe_report_run and its aliases)
-dist_man_MANS += man/man3/mpe_report_run.3 man/man3/mpe_report_write.3 man/man3/mpe_report_string.3 \
-	man/man3/mpe_report_free.3 man/man3/mpe_report_summary_get.3 man/man3/mpe_report_range_json.3 \
-	man/man3/mpe_report_rules_mark.3 man/man3/mpe_report_rules_check.3 man/man3/mpe_report_escape.3 \
-	man/man3/mpe_range_feed.3
+dist_man_MANS += man/man3/mpe_report_run.3 man/man3/mpe_report_write.3 man/man3/mpe_report_string.3 man/man3/mpe_report_free.3 man/man3/mpe_report_summary_get.3 man/man3/mpe_report_range_json.3 man/man3/mpe_report_rules_mark.3 man/man3/mpe_report_rules_check.3 man/man3/mpe_report_escape.3 man/man3/mpe_range_feed.3

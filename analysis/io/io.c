@@ -19,6 +19,7 @@
 #include "mpemu/convert.h"
 #include "mpemu/io.h"
 #include "io_internal.h"
+#include "mpai.h"
 
 #define DEFAULT_CHUNK (4u << 20)
 #define DEFAULT_MAX_MEMBER (64ull << 30)
@@ -150,29 +151,11 @@ int mpai_utf8_valid(const char *s, size_t n)
 
 #define TNAME(f, t) ((f)->names + (t)->name)
 
-/* grow *p (cap elements of esize bytes) to hold at least need elements */
-static int grow_to(void **p, size_t *cap, size_t need, size_t esize)
-{
-  if (need <= *cap)
-    return 0;
-  size_t nc = *cap ? *cap : 16;
-  while (nc < need) {
-    if (nc > SIZE_MAX / 2 / esize)
-      return -1;
-    nc *= 2;
-  }
-  void *q = realloc(*p, nc * esize);
-  if (!q)
-    return -1;
-  *p = q;
-  *cap = nc;
-  return 0;
-}
 
 /* copy a name into f->names: its offset there, or (size_t)-1 when out of memory */
 static size_t add_name(mpe_io *f, const char *name, size_t namelen)
 {
-  if (namelen > SIZE_MAX - 1 - f->nlen || grow_to((void **)&f->names, &f->ncap, f->nlen + namelen + 1, 1))
+  if (namelen > SIZE_MAX - 1 - f->nlen || mpai_grow((void **)&f->names, &f->ncap, f->nlen + namelen + 1, 1))
     return (size_t)-1;
   size_t at = f->nlen;
   memcpy(f->names + at, name, namelen);
@@ -185,8 +168,8 @@ static size_t add_name(mpe_io *f, const char *name, size_t namelen)
    the pointer is valid until the next call. NULL when out of memory. */
 static struct tens *add_tensor(mpe_io *f, const char *name, size_t namelen, const mpe_io_tensor *ti)
 {
-  if (grow_to((void **)&f->t, &f->cap, f->nt + 1, sizeof *f->t) ||
-      grow_to((void **)&f->dims, &f->dcap, f->dlen + (size_t)ti->ndim, sizeof *f->dims))
+  if (mpai_grow((void **)&f->t, &f->cap, f->nt + 1, sizeof *f->t) ||
+      mpai_grow((void **)&f->dims, &f->dcap, f->dlen + (size_t)ti->ndim, sizeof *f->dims))
     return NULL;
   size_t at = add_name(f, name, namelen);
   if (at == (size_t)-1)
@@ -822,7 +805,7 @@ static int st_metadata(mpe_io *f, const char *h, size_t at, size_t len)
     if (!jk)
       { rc = MPE_EFORMAT; goto done; }
     size_t sl = json_string_length(jk);
-    if (grow_to((void **)&keys, &kcap, klen + sl + 1, 1) || grow_to((void **)&ka, &capk, nk + 1, sizeof *ka)) {
+    if (mpai_grow((void **)&keys, &kcap, klen + sl + 1, 1) || mpai_grow((void **)&ka, &capk, nk + 1, sizeof *ka)) {
       json_decref(jk);
       STFAIL(MPE_ENOMEM, "out of memory");
     }
@@ -982,7 +965,7 @@ static int open_safetensors(mpe_io *f, const char *path, const mpe_io_opts *o, c
         goto done;
       continue;
     }
-    if (grow_to((void **)&sp, &capsp, nsp + 1, sizeof *sp)) {
+    if (mpai_grow((void **)&sp, &capsp, nsp + 1, sizeof *sp)) {
       json_decref(jk);
       STFAIL(MPE_ENOMEM, "out of memory");
     }

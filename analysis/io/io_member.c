@@ -6,17 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io_internal.h"
+#include "mpai.h"
 
 int mpai_skip_add(struct mpai_skips *s, const char *name, size_t nl, const char *dtype, const char *why)
 {
-  if (s->n == s->cap) {
-    size_t nc = s->cap ? 2 * s->cap : 8;
-    struct mpai_skip *nv = realloc(s->v, nc * sizeof *nv);
-    if (!nv)
-      return MPE_ENOMEM;
-    s->v = nv;
-    s->cap = nc;
-  }
+  if (mpai_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+    return MPE_ENOMEM;
   struct mpai_skip *k = &s->v[s->n];
   if (!(k->name = malloc(nl + 1)))
     return MPE_ENOMEM;

@@ -1,35 +1,22 @@
 /* mpanalyze memory: per-GPU bytes of model states (and activations) for
    data-parallel training with ZeRO stages 0-3 (mpe_memory_estimate(3)). */
 #include <config.h>
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "mpanalyze.h"
 
 /* bytes: a number with an optional B, kB, MB, GB, TB, KiB, MiB, GiB, TiB suffix,
    0 or from 1 to 1e18 */
 static int parse_bytes(const char *s, double *v)
 {
-  static const struct { const char *u; double m; } units[] = {
+  static const mpa_unit units[] = {
     { "b", 1 }, { "kb", 1e3 }, { "mb", 1e6 }, { "gb", 1e9 }, { "tb", 1e12 },
     { "kib", 1024.0 }, { "mib", 1048576.0 }, { "gib", 1073741824.0 }, { "tib", 1099511627776.0 } };
-  char *e;
-  errno = 0;
-  double x = strtod(s, &e);
-  if (e == s || errno || !isfinite(x) || x < 0)
+  double x;
+  if (mpa_parse_units(s, units, sizeof units / sizeof units[0], &x))
     return -1;
-  if (*e) {
-    size_t i;
-    for (i = 0; i < sizeof units / sizeof units[0]; i++)
-      if (!strcasecmp(e, units[i].u))
-        break;
-    if (i == sizeof units / sizeof units[0])
-      return -1;
-    x *= units[i].m;
-  }
   /* none, or from one byte to 10^18 (an exabyte per GPU): every sum the
      estimate forms stays finite, and -0 is no byte count */
   if (!(x == 0 || (x >= 1 && x <= 1e18)))

@@ -14,23 +14,37 @@
 #include <mpemu.h>
 #include "mpanalyze.h"
 
+/* path opened in *f, its tensor `tensor` (NULL: the first) in *idx and *t;
+   0, or the error said and f closed */
+static int open_tensor(const char *path, const char *tensor, const mpe_io_opts *io, mpe_io **f, size_t *idx,
+                       mpe_io_tensor *t)
+{
+  char msg[256] = "";
+  int rc = mpe_io_open(f, path, io, msg, sizeof msg);
+  if (rc)
+    return mpa_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
+  *idx = 0;
+  if (tensor && mpe_io_find(*f, tensor, idx))
+    rc = mpa_error(path, "no tensor named '%s'", tensor);
+  else if (mpe_io_count(*f) == 0)
+    rc = mpa_error(path, "no floating-point tensor");
+  else if (mpe_io_info(*f, *idx, t))
+    rc = mpa_error(path, "%s", mpe_io_message(*f));
+  if (rc) {
+    mpe_io_close(*f);
+    *f = NULL;
+  }
+  return rc;
+}
+
 /* The values of the tensor load() would read, from the header alone. */
 static int count_of(const char *path, const char *tensor, const mpe_io_opts *io, uint64_t *count)
 {
-  mpe_io *f = NULL;
-  char msg[256] = "";
-  int rc = mpe_io_open(&f, path, io, msg, sizeof msg);
-  if (rc)
-    return mpa_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
-  size_t idx = 0;
+  mpe_io *f;
+  size_t idx;
   mpe_io_tensor t;
-  if (tensor && mpe_io_find(f, tensor, &idx))
-    rc = mpa_error(path, "no tensor named '%s'", tensor);
-  else if (mpe_io_count(f) == 0)
-    rc = mpa_error(path, "no floating-point tensor");
-  else if (mpe_io_info(f, idx, &t))
-    rc = mpa_error(path, "%s", mpe_io_message(f));
-  else
+  int rc = open_tensor(path, tensor, io, &f, &idx, &t);
+  if (!rc)
     *count = t.count;
   mpe_io_close(f);
   return rc;
@@ -65,22 +79,13 @@ static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint6
 /* Read one tensor of `path` into a new binary64 array. */
 static int load(const char *path, const char *tensor, const mpe_io_opts *io, double **out, size_t *count)
 {
-  mpe_io *f = NULL;
-  char msg[256] = "";
-  int rc = mpe_io_open(&f, path, io, msg, sizeof msg);
-  if (rc)
-    return mpa_error(path, "%s", msg[0] ? msg : mpe_strerror(rc));
-  size_t idx = 0;
-  if (tensor && mpe_io_find(f, tensor, &idx)) {
-    mpe_io_close(f);
-    return mpa_error(path, "no tensor named '%s'", tensor);
-  }
-  if (mpe_io_count(f) == 0) {
-    mpe_io_close(f);
-    return mpa_error(path, "no floating-point tensor");
-  }
+  mpe_io *f;
+  size_t idx;
   mpe_io_tensor t;
-  if ((rc = mpe_io_info(f, idx, &t)) || (rc = mpe_io_select(f, idx))) {
+  int rc = open_tensor(path, tensor, io, &f, &idx, &t);
+  if (rc)
+    return rc;
+  if ((rc = mpe_io_select(f, idx))) {
     mpe_io_close(f);
     return mpa_error(path, "%s", mpe_strerror(rc));
   }

@@ -98,6 +98,9 @@ int mpa_no_operands(const mpa_cli *cli, int first, int argc, char **argv);
 
 /* ---- helpers (common.c) */
 extern int mpa_quiet;
+/* the subcommand mpa_parse is reading for (NULL before it): errors of option
+   values name it */
+extern const char *mpa_cmd_name;
 /* "mpanalyze: WHERE: message" on stderr (WHERE may be NULL); returns MPA_EXIT_INPUT */
 int mpa_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* str made safe for a terminal in buf (n bytes): C0/C1 control characters,
@@ -111,6 +114,10 @@ int mpa_parse_kind(const char *s, mpe_io_opts *o);
 int mpa_parse_int(const char *s, long lo, long hi, long *v);
 /* a positive finite count with an optional k, M, B (or G), T suffix: 0 or -1 */
 int mpa_parse_count(const char *s, double *v);
+/* a finite number with an optional suffix of units[] (any case), times its
+   multiplier: 0 or -1 */
+typedef struct { const char *u; double m; } mpa_unit;
+int mpa_parse_units(const char *s, const mpa_unit *units, size_t n, double *v);
 /* open with a message naming the file on failure; members skipped (no
    floating-point data) are noted on stderr unless -q or mpa_skips_in_report */
 int mpa_open(const char *path, const mpe_io_opts *o, mpe_io **f);

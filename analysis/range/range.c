@@ -479,15 +479,8 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
 
 mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o)
 {
-  if (!formats || nformats == 0 || nformats > MAXFMT)
-    return NULL;
-  mpe_range_target t[MAXFMT];
-  memset(t, 0, sizeof t);
-  for (size_t k = 0; k < nformats; k++) {
-    t[k].kind = MPE_TARGET_FLOAT;
-    t[k].format = formats[k];
-  }
-  return mpe_range_alloc_targets(t, nformats, o);
+  mpe_range *r;
+  return mpe_range_create(&r, formats, nformats, o) ? NULL : r;
 }
 
 void mpe_range_free(mpe_range *r)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "mpai.h"
 #include "mpei.h"
 #include "mpemu/quant.h"
 #include "mpemu/report.h"
@@ -879,14 +880,8 @@ static int keep_skips(mpe_io *f, const char *path, char *const *want, size_t nwa
         keep = 1, found[w] = found[w] ? found[w] : 2;   /* 2: only a skipped member */
     if (!keep)
       continue;
-    if (*nsk == *csk) {
-      size_t nc = *csk ? 2 * *csk : 8;
-      struct skip *n2 = realloc(*sk, nc * sizeof *n2);
-      if (!n2)
-        return -1;
-      *sk = n2;
-      *csk = nc;
-    }
+    if (mpai_grow((void **)sk, csk, *nsk + 1, sizeof **sk))
+      return -1;
     struct skip *s = &(*sk)[*nsk];
     s->file = path;
     s->why = why;   /* static text of the library */
@@ -950,14 +945,8 @@ static uint64_t unit_len(uint64_t chunk, const struct target *tg, size_t nf, uin
 
 static struct pend *pend_push(struct pendv *pv, size_t g, int owner)
 {
-  if (pv->n == pv->cap) {
-    size_t nc = pv->cap ? 2 * pv->cap : 16;
-    struct pend *v = realloc(pv->v, nc * sizeof *v);
-    if (!v)
-      return NULL;
-    pv->v = v;
-    pv->cap = nc;
-  }
+  if (mpai_grow((void **)&pv->v, &pv->cap, pv->n + 1, sizeof *pv->v))
+    return NULL;
   struct pend *pd = &pv->v[pv->n++];
   memset(pd, 0, sizeof *pd);
   pd->g = g;
@@ -1102,14 +1091,8 @@ int mpe_report_rules_check(const mpe_io_opts *io, const mpe_report_rule_use *u, 
 /* a new entry of res for tensor ti of file a (name, shape, dtype) */
 static struct tres *res_push(struct mpe_report *R, const mpe_io_tensor *ti, size_t a, const char *path)
 {
-  if (R->nres == R->cap) {
-    size_t cap = R->cap ? 2 * R->cap : 16;
-    struct tres *nr = realloc(R->res, cap * sizeof *nr);
-    if (!nr)
-      return NULL;
-    R->res = nr;
-    R->cap = cap;
-  }
+  if (mpai_grow((void **)&R->res, &R->cap, R->nres + 1, sizeof *R->res))
+    return NULL;
   struct tres *t = &R->res[R->nres];
   memset(t, 0, sizeof *t);
   t->file = path;

@@ -25,7 +25,7 @@ CC=${CC_FUZZ:-clang}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$here -I$top -I$top/lib -I$top/analysis"
 [ -f "$top/lib/mpemu/version.h" ] || { echo "run configure first (lib/mpemu/version.h is generated)"; exit 1; }
 # the readers and the scalar decoders they use (no SIMD kernels: they are not reached)
-srcs="$top/analysis/io/io.c $top/analysis/io/io_member.c $top/analysis/io/io_pt.c $top/analysis/io/io_text.c $top/analysis/io/io_write.c $top/lib/error.c $top/lib/flags.c
+srcs="$top/analysis/mpai.c $top/analysis/io/io.c $top/analysis/io/io_member.c $top/analysis/io/io_pt.c $top/analysis/io/io_text.c $top/analysis/io/io_write.c $top/lib/error.c $top/lib/flags.c
       $top/lib/version.c $top/emu/format.c $top/emu/philox.c $top/emu/round_ref.c $top/emu/convert.c"
 for k in $kinds; do
   case $k in
