@@ -28,8 +28,8 @@ typedef struct {
   mpe_round round_fp16; /* block result to binary16: MPE_RNE on the GPUs */
   mpe_round input_round;/* MPE_FP32 operands to the input format: MPE_RZ (truncate), MPE_RNE or
                            MPE_RNA; TF32 models default to MPE_RZ, the others to MPE_RNE */
-  int zero_c_counts;    /* 1: c = 0 still takes part in E_max with the output format's emin
-                           (default); 0: a zero c drops out like a zero product */
+  int zero_c_counts;    /* 1: c = 0 still takes part in E_max, with the exponent zero_c_exp
+                           says (default); 0: a zero c drops out like a zero product */
   int late_c;           /* 0: c is an addend of the block (default); 1: the block sums its
                            products only, is rounded, and c is then added with one IEEE
                            addition rounded to nearest-even (B200 FP8) */
