@@ -1,4 +1,4 @@
-/* mpemu — mixed-precision CG with reliable updates (issue 8). See mpe_cg_solve(3). */
+/* mpemu — mixed-precision CG with reliable updates (libmpemu-solvers). See mpe_cg_solve(3). */
 #ifndef MPEMU_CG_H
 #define MPEMU_CG_H
 #include "mpemu/core.h"

@@ -1,4 +1,4 @@
-/* mpemu — sparse matrices in compressed sparse row form (libmpemu-analysis).
+/* mpemu — sparse matrices in compressed sparse row form (libmpemu-solvers).
    See mpe_csr_alloc(3); the Matrix Market reader that fills them is in
    mpemu/io.h (mpe_mtx_read(3)). */
 #ifndef MPEMU_CSR_H

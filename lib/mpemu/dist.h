@@ -2,7 +2,9 @@
    training with ZeRO (mpe_memory_estimate(3)), data-parallel all-reduce in a
    low-precision format in the order of a named algorithm (mpe_allreduce(3)),
    and the spread of sums whose order of additions is not fixed
-   (mpe_order_study(3)). */
+   (mpe_order_study(3)). The memory arithmetic and the all-reduce are in
+   libmpemu-analysis; mpe_order_study draws with GSL and is in
+   libmpemu-solvers (`pkg-config --libs mpemu-solvers`). */
 #ifndef MPEMU_DIST_H
 #define MPEMU_DIST_H
 #include "mpemu/core.h"

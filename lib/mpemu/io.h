@@ -145,7 +145,9 @@ MPE_API int mpe_io_write_npz(const char *path, const mpe_io_out *t, size_t n, in
    or truncated file, MPE_EUNSUP for complex/hermitian data or
    more empty rows/columns than the limit, MPE_ERANGE for a NaN or infinite
    value (also a sum of duplicate entries that overflows), MPE_ENOMEM; on any
-   failure *A is NULL (it was left untouched before 0.1's constructor convention). */
+   failure *A is NULL (it was left untouched before 0.1's constructor convention).
+   The Matrix Market reader is in libmpemu-solvers (`pkg-config --libs
+   mpemu-solvers`), with the solvers it feeds. */
 #define MPE_MTX_MAX_EMPTY (1 << 20)
 MPE_API int mpe_mtx_read(mpe_csr **A, const char *path);
 /* Read only the banner and size line: the order and the number of stored

@@ -1,4 +1,4 @@
-/* mpemu — mixed-precision LU, LU-IR and GMRES-IR (libmpemu-analysis).
+/* mpemu — mixed-precision LU, LU-IR and GMRES-IR (libmpemu-solvers).
    See mpe_ir_solve(3), mpe_ir_lu(3).
 
    Dense matrices are column-major (LAPACK order) with a leading dimension

@@ -1,5 +1,5 @@
 /* mpemu — dense test matrices: randsvd, Hilbert, Laplacian, diagonally dominant
-   (libmpemu-analysis). See mpe_mat_randsvd(3).
+   (libmpemu-solvers). See mpe_mat_randsvd(3).
 
    Dense matrices are column-major (LAPACK order) with a leading dimension
    ld >= number of rows. */
