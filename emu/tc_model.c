@@ -20,7 +20,7 @@
 #define GPU(nm, in, L, F, rb, r32) ROW(nm, MPE_TC_BLOCK, in, L, F, rb, r32, MPE_RNE, \
                                        (in) == MPE_TF32 ? MPE_RZ : MPE_RNE)
 
-/* DESIGN §5 and the conformance data of ../shared/conformance/tensor-cores. */
+/* docs/DESIGN.md §5 and the real GPU rows of tests/conformance/tensor-cores. */
 static const struct mpe_tc_model models[] = {
   GPU("v100", MPE_FP16, 4, 23, 0, MPE_RZ),
   GPU("t4", MPE_FP16, 8, 24, 0, MPE_RZ),
