@@ -20,63 +20,6 @@
 int mpa_quiet;
 static const char *cmd_name;   /* the subcommand mpa_parse is reading for (NULL before) */
 
-#ifdef _OPENMP
-/* Threads of this process that are running or runnable now (its own OpenMP
-   workers may still be spinning after an earlier parallel region), or -1. */
-static int own_runnable(void)
-{
-  DIR *d = opendir("/proc/self/task");
-  if (!d)
-    return -1;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9')
-      continue;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-      continue;
-    const size_t len = fread(buf, 1, sizeof buf - 1, fp);
-    fclose(fp);
-    buf[len] = 0;
-    const char *rp = strrchr(buf, ')');   /* the state follows the name "(...)" */
-    if (rp && rp[1] == ' ' && rp[2] == 'R')
-      n++;
-  }
-  closedir(d);
-  return n;
-}
-
-/* The team that reads and analyses a large tensor: OMP_NUM_THREADS or
-   OMP_DYNAMIC, when set, decide (OpenMP's own rules); otherwise one thread per
-   core that other processes leave free now, from the run queue of
-   /proc/loadavg (its fourth field, "runnable/total") less this process's own
-   runnable threads. The load averages trail what runs now by minutes
-   (OpenMP's dynamic adjustment takes the 15-minute one off the cores, so on a
-   2-core machine one busy quarter of an hour left every later run on one
-   thread). */
-static int team_threads(void)
-{
-  const int max = omp_get_max_threads();
-  if (getenv("OMP_NUM_THREADS") || getenv("OMP_DYNAMIC"))
-    return max;
-  FILE *fp = fopen("/proc/loadavg", "r");
-  if (!fp)
-    return max;
-  double l1, l5, l15;
-  int runnable = 0, total = 0;
-  const int ok = fscanf(fp, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &runnable, &total) == 5;
-  fclose(fp);
-  const int own = own_runnable();
-  if (!ok || own < 0)
-    return max;
-  const int others = runnable > own ? runnable - own : 0;
-  const int spare = omp_get_num_procs() - others;
-  return spare < 1 ? 1 : spare < max ? spare : max;
-}
-#endif
 
 /* Length of the valid UTF-8 sequence at s that is not a control character
    (C1 controls U+0080..U+009F count as controls: 0x9b alone is a CSI to some
@@ -335,12 +278,28 @@ void mpa_free_inputs(char **paths, size_t np)
   free(paths);
 }
 
+/* Files named one by one in an order a shell's sorting gives but natural order
+   does not (step10 before step2: an unquoted step*.npy): one warning line, as
+   the steps are taken in the order given. */
+static void warn_order(int n, char **args)
+{
+  for (int a = 0; a + 1 < n; a++)
+    if (mpa_natcmp(args[a], args[a + 1]) > 0 && strcmp(args[a], args[a + 1]) < 0 &&
+        !strpbrk(args[a], "*?[") && !strpbrk(args[a + 1], "*?[")) {
+      mpa_error(cmd_name, "warning: %s comes before %s: the files are taken in the order given "
+                "(quote the pattern, e.g. 'step*.npy', and mpanalyze sorts it naturally)",
+                args[a], args[a + 1]);
+      return;
+    }
+}
+
 int mpa_expand_inputs(int n, char **args, char ***paths, size_t *np)
 {
   char **v = NULL;
   size_t nv = 0, cap = 0;
   *paths = NULL;
   *np = 0;
+  warn_order(n, args);
 #define PUSH(str) do { \
     if (nv == cap) { \
       cap = cap ? 2 * cap : 16; \
@@ -674,7 +633,7 @@ int mpa_feed_part(mpe_io *f, size_t i, const char *path, uint64_t count, mpe_ran
     /* a team as large as the machine has cores to spare now (on a machine busy
        with other work a second thread mostly waits, spinning, for the first to
        be scheduled: it made the run slower than one thread) */
-    const int nt = team_threads();
+    const int nt = mpe_threads_fit();
 #pragma omp parallel num_threads(nt) default(none) shared(bad, f, es, bb, f64, path, r, nr, scale, amax, sbuf)
 #pragma omp single
 #endif
