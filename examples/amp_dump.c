@@ -82,6 +82,10 @@ static int write_named(const char *dir, const mpe_io_out *t, const float *W, con
 
 int main(int argc, char **argv)
 {
+  if (argc > 3 || (argc > 1 && argv[1][0] == '-')) {   /* --help, or an option: not a folder name */
+    fprintf(stderr, "usage: amp_dump [DIR] [STEPS]   (defaults: mpemu-demo, 4)\n");
+    return argc > 1 && !strcmp(argv[1], "--help") ? 0 : 2;
+  }
   const char *dir = argc > 1 ? argv[1] : "mpemu-demo";
   int steps = argc > 2 ? atoi(argv[2]) : 4;
   if (steps < 1 || steps > 1000) {

@@ -6,7 +6,7 @@
 # every page of a function names its link line (pkg-config ... mpemu or mpemu-analysis),
 # and mandb indexes them all (man -k mpe_). The documents for users say what is true
 # now: no issue numbers, sitting times, dates or was/now history in README.md, the
-# manual pages, the installed headers and mpanalyze's --help; and no file cites
+# manual pages, the installed headers and the --help of mpanalyze and mpe-gpucheck; and no file cites
 # anything outside the repository or a section of docs/DESIGN.md that does not exist.
 set -u
 top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -90,6 +90,8 @@ if [ -x "$build/mpanalyze" ]; then
   for c in "" range scale update refine cg memory order; do
     "$build/mpanalyze" $c --help 2>&1 | grep -nE "$hist" | sed "s/^/mpanalyze $c --help:/"
   done >"${TMPDIR:-/tmp}/mpe_help.$$"
+  [ -x "$build/gpu/mpe-gpucheck" ] &&
+    "$build/gpu/mpe-gpucheck" --help 2>&1 | grep -nE "$hist" | sed "s/^/mpe-gpucheck --help:/" >>"${TMPDIR:-/tmp}/mpe_help.$$"
   hits="$hits$(cat "${TMPDIR:-/tmp}/mpe_help.$$")"
   rm -f "${TMPDIR:-/tmp}/mpe_help.$$"
 fi
