@@ -62,7 +62,9 @@ while IFS= read -r cmd; do
     mpirun\ *)
       if [ $mpi = 0 ]; then echo "skip (mpanalyze built without MPI) $cmd"; skipped=$((skipped + 1)); continue; fi
       run=$(printf '%s' "$cmd" | sed "s| mpanalyze | \"$bin\" |") ;;
-    mpe-gpucheck\ *) run=$(printf '%s' "$cmd" | sed "s|^mpe-gpucheck|\"$build/gpu/mpe-gpucheck\"|") ;;
+    mpe-gpucheck\ *)
+      if [ ! -x "$build/gpu/mpe-gpucheck" ]; then echo "skip (gpu/mpe-gpucheck not built) $cmd"; skipped=$((skipped + 1)); continue; fi
+      run=$(printf '%s' "$cmd" | sed "s|^mpe-gpucheck|\"$build/gpu/mpe-gpucheck\"|") ;;
     *) run=$(printf '%s' "$cmd" | sed "s|^mpanalyze|\"$bin\"|") ;;
   esac
   (cd "$demo" && eval "$run" </dev/null >"$tmp/out.$i" 2>&1)
