@@ -97,7 +97,11 @@ if [ -x "$build/mpanalyze" ]; then
 fi
 [ -z "$hits" ] && echo "README.md, the pages, the installed headers and --help carry no history" ||
   { echo "FAIL history in a user-facing text (it belongs in a commit message):"; echo "$hits" | sed 's/^/    /'; fail=1; }
-files=$(git ls-files 2>/dev/null || find . -type f ! -path './.git/*')
+# the tracked files; outside a git checkout (a tarball, CI's archive copy) the sources by name
+files=$(git ls-files 2>/dev/null) || files=""
+[ -n "$files" ] || files=$(find . -type f \( -name '*.[ch]' -o -name '*.md' -o -name '*.[1-9]' -o -name '*.sh' \
+  -o -name '*.py' -o -name '*.am' -o -name '*.mk' -o -name '*.ac' -o -name '*.cu' -o -name '*.def' \) \
+  ! -path './.git/*' ! -path './autom4te.cache/*' | sed 's|^\./||')
 out=$(echo "$files" | grep -v '^tests/check_man\.sh$' | xargs grep -InE '\.\./shared|/work/shared' 2>/dev/null)
 [ -z "$out" ] && echo "no file cites ../shared" || { echo "FAIL files cite a path outside the repository:"; echo "$out" | sed 's/^/    /'; fail=1; }
 secs=$(sed -n 's/^##* \([0-9][0-9.]*\)[. ].*/\1/p' docs/DESIGN.md | sed 's/\.$//')
