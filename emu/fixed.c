@@ -1,4 +1,4 @@
-/* 16-bit fixed point: QUDA's block-normalised encoding (DESIGN 3.4, taken
+/* 16-bit fixed point: QUDA's block-normalised encoding (docs/DESIGN.md §3.4, taken
    literally: binary32 max, binary32 reciprocal, binary32 product, one integer
    rounding, clamp) and saturating Q formats. */
 #include "config.h"

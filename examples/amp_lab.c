@@ -130,6 +130,7 @@ int main(int argc, char **argv)
     double t0 = lab_now(), last = t0;
     for (long t = 0; t < steps; t++) {
       mpe_train_step_info info;
+      mpe_threads_fit();   /* a team of the cores free now: a busy core would stall the step */
       if ((rc = mpe_train_step(net, x, y, NULL, (int)N, &info))) {
         fprintf(stderr, "amp_lab: %s step %ld: %s\n", mpe_train_level_name((mpe_train_level)l), t, mpe_strerror(rc));
         return 1;

@@ -80,6 +80,7 @@ static void train(const config *c, const float *x, const float *y, run *r)
   const double t0 = lab_now();
   for (long s = 0; s < c->steps && !r->err; s++) {
     mpe_train_step_info info;
+    mpe_threads_fit();   /* a team of the cores free now: a busy core would stall the step */
     double loss = 0;
     float *gW, *gb;
     for (int w = 0; w < W && !r->err; w++) {

@@ -3,6 +3,21 @@ noinst_PROGRAMS += examples/tour
 examples_tour_SOURCES = examples/tour.c
 examples_tour_LDADD = libmpemu.la $(LIBM)
 
+# the README's tour: each snippet is part of one of these programs, which check
+# their own results (tests/check_doc_commands.sh checks the snippets are there)
+tour_programs = examples/tour_round examples/tour_gemm examples/tour_int8 examples/tour_range
+check_PROGRAMS += $(tour_programs)
+TESTS += $(tour_programs)
+examples_tour_round_SOURCES = examples/tour_round.c
+examples_tour_round_LDADD = libmpemu.la $(LIBM)
+examples_tour_gemm_SOURCES = examples/tour_gemm.c
+examples_tour_gemm_LDADD = libmpemu.la $(LIBM)
+examples_tour_int8_SOURCES = examples/tour_int8.c
+examples_tour_int8_LDADD = libmpemu.la $(LIBM)
+examples_tour_range_SOURCES = examples/tour_range.c
+examples_tour_range_LDADD = $(MPE_ANALYSIS_LIBS) $(LIBM)
+EXTRA_DIST += examples/tour.py
+
 # the tensor-core lab
 noinst_PROGRAMS += examples/tc_lab
 examples_tc_lab_SOURCES = examples/tc_lab.c

@@ -213,6 +213,7 @@ int main(int argc, char **argv)
       long i0 = (t % steps_per_epoch) * batch;
       int m = (int)(ntrain - i0 < batch ? ntrain - i0 : batch);
       mpe_train_step_info info;
+      mpe_threads_fit();   /* a team of the cores free now: a busy core would stall the step */
       if ((rc = mpe_train_step(net, xtr + (size_t)i0 * dim, NULL, ytr + i0, m, &info))) {
         fprintf(stderr, "mlp_lab: %s step %ld: %s\n", r->name, t, mpe_strerror(rc));
         return 1;

@@ -38,6 +38,7 @@ static void row(const char *label, int n, const double *A)
       o.xtrue = xt;
       mpe_ir_result r;
       char buf[32];
+      mpe_threads_fit();   /* a team of the cores free now: a busy core would stall the solve */
       if (mpe_ir_solve(n, A, n, b, x, &o, &r) != MPE_OK)
         printf(" %9s", "error");
       else

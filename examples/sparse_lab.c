@@ -155,6 +155,7 @@ static int train_epochs(mpe_train_net *net, const dataset *tr, long epochs, floa
       long i0 = t * tr->batch;
       int m = (int)(tr->n - i0 < tr->batch ? tr->n - i0 : tr->batch);
       mpe_train_step_info info;
+      mpe_threads_fit();   /* a team of the cores free now: a busy core would stall the step */
       int rc = mpe_train_step(net, tr->x + (size_t)i0 * tr->dim, NULL, tr->lab + i0, m, &info);
       for (int l = 0; !rc && mask && l < NL; l++)
         rc = apply_mask(net, l, nw[l], mask[l], wbuf);

@@ -97,6 +97,7 @@ int main(void)
     const mpe_tc_model *m = mpe_tc_model_get(gpus[g], MPE_FP16);
     mpe_tc_params p;
     mpe_tc_model_params(m, &p);
+    mpe_threads_fit();   /* a team of the cores free now: a busy core would stall the GEMM */
     if (mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, N, N, N, 1.0f, A, MPE_FP16, N, B, MPE_FP16, N,
                  0.0f, D, MPE_FP32, N))
       return 1;

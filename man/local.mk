@@ -98,3 +98,51 @@ dist_man_MANS += man/man3/mpe_memory_estimate.3 man/man3/mpe_memory_activations.
 
 # the range report over files (mpe_report_run and its aliases)
 dist_man_MANS += man/man3/mpe_report_run.3 man/man3/mpe_report_write.3 man/man3/mpe_report_string.3 man/man3/mpe_report_free.3 man/man3/mpe_report_summary_get.3 man/man3/mpe_report_range_json.3 man/man3/mpe_report_rules_mark.3 man/man3/mpe_report_rules_check.3 man/man3/mpe_report_escape.3 man/man3/mpe_range_feed.3
+dist_man_MANS += man/man3/mpe_allreduce_algo_lookup.3 \
+	man/man3/mpe_allreduce_algo_name.3 \
+	man/man3/mpe_delayed_free.3 \
+	man/man3/mpe_delayed_scale.3 \
+	man/man3/mpe_io_bytes_done.3 \
+	man/man3/mpe_io_bytes_total.3 \
+	man/man3/mpe_io_count.3 \
+	man/man3/mpe_io_dtype_lookup.3 \
+	man/man3/mpe_io_dtype_size.3 \
+	man/man3/mpe_io_find.3 \
+	man/man3/mpe_io_kind_name.3 \
+	man/man3/mpe_io_kind_of.3 \
+	man/man3/mpe_io_message.3 \
+	man/man3/mpe_io_skipped.3 \
+	man/man3/mpe_io_write_npz.3 \
+	man/man3/mpe_memory_optimizer_lookup.3 \
+	man/man3/mpe_memory_optimizer_name.3 \
+	man/man3/mpe_memory_precision_lookup.3 \
+	man/man3/mpe_memory_precision_name.3 \
+	man/man3/mpe_mx_block.3 \
+	man/man3/mpe_mx_element_type.3 \
+	man/man3/mpe_mx_lookup.3 \
+	man/man3/mpe_mx_name.3 \
+	man/man3/mpe_mx_scale_type.3 \
+	man/man3/mpe_range_add_f64.3 \
+	man/man3/mpe_range_add_f64_pieces.3 \
+	man/man3/mpe_range_nformats.3 \
+	man/man3/mpe_range_summary_get.3 \
+	man/man3/mpe_scaler_scale.3 \
+	man/man3/mpe_scaler_skipped.3 \
+	man/man3/mpe_scaler_steps.3 \
+	man/man3/mpe_tc_model_custom_sized.3 \
+	man/man3/mpe_tc_model_params_sized.3 \
+	man/man3/mpe_threads_fit.3 \
+	man/man3/mpe_train_backward.3 \
+	man/man3/mpe_train_forward.3 \
+	man/man3/mpe_train_grad.3 \
+	man/man3/mpe_train_level_lookup.3 \
+	man/man3/mpe_train_level_name.3 \
+	man/man3/mpe_train_loss_scale.3 \
+	man/man3/mpe_train_net_alloc.3 \
+	man/man3/mpe_train_net_free.3 \
+	man/man3/mpe_train_randn.3 \
+	man/man3/mpe_train_set_weights.3 \
+	man/man3/mpe_train_spirals.3 \
+	man/man3/mpe_train_step.3 \
+	man/man3/mpe_train_update.3 \
+	man/man3/mpe_train_weights.3

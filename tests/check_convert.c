@@ -359,7 +359,7 @@ END_TEST
 
 START_TEST(test_facts)
 {
-  /* DESIGN §4 facts, stated directly */
+  /* docs/DESIGN.md §4 facts, stated directly */
   ck_assert_uint_eq(mpe_fp32_to_fp16(65519.f, MPE_RNE), 0x7bff);
   ck_assert_uint_eq(mpe_fp32_to_fp16(65520.f, MPE_RNE), 0x7c00);
   ck_assert_uint_eq(mpe_fp32_to_fp16(0x1p-25f, MPE_RNE), 0x0000);

@@ -1,80 +1,125 @@
 #!/bin/sh
-# Every mpanalyze command printed in README.md (its ```sh blocks) and in the
-# EXAMPLES of mpanalyze(1) runs and exits 0, on small files made here with the
-# names the documents use (grads.safetensors, dump.npz with fc.weight, step*.npy…).
+# The documents' examples run as written:
+# 1. every command in README.md's ```sh blocks and in the EXAMPLES of every manual
+#    page (mpanalyze, mpirun, mpe-gpucheck lines) exits 0, run in a folder made as
+#    `scripts/mpemu-run demo` makes mpemu-demo/ (examples/amp_dump, checkpoint.pt);
+#    globs in them are quoted (a shell would sort step10 before step2);
+# 2. every manual page's EXAMPLES that is a whole program (it has a main) compiles
+#    against the build tree and exits 0;
+# 3. every line of README.md's ```c and ```python snippets is in the example file the
+#    text before it names (examples/tour_*.c, examples/tour.py: make check runs those).
+# Other ```sh lines (building, installing, linking) are checked by tests/check_layers.sh
+# and by CI's own run of scripts/mpemu-run; a line of any other kind fails here.
 set -u
 top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-bin=${MPANALYZE:-$(pwd)/mpanalyze}
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed to write the fixtures"; exit 77; }
+build=$(pwd)
+bin=${MPANALYZE:-$build/mpanalyze}
 tmp=$(mktemp -d /tmp/mpe_doc_cmds.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 printf 'leak:libfontconfig\nleak:libcairo\nleak:libpango\nleak:libglib\nleak:libgobject\nleak:libltdl\nleak:libplplot\nleak:libfreetype\nleak:libpixman\n' >"$tmp/lsan.supp"
 export LSAN_OPTIONS="suppressions=$tmp/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
 
-# fixtures, standard library only: gradient-like values N(0, 1e-3) with a few outliers
-python3 - "$tmp" <<'PY' || exit 1
-import json, random, struct, sys, zipfile, os
-d = sys.argv[1]; rnd = random.Random(7)
-def vals(n, s=1e-3):
-    v = [rnd.gauss(0, s) for _ in range(n)]
-    v[0], v[1] = 7e4, 3e-9
-    return v
-def npy(dtype, shape, raw):
-    h = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (dtype, ''.join('%d,' % s for s in shape))
-    h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
-    return b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + raw
-def f32(v): return struct.pack('<%df' % len(v), *v)
-def st(tensors):
-    hdr, off, blob = {}, 0, b''
-    for name, v in tensors:
-        b = f32(v); hdr[name] = {'dtype': 'F32', 'shape': [len(v)], 'data_offsets': [off, off + len(b)]}
-        off += len(b); blob += b
-    h = json.dumps(hdr).encode(); h += b' ' * ((8 - len(h) % 8) % 8)
-    return struct.pack('<Q', len(h)) + h + blob
-def put(name, data):
-    with open(os.path.join(d, name), 'wb') as f: f.write(data)
-put('grads.safetensors', st([('fc.weight', vals(4096)), ('fc.bias', vals(64))]))
-put('grads.npy', npy('<f4', [4096], f32(vals(4096))))
-with zipfile.ZipFile(os.path.join(d, 'dump.npz'), 'w') as z:
-    z.writestr('fc.weight.npy', npy('<f4', [64, 64], f32(vals(4096))))
-    z.writestr('fc.bias.npy', npy('<f4', [64], f32(vals(64))))
-bf = [struct.unpack('<I', struct.pack('<f', x))[0] >> 16 for x in vals(2048, 1.0)]
-put('act.npy', npy('<u2', [2048], struct.pack('<%dH' % len(bf), *bf)))
-put('raw.bin', f32(vals(512 * 1024)))
-for s in range(4):
-    put('step%d.npy' % s, npy('<f4', [2048], f32(vals(2048, 10.0 ** -(s + 2)))))
-    put('step%d.safetensors' % s, st([('g', vals(2048, 10.0 ** -(s + 2)))]))
-put('w.npy', npy('<f4', [1024], f32([rnd.uniform(-1, 1) for _ in range(1024)])))
-# a mixed .npz as ml_dtypes and a training loop write it: untyped bf16 and FP8 members, a step counter
-with zipfile.ZipFile(os.path.join(d, 'mixed.npz'), 'w') as z:
-    z.writestr('attn.q.npy', npy('|V2', [2048], struct.pack('<%dH' % 2048, *bf)))
-    z.writestr('mlp.w.npy', npy('|V1', [256], bytes(rnd.randrange(0, 0x7e) for _ in range(256))))
-    z.writestr('step.npy', npy('<i8', [], struct.pack('<q', 7)))
-# a run: one safetensors dump per step in a folder (step2 sorts before step10)
-os.mkdir(os.path.join(d, 'dumps'))
-for s in range(1, 13):
-    put('dumps/step%d.safetensors' % s, st([('fc.weight', vals(1024, 10.0 ** -(2 + s / 3))), ('fc.bias', vals(64))]))
-put('u.npy', npy('<f4', [1024], f32(vals(1024, 1e-5))))
-PY
+# the demo's files, as scripts/mpemu-run demo writes them
+demo=$tmp/mpemu-demo
+[ -x ./examples/amp_dump ] || { echo "FAIL examples/amp_dump is not built"; exit 1; }
+./examples/amp_dump "$demo" 12 >/dev/null || { echo "FAIL examples/amp_dump"; exit 1; }
+cp "$top/tests/data/pt/nested.pt" "$demo/checkpoint.pt"
+ln -s "$top/tests" "$demo/tests"   # commands may name the repository's test data
 
-# commands may name the repository's own test files (tests/data/...)
-ln -s "$top/tests" "$tmp/tests"
-cp "$top/tests/data/pt/nested.pt" "$tmp/checkpoint.pt"   # a torch.save checkpoint (model + optimizer)
-
-# the commands: README's ```sh blocks, then mpanalyze(1)'s EXAMPLES
-awk '/^```sh/{f=1; next} /^```/{f=0} f && /^mpanalyze /' "$top/README.md" | sed 's/[[:space:]]*#.*$//' >"$tmp/cmds"
-awk '/^\.SH EXAMPLES/{f=1; next} /^\.SH/{f=0} f && /^mpanalyze /' "$top/man/man1/mpanalyze.1" | sed 's/\\-/-/g' >>"$tmp/cmds"
+# 1. the commands: README's ```sh blocks, then every page's EXAMPLES
+awk '/^```sh/{f=1; next} /^```/{f=0} f' "$top/README.md" | sed 's/[[:space:]]*#.*$//; /^[[:space:]]*$/d' >"$tmp/readme"
+: >"$tmp/cmds"
+while IFS= read -r line; do
+  case $line in
+    mpanalyze\ *|mpirun\ *) printf '%s\n' "$line" >>"$tmp/cmds" ;;
+    "scripts/mpemu-run "*|autoreconf*|./configure*|make*|"cc "*|"export PKG_CONFIG_PATH="*|"export LD_LIBRARY_PATH="*) ;;
+    "cd mpemu-demo"|"export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"*) ;;   # done here
+    *) bad "README.md: a command this check does not know how to run: $line" ;;
+  esac
+done <"$tmp/readme"
+for page in "$top"/man/man*/*.[1-9]; do
+  awk '/^\.SH EXAMPLES/{f=1; next} /^\.SH/{f=0} f' "$page" | sed 's/\\-/-/g; s/\\(aq/'"'"'/g; s/[[:space:]]*#.*$//' |
+    grep -E '^(mpanalyze|mpirun|mpe-gpucheck) ' >>"$tmp/cmds"
+done
 n=$(wc -l <"$tmp/cmds")
-[ "$n" -ge 10 ] || { echo "FAIL: found only $n commands in README.md and mpanalyze(1)"; exit 1; }
-fail=0 i=0
+[ "$n" -ge 25 ] || bad "found only $n commands in README.md and the manual pages"
+mpi=0
+for b in "$build/.libs/mpanalyze" "$bin"; do
+  [ -f "$b" ] && ldd "$b" 2>/dev/null | grep -q libmpi && mpi=1
+done
+# Open MPI refuses root unless told twice (what README.md says to do)
+[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_plm_rsh_agent=false
+i=0 ran=0 skipped=0
 while IFS= read -r cmd; do
   i=$((i + 1))
-  run=$(printf '%s' "$cmd" | sed "s|^mpanalyze|\"$bin\"|")
-  if (cd "$tmp" && eval "$run" >"$tmp/out.$i" 2>&1); then
-    echo "ok   $cmd"
+  # a glob outside quotes would be sorted by the shell: step10 before step2
+  unquoted=$(printf '%s' "$cmd" | sed "s/'[^']*'//g; s/\"[^\"]*\"//g")
+  case $unquoted in *\**|*\?*) bad "unquoted glob: $cmd"; continue ;; esac
+  case $cmd in
+    mpirun\ *)
+      if [ $mpi = 0 ]; then echo "skip (mpanalyze built without MPI) $cmd"; skipped=$((skipped + 1)); continue; fi
+      run=$(printf '%s' "$cmd" | sed "s| mpanalyze | \"$bin\" |") ;;
+    mpe-gpucheck\ *)
+      if [ ! -x "$build/gpu/mpe-gpucheck" ]; then echo "skip (gpu/mpe-gpucheck not built) $cmd"; skipped=$((skipped + 1)); continue; fi
+      run=$(printf '%s' "$cmd" | sed "s|^mpe-gpucheck|\"$build/gpu/mpe-gpucheck\"|") ;;
+    *) run=$(printf '%s' "$cmd" | sed "s|^mpanalyze|\"$bin\"|") ;;
+  esac
+  (cd "$demo" && eval "$run" </dev/null >"$tmp/out.$i" 2>&1)
+  st=$?
+  if [ $st = 0 ]; then
+    echo "ok   $cmd"; ran=$((ran + 1))
+  elif [ $st = 77 ]; then
+    echo "skip (exit 77: $(tail -n 1 "$tmp/out.$i")) $cmd"; skipped=$((skipped + 1))
   else
-    echo "FAIL (exit $?) $cmd"; sed 's/^/    /' "$tmp/out.$i" | tail -n 5; fail=1
+    bad "(exit $st) $cmd"; sed 's/^/    /' "$tmp/out.$i" | tail -n 5
   fi
 done <"$tmp/cmds"
-echo "$i documented commands run"
+echo "$ran of $i documented commands ran and exited 0 ($skipped skipped)"
+
+# 2. whole programs in the manual pages' EXAMPLES
+cc=${CC:-cc}
+np=0
+for page in "$top"/man/man3/*.3; do
+  awk '/^\.SH EXAMPLES/{f=1; next} /^\.SH/{f=0} f' "$page" >"$tmp/ex.roff"
+  grep -q 'main *(' "$tmp/ex.roff" || continue
+  name=$(basename "$page" .3)
+  # roff to C: drop requests, undo the escapes the pages use
+  grep -v '^\.' "$tmp/ex.roff" | sed 's/\\e/\\/g; s/\\-/-/g; s/\\(aq/'"'"'/g; s/\\(dq/"/g; s/\\&//g' >"$tmp/$name.c"
+  if $cc -std=gnu11 -I"$top/lib" -Ilib -o "$tmp/$name" "$tmp/$name.c" -L.libs -lmpemu -lm 2>"$tmp/err" &&
+     LD_LIBRARY_PATH="$build/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/$name" >"$tmp/out" 2>&1; then
+    echo "ok   $name(3) EXAMPLES compiled and ran"; np=$((np + 1))
+  else
+    bad "$name(3) EXAMPLES: $(head -c 800 "$tmp/err") $(tail -n 3 "$tmp/out" 2>/dev/null)"
+  fi
+done
+[ "$np" -ge 3 ] || bad "only $np manual pages with a whole program in EXAMPLES"
+
+# 3. README's C and Python snippets are in the files it names
+awk -v out="$tmp/snip" '
+  /^```(c|python)$/ { k++; f = 1; print (para != "" ? para : last) > (out "." k ".file"); para = last = ""; next }
+  /^```/ { f = 0; para = last = ""; next }
+  f { print > (out "." k) ; next }
+  !NF { if (para != "") last = para; para = ""; next }
+  { para = para " " $0 }' "$top/README.md"
+ns=0
+for s in "$tmp"/snip.*.file; do
+  [ -f "$s" ] || continue
+  ns=$((ns + 1))
+  ex=$(grep -o 'examples/tour[a-z0-9_]*\.\(c\|py\)' "$s" | head -n 1)
+  body=${s%.file}
+  if [ -z "$ex" ] || [ ! -f "$top/$ex" ]; then
+    bad "README.md snippet $ns: the text before it names no examples/tour file ($(cat "$s"))"; continue
+  fi
+  missing=0
+  while IFS= read -r l; do
+    t=$(printf '%s' "$l" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+    [ -z "$t" ] && continue
+    grep -qF -- "$t" "$top/$ex" || { bad "README.md snippet in $ex: line not in the file: $t"; missing=1; }
+  done <"$body"
+  [ $missing = 0 ] && echo "ok   README.md snippet $ns is in $ex"
+done
+[ "$ns" -ge 5 ] || bad "found only $ns C/Python snippets in README.md"
 exit $fail

@@ -18,7 +18,7 @@ static double mp_rint(double v, mpe_round r)
   return ts_round_mpfr_d(v, &ints, r);
 }
 
-/* The rule of DESIGN 3.4 for one block, written out independently: the
+/* The rule of docs/DESIGN.md §3.4 for one block, written out independently: the
    binary32 product computed as an exact binary64 product rounded once. */
 static void rule_block(int16_t *q, float *scale, const float *x, size_t len, mpe_round r)
 {

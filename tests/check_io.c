@@ -25,7 +25,7 @@ static const float B[20] = {
   INFINITY, NAN, -1e-30f };
 static const float H[12] = { 0, 1, 0x1p-24f, 0x1p-14f, 448, 464, 480, 57344, 61440, 65504, -INFINITY, NAN };
 
-/* Counts derived by hand for B (DESIGN §4 thresholds: fp16 overflows from 65520
+/* Counts derived by hand for B (docs/DESIGN.md §4 thresholds: fp16 overflows from 65520
    and loses |x| <= 2^-25; e4m3 overflows above 464 and loses |x| <= 2^-10; e5m2
    overflows from 61440 and loses |x| <= 2^-17; 2^-14 - 2^-25 ties up to 2^-14).
    k: the recommended scale 2^k; us/ufs: underflow at that scale, subnormals kept/flushed. */

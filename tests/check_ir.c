@@ -1,5 +1,5 @@
 /* Mixed-precision LU and iterative refinement: the LU really rounds the GEMM
-   inputs (and only those), LU-IR converges to the DESIGN §7 threshold where
+   inputs (and only those), LU-IR converges to the docs/DESIGN.md §7 threshold where
    theory says it does and falls back where it does not, GMRES-IR converges
    beyond LU-IR's limit, the cuSOLVER-style codes, scaling, and every error path. */
 #include <float.h>
@@ -24,7 +24,7 @@ static void rhs(int n, const double *A, double *xt, double *b)
   }
 }
 
-/* the DESIGN §7 stopping test, recomputed here with plain loops */
+/* the docs/DESIGN.md §7 stopping test, recomputed here with plain loops */
 static int passes_test(int n, const double *A, const double *b, const double *x)
 {
   double rn = 0.0, xn = 0.0, an = 0.0;

@@ -143,6 +143,16 @@ C
       ok "the readers are not in libmpemu (linking a reader with mpemu alone fails)"
     fi
     # the labs: their .c and examples/lab_util.c against the installed headers alone
+    # the README's tour, each built as its first lines say, against the installed prefix
+    for t in tour_round:mpemu tour_gemm:mpemu tour_int8:mpemu tour_range:mpemu-analysis; do
+      ex=${t%%:*} pc=${t#*:}
+      if $cc -o "$tmp/$ex" "$top/examples/$ex.c" $(pkg-config --cflags --libs $pc) -lm 2>"$tmp/err" &&
+         LD_LIBRARY_PATH="$libdir" "$tmp/$ex" >"$tmp/out" 2>&1; then
+        ok "examples/$ex.c built and ran against the installed prefix: cc $ex.c \$(pkg-config --cflags --libs $pc)"
+      else
+        bad "examples/$ex.c against the installed prefix: $(head -c 600 "$tmp/err") $(tail -n 3 "$tmp/out")"
+      fi
+    done
     for lab in amp_lab mlp_lab sparse_lab ddp_lab; do
       extra=""
       case $lab in amp_lab|mlp_lab) extra=$jansson ;; esac

@@ -190,6 +190,22 @@ $bin scale -q --json --preset delayed --format e4m3 "$d/model.safetensors" --ten
   && [ "$(jget "$tmp/s.json" final_scale)" = "1.0" ] && ok "delayed (amax inf keeps the scale)" || bad "delayed"
 }
 
+# 4b. step files named one by one out of natural order (what an unquoted step*.npy
+#     becomes in a shell): one warning line, the steps taken in the order given;
+#     a quoted pattern is sorted naturally by mpanalyze and draws no warning
+mkdir "$tmp/steps"
+abin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+for s in 0 1 2 10 11; do cp "$d/half.npy" "$tmp/steps/step$s.npy"; done
+( cd "$tmp/steps" && "$abin" scale -q --preset pytorch step*.npy >"$tmp/out" 2>"$tmp/err" ); st=$?
+[ $st = 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "warning: step11.npy comes before step2.npy" "$tmp/err" \
+  && ok "scale warns about step10 before step2" || bad "scale out of order: exit $st, $(cat "$tmp/err")"
+( cd "$tmp/steps" && "$abin" scale -q --preset pytorch 'step*.npy' >"$tmp/out" 2>"$tmp/err" ); st=$?
+[ $st = 0 ] && [ ! -s "$tmp/err" ] && ok "scale: a quoted pattern, no warning" || bad "scale quoted: exit $st, $(cat "$tmp/err")"
+( cd "$tmp/steps" && "$abin" scale -q --preset pytorch step0.npy step1.npy step2.npy step10.npy >"$tmp/out" 2>"$tmp/err" ); st=$?
+[ $st = 0 ] && [ ! -s "$tmp/err" ] && ok "scale: files in natural order, no warning" || bad "scale in order: $(cat "$tmp/err")"
+( cd "$tmp/steps" && "$abin" -q step1.npy step10.npy step2.npy >/dev/null 2>"$tmp/err" ); st=$?
+[ $st = 0 ] && grep -q "warning: step10.npy comes before step2.npy" "$tmp/err" && ok "range warns too" || bad "range out of order: $(cat "$tmp/err")"
+
 # 5. plots
 if $bin -q "$d/boundary.npy" --plot "$tmp/h.svg" >/dev/null 2>"$tmp/err"; then
   grep -q "<svg" "$tmp/h.svg" && ok "--plot svg" || bad "--plot svg content"

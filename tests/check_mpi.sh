@@ -54,7 +54,7 @@ tmp=$(mktemp -d /tmp/mpe_check_mpi.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 files="$d/grads.npz $d/boundary.npy $d/half.npy $d/model.safetensors $d/stored.npz"
 if [ -x ./examples/amp_dump ]; then
-  ./examples/amp_dump "$tmp/demo" 2 >/dev/null 2>&1 && files="$files $(ls "$tmp"/demo/*)"
+  ./examples/amp_dump "$tmp/demo" 2 >/dev/null 2>&1 && files="$files $(ls "$tmp"/demo/grad_step*.npy "$tmp"/demo/dumps/*)"
 fi
 for fmt in fp16,bf16,e4m3,e5m2 tf32,q16.12,fx16; do
   nps="1 2 3"

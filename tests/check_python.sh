@@ -2,7 +2,8 @@
 # The Python package (python/mpemu) against the library just built: its pytest suite,
 # with the package taken from the source tree and libmpemu from the libtool build tree.
 # Skipped (exit 77) when no python3 with NumPy and pytest is found (Debian: python3-numpy
-# python3-pytest). PYTHON names the interpreter to use.
+# python3-pytest). PYTHON names the interpreter to use. Then the README's Python tour
+# (examples/tour.py).
 set -u
 top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 lib=$(pwd)/.libs/libmpemu.so
@@ -24,4 +25,10 @@ if ldd "$lib" 2>/dev/null | grep -q libasan; then
 fi
 export MPEMU_LIB="$lib" PYTHONPATH="$top/python${PYTHONPATH:+:$PYTHONPATH}" MPE_SRCDIR="$top"
 export MPANALYZE="$(pwd)/mpanalyze"
-exec "$py" -m pytest -q -p no:cacheprovider "$top/python/tests"
+"$py" -m pytest -q -p no:cacheprovider "$top/python/tests" || exit 1
+# the README's Python tour, as written, in a folder that holds its checkpoint.pt
+tmp=$(mktemp -d /tmp/mpe_check_python.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cp "$top/tests/data/pt/nested.pt" "$tmp/checkpoint.pt"
+(cd "$tmp" && "$py" "$top/examples/tour.py") || { echo "FAIL examples/tour.py"; exit 1; }
+echo "ok   examples/tour.py"

@@ -1,5 +1,5 @@
 /* Tensor cores: mpe_mma / mpe_gemm against real GPU outputs, the hand vectors
-   of DESIGN §5, the exact and fma-chain references, the BLAS interface, the
+   of docs/DESIGN.md §5, the exact and fma-chain references, the BLAS interface, the
    documented choices for zeros and specials, and independence from the SIMD
    level and the thread count. */
 #include <math.h>
@@ -488,7 +488,7 @@ static float hand(const char *model, const double *a, const double *b, int n, do
   return D;
 }
 
-/* DESIGN §5: the Fasi et al. vectors that random data miss */
+/* docs/DESIGN.md §5: the Fasi et al. vectors that random data miss */
 START_TEST(test_hand_vectors)
 {
   static const char *const gpus[] = { "v100", "t4", "a100", "a2", "a30" };
@@ -791,7 +791,7 @@ START_TEST(test_specials)
     ck_assert(hand(nm, (double[]){ INFINITY, 1 }, (double[]){ 1, 2 }, 2, 5) == INFINITY);
     ck_assert(hand(nm, (double[]){ 1 }, (double[]){ 2 }, 1, -INFINITY) == -INFINITY);
     ck_assert(isnan(hand(nm, (double[]){ 1 }, (double[]){ 2 }, 1, NAN)));
-    /* RZ output still overflows to inf (DESIGN §5): bf16 products reach 2^128 */
+    /* RZ output still overflows to inf (docs/DESIGN.md §5): bf16 products reach 2^128 */
     const mpe_tc_model *mb = mpe_tc_model_get(g == 0 ? "h100" : nm, MPE_BF16);
     uint16_t ab[2] = { mpe_fp64_to_bf16(0x1p64, MPE_RNE), mpe_fp64_to_bf16(-0x1p64, MPE_RNE) };
     uint16_t bb[1] = { mpe_fp64_to_bf16(0x1.fep63, MPE_RNE) };

@@ -29,7 +29,7 @@ $(layers_log): $(filter-out $(layers_log),$(TEST_LOGS))
 EXTRA_PROGRAMS += $(bench_programs)
 CLEANFILES += $(bench_programs)
 # (the first and last lines give the date, the CPU and the load average, which
-# scripts/bench-tables copies into the README's tables)
+# scripts/bench-tables copies into docs/BENCHMARKS.md)
 bench: $(bench_programs) examples/amp_dump
 	@echo "make bench: $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1), $$(nproc 2>/dev/null || echo ?) cores, load average before: $$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null)"
 	@d=$$(mktemp -d) && ./examples/amp_dump $$d 12 >/dev/null && \

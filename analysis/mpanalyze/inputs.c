@@ -72,12 +72,28 @@ void mpa_free_inputs(char **paths, size_t np)
   free(paths);
 }
 
+/* Files named one by one in an order a shell's sorting gives but natural order
+   does not (step10 before step2: an unquoted step*.npy): one warning line, as
+   the steps are taken in the order given. */
+static void warn_order(int n, char **args)
+{
+  for (int a = 0; a + 1 < n; a++)
+    if (mpa_natcmp(args[a], args[a + 1]) > 0 && strcmp(args[a], args[a + 1]) < 0 &&
+        !strpbrk(args[a], "*?[") && !strpbrk(args[a + 1], "*?[")) {
+      mpa_error(mpa_cmd_name, "warning: %s comes before %s: the files are taken in the order given "
+                "(quote the pattern, e.g. 'step*.npy', and mpanalyze sorts it naturally)",
+                args[a], args[a + 1]);
+      return;
+    }
+}
+
 int mpa_expand_inputs(int n, char **args, char ***paths, size_t *np)
 {
   char **v = NULL;
   size_t nv = 0, cap = 0;
   *paths = NULL;
   *np = 0;
+  warn_order(n, args);
 #define PUSH(str) do { \
     if (nv == cap) { \
       cap = cap ? 2 * cap : 16; \

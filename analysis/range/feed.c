@@ -5,7 +5,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include <dirent.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,63 +13,6 @@
 #include "mpei.h"
 #include "mpemu/report.h"
 
-#ifdef _OPENMP
-/* Threads of this process that are running or runnable now (its own OpenMP
-   workers may still be spinning after an earlier parallel region), or -1. */
-static int own_runnable(void)
-{
-  DIR *d = opendir("/proc/self/task");
-  if (!d)
-    return -1;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9')
-      continue;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-      continue;
-    const size_t len = fread(buf, 1, sizeof buf - 1, fp);
-    fclose(fp);
-    buf[len] = 0;
-    const char *rp = strrchr(buf, ')');   /* the state follows the name "(...)" */
-    if (rp && rp[1] == ' ' && rp[2] == 'R')
-      n++;
-  }
-  closedir(d);
-  return n;
-}
-
-/* The team that reads and analyses a large tensor: OMP_NUM_THREADS or
-   OMP_DYNAMIC, when set, decide (OpenMP's own rules); otherwise one thread per
-   core that other processes leave free now, from the run queue of
-   /proc/loadavg (its fourth field, "runnable/total") less this process's own
-   runnable threads. The load averages trail what runs now by minutes
-   (OpenMP's dynamic adjustment takes the 15-minute one off the cores, so on a
-   2-core machine one busy quarter of an hour left every later run on one
-   thread). */
-static int team_threads(void)
-{
-  const int max = omp_get_max_threads();
-  if (getenv("OMP_NUM_THREADS") || getenv("OMP_DYNAMIC"))
-    return max;
-  FILE *fp = fopen("/proc/loadavg", "r");
-  if (!fp)
-    return max;
-  double l1, l5, l15;
-  int runnable = 0, total = 0;
-  const int ok = fscanf(fp, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &runnable, &total) == 5;
-  fclose(fp);
-  const int own = own_runnable();
-  if (!ok || own < 0)
-    return max;
-  const int others = runnable > own ? runnable - own : 0;
-  const int spare = omp_get_num_procs() - others;
-  return spare < 1 ? 1 : spare < max ? spare : max;
-}
-#endif
 
 
 /* Reading and analysing overlap: while the range accumulators take one batch
@@ -247,7 +189,7 @@ int mpe_range_feed(mpe_range **r, size_t nr, mpe_io *f, size_t i, uint64_t count
     /* a team as large as the machine has cores to spare now (on a machine busy
        with other work a second thread mostly waits, spinning, for the first to
        be scheduled: it made the run slower than one thread) */
-    const int nt = team_threads();
+    const int nt = mpe_threads_fit();
 #pragma omp parallel num_threads(nt) default(none) shared(bad, f, es, bb, f64, o, r, nr, scale, amax, sbuf)
 #pragma omp single
 #endif

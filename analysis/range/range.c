@@ -642,7 +642,7 @@ static void tab_fold(mpe_range *r, uint32_t *tab)
 
 /* ---------------------------------------------------------------- fx16 */
 
-/* One block of fx16: mpe_fx16_encode's rules with MPE_RNE (DESIGN 3.4: binary32 max,
+/* One block of fx16: mpe_fx16_encode's rules with MPE_RNE (docs/DESIGN.md §3.4: binary32 max,
    binary32 reciprocal 32767/m, binary32 product, one rounding to an integer, clamp;
    a zero stays 0; decoding is the binary32 product q*scale), done here value by
    value; check_range compares it with mpe_fx16_encode/decode. */

@@ -1,4 +1,4 @@
-/* Master-weight update studies: w += u under four strategies (DESIGN §6).
+/* Master-weight update studies: w += u under four strategies (docs/DESIGN.md §6).
 
    Every sum is formed exactly enough to be rounded once: w + u is computed in
    binary64 with its rounding error (TwoSum), the error is folded in as a

@@ -1,4 +1,4 @@
-/* LU-IR and GMRES-IR around the mixed-precision LU (DESIGN §7): residuals,
+/* LU-IR and GMRES-IR around the mixed-precision LU (docs/DESIGN.md §7): residuals,
    corrections and the FGMRES inner solver in binary64, fallback to
    LAPACKE_dgesv as cuSOLVER IRS and LAPACK DSGESV do. */
 #include "config.h"

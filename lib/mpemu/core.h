@@ -116,6 +116,11 @@ MPE_API int mpe_simd_level_set(int level);
 /* The SIMD level in force (0, 1 or 2, as above), for code built on the library
    (libmpemu-analysis picks its kernels with it). */
 MPE_API int mpe_simd_level(void);
+/* Size the calling thread's OpenMP teams (omp_set_num_threads) to the cores
+   that other processes leave free now, from the run queue of /proc/loadavg,
+   and return that size (at least 1). When OMP_NUM_THREADS or OMP_DYNAMIC is
+   set, changes nothing and returns omp_get_max_threads(). See mpe_threads_fit(3). */
+MPE_API int mpe_threads_fit(void);
 
 #ifdef __cplusplus
 }

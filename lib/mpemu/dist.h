@@ -1,4 +1,4 @@
-/* mpemu — beyond one machine (issue 18): the memory arithmetic of data-parallel
+/* mpemu — beyond one machine: the memory arithmetic of data-parallel
    training with ZeRO (mpe_memory_estimate(3)), data-parallel all-reduce in a
    low-precision format in the order of a named algorithm (mpe_allreduce(3)),
    and the spread of sums whose order of additions is not fixed

@@ -102,7 +102,7 @@ typedef struct {
 MPE_API void mpe_ir_opts_init(mpe_ir_opts *o);
 
 /* Solve A x = b (A n x n column-major binary64, lda >= n; A and b are not
-   changed) by refinement of a low-precision LU (DESIGN §7): x0 from the LU,
+   changed) by refinement of a low-precision LU (mpe_ir_solve(3)): x0 from the LU,
    then while ||b - A x||_inf > sqrt(n) ||A||_inf ||x||_inf 2^-53, a
    correction. Falls back to LAPACKE_dgesv when the conversion overflows,
    the LU fails or max_iter corrections do not suffice (unless no_fallback).

@@ -1,4 +1,4 @@
-/* mpemu — range analysis of tensors for target formats (issue 6).
+/* mpemu — range analysis of tensors for target formats.
    Feed the values of one tensor in any number of pieces; ask, for each
    target format, what round-to-nearest-even would do to them: how many
    underflow to zero, land in the subnormal range or overflow, the error
@@ -29,7 +29,7 @@ MPE_API int mpe_range_create(mpe_range **r, const mpe_format *const *formats, si
    the accumulator, or NULL on either. */
 MPE_API mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o);
 
-/* Targets other than floating-point formats: 16-bit fixed point (DESIGN 3.4).
+/* Targets other than floating-point formats: 16-bit fixed point (mpe_fx16_encode(3)).
    MPE_TARGET_Q16: value = q*2^-F (F = frac_bits), q an int16_t, round to nearest
      even, saturating (mpe_fp32_to_q16). underflow: non-zero x with q = 0, i.e.
      |x| <= 2^(-F-1); overflow: x saturated, x*2^F >= 32767.5 or < -32768.5 (the

@@ -1,4 +1,4 @@
-/* mpemu — dynamic loss scalers (issue 6): the rules of PyTorch's GradScaler,
+/* mpemu — dynamic loss scalers: the rules of PyTorch's GradScaler,
    Apex, Megatron-LM, DeepSpeed and Keras as one parametrised state machine,
    and Transformer Engine's delayed scaling for FP8. */
 #ifndef MPEMU_SCALER_H

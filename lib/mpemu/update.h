@@ -1,4 +1,4 @@
-/* mpemu — master-weight update studies (issue 7): apply updates w += u to
+/* mpemu — master-weight update studies: apply updates w += u to
    weights held in a low-precision format under four strategies and count the
    updates that vanish (w + u == w with u != 0), against a binary64 reference.
    See mpe_update_study(3). */
@@ -50,7 +50,7 @@ typedef struct {
 /* One strategy applied step by step to n weights. Every strategy and the
    binary64 reference start from w0 rounded to f (RNE), so the drift measures
    the updates alone. Sums are rounded once from the exact w + u (binary64
-   round-to-odd intermediate), so the lost-update rule of DESIGN §6 holds
+   round-to-odd intermediate), so the lost-update rule of mpe_update_study(3) holds
    exactly: with RNE, w + u == w when |u| < ulp(w)/2, ties to even, ulp(w)/4
    toward zero at a power of two. */
 typedef struct mpe_update mpe_update;

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Regenerate tests/conformance/ from the full conformance data.
 
-    tests/conformance/select.py [SOURCE]     (default: ../shared/conformance
-                                              beside the checkout)
+    tests/conformance/select.py SOURCE   (the full set: SOURCE/tensor-cores/,
+                                          SOURCE/testfloat/; see README.md)
 
 Deterministic: the same source gives byte-identical files (gzip -9, no name,
 mtime 0). The rule is written in README.md, "The TestFloat selection":
@@ -49,7 +49,9 @@ F16_BOUNDARY = {e | s for e in F16_QIN for s in F16_P1}      # operands of binar
 F16_BOUNDARY_1 = {e | s for e in F16_QOUT for s in F16_P1}   # the operand of unary ones
 
 here = os.path.dirname(os.path.abspath(__file__))
-src = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "..", "shared", "conformance"))
+if len(sys.argv) != 2:
+    sys.exit("usage: tests/conformance/select.py SOURCE   (the folder of the full set, see README.md)")
+src = os.path.abspath(sys.argv[1])
 
 
 def die(msg):
