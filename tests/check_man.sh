@@ -36,7 +36,7 @@ done
 
 # every exported function has a page of its own name
 libs=""
-for l in libmpemu libmpemu-analysis; do [ -f "$build/.libs/$l.so" ] && libs="$libs $build/.libs/$l.so"; done
+for l in libmpemu libmpemu-analysis libmpemu-solvers; do [ -f "$build/.libs/$l.so" ] && libs="$libs $build/.libs/$l.so"; done
 if [ -n "$libs" ] && command -v nm >/dev/null 2>&1; then
   # shellcheck disable=SC2086
   nm -D --defined-only $libs | awk '$2 == "T" && $3 ~ /^mpe_/ { print $3 }' | sort -u >"${TMPDIR:-/tmp}/mpe_man_syms.$$"
@@ -47,8 +47,10 @@ if [ -n "$libs" ] && command -v nm >/dev/null 2>&1; then
   done <"${TMPDIR:-/tmp}/mpe_man_syms.$$"
   echo "$have of $total exported functions have a page: man NAME works for each"
   [ "$total" -ge 200 ] || { echo "FAIL only $total exported mpe_ functions found in$libs"; fail=1; }
-  # the link line: a page that documents a function of libmpemu-analysis says mpemu-analysis
+  # the link line: a page that documents a function of libmpemu-analysis says
+  # mpemu-analysis, one of libmpemu-solvers mpemu-solvers
   ana=$(nm -D --defined-only "$build/.libs/libmpemu-analysis.so" 2>/dev/null | awk '$2 == "T" && $3 ~ /^mpe_/ { print $3 }')
+  sol=$(nm -D --defined-only "$build/.libs/libmpemu-solvers.so" 2>/dev/null | awk '$2 == "T" && $3 ~ /^mpe_/ { print $3 }')
   for s in $(cat "${TMPDIR:-/tmp}/mpe_man_syms.$$"); do
     [ -f "man3/$s.3" ] || continue
     page=man3/$s.3
@@ -56,6 +58,7 @@ if [ -n "$libs" ] && command -v nm >/dev/null 2>&1; then
     [ -n "$so" ] && page=$so
     lib=mpemu
     case " $(echo $ana) " in *" $s "*) lib=mpemu-analysis ;; esac
+    case " $(echo $sol) " in *" $s "*) lib=mpemu-solvers ;; esac
     sed 's/\\-/-/g' "$page" | grep -q "pkg-config --cflags --libs $lib)" ||
       { echo "FAIL $page (for $s) does not name its link line: pkg-config --cflags --libs $lib"; fail=1; }
   done
