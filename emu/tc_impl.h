@@ -29,8 +29,15 @@ MPEI_HIDDEN double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, co
 /* Convert one operand element to its exact input-format value (double). */
 MPEI_HIDDEN double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, size_t idx);
 
-/* Operand view: element (i, l) at index i*rs + l*cs. */
-typedef struct { const void *p; mpe_type t; long rs, cs; } mpei_tc_opnd;
+/* Scales of a block-scaled operand (mpe_mma_scaled): the scale of the
+   element whose index across K is i (A's row, B's column) and along K is l
+   is code p[i*rs + (l/block)*cs] of t (MPE_E8M0, or MPE_E4M3 read without
+   its sign bit). */
+typedef struct { const uint8_t *p; mpe_type t; long rs, cs; int block; } mpei_tc_scale;
+
+/* Operand view: element (i, l) at index i*rs + l*cs; sc: NULL, or the
+   scales of a block-scaled operand (whose t is then its element format). */
+typedef struct { const void *p; mpe_type t; long rs, cs; const mpei_tc_scale *sc; } mpei_tc_opnd;
 
 /* A BLAS-style GEMM call (mpe_gemm, and the integer GEMM of tc_int.c) made
    row-major: the leading dimensions checked against the stored shapes, NULL
@@ -217,6 +224,24 @@ MPEI_HIDDEN int mpei_tc_int_gemm_check(mpe_type in, mpe_layout layout, mpe_trans
    M × N, element (i, j) of C at C[i*crs + j*ccs]; C not read when beta = 0. */
 MPEI_HIDDEN void mpei_tc_int_epilogue_strided(const int32_t *acc, int M, int N, int32_t alpha, int32_t beta,
                                               int use_ab, int sat, int32_t *C, long crs, long ccs);
+
+/* ---- block-scaled models (tc_scaled.c) */
+/* The rules for a custom model's block-scaled fields (scale_group,
+   scale_fmts, scale_zero_exp and what they ask of the others): MPE_OK or
+   MPE_EINVAL. */
+MPEI_HIDDEN int mpei_tc_scaled_params_ok(const mpe_tc_params *p);
+/* Output (i, j) of a block-scaled call under model m (scale_group > 0):
+   row i of a, column j of b (both with sc set), initial accumulator c (an
+   exact binary32 value). Returns the exact binary32 result (NaN: any NaN). */
+MPEI_HIDDEN double mpei_tc_dot_scaled(const struct mpe_tc_model *m, const mpei_tc_opnd *a, const mpei_tc_opnd *b,
+                                      int i, int j, int K, double c);
+/* mpei_tc_pack (tc_pack.h) for an operand with scales: the value of each
+   element times its scale (binary32) and, with pk->e, the element's exponent
+   (at least its format's emin) plus the scale's; rows holding an inf, a NaN
+   or a NaN scale are marked in bad. Returns 1 when some exponent is outside
+   [lo, hi]. */
+MPEI_HIDDEN int mpei_tc_pack_scaled(const mpei_tc_opnd *x, int transpose, int rows, int K, int Kp, int w,
+                                    float *v, int32_t *e, unsigned char *bad, int lo, int hi);
 
 /* binary16 bits of an exact binary16 value (NaN -> 0x7fff) and back. */
 MPEI_HIDDEN uint16_t mpei_tc_h_bits(double v);

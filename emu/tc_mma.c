@@ -117,7 +117,8 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
                 dtype == MPE_INT32))
     return mpei_tc_int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
-  if (!model || mpei_tc_mma_check(model->p.in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd))
+  if (!model || model->p.scale_group ||   /* block-scaled models: mpe_mma_scaled */
+      mpei_tc_mma_check(model->p.in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;
   if (dtype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
     return MPE_EUNSUP;
@@ -126,8 +127,8 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   float *acc = malloc(sizeof(float) * (size_t)m * n);
   if (!acc)
     return MPE_ENOMEM;
-  mpei_tc_opnd a = { A, atype, lda, 1 }, b = { B, btype, ldb, 1 };
-  mpei_tc_opnd c = { C, dtype, ldc, 1 };
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
+  mpei_tc_opnd c = { C, dtype, ldc, 1, NULL };
   int r = mpei_tc_run(model, m, n, k, &a, &b, &c, dtype == MPE_FP16, acc);
   if (r == MPE_OK) {
     for (int i = 0; i < m; i++)
@@ -197,13 +198,13 @@ int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int 
      model only sums them, swapping the operands' roles gives the same bits. So
      the epilogue always walks C along its rows, whatever the layout. */
   if (row) {
-    o->a = (mpei_tc_opnd){ A, atype, ars, acs };
-    o->b = (mpei_tc_opnd){ B, btype, brs, bcs };
+    o->a = (mpei_tc_opnd){ A, atype, ars, acs, NULL };
+    o->b = (mpei_tc_opnd){ B, btype, brs, bcs, NULL };
     o->M = m;
     o->N = n;
   } else {
-    o->a = (mpei_tc_opnd){ B, btype, bcs, brs };
-    o->b = (mpei_tc_opnd){ A, atype, acs, ars };
+    o->a = (mpei_tc_opnd){ B, btype, bcs, brs, NULL };
+    o->b = (mpei_tc_opnd){ A, atype, acs, ars, NULL };
     o->M = n;
     o->N = m;
   }
@@ -258,8 +259,9 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
     return mpei_tc_int_gemm(model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,
                             ctype, ldc);
   mpei_tc_call cl;
-  if (!model || mpei_tc_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, C,
-                                   ctype, ldc, &cl))
+  if (!model || model->p.scale_group ||   /* block-scaled models: mpe_gemm_scaled */
+      mpei_tc_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, C,
+                         ctype, ldc, &cl))
     return MPE_EINVAL;
   const int use_ab = cl.use_ab;
   if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)

@@ -14,7 +14,11 @@
 /* ------------------------------------------------------------------ table */
 
 #define ROWC(nm, kind, in, L, F, rb, r32, r16, ir, late) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0 }, 0 }
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, 0, 0, 0, 0, 0, 0, 0 }, 0 }
+/* A block-scaled instruction (tc_scaled.c): L elements per instruction, groups
+   of G, the scale formats it takes and the exponent of a zero addend. */
+#define SCALED(nm, in, L, F, G, fmts, zexp) \
+  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, 0, G, fmts, zexp }, 0 }
 #define ROW(nm, kind, in, L, F, rb, r32, r16, ir) ROWC(nm, kind, in, L, F, rb, r32, r16, ir, 0)
 #define INT(nm, in, L) ROW(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE)
 #define GPU(nm, in, L, F, rb, r32) ROW(nm, MPE_TC_BLOCK, in, L, F, rb, r32, MPE_RNE, \
@@ -66,6 +70,20 @@ static const struct mpe_tc_model models[] = {
   INT("ada", MPE_INT8, 32), INT("ada", MPE_UINT8, 32), INT("ada", MPE_INT4, 64), INT("ada", MPE_UINT4, 64),
   INT("h100", MPE_INT8, 32), INT("h100", MPE_UINT8, 32),
   INT("b200", MPE_INT8, 32), INT("b200", MPE_UINT8, 32),
+  /* Blackwell block-scaled MMA, tcgen05.mma .block_scale, as MMA-Sim 2.1.1 models it
+     (mmasim/nv_ptx/sim.py, TCGen05MMABlockScale; mmasim/arithmetic/fdpa.py, st_fdpa and
+     gst_fdpa). kind::mxf8f6f4 (k = 32, any pair of E4M3, E5M2, E2M3, E3M2, E2M1 operands,
+     UE8M0 scales per 32): each scaled product is an addend, F = 25, zero addends at 2^-133.
+     kind::mxf4 (UE8M0 per 32) and kind::mxf4nvf4 (UE8M0 per 16 or 32, UE4M3 per 16), FP4
+     operands, k = 64: the exact sums of 16 products, times their scales, are the addends,
+     F = 35, zero addends at 2^-139. Binary32 output rounded toward zero. */
+  SCALED("b200:mxf8f6f4", MPE_E4M3, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf8f6f4", MPE_E5M2, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf8f6f4", MPE_E2M3, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf8f6f4", MPE_E3M2, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf8f6f4", MPE_E2M1, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32, -139),
+  SCALED("b200:mxf4nvf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32 | MPE_TC_SF_UE8M0_16 | MPE_TC_SF_UE4M3_16, -139),
   ROW("exact", MPE_TC_EXACT, MPE_INT8, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
   ROW("exact", MPE_TC_EXACT, MPE_UINT8, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
   ROW("exact", MPE_TC_EXACT, MPE_INT4, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE),
@@ -176,9 +194,14 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     return mpei_tc_int_custom(out, p);
   if (p->satfinite != 0)
     return MPE_EINVAL;
-  if (p->in != MPE_FP16 && p->in != MPE_BF16 && p->in != MPE_TF32 && p->in != MPE_E4M3 &&
-      p->in != MPE_E5M2)
+  if (p->scale_group != 0 || p->scale_fmts != 0 || p->scale_zero_exp != 0) {
+    int r = mpei_tc_scaled_params_ok(p);
+    if (r)
+      return r;
+  } else if (p->in != MPE_FP16 && p->in != MPE_BF16 && p->in != MPE_TF32 && p->in != MPE_E4M3 &&
+             p->in != MPE_E5M2) {
     return MPE_EINVAL;
+  }
   if (!round_ok(p->round_fp32) || !round_ok(p->round_fp16))
     return MPE_EINVAL;
   if (p->input_round != MPE_RZ && p->input_round != MPE_RNE && p->input_round != MPE_RNA)

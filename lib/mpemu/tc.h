@@ -38,7 +38,28 @@ typedef struct {
                            result of each block (one mma instruction: `block` products + c)
                            is clamped to [INT32_MIN, INT32_MAX] (PTX .satfinite). Must be 0
                            for floating-point models. See mpe_tc_int(3). */
+  /* instruction agreement parameters: see mpe_tc_model_get(3) */
+  int zero_c_exp;
+  int zero_sign;
+  int tf32_nan;
+  int instr;
+  /* Block-scaled models (tcgen05.mma .block_scale, mpe_mma_scaled(3)); 0 for every other model.
+     scale_group: 0: not block-scaled; 1: each product a_k*b_k*sa*sb is one addend of the block
+     (kind::mxf8f6f4); G > 1: the exact sum of G consecutive products, times the scales, is one
+     addend with the scales' exponent (kind::mxf4, kind::mxf4nvf4: 16).
+     scale_fmts: the scale formats the instruction accepts, MPE_TC_SF_* bits.
+     scale_zero_exp: the exponent a zero addend takes in E_max (a zero product or c, and with
+     G > 1 a group whose products are all zero or whose scale is zero): -133 for the Blackwell
+     kinds; 0 when scale_group is 0. */
+  int scale_group;
+  int scale_fmts;
+  int scale_zero_exp;
 } mpe_tc_params;
+
+/* scale_fmts bits: the (scale format, elements per scale) pairs a block-scaled model accepts */
+#define MPE_TC_SF_UE8M0_32 1   /* MPE_E8M0 scales, one per 32 elements along K */
+#define MPE_TC_SF_UE8M0_16 2   /* MPE_E8M0 scales, one per 16 */
+#define MPE_TC_SF_UE4M3_16 4   /* MPE_E4M3 scales read as unsigned (sign bit ignored), one per 16 */
 
 /* name: "v100", "t4", "a100", "ada", "h100", "b200" (aliases: "a2","a30","l40s","h200",
    "rtx-pro-6000"), and the references "exact" (exact dot product, one RNE rounding) and
@@ -99,6 +120,34 @@ MPE_API int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta,
                      const void *A, mpe_type atype, int lda,
                      const void *B, mpe_type btype, int ldb,
                      float beta, void *C, mpe_type ctype, int ldc);
+
+/* Block-scaled instruction semantics (tcgen05.mma kind::mxf8f6f4, kind::mxf4, kind::mxf4nvf4
+   with .block_scale), row-major like mpe_mma: D = (A*SA)(B*SB) + C. A is m×k element codes of
+   atype, B k×n codes of btype, one code per byte in the low bits (MPE_E4M3, MPE_E5M2, MPE_E2M3,
+   MPE_E3M2, MPE_E2M1, as the model's kind allows). stype MPE_E8M0 or MPE_E4M3 (UE4M3: the sign
+   bit is ignored), one scale per sblock (16 or 32) consecutive elements along K: SA is
+   m × ceil(k/sblock) (scale of A(i, l) at SA[i*ldsa + l/sblock]), SB ceil(k/sblock) × n (scale
+   of B(l, j) at SB[(l/sblock)*ldsb + j]). C (NULL: zero) and D are m×n binary32 (dtype
+   MPE_FP32). K is cut into the model's instructions in ascending k; a K that is not a whole
+   number of instructions is padded with zero elements. See mpe_mma_scaled(3). */
+MPE_API int mpe_mma_scaled(const mpe_tc_model *model, int m, int n, int k,
+                           const void *A, mpe_type atype, int lda,
+                           const void *B, mpe_type btype, int ldb,
+                           const uint8_t *SA, int ldsa, const uint8_t *SB, int ldsb,
+                           mpe_type stype, int sblock,
+                           const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+
+/* BLAS semantics over block-scaled operands (the block-scaled cublasLtMatmul): accumulator
+   starts at 0, C = alpha*acc + beta*C, C binary32 (ctype MPE_FP32). SA holds the scales of
+   op(A) as an m × ceil(k/sblock) matrix and SB those of op(B) as ceil(k/sblock) × n, both
+   stored in `layout` with leading dimensions ldsa, ldsb. See mpe_gemm_scaled(3). */
+MPE_API int mpe_gemm_scaled(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                            int m, int n, int k, float alpha,
+                            const void *A, mpe_type atype, int lda,
+                            const void *B, mpe_type btype, int ldb,
+                            const uint8_t *SA, int ldsa, const uint8_t *SB, int ldsb,
+                            mpe_type stype, int sblock,
+                            float beta, void *C, mpe_type ctype, int ldc);
 
 #ifdef __cplusplus
 }
