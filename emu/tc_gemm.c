@@ -38,7 +38,8 @@ typedef struct {
 static void decoder_init(decoder *d, const struct mpe_tc_model *m, mpe_type t)
 {
   d->m = m;
-  d->f = (const struct mpe_format *)mpe_format_of(m->p.in);
+  /* a packed FP8 operand in its own format (a mixed call), binary32 ones to `in` */
+  d->f = (const struct mpe_format *)mpe_format_of(t == MPE_E4M3 || t == MPE_E5M2 ? t : m->p.in);
   d->maxbits = mpei_f2u((float)d->f->maxv);
   d->drop = 24 - d->f->p;
   if (t == MPE_E4M3 || t == MPE_E5M2)
@@ -167,7 +168,7 @@ int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transp
 {
   if (x->sc)   /* block-scaled operands: tc_scaled.c */
     return mpei_tc_pack_scaled(x, transpose, rows, K, Kp, w, pk->v, pk->e, bad, EXP_LO, EXP_HI);
-  const int pin = ((const struct mpe_format *)mpe_format_of(m->p.in))->emin;
+  const int pin = ((const struct mpe_format *)mpe_format_of(x->t == MPE_E4M3 || x->t == MPE_E5M2 ? x->t : m->p.in))->emin;
   int npan = (rows + w - 1) / w, unsafe = 0;
   decoder d;
   decoder_init(&d, m, x->t);

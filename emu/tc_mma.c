@@ -109,6 +109,32 @@ int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc
   return run_portable(m, M, N, K, a, b, c, out16, acc);
 }
 
+static int is_fp8(mpe_type t)
+{
+  return t == MPE_E4M3 || t == MPE_E5M2;
+}
+
+/* A mixed FP8 call: an FP8 model, one operand packed E4M3 and the other
+   packed E5M2 (the e4m3.e5m2 / e5m2.e4m3 forms of the FP8 instructions). */
+static int mixed_fp8(const struct mpe_tc_model *m, mpe_type at, mpe_type bt)
+{
+  return m && is_fp8(m->p.in) && is_fp8(at) && is_fp8(bt) && at != bt;
+}
+
+/* The model that runs views a and b: m itself, or for a mixed call a copy
+   in *tmp whose in and in_b are the formats of a and b (so that the engine
+   and the packers decode each operand in its own format). */
+static const struct mpe_tc_model *run_model(const struct mpe_tc_model *m, mpe_type at, mpe_type bt,
+                                            struct mpe_tc_model *tmp)
+{
+  if (!mixed_fp8(m, at, bt))
+    return m;
+  *tmp = *m;
+  tmp->p.in = at;
+  tmp->p.in_b = bt;
+  return tmp;
+}
+
 int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
             const void *A, mpe_type atype, int lda,
             const void *B, mpe_type btype, int ldb,
@@ -117,8 +143,11 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
                 dtype == MPE_INT32))
     return mpei_tc_int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
+  /* a mixed FP8 call is checked as one in the model's format */
+  const int mixed = mixed_fp8(model, atype, btype);
   if (!model || model->p.scale_group ||   /* block-scaled models: mpe_mma_scaled */
-      mpei_tc_mma_check(model->p.in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd))
+      mpei_tc_mma_check(model->p.in, m, n, k, A, mixed ? model->p.in : atype, lda, B,
+                        mixed ? model->p.in : btype, ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;
   if (dtype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
     return MPE_EUNSUP;
@@ -129,7 +158,8 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
     return MPE_ENOMEM;
   mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
   mpei_tc_opnd c = { C, dtype, ldc, 1, NULL };
-  int r = mpei_tc_run(model, m, n, k, &a, &b, &c, dtype == MPE_FP16, acc);
+  struct mpe_tc_model tmp;
+  int r = mpei_tc_run(run_model(model, atype, btype, &tmp), m, n, k, &a, &b, &c, dtype == MPE_FP16, acc);
   if (r == MPE_OK) {
     for (int i = 0; i < m; i++)
       for (int j = 0; j < n; j++) {
@@ -259,10 +289,17 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
     return mpei_tc_int_gemm(model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,
                             ctype, ldc);
   mpei_tc_call cl;
+  const int mixed = mixed_fp8(model, atype, btype);
   if (!model || model->p.scale_group ||   /* block-scaled models: mpe_gemm_scaled */
-      mpei_tc_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, C,
-                         ctype, ldc, &cl))
+      mpei_tc_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, mixed ? model->p.in : atype, lda, B,
+                         mixed ? model->p.in : btype, ldb, C, ctype, ldc, &cl))
     return MPE_EINVAL;
+  if (mixed) {   /* the views keep the operands' own types */
+    cl.a.t = layout == MPE_ROW_MAJOR ? atype : btype;
+    cl.b.t = layout == MPE_ROW_MAJOR ? btype : atype;
+  }
+  struct mpe_tc_model tmp;
+  model = run_model(model, cl.a.t, cl.b.t, &tmp);
   const int use_ab = cl.use_ab;
   if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
     return MPE_EUNSUP;

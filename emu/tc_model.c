@@ -14,11 +14,11 @@
 /* ------------------------------------------------------------------ table */
 
 #define ROWC(nm, kind, in, L, F, rb, r32, r16, ir, late) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, 0, 0, 0, 0, 0, 0, 0 }, 0 }
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, 0 }
 /* A block-scaled instruction (tc_scaled.c): L elements per instruction, groups
    of G, the scale formats it takes and the exponent of a zero addend. */
 #define SCALED(nm, in, L, F, G, fmts, zexp) \
-  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, 0, G, fmts, zexp }, 0 }
+  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, 0, G, fmts, zexp, 0 }, 0 }
 #define ROW(nm, kind, in, L, F, rb, r32, r16, ir) ROWC(nm, kind, in, L, F, rb, r32, r16, ir, 0)
 #define INT(nm, in, L) ROW(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE)
 #define GPU(nm, in, L, F, rb, r32) ROW(nm, MPE_TC_BLOCK, in, L, F, rb, r32, MPE_RNE, \
@@ -208,6 +208,8 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     return MPE_EINVAL;
   if (p->zero_c_counts != 0 && p->zero_c_counts != 1)
     return MPE_EINVAL;
+  if (p->in_b != 0 && ((p->in != MPE_E4M3 && p->in != MPE_E5M2) || (p->in_b != MPE_E4M3 && p->in_b != MPE_E5M2)))
+    return MPE_EINVAL;   /* B in its own format: the mixed FP8 instructions only */
   if (p->late_c != 0 && p->late_c != 1)
     return MPE_EINVAL;
   if (p->kind == MPE_TC_BLOCK) {
@@ -327,6 +329,12 @@ static const struct mpe_format *in_fmt(const struct mpe_tc_model *m)
   return (const struct mpe_format *)mpe_format_of(m->p.in);
 }
 
+/* B's input format: `in`, or in_b for a mixed FP8 call */
+static const struct mpe_format *in_fmt_b(const struct mpe_tc_model *m)
+{
+  return (const struct mpe_format *)mpe_format_of(m->p.in_b ? (mpe_type)m->p.in_b : m->p.in);
+}
+
 /* |x| = mag * 2^(e - (p - 1)) with e = max(floor(log2 |x|), emin): the
    significand of a subnormal is not renormalised. */
 static inline void decode(double x, int p, int emin, uint64_t *mag, int *e)
@@ -387,7 +395,7 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
   double sp;
   if (specials(a, b, bs, n, c, &sp))
     return sp;
-  const struct mpe_format *fi = in_fmt(m);
+  const struct mpe_format *fi = in_fmt(m), *fb = in_fmt_b(m);
   const int pin = fi->p, emin_in = fi->emin, F = m->p.align_bits;
   enum { NMAX = 1025 };
   uint64_t mag[NMAX];
@@ -400,9 +408,9 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
     uint64_t mx, my;
     int exx, exy;
     decode(x, pin, emin_in, &mx, &exx);
-    decode(y, pin, emin_in, &my, &exy);
+    decode(y, fb->p, fb->emin, &my, &exy);
     mag[cnt] = mx * my;
-    ex[cnt] = exx + exy - 2 * (pin - 1);   /* value = mag * 2^ex */
+    ex[cnt] = exx + exy - (pin - 1) - (fb->p - 1);   /* value = mag * 2^ex */
     neg[cnt] = (x < 0) != (y < 0);
     if (!have || exx + exy > emax)
       emax = exx + exy;
@@ -479,7 +487,7 @@ static double exact_dot(const struct mpe_tc_model *m, const mpei_tc_out *o, cons
   double sp;
   if (specials(a, b, bs, k, c, &sp))
     return sp;
-  const struct mpe_format *fi = in_fmt(m);
+  const struct mpe_format *fi = in_fmt(m), *fb = in_fmt_b(m);
   int64_t acc[XDIG];
   memset(acc, 0, sizeof acc);
   int all_negzero = signbit(c) && c == 0, any = 0;
@@ -496,8 +504,8 @@ static double exact_dot(const struct mpe_tc_model *m, const mpei_tc_out *o, cons
     uint64_t mx, my;
     int exx, exy;
     decode(x, fi->p, fi->emin, &mx, &exx);
-    decode(y, fi->p, fi->emin, &my, &exy);
-    xadd(acc, mx * my, exx + exy - 2 * (fi->p - 1), (x < 0) != (y < 0));
+    decode(y, fb->p, fb->emin, &my, &exy);
+    xadd(acc, mx * my, exx + exy - (fi->p - 1) - (fb->p - 1), (x < 0) != (y < 0));
     if (++pending == (1L << 29)) {
       xnorm(acc);
       pending = 0;
@@ -589,7 +597,8 @@ double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, 
   case MPE_FP16: case MPE_BF16: case MPE_E4M3: case MPE_E5M2: {
     uint32_t bits = t == MPE_E4M3 || t == MPE_E5M2 ? ((const uint8_t *)base)[idx]
                                                    : ((const uint16_t *)base)[idx];
-    return mpei_decode(bits, fi);
+    /* a packed operand in its own format (a mixed FP8 call: A's or B's) */
+    return mpei_decode(bits, (const struct mpe_format *)mpe_format_of(t));
   }
   default: {   /* MPE_FP32, MPE_TF32: binary32 values through the input rule */
     float x = ((const float *)base)[idx];

@@ -1,7 +1,9 @@
-/* Block-scaled tensor cores (mpe_mma_scaled, mpe_gemm_scaled): the MMA-Sim
-   vectors of tests/conformance/mmasim at every SIMD level, an MPFR oracle of
-   the instruction semantics on boundary data at every SIMD level and through
-   both calls, the model rows, and the argument rules. */
+/* The instruction families beyond one input format: block-scaled MMA
+   (mpe_mma_scaled, mpe_gemm_scaled) and mixed FP8 operands (mpe_mma,
+   mpe_gemm with one E4M3 and one E5M2 operand). The MMA-Sim vectors of
+   tests/conformance/mmasim at every SIMD level, MPFR oracles of the
+   instruction semantics on boundary data at every SIMD level and through both
+   calls, the model rows, and the argument rules. */
 #include <math.h>
 #include <stdlib.h>
 #include <mpfr.h>
@@ -426,14 +428,16 @@ typedef struct {
 
 static long run_batch(batch *bt_, const char *rel, const char *model, mpe_type st, int blk, int K, long first)
 {
-  const int kb = K / blk, n = bt_->n;
+  const int kb = blk ? K / blk : 0, n = bt_->n;
   const mpe_tc_model *m = mpe_tc_model_get(model, (mpe_type)bt_->at);
   ck_assert_ptr_nonnull(m);
   long miss = 0;
   for (int lvl = 2; lvl >= 0; lvl--) {
     mpe_simd_level_set(lvl);
-    int rc = mpe_mma_scaled(m, n, n, K, bt_->A, (mpe_type)bt_->at, K, bt_->B, (mpe_type)bt_->bt, R, bt_->SA, kb,
-                            bt_->SB, R, st, blk, bt_->C, R, bt_->D, MPE_FP32, R);
+    int rc = blk ? mpe_mma_scaled(m, n, n, K, bt_->A, (mpe_type)bt_->at, K, bt_->B, (mpe_type)bt_->bt, R, bt_->SA,
+                                  kb, bt_->SB, R, st, blk, bt_->C, R, bt_->D, MPE_FP32, R)
+                 : mpe_mma(m, n, n, K, bt_->A, (mpe_type)bt_->at, K, bt_->B, (mpe_type)bt_->bt, R, bt_->C, R, bt_->D,
+                           MPE_FP32, R);
     ck_assert_int_eq(rc, 0);
     for (int r = 0; r < n; r++) {
       const uint32_t g = ts_f2u(bt_->D[r * R + r]);
@@ -450,7 +454,8 @@ static long run_batch(batch *bt_, const char *rel, const char *model, mpe_type s
 }
 
 /* One file: per line atype btype (mpe_type values), K codes of a, K of b,
-   K/blk scales of a and of b, c and MMA-Sim's d (binary32 bits), in hex.
+   K/blk scales of a and of b (none when blk is 0: a plain mpe_mma call), c
+   and MMA-Sim's d (binary32 bits), in hex.
    Lines go to four batches by their number modulo 4 (the generator's four
    kinds of rows), so that the realistic rows, whose scaled exponents suit the
    fast kernels, are run by them and not sent to the portable engine with the
@@ -460,7 +465,7 @@ static void mmasim_file(const char *rel, const char *model, mpe_type st, int blk
   ts_conf *f = ts_conf_open(rel);
   if (!f)
     return;
-  const int kb = K / blk, words = 2 + 2 * K + 2 * kb + 2;
+  const int kb = blk ? K / blk : 0, words = 2 + 2 * K + 2 * kb + 2;
   static batch bs[4];
   uint64_t w[2 + 2 * KMAX + 16 + 2];
   long rows = 0, miss = 0, line = 0;
@@ -522,6 +527,170 @@ START_TEST(test_mmasim)
   printf("MMA-Sim block-scaled: %ld files, %ld outputs, %ld mismatches\n", tl.files, tl.rows, tl.miss);
   ck_assert_int_eq(tl.files, 6);
   ck_assert_int_eq(tl.miss, 0);
+}
+END_TEST
+
+START_TEST(test_mixed_fp8_mmasim)
+{
+  tally tl = { 0, 0, 0 };
+  mmasim_file("mmasim/mma_ada_fp8_mixed_k64.txt.gz", "ada", MPE_E8M0, 0, 64, &tl);
+  mmasim_file("mmasim/wgmma_hopper_fp8_mixed_k64.txt.gz", "h100", MPE_E8M0, 0, 64, &tl);
+  printf("MMA-Sim mixed FP8: %ld files, %ld outputs, %ld mismatches\n", tl.files, tl.rows, tl.miss);
+  ck_assert_int_eq(tl.files, 2);
+  ck_assert_int_eq(tl.miss, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ mixed FP8: the oracle */
+
+/* One block of a plain FP8 model (mpe_tc_model_get(3)) in MPFR, A's elements
+   of format at and B's of bt: the products' exponents e_a + e_b (each at least
+   its own format's emin), c's at least -126 (a zero c at -126 when
+   zero_c_counts, left out after the block with late_c), each addend cut to a
+   multiple of 2^(E_max - F), the exact sum cut to result_bits fraction bits
+   and rounded toward zero to binary32; late_c: then c added, nearest-even. */
+static double oracle_fp8_block(const mpe_tc_params *p, mpe_type at, mpe_type bt, const double *a, const double *b,
+                               int n, double c)
+{
+  double sp = p->late_c ? 0.0 : c;
+  for (int l = 0; l < n; l++)
+    sp += a[l] * b[l];
+  if (isnan(sp) || isinf(sp))
+    return p->late_c ? sp + c : sp;
+  if (p->late_c && !isfinite(c))
+    return c;
+  const ts_fmt f32 = ts_fmt_type(MPE_FP32);
+  mpfr_t sum, t;
+  mpfr_inits2(256, sum, t, (mpfr_ptr)0);
+  int emax = INT32_MIN;
+  const int cin = !p->late_c && (c != 0 || p->zero_c_counts);
+  if (cin)
+    emax = c == 0 ? -126 : ilogb(c) < -126 ? -126 : ilogb(c);
+  for (int l = 0; l < n; l++)
+    if (a[l] != 0 && b[l] != 0) {
+      const int e = elem_exp(at, a[l]) + elem_exp(bt, b[l]);
+      emax = e > emax ? e : emax;
+    }
+  double r = 0.0;
+  if (emax != INT32_MIN) {
+    mpfr_set_zero(sum, 1);
+    for (int l = 0; l <= n; l++) {
+      if (l == n && !cin)
+        break;
+      if (l < n)
+        mpfr_set_d(t, a[l] * b[l], MPFR_RNDN);   /* exact: two FP8 significands */
+      else
+        mpfr_set_d(t, c, MPFR_RNDN);
+      mpfr_mul_2si(t, t, p->align_bits - emax, MPFR_RNDN);
+      mpfr_trunc(t, t);
+      mpfr_add(sum, sum, t, MPFR_RNDN);
+    }
+    mpfr_mul_2si(sum, sum, emax - p->align_bits, MPFR_RNDN);
+    if (p->result_bits) {
+      const ts_fmt cutf = { p->result_bits + 1, -126, 127, 0x1.fffffep127, 1 };
+      r = ts_round_mpfr(sum, &cutf, MPE_RZ, 0, NULL);
+      mpfr_set_d(sum, r, MPFR_RNDN);
+    }
+    r = mpfr_zero_p(sum) ? 0.0 : ts_round_mpfr(sum, &f32, MPE_RZ, 0, NULL);
+  }
+  if (p->late_c) {
+    mpfr_set_d(sum, r, MPFR_RNDN);
+    mpfr_set_d(t, c, MPFR_RNDN);
+    mpfr_add(sum, sum, t, MPFR_RNDN);
+    r = mpfr_zero_p(sum) ? 0.0 : ts_round_mpfr(sum, &f32, MPE_RNE, 0, NULL);
+  }
+  mpfr_clears(sum, t, (mpfr_ptr)0);
+  return r;
+}
+
+/* Mixed E4M3 x E5M2 and E5M2 x E4M3 on the Ada, H100 and B200 FP8 models:
+   every output of mpe_mma and of mpe_gemm (column-major, both operands
+   transposed) at every SIMD level against the oracle, on edge codes (largest
+   finite, smallest normal and subnormal of each format, inf/NaN codes),
+   cancelling pairs, special c, an all-subnormal E5M2 operand, K not a
+   multiple of the block. */
+START_TEST(test_mixed_fp8_oracle)
+{
+  static const char *const gpus[] = { "ada", "h100", "b200" };
+  static const struct { mpe_type a, b; } pairs[] = { { MPE_E4M3, MPE_E5M2 }, { MPE_E5M2, MPE_E4M3 } };
+  static const int Ks[] = { 32, 45, 100 };
+  enum { M = 13, N = 35, KX = 100 };
+  static uint8_t A[M * KX], B[KX * N];
+  static float C[M * N], D[M * N];
+  static double W[M * N], W0[M * N];
+  uint64_t s = ts_seed() + 3131;
+  long checked = 0;
+  for (size_t g = 0; g < 3; g++)
+    for (size_t q = 0; q < 2; q++)
+      for (int pat = 0; pat < 4; pat++) {
+        const int K = Ks[(g + q + (size_t)pat) % 3];
+        const mpe_tc_model *m = mpe_tc_model_get(gpus[g], pairs[q].a);
+        mpe_tc_params p;
+        ck_assert_int_eq(mpe_tc_model_params(m, &p), 0);
+        for (int i = 0; i < M * K; i++)
+          A[i] = edge_code(&s, pairs[q].a, pat == 1 ? 0 : pat);
+        for (int i = 0; i < K * N; i++)
+          B[i] = edge_code(&s, pairs[q].b, pat == 1 ? 0 : pat);
+        if (pat == 3)   /* the E5M2 operand all subnormal: its exponents at -14, not E4M3's -6 */
+          for (int i = 0; i < (pairs[q].b == MPE_E5M2 ? K * N : M * K); i++) {
+            uint8_t *x = pairs[q].b == MPE_E5M2 ? &B[i] : &A[i];
+            *x = (uint8_t)((ts_rand64(&s) & 0x80) | (1 + ts_rand64(&s) % 3));
+          }
+        if (pat == 1)   /* cancelling pairs: a[l+1] = -a[l], b[l+1] = b[l] */
+          for (int l = 0; l + 1 < K; l += 2) {
+            for (int i = 0; i < M; i++)
+              A[i * K + l + 1] = (uint8_t)(A[i * K + l] ^ 0x80);
+            for (int j = 0; j < N; j++)
+              B[(l + 1) * N + j] = B[l * N + j];
+          }
+        for (int i = 0; i < M * N; i++)
+          C[i] = edge_c(&s, pat == 3 ? 0 : pat);
+        for (int i = 0; i < M; i++)
+          for (int j = 0; j < N; j++) {
+            double cw = C[i * N + j], cz = 0.0, a[KX], b[KX];
+            for (int l0 = 0; l0 < K; l0 += p.block) {
+              const int n = K - l0 < p.block ? K - l0 : p.block;
+              for (int l = 0; l < n; l++) {
+                a[l] = elem_value(pairs[q].a, A[i * K + l0 + l]);
+                b[l] = elem_value(pairs[q].b, B[(l0 + l) * N + j]);
+              }
+              cw = oracle_fp8_block(&p, pairs[q].a, pairs[q].b, a, b, n, cw);
+              cz = oracle_fp8_block(&p, pairs[q].a, pairs[q].b, a, b, n, cz);
+            }
+            W[i * N + j] = cw;
+            W0[i * N + j] = cz;
+          }
+        for (int lvl = 2; lvl >= 0; lvl--) {
+          mpe_simd_level_set(lvl);
+          ck_assert_int_eq(mpe_mma(m, M, N, K, A, pairs[q].a, K, B, pairs[q].b, N, C, N, D, MPE_FP32, N), 0);
+          for (int t = 0; t < M * N; t++)
+            ck_assert_msg(same_bits(D[t], W[t]), "%s %s x %s pattern %d K=%d level %d (%d, %d): %08x, want %08x",
+                          gpus[g], mpe_type_name(pairs[q].a), mpe_type_name(pairs[q].b), pat, K, lvl, t / N, t % N,
+                          ts_f2u(D[t]), ts_f2u((float)W[t]));
+          ck_assert_int_eq(mpe_gemm(m, MPE_COL_MAJOR, MPE_TRANS, MPE_TRANS, M, N, K, 1.0f, A, pairs[q].a, K, B,
+                                    pairs[q].b, N, 0.0f, D, MPE_FP32, M), 0);
+          for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++)
+              ck_assert_msg(same_bits(D[j * M + i], W0[i * N + j]), "gemm %s %s x %s pattern %d K=%d level %d (%d, %d)",
+                            gpus[g], mpe_type_name(pairs[q].a), mpe_type_name(pairs[q].b), pat, K, lvl, i, j);
+          checked += 2 * M * N;
+        }
+        mpe_simd_level_set(-1);
+      }
+  /* the same codes in one format give what the single-format call gives: E5M2
+     operands whose values E4M3 holds exactly (normal, exponent -6..8) */
+  const mpe_tc_model *h = mpe_tc_model_get("h100", MPE_E4M3);
+  uint8_t b5[64], b4[64], a4[64];
+  for (int l = 0; l < 64; l++) {
+    a4[l] = edge_code(&s, MPE_E4M3, 0) & 0xf7;   /* no NaN */
+    b5[l] = (uint8_t)((ts_rand64(&s) & 0x80) | (0x24 + ts_rand64(&s) % 0x38));   /* E5M2 2^-6 .. 2^7 */
+    b4[l] = mpe_fp32_to_e4m3(mpe_e5m2_to_fp32(b5[l]), MPE_RNE, 0);
+  }
+  float d1, d2, c1 = 0.25f;
+  ck_assert_int_eq(mpe_mma(h, 1, 1, 64, a4, MPE_E4M3, 64, b5, MPE_E5M2, 1, &c1, 1, &d1, MPE_FP32, 1), 0);
+  ck_assert_int_eq(mpe_mma(h, 1, 1, 64, a4, MPE_E4M3, 64, b4, MPE_E4M3, 1, &c1, 1, &d2, MPE_FP32, 1), 0);
+  ck_assert_uint_eq(ts_f2u(d1), ts_f2u(d2));
+  printf("mixed FP8 oracle: %ld outputs equal to the MPFR model\n", checked);
 }
 END_TEST
 
@@ -646,6 +815,8 @@ static Suite *scaled_suite(void)
   tcase_add_test(tc, test_mxf8f6f4_oracle);
   tcase_add_test(tc, test_mxf4_oracle);
   tcase_add_test(tc, test_mmasim);
+  tcase_add_test(tc, test_mixed_fp8_oracle);
+  tcase_add_test(tc, test_mixed_fp8_mmasim);
   suite_add_tcase(s, tc);
   return s;
 }

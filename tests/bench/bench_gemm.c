@@ -5,7 +5,8 @@
    and sparse tables. Each row: seconds of the model's mpe_gemm and of cblas_sgemm
    (medians), and the ratio t(cblas_sgemm) / t(model): the median of the
    ratios of runs made one right after the other, so that a machine shared
-   with other work slows both alike. */
+   with other work slows both alike. --scaled [n] and --mixed [n]: only the
+   block-scaled or the mixed FP8 table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,65 @@ static int scaled_rows(int n)
   return 0;
 }
 
+/* Mixed FP8 (E4M3 A, E5M2 B) against cblas_sgemm on the same values, and the
+   same model with both operands E4M3 in the same run; n × n × n, uniform and
+   N(0, 1e-3) data. */
+static int mixed_rows(int n)
+{
+  static const char *const gpus[] = { "ada", "h100", "b200" };
+  static const double sig[] = { 0, 1e-3 };
+  const size_t nn = (size_t)n * n;
+  float *a = malloc(nn * 4), *b = malloc(nn * 4), *c = malloc(nn * 4);
+  uint8_t *a8 = malloc(nn), *b8 = malloc(nn), *b4 = malloc(nn);
+  if (!a || !b || !c || !a8 || !b8 || !b4)
+    return 1;
+  const int reps = 5;
+  printf("\nmpe_gemm mixed FP8 (A e4m3, B e5m2) vs cblas_sgemm on the same values, n = %d; the same model "
+         "with B e4m3 in the same run\n", n);
+  printf("%-6s %-8s %9s %9s %7s %11s\n", "model", "data", "mixed s", "sgemm s", "ratio", "e4m3 ratio");
+  for (size_t di = 0; di < sizeof sig / sizeof sig[0]; di++) {
+    uint64_t s = 99 + di;
+    for (size_t i = 0; i < nn; i++) {
+      a8[i] = mpe_fp32_to_e4m3(gauss(&s, sig[di]) * (sig[di] ? 1 / sig[di] : 1), MPE_RNE, 1);
+      b8[i] = mpe_fp32_to_e5m2(gauss(&s, sig[di]), MPE_RNE, 1);
+      b4[i] = mpe_fp32_to_e4m3(mpe_e5m2_to_fp32(b8[i]), MPE_RNE, 1);
+      a[i] = mpe_e4m3_to_fp32(a8[i]);
+      b[i] = mpe_e5m2_to_fp32(b8[i]);
+    }
+    for (size_t g = 0; g < sizeof gpus / sizeof gpus[0]; g++) {
+      const mpe_tc_model *m = mpe_tc_model_get(gpus[g], MPE_E4M3);
+      double tm[9], ts[9], rat[9], r4[9];
+      for (int r = 0; r < reps; r++) {
+        settle();
+        double t0 = now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        ts[r] = now() - t0;
+        settle();
+        t0 = now();
+        int rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, a8, MPE_E4M3, n, b8, MPE_E5M2,
+                          n, 0.0f, c, MPE_FP32, n);
+        tm[r] = now() - t0;
+        settle();
+        t0 = now();
+        rc |= mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, a8, MPE_E4M3, n, b4, MPE_E4M3, n,
+                       0.0f, c, MPE_FP32, n);
+        r4[r] = ts[r] / (now() - t0);
+        if (rc) {
+          fprintf(stderr, "mpe_gemm mixed %s: failed\n", gpus[g]);
+          return 1;
+        }
+        rat[r] = ts[r] / tm[r];
+      }
+      char dist[16];
+      snprintf(dist, sizeof dist, sig[di] == 0 ? "uniform" : "N(%g)", sig[di]);
+      printf("%-6s %-8s %9.3f %9.3f %7.3f %11.3f\n", gpus[g], dist, median(tm, reps), median(ts, reps),
+             median(rat, reps), median(r4, reps));
+    }
+  }
+  free(a); free(b); free(c); free(a8); free(b8); free(b4);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc > 1 && !strcmp(argv[1], "--sparse")) {   /* the sparse rows alone */
@@ -271,6 +331,8 @@ int main(int argc, char **argv)
   }
   if (argc > 1 && !strcmp(argv[1], "--scaled"))   /* the block-scaled rows alone */
     return scaled_rows(argc > 2 ? atoi(argv[2]) : 1024);
+  if (argc > 1 && !strcmp(argv[1], "--mixed"))   /* the mixed FP8 rows alone */
+    return mixed_rows(argc > 2 ? atoi(argv[2]) : 1024);
   static const row rows[] = {
     /* issue 13's targets */
     { "fma-chain", MPE_FP16, ">= 0.8", 0.8 }, { "h100", MPE_FP16, ">= 0.27", 0.27 },
@@ -362,7 +424,7 @@ int main(int argc, char **argv)
     free(a); free(b); free(c); free(a16); free(b16); free(a8); free(b8);
   }
   if (!only) {
-    if (scaled_rows(1024))
+    if (scaled_rows(1024) || mixed_rows(1024))
       return 1;
     failed += call_shapes();
     failed += sparse_rows(1024) + sparse_rows(2048);
