@@ -10,8 +10,10 @@ struct mpe_tc_model {
   int custom;
 };
 
-/* The format a block result is rounded to: binary32 or binary16. */
-typedef struct { int p, emin, emax; mpe_round mode; int result_bits; } mpei_tc_out;
+/* The format a block result is rounded to: binary32 or binary16. c_emin:
+   the floor of a non-zero c's exponent in E_max (emin; -14 for the binary16
+   C of mpe_mma_cd entering a binary32 block, mpei_tc_dot_c16). */
+typedef struct { int p, emin, emax; mpe_round mode; int result_bits; int c_emin; } mpei_tc_out;
 MPEI_HIDDEN void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o);
 
 /* Round mag * 2^exp (plus a sticky bit below mag when sticky != 0) to p bits,
@@ -25,6 +27,12 @@ MPEI_HIDDEN double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int
    is an exact value of the output format (NaN: any NaN). */
 MPEI_HIDDEN double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b,
                                long bstride, int k, double c, int out16);
+
+/* mpei_tc_dot with binary32 output whose c is a binary16 value (Volta's
+   mma.m8n8k4 .f32 D with .f16 C): in the first block c's exponent has
+   binary16's floor -14; the later blocks are mpei_tc_dot's. */
+MPEI_HIDDEN double mpei_tc_dot_c16(const struct mpe_tc_model *m, const double *a, const double *b, long bstride,
+                                   int k, double c);
 
 /* Convert one operand element to its exact input-format value (double). */
 MPEI_HIDDEN double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, size_t idx);

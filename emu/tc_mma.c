@@ -3,6 +3,7 @@
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -171,6 +172,113 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
       }
   }
   free(acc);
+  return r;
+}
+
+static size_t elem_size(mpe_type t);
+
+int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype, int lda,
+               const void *B, mpe_type btype, int ldb, const void *C, mpe_type ctype, int ldc, void *D,
+               mpe_type dtype, int ldd)
+{
+  if (ctype == dtype)
+    return mpe_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
+  /* C's type is checked as D's would be, then for the one mixed form */
+  const int mixed = mixed_fp8(model, atype, btype);
+  if (!model || model->p.scale_group || mpei_type_is_int(model->p.in) || (ctype != MPE_FP16 && ctype != MPE_FP32) ||
+      mpei_tc_mma_check(model->p.in, m, n, k, A, mixed ? model->p.in : atype, lda, B, mixed ? model->p.in : btype,
+                        ldb, C, ldc, D, dtype, ldd))
+    return MPE_EINVAL;
+  /* binary16 C, binary32 D: Volta's m8n8k4 (and the references, and custom models) */
+  const char *nm = model->name;
+  if (ctype != MPE_FP16 || model->p.in != MPE_FP16 ||
+      (strcmp(nm, "v100") && strcmp(nm, "exact") && strcmp(nm, "fma-chain") && strcmp(nm, "custom")))
+    return MPE_EUNSUP;
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  /* binary16 subnormal C values: in the first block their exponent's floor is
+     -14, not binary32's -126 (for every other C the floors give the same E_max) */
+  float *c32 = C ? malloc(sizeof(float) * (size_t)m * n) : NULL;   /* C's values, exact */
+  if (C && !c32)
+    return MPE_ENOMEM;
+  long nsub = 0;
+#pragma omp parallel for schedule(static) reduction(+: nsub) if ((long)m * n > 65536)
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n && C; j++) {
+      const uint16_t h = ((const uint16_t *)C)[(size_t)i * ldc + j];
+      c32[(size_t)i * n + j] = mpe_fp16_to_fp32(h);
+      nsub += (h & 0x7fffu) && !(h & 0x7c00u) && model->p.kind == MPE_TC_BLOCK;
+    }
+  /* one call, then those outputs again through the engine (all of K); or,
+     when they are many (the engine's work, about nsub * k, above ten times
+     the outputs), the first block alone with C's binary16 values, those
+     outputs' first block again through the engine, then the rest of K from
+     its binary32 results */
+  const int k1 = k > model->p.block && (double)nsub * k > 10.0 * m * n ? model->p.block : k;
+  float *acc = malloc(sizeof(float) * (size_t)m * n * (k1 < k ? 2 : 1));
+  if (!acc) {
+    free(c32);
+    return MPE_ENOMEM;
+  }
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
+  mpei_tc_opnd c = { c32, MPE_FP32, n, 1, NULL };
+  int r = mpei_tc_run(model, m, n, k1, &a, &b, &c, 0, acc);
+  double *ad = NULL;
+  if (r == MPE_OK && nsub) {
+    /* the operands of the first k1 products decoded once: A's columns, B's rows (as columns) */
+    ad = malloc(sizeof(double) * (size_t)k1 * ((size_t)m + n));
+    if (!ad)
+      r = MPE_ENOMEM;
+  }
+  if (r == MPE_OK && nsub) {
+    double *bd = ad + (size_t)k1 * m;
+    /* only the rows and columns those outputs use */
+    unsigned char *need = calloc((size_t)m + n, 1);
+    if (!need) {
+      free(ad);
+      free(acc);
+      free(c32);
+      return MPE_ENOMEM;
+    }
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        const uint16_t h = ((const uint16_t *)C)[(size_t)i * ldc + j];
+        if ((h & 0x7fffu) && !(h & 0x7c00u))
+          need[i] = need[m + j] = 1;
+      }
+#pragma omp parallel for schedule(static) if ((long)m * k1 > 65536)
+    for (int i = 0; i < m; i++)
+      for (int l = 0; l < k1 && need[i]; l++)
+        ad[(size_t)i * k1 + l] = mpei_tc_load(model, A, atype, (size_t)i * lda + l);
+#pragma omp parallel for schedule(static) if ((long)n * k1 > 65536)
+    for (int j = 0; j < n; j++)
+      for (int l = 0; l < k1 && need[m + j]; l++)
+        bd[(size_t)j * k1 + l] = mpei_tc_load(model, B, btype, (size_t)l * ldb + j);
+    free(need);
+#pragma omp parallel for schedule(static) if ((long)nsub * k1 > 20000)
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        const uint16_t h = ((const uint16_t *)C)[(size_t)i * ldc + j];
+        if ((h & 0x7fffu) && !(h & 0x7c00u))
+          acc[(size_t)i * n + j] = mpei_tc_f_canon(
+              mpei_tc_dot_c16(model, ad + (size_t)i * k1, bd + (size_t)j * k1, 1, k1, mpe_fp16_to_fp32(h)));
+      }
+  }
+  free(ad);
+  float *out = acc;
+  if (r == MPE_OK && k1 < k) {
+    /* the later blocks: A and B from column / row k1 on, C the first block's results */
+    mpei_tc_opnd a2 = { (const char *)A + (size_t)k1 * elem_size(atype), atype, lda, 1, NULL };
+    mpei_tc_opnd b2 = { (const char *)B + (size_t)k1 * ldb * elem_size(btype), btype, ldb, 1, NULL };
+    mpei_tc_opnd c2 = { acc, MPE_FP32, n, 1, NULL };
+    out = acc + (size_t)m * n;
+    r = mpei_tc_run(model, m, n, k - k1, &a2, &b2, &c2, 0, out);
+  }
+  if (r == MPE_OK)
+    for (int i = 0; i < m; i++)
+      memcpy((float *)D + (size_t)i * ldd, out + (size_t)i * n, sizeof(float) * (size_t)n);
+  free(acc);
+  free(c32);
   return r;
 }
 

@@ -259,6 +259,7 @@ void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o)
      fraction bits (the FP8 units of Ada and Hopper), then rounded; with
      binary16 output the same units fit the data without the cut */
   o->result_bits = !out16 && m->p.kind == MPE_TC_BLOCK && m->p.result_bits > 0 ? m->p.result_bits : 0;
+  o->c_emin = o->emin;
 }
 
 double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int p, int emin, int emax,
@@ -421,7 +422,7 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
     uint64_t mc = 0;
     int ec = o->emin;
     if (c != 0)
-      decode(c, o->p, o->emin, &mc, &ec);
+      decode(c, o->p, o->c_emin, &mc, &ec);
     if (!have || ec > emax)
       emax = ec;
     have = 1;
@@ -586,6 +587,18 @@ double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *
     c = block(m, &o, a + l0, b + (long)l0 * bs, bs, n, c);
   }
   return c;
+}
+
+double mpei_tc_dot_c16(const struct mpe_tc_model *m, const double *a, const double *b, long bs, int k, double c)
+{
+  if (m->p.kind != MPE_TC_BLOCK || k == 0)
+    return mpei_tc_dot(m, a, b, bs, k, c, 0);   /* c's exponent plays no part */
+  mpei_tc_out o;
+  mpei_tc_out_of(m, 0, &o);
+  o.c_emin = -14;
+  const int n = k < m->p.block ? k : m->p.block;
+  c = block(m, &o, a, b, bs, n, c);
+  return n < k ? mpei_tc_dot(m, a + n, b + (long)n * bs, bs, k - n, c, 0) : c;
 }
 
 /* ------------------------------------------------------------------ operands */

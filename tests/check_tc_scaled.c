@@ -422,9 +422,14 @@ enum { R = 96, KMAX = 128 };
 typedef struct {
   uint8_t A[R * KMAX], B[KMAX * R], SA[R * 8], SB[8 * R];
   float C[R * R], D[R * R];
+  uint16_t C16[R * R];   /* C, A, B as binary16 (mpe_mma_cd), when c16_file */
+  uint16_t A16[R * KMAX], B16[KMAX * R];
   uint32_t want[R];
   int n, at, bt;
 } batch;
+
+/* C binary16, D binary32: the files of Volta's m8n8k4 .f32.f16.f16.f16 */
+static int c16_file;
 
 static long run_batch(batch *bt_, const char *rel, const char *model, mpe_type st, int blk, int K, long first)
 {
@@ -434,7 +439,9 @@ static long run_batch(batch *bt_, const char *rel, const char *model, mpe_type s
   long miss = 0;
   for (int lvl = 2; lvl >= 0; lvl--) {
     mpe_simd_level_set(lvl);
-    int rc = blk ? mpe_mma_scaled(m, n, n, K, bt_->A, (mpe_type)bt_->at, K, bt_->B, (mpe_type)bt_->bt, R, bt_->SA,
+    int rc = c16_file ? mpe_mma_cd(m, n, n, K, bt_->A16, MPE_FP16, K, bt_->B16, MPE_FP16, R, bt_->C16, MPE_FP16, R,
+                                   bt_->D, MPE_FP32, R)
+             : blk ? mpe_mma_scaled(m, n, n, K, bt_->A, (mpe_type)bt_->at, K, bt_->B, (mpe_type)bt_->bt, R, bt_->SA,
                                   kb, bt_->SB, R, st, blk, bt_->C, R, bt_->D, MPE_FP32, R)
                  : mpe_mma(m, n, n, K, bt_->A, (mpe_type)bt_->at, K, bt_->B, (mpe_type)bt_->bt, R, bt_->C, R, bt_->D,
                            MPE_FP32, R);
@@ -490,14 +497,19 @@ static void mmasim_file(const char *rel, const char *model, mpe_type st, int blk
     for (int l = 0; l < K; l++) {
       b->A[n * K + l] = (uint8_t)w[2 + l];
       b->B[l * R + n] = (uint8_t)w[2 + K + l];
+      b->A16[n * K + l] = (uint16_t)w[2 + l];
+      b->B16[l * R + n] = (uint16_t)w[2 + K + l];
     }
     for (int q = 0; q < kb; q++) {
       b->SA[n * kb + q] = (uint8_t)w[2 + 2 * K + q];
       b->SB[q * R + n] = (uint8_t)w[2 + 2 * K + kb + q];
     }
-    for (int j = 0; j < R; j++)
+    for (int j = 0; j < R; j++) {
       b->C[n * R + j] = 0.0f;
+      b->C16[n * R + j] = 0;
+    }
     b->C[n * R + n] = ts_u2f((uint32_t)w[words - 2]);
+    b->C16[n * R + n] = (uint16_t)w[words - 2];
     b->want[n] = (uint32_t)w[words - 1];
     b->n++;
   }
@@ -538,6 +550,41 @@ START_TEST(test_mixed_fp8_mmasim)
   printf("MMA-Sim mixed FP8: %ld files, %ld outputs, %ld mismatches\n", tl.files, tl.rows, tl.miss);
   ck_assert_int_eq(tl.files, 2);
   ck_assert_int_eq(tl.miss, 0);
+}
+END_TEST
+
+/* Volta's mma.m8n8k4 with a binary16 C and a binary32 D (mpe_mma_cd). */
+START_TEST(test_c16_d32)
+{
+  tally tl = { 0, 0, 0 };
+  c16_file = 1;
+  mmasim_file("mmasim/mma_volta_m8n8k4_f32_f16c_k16.txt.gz", "v100", MPE_E8M0, 0, 16, &tl);
+  fflush(stdout);
+  c16_file = 0;
+  ck_assert_int_eq(tl.files, 1);
+  ck_assert_int_eq(tl.miss, 0);
+  /* by hand: a = b = 2^-10 (1 + 2^-10), c = 2^-20 (a binary16 subnormal, 0x0010). Its exponent's
+     floor is binary16's -14: E_max = -14, addends cut at 2^-37, the product's last bit 2^-40
+     is lost: d = 2^-19 (1 + 2^-10). As a binary32 c (mpe_mma), E_max = -20 keeps it. */
+  const mpe_tc_model *v = mpe_tc_model_get("v100", MPE_FP16);
+  uint16_t a[4] = { 0x1401 }, b[4] = { 0x1401 }, c16 = 0x0010, h;
+  float d, c32 = 0x1p-20f;
+  ck_assert_int_eq(mpe_mma_cd(v, 1, 1, 4, a, MPE_FP16, 4, b, MPE_FP16, 1, &c16, MPE_FP16, 1, &d, MPE_FP32, 1), 0);
+  ck_assert_float_eq(d, ldexpf(1.0f + 0x1p-10f, -19));
+  ck_assert_int_eq(mpe_mma(v, 1, 1, 4, a, MPE_FP16, 4, b, MPE_FP16, 1, &c32, 1, &d, MPE_FP32, 1), 0);
+  ck_assert_float_eq(d, ldexpf(1.0f + 0x1p-10f + 0x1p-21f, -19));
+  /* the other combinations: mpe_mma itself, or no instruction */
+  ck_assert_int_eq(mpe_mma_cd(v, 1, 1, 4, a, MPE_FP16, 4, b, MPE_FP16, 1, &c16, MPE_FP16, 1, &h, MPE_FP16, 1), 0);
+  ck_assert_int_eq(mpe_mma_cd(v, 1, 1, 4, a, MPE_FP16, 4, b, MPE_FP16, 1, &c32, MPE_FP32, 1, &h, MPE_FP16, 1),
+                   MPE_EUNSUP);
+  ck_assert_int_eq(mpe_mma_cd(mpe_tc_model_get("a100", MPE_FP16), 1, 1, 4, a, MPE_FP16, 4, b, MPE_FP16, 1, &c16,
+                              MPE_FP16, 1, &d, MPE_FP32, 1), MPE_EUNSUP);
+  ck_assert_int_eq(mpe_mma_cd(v, 1, 1, 4, a, MPE_FP16, 4, b, MPE_FP16, 1, &c16, MPE_BF16, 1, &d, MPE_FP32, 1),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma_cd(NULL, 1, 1, 4, a, MPE_FP16, 4, b, MPE_FP16, 1, &c16, MPE_FP16, 1, &d, MPE_FP32, 1),
+                   MPE_EINVAL);
+  /* the fast kernels and the engine at every level, large enough for the kernels:
+     the MMA-Sim rows above run as the diagonal of 96 x 96 calls */
 }
 END_TEST
 
@@ -817,6 +864,7 @@ static Suite *scaled_suite(void)
   tcase_add_test(tc, test_mmasim);
   tcase_add_test(tc, test_mixed_fp8_oracle);
   tcase_add_test(tc, test_mixed_fp8_mmasim);
+  tcase_add_test(tc, test_c16_d32);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -114,6 +114,15 @@ MPE_API int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
                     const void *B, mpe_type btype, int ldb,
                     const void *C, int ldc, void *D, mpe_type dtype, int ldd);
 
+/* mpe_mma with C and D of their own types: ctype == dtype is mpe_mma; ctype MPE_FP16 (C as
+   uint16_t binary16 patterns) with dtype MPE_FP32 is Volta's mma.sync.m8n8k4 .f32.f16.f16.f16
+   (models "v100", "exact", "fma-chain" and custom FP16 models; MPE_EUNSUP for the other GPUs,
+   which have no such instruction). See mpe_mma_cd(3). */
+MPE_API int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k,
+                       const void *A, mpe_type atype, int lda,
+                       const void *B, mpe_type btype, int ldb,
+                       const void *C, mpe_type ctype, int ldc, void *D, mpe_type dtype, int ldd);
+
 /* BLAS semantics (what cublasGemmEx/cublasLtMatmul compute): accumulator starts at 0,
    C = alpha*acc + beta*C. Argument order follows cblas_sgemm with types added.
    Integer models: ctype MPE_INT32, alpha and beta integers (cuBLASLt's CUBLAS_COMPUTE_32I

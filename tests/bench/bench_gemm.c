@@ -5,8 +5,8 @@
    and sparse tables. Each row: seconds of the model's mpe_gemm and of cblas_sgemm
    (medians), and the ratio t(cblas_sgemm) / t(model): the median of the
    ratios of runs made one right after the other, so that a machine shared
-   with other work slows both alike. --scaled [n] and --mixed [n]: only the
-   block-scaled or the mixed FP8 table. */
+   with other work slows both alike. --scaled [n], --mixed [n], --c16 [n]: only
+   the block-scaled, mixed FP8 or binary16-C table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +322,59 @@ static int mixed_rows(int n)
   return 0;
 }
 
+/* Volta's binary16 C, binary32 D (mpe_mma_cd, v100) against cblas_sgemm on the
+   same values, and mpe_mma v100 with the same C in binary32 in the same run;
+   C uniform, and C of binary16 subnormals (the outputs the engine redoes). */
+static int c16_rows(int n)
+{
+  const size_t nn = (size_t)n * n;
+  float *a = malloc(nn * 4), *b = malloc(nn * 4), *c = malloc(nn * 4), *d = malloc(nn * 4);
+  uint16_t *a16 = malloc(nn * 2), *b16 = malloc(nn * 2), *c16 = malloc(nn * 2);
+  if (!a || !b || !c || !d || !a16 || !b16 || !c16)
+    return 1;
+  const mpe_tc_model *v = mpe_tc_model_get("v100", MPE_FP16);
+  const int reps = 5;
+  printf("\nmpe_mma_cd v100 (binary16 C, binary32 D) vs cblas_sgemm, n = %d; mpe_mma v100 (binary32 C) "
+         "in the same run\n", n);
+  printf("%-16s %9s %9s %7s %11s\n", "C", "cd s", "sgemm s", "ratio", "mma ratio");
+  for (int sub = 0; sub < 2; sub++) {
+    uint64_t s = 4242 + (uint64_t)sub;
+    for (size_t i = 0; i < nn; i++) {
+      a16[i] = mpe_fp32_to_fp16(gauss(&s, 0), MPE_RNE);
+      b16[i] = mpe_fp32_to_fp16(gauss(&s, 0), MPE_RNE);
+      c16[i] = mpe_fp32_to_fp16(gauss(&s, 0) * (sub ? 0x1p-16f : 1.0f), MPE_RNE);
+      a[i] = mpe_fp16_to_fp32(a16[i]);
+      b[i] = mpe_fp16_to_fp32(b16[i]);
+      c[i] = mpe_fp16_to_fp32(c16[i]);
+    }
+    double tm[9], ts[9], rat[9], rm[9];
+    for (int r = 0; r < reps; r++) {
+      settle();
+      memcpy(d, c, nn * 4);
+      double t0 = now();
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 1.0f, d, n);
+      ts[r] = now() - t0;
+      settle();
+      t0 = now();
+      int rc = mpe_mma_cd(v, n, n, n, a16, MPE_FP16, n, b16, MPE_FP16, n, c16, MPE_FP16, n, d, MPE_FP32, n);
+      tm[r] = now() - t0;
+      settle();
+      t0 = now();
+      rc |= mpe_mma(v, n, n, n, a16, MPE_FP16, n, b16, MPE_FP16, n, c, n, d, MPE_FP32, n);
+      rm[r] = ts[r] / (now() - t0);
+      if (rc) {
+        fprintf(stderr, "mpe_mma_cd: failed\n");
+        return 1;
+      }
+      rat[r] = ts[r] / tm[r];
+    }
+    printf("%-16s %9.3f %9.3f %7.3f %11.3f\n", sub ? "subnormal fp16" : "uniform", median(tm, reps),
+           median(ts, reps), median(rat, reps), median(rm, reps));
+  }
+  free(a); free(b); free(c); free(d); free(a16); free(b16); free(c16);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc > 1 && !strcmp(argv[1], "--sparse")) {   /* the sparse rows alone */
@@ -333,6 +386,8 @@ int main(int argc, char **argv)
     return scaled_rows(argc > 2 ? atoi(argv[2]) : 1024);
   if (argc > 1 && !strcmp(argv[1], "--mixed"))   /* the mixed FP8 rows alone */
     return mixed_rows(argc > 2 ? atoi(argv[2]) : 1024);
+  if (argc > 1 && !strcmp(argv[1], "--c16"))   /* the binary16-C rows alone */
+    return c16_rows(argc > 2 ? atoi(argv[2]) : 1024);
   static const row rows[] = {
     /* issue 13's targets */
     { "fma-chain", MPE_FP16, ">= 0.8", 0.8 }, { "h100", MPE_FP16, ">= 0.27", 0.27 },
@@ -424,7 +479,7 @@ int main(int argc, char **argv)
     free(a); free(b); free(c); free(a16); free(b16); free(a8); free(b8);
   }
   if (!only) {
-    if (scaled_rows(1024) || mixed_rows(1024))
+    if (scaled_rows(1024) || mixed_rows(1024) || c16_rows(1024))
       return 1;
     failed += call_shapes();
     failed += sparse_rows(1024) + sparse_rows(2048);
