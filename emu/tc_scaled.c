@@ -124,14 +124,13 @@ static inline int64_t cut(uint64_t mag, int ex, int q)
   return -sh >= 64 ? 0 : (int64_t)(mag >> -sh);
 }
 
-/* c's addend: 24-bit significand at exponent e_c - 23 */
+/* c's addend (c a finite binary32 value): its 24-bit significand at
+   exponent e_c - 23, e_c = max(floor(log2|c|), -126), from its bits */
 static inline void c_addend(double c, int *ec, uint64_t *mc)
 {
-  int e = ilogb(c);
-  if (e < -126)
-    e = -126;
-  *ec = e;
-  *mc = (uint64_t)ldexp(fabs(c), 23 - e);
+  const uint32_t u = mpei_f2u((float)c), eb = u >> 23 & 0xffu;
+  *ec = eb ? (int)eb - 127 : -126;
+  *mc = eb ? (u & 0x7fffffu) | 0x800000u : u & 0x7fffffu;
 }
 
 static double finish(int64_t s, int q, mpe_round r)
@@ -140,6 +139,13 @@ static double finish(int64_t s, int q, mpe_round r)
     return 0.0;
   const int neg = s < 0;
   const uint64_t mag = neg ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
+  const int msb = 63 - __builtin_clzll(mag), e = msb + q;
+  if (r == MPE_RZ && e >= -126 && e <= 127) {
+    /* a normal binary32 result toward zero: the top 24 bits of the sum */
+    const uint64_t m24 = msb >= 23 ? mag >> (msb - 23) : mag << (23 - msb);
+    const uint32_t u = (uint32_t)(e + 127) << 23 | ((uint32_t)m24 & 0x7fffffu);
+    return (double)mpei_u2f(u | (neg ? 0x80000000u : 0));
+  }
   double v = mpei_tc_round(neg, mag, q, 0, 24, -126, 127, r);
   return v == 0 ? 0.0 : v;   /* a result that rounds to zero is +0 (MMA-Sim) */
 }
