@@ -393,6 +393,9 @@ static int run_groups(const struct mpe_tc_model *m, int M, int N, int K, const m
   if (!isa->tc_fma || !isa->tc_blk || G > 16 || L / G > 64 || (long)M * N * (K + 1) < 4096)
     return MPE_EUNSUP;
   const int mr = isa->tc_mrf, vw = MPEI_TC_NRF * isa->tc_vw;
+  enum { TILE = 12 * 32 };   /* the tile buffers below: AVX-512's 12 x 32, AVX2's 6 x 16 */
+  if (mr * vw > TILE)
+    return MPE_EUNSUP;
   const int Kp = (K + L - 1) / L * L, mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
   const int nb = Kp / G;   /* groups along K; the scales of group g are those of element g*G */
   const size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
@@ -421,7 +424,7 @@ static int run_groups(const struct mpe_tc_model *m, int M, int N, int K, const m
 #pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
   for (int ip = 0; ip < mp; ip++)
     for (int jp = 0; jp < np; jp++) {
-      float gs[64][12 * 32], ga[64][12 * 32], cur[12 * 32];
+      float gs[64][TILE], ga[64][TILE], cur[TILE];
       for (int r = 0; r < mr; r++)
         for (int jj = 0; jj < vw; jj++) {
           const int i = ip * mr + r, j = jp * vw + jj;
