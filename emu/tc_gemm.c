@@ -38,7 +38,8 @@ typedef struct {
 static void decoder_init(decoder *d, const struct mpe_tc_model *m, mpe_type t)
 {
   d->m = m;
-  d->f = (const struct mpe_format *)mpe_format_of(m->p.in);
+  /* a packed FP8 operand in its own format (a mixed call), binary32 ones to `in` */
+  d->f = (const struct mpe_format *)mpe_format_of(t == MPE_E4M3 || t == MPE_E5M2 ? t : m->p.in);
   d->maxbits = mpei_f2u((float)d->f->maxv);
   d->drop = 24 - d->f->p;
   if (t == MPE_E4M3 || t == MPE_E5M2)
@@ -165,7 +166,9 @@ static int pack_panel_vec(const mpei_isa_kernels *isa, const mpei_tc_opnd *x, in
 int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows, int K,
                 int Kp, int w, mpei_tc_panels *pk, unsigned char *bad)
 {
-  const int pin = ((const struct mpe_format *)mpe_format_of(m->p.in))->emin;
+  if (x->sc)   /* block-scaled operands: tc_scaled.c */
+    return mpei_tc_pack_scaled(x, transpose, rows, K, Kp, w, pk->v, pk->e, bad, EXP_LO, EXP_HI);
+  const int pin = ((const struct mpe_format *)mpe_format_of(x->t == MPE_E4M3 || x->t == MPE_E5M2 ? x->t : m->p.in))->emin;
   int npan = (rows + w - 1) / w, unsafe = 0;
   decoder d;
   decoder_init(&d, m, x->t);
@@ -237,6 +240,21 @@ void mpei_tc_tile_put(float *acc, int M, int N, int ip, int jp, int mr, int vw, 
     }
 }
 
+/* Output (i, j) by the portable engine (the fix-up of outputs touched by
+   inf/NaN); ra: room for 2K + 2 values. */
+static double fix_dot(const struct mpe_tc_model *m, const mpei_tc_opnd *a, const mpei_tc_opnd *b, int i, int j,
+                      int K, double cv, int out16, double *ra)
+{
+  if (a->sc)
+    return mpei_tc_dot_scaled(m, a, b, i, j, K, cv);
+  double *cb = ra + K + 1;
+  for (int l = 0; l < K; l++) {
+    ra[l] = mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
+    cb[l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
+  }
+  return mpei_tc_dot(m, ra, cb, 1, K, cv, out16);
+}
+
 /* The output one thread tile at a time: with epi, each tile's accumulators live
    in a buffer of the thread (zero at the start, padded to whole kernel tiles)
    and go through the fix-up and the BLAS epilogue into C as soon as the tile's
@@ -250,7 +268,7 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   if (!isa->tc_blk || (long)M * N * (K + 1) < 4096)
     return MPE_EUNSUP;
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
-  if (m->p.kind == MPE_TC_EXACT)
+  if (m->p.kind == MPE_TC_EXACT || m->p.scale_group > 1)   /* groups of products: tc_scaled.c */
     return MPE_EUNSUP;
   const mpei_tc_acc path = mpei_tc_acc_of(&m->p);
   if (path == MPEI_TC_ACC_NONE)
@@ -397,12 +415,7 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
               const int i = i0 + ii, j = j0 + jj;
               if (!rowbad[i] && !colbad[j])
                 continue;
-              double *cb = tra + K + 1;
-              for (int l = 0; l < K; l++) {
-                tra[l] = mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
-                cb[l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
-              }
-              tacc[(size_t)ii * tn + jj] = mpei_tc_f_canon(mpei_tc_dot(m, tra, cb, 1, K, 0.0, 0));
+              tacc[(size_t)ii * tn + jj] = mpei_tc_f_canon(fix_dot(m, a, b, i, j, K, 0.0, 0, tra));
             }
         for (int ii = 0; ii < ni; ii++)
           isa->tc_epilogue(epi->C + (size_t)(i0 + ii) * epi->ldc + j0, tacc + (size_t)ii * tn, nj, epi->alpha,
@@ -416,7 +429,6 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   mpei_tc_finish(acc, (size_t)M * N, fma, out16);
   if (!fma) {
     /* outputs touched by inf/NaN: the portable engine */
-    double *cb = ra + K + 1;
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++) {
         double cv = 0.0;
@@ -426,11 +438,7 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
         }
         if (!rowbad[i] && !colbad[j] && isfinite(cv))
           continue;
-        for (int l = 0; l < K; l++) {
-          ra[l] = mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
-          cb[l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
-        }
-        acc[(size_t)i * N + j] = mpei_tc_f_canon(mpei_tc_dot(m, ra, cb, 1, K, cv, out16));
+        acc[(size_t)i * N + j] = mpei_tc_f_canon(fix_dot(m, a, b, i, j, K, cv, out16, ra));
       }
   }
 out:

@@ -16,8 +16,15 @@ struct mpe_tc_model {
 /* Convert one operand element to its exact input-format value (double). */
 MPEI_HIDDEN double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, size_t idx);
 
-/* Operand view: element (i, l) at index i*rs + l*cs. */
-typedef struct { const void *p; mpe_type t; long rs, cs; } mpei_tc_opnd;
+/* Scales of a block-scaled operand (mpe_mma_scaled): the scale of the
+   element whose index across K is i (A's row, B's column) and along K is l
+   is code p[i*rs + (l/block)*cs] of t (MPE_E8M0, or MPE_E4M3 read without
+   its sign bit). */
+typedef struct { const uint8_t *p; mpe_type t; long rs, cs; int block; } mpei_tc_scale;
+
+/* Operand view: element (i, l) at index i*rs + l*cs; sc: NULL, or the
+   scales of a block-scaled operand (whose t is then its element format). */
+typedef struct { const void *p; mpe_type t; long rs, cs; const mpei_tc_scale *sc; } mpei_tc_opnd;
 
 /* A BLAS-style GEMM call (mpe_gemm, and the integer GEMM of tc_int.c) made
    row-major: the leading dimensions checked against the stored shapes, NULL

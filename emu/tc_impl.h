@@ -12,6 +12,8 @@ typedef struct {
   int result_bits;
   int zexp;        /* the exponent of a zero c in E_max; MPEI_TC_ZERO_EXP: it drops out */
   int zero_sign;   /* 1: every zero block result is +0 */
+  int c_emin;      /* the floor of a non-zero c's exponent in E_max (emin; -14 for the
+                      binary16 C of mpe_mma_cd entering a binary32 block, mpei_tc_dot_c16) */
 } mpei_tc_out;
 MPEI_HIDDEN void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o);
 
@@ -26,6 +28,12 @@ MPEI_HIDDEN double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int
    is an exact value of the output format (NaN: any NaN). */
 MPEI_HIDDEN double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b,
                                long bstride, int k, double c, int out16);
+
+/* mpei_tc_dot with binary32 output whose c is a binary16 value (Volta's
+   mma.m8n8k4 .f32 D with .f16 C): in the first block c's exponent has
+   binary16's floor -14; the later blocks are mpei_tc_dot's. */
+MPEI_HIDDEN double mpei_tc_dot_c16(const struct mpe_tc_model *m, const double *a, const double *b, long bstride,
+                                   int k, double c);
 
 /* The shared driver of mpe_mma and mpe_gemm: acc[i*n + j] receives the value of
    output (i, j) of the chained-block computation (exact output-format values,
@@ -152,6 +160,24 @@ MPEI_HIDDEN int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout la
                                  mpe_trans tb, int m, int n, int k, float alpha, const void *A,
                                  mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                                  float beta, void *C, mpe_type ctype, int ldc);
+
+/* ---- block-scaled models (tc_scaled.c) */
+/* The rules for a custom model's block-scaled fields (scale_group,
+   scale_fmts, scale_zero_exp and what they ask of the others): MPE_OK or
+   MPE_EINVAL. */
+MPEI_HIDDEN int mpei_tc_scaled_params_ok(const mpe_tc_params *p);
+/* Output (i, j) of a block-scaled call under model m (scale_group > 0):
+   row i of a, column j of b (both with sc set), initial accumulator c (an
+   exact binary32 value). Returns the exact binary32 result (NaN: any NaN). */
+MPEI_HIDDEN double mpei_tc_dot_scaled(const struct mpe_tc_model *m, const mpei_tc_opnd *a, const mpei_tc_opnd *b,
+                                      int i, int j, int K, double c);
+/* mpei_tc_pack (tc_pack.h) for an operand with scales: the value of each
+   element times its scale (binary32) and, with pk->e, the element's exponent
+   (at least its format's emin) plus the scale's; rows holding an inf, a NaN
+   or a NaN scale are marked in bad. Returns 1 when some exponent is outside
+   [lo, hi]. */
+MPEI_HIDDEN int mpei_tc_pack_scaled(const mpei_tc_opnd *x, int transpose, int rows, int K, int Kp, int w,
+                                    float *v, int32_t *e, unsigned char *bad, int lo, int hi);
 
 /* binary16 bits of an exact binary16 value (NaN -> 0x7fff) and back. */
 MPEI_HIDDEN uint16_t mpei_tc_h_bits(double v);

@@ -127,7 +127,7 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
   if (!ad)
     return MPE_ENOMEM;
   int16_t *bt = ad + (size_t)M * K;
-  mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs };   /* column j of B as row j */
+  mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs, NULL };   /* column j of B as row j */
   int r = decode_all(a, M, K, ad);
   if (r == MPE_OK)
     r = decode_all(&bT, N, K, bt);
@@ -207,7 +207,7 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
     int s = q / (2 * segp), off = q % (2 * segp), l = s * seg + off;
     kmap[q] = off < seg && l < K ? l : -1;
   }
-  mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs };
+  mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs, NULL };
   if (pack(a, M, KP, kmap, mr, pa) | pack(&bT, N, KP, kmap, nb, pb)) {
     r = MPE_ERANGE;
     goto out;
@@ -326,7 +326,7 @@ int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n; j++)
       acc[(size_t)i * n + j] = C ? ((const int32_t *)C)[(size_t)i * ldc + j] : 0;
-  mpei_tc_opnd a = { A, atype, lda, 1 }, b = { B, btype, ldb, 1 };
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
   r = int_run(model, m, n, k, &a, &b, acc);
   if (r == MPE_OK)
     for (int i = 0; i < m; i++)

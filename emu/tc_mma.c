@@ -3,6 +3,7 @@
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -109,6 +110,32 @@ int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc
   return run_portable(m, M, N, K, a, b, c, out16, acc);
 }
 
+static int is_fp8(mpe_type t)
+{
+  return t == MPE_E4M3 || t == MPE_E5M2;
+}
+
+/* A mixed FP8 call: an FP8 model, one operand packed E4M3 and the other
+   packed E5M2 (the e4m3.e5m2 / e5m2.e4m3 forms of the FP8 instructions). */
+static int mixed_fp8(const struct mpe_tc_model *m, mpe_type at, mpe_type bt)
+{
+  return m && is_fp8(m->p.in) && is_fp8(at) && is_fp8(bt) && at != bt;
+}
+
+/* The model that runs views a and b: m itself, or for a mixed call a copy
+   in *tmp whose in and in_b are the formats of a and b (so that the engine
+   and the packers decode each operand in its own format). */
+static const struct mpe_tc_model *run_model(const struct mpe_tc_model *m, mpe_type at, mpe_type bt,
+                                            struct mpe_tc_model *tmp)
+{
+  if (!mixed_fp8(m, at, bt))
+    return m;
+  *tmp = *m;
+  tmp->p.in = at;
+  tmp->p.in_b = bt;
+  return tmp;
+}
+
 int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
             const void *A, mpe_type atype, int lda,
             const void *B, mpe_type btype, int ldb,
@@ -117,7 +144,11 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
                 dtype == MPE_INT32))
     return mpei_tc_int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
-  if (!model || mpei_tc_mma_check(model->p.in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd))
+  /* a mixed FP8 call is checked as one in the model's format */
+  const int mixed = mixed_fp8(model, atype, btype);
+  if (!model || model->p.scale_group ||   /* block-scaled models: mpe_mma_scaled */
+      mpei_tc_mma_check(model->p.in, m, n, k, A, mixed ? model->p.in : atype, lda, B,
+                        mixed ? model->p.in : btype, ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;
   if (dtype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
     return MPE_EUNSUP;
@@ -126,9 +157,10 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   float *acc = malloc(sizeof(float) * (size_t)m * n);
   if (!acc)
     return MPE_ENOMEM;
-  mpei_tc_opnd a = { A, atype, lda, 1 }, b = { B, btype, ldb, 1 };
-  mpei_tc_opnd c = { C, dtype, ldc, 1 };
-  int r = mpei_tc_run(model, m, n, k, &a, &b, &c, dtype == MPE_FP16, acc);
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
+  mpei_tc_opnd c = { C, dtype, ldc, 1, NULL };
+  struct mpe_tc_model tmp;
+  int r = mpei_tc_run(run_model(model, atype, btype, &tmp), m, n, k, &a, &b, &c, dtype == MPE_FP16, acc);
   if (r == MPE_OK) {
     for (int i = 0; i < m; i++)
       for (int j = 0; j < n; j++) {
@@ -140,6 +172,113 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
       }
   }
   free(acc);
+  return r;
+}
+
+static size_t elem_size(mpe_type t);
+
+int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype, int lda,
+               const void *B, mpe_type btype, int ldb, const void *C, mpe_type ctype, int ldc, void *D,
+               mpe_type dtype, int ldd)
+{
+  if (ctype == dtype)
+    return mpe_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
+  /* C's type is checked as D's would be, then for the one mixed form */
+  const int mixed = mixed_fp8(model, atype, btype);
+  if (!model || model->p.scale_group || mpei_type_is_int(model->p.in) || (ctype != MPE_FP16 && ctype != MPE_FP32) ||
+      mpei_tc_mma_check(model->p.in, m, n, k, A, mixed ? model->p.in : atype, lda, B, mixed ? model->p.in : btype,
+                        ldb, C, ldc, D, dtype, ldd))
+    return MPE_EINVAL;
+  /* binary16 C, binary32 D: Volta's m8n8k4 (and the references, and custom models) */
+  const char *nm = model->name;
+  if (ctype != MPE_FP16 || model->p.in != MPE_FP16 ||
+      (strcmp(nm, "v100") && strcmp(nm, "exact") && strcmp(nm, "fma-chain") && strcmp(nm, "custom")))
+    return MPE_EUNSUP;
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  /* binary16 subnormal C values: in the first block their exponent's floor is
+     -14, not binary32's -126 (for every other C the floors give the same E_max) */
+  float *c32 = C ? malloc(sizeof(float) * (size_t)m * n) : NULL;   /* C's values, exact */
+  if (C && !c32)
+    return MPE_ENOMEM;
+  long nsub = 0;
+#pragma omp parallel for schedule(static) reduction(+: nsub) if ((long)m * n > 65536)
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n && C; j++) {
+      const uint16_t h = ((const uint16_t *)C)[(size_t)i * ldc + j];
+      c32[(size_t)i * n + j] = mpe_fp16_to_fp32(h);
+      nsub += (h & 0x7fffu) && !(h & 0x7c00u) && model->p.kind == MPE_TC_BLOCK;
+    }
+  /* one call, then those outputs again through the engine (all of K); or,
+     when they are many (the engine's work, about nsub * k, above ten times
+     the outputs), the first block alone with C's binary16 values, those
+     outputs' first block again through the engine, then the rest of K from
+     its binary32 results */
+  const int k1 = k > model->p.block && (double)nsub * k > 10.0 * m * n ? model->p.block : k;
+  float *acc = malloc(sizeof(float) * (size_t)m * n * (k1 < k ? 2 : 1));
+  if (!acc) {
+    free(c32);
+    return MPE_ENOMEM;
+  }
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
+  mpei_tc_opnd c = { c32, MPE_FP32, n, 1, NULL };
+  int r = mpei_tc_run(model, m, n, k1, &a, &b, &c, 0, acc);
+  double *ad = NULL;
+  if (r == MPE_OK && nsub) {
+    /* the operands of the first k1 products decoded once: A's columns, B's rows (as columns) */
+    ad = malloc(sizeof(double) * (size_t)k1 * ((size_t)m + n));
+    if (!ad)
+      r = MPE_ENOMEM;
+  }
+  if (r == MPE_OK && nsub) {
+    double *bd = ad + (size_t)k1 * m;
+    /* only the rows and columns those outputs use */
+    unsigned char *need = calloc((size_t)m + n, 1);
+    if (!need) {
+      free(ad);
+      free(acc);
+      free(c32);
+      return MPE_ENOMEM;
+    }
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        const uint16_t h = ((const uint16_t *)C)[(size_t)i * ldc + j];
+        if ((h & 0x7fffu) && !(h & 0x7c00u))
+          need[i] = need[m + j] = 1;
+      }
+#pragma omp parallel for schedule(static) if ((long)m * k1 > 65536)
+    for (int i = 0; i < m; i++)
+      for (int l = 0; l < k1 && need[i]; l++)
+        ad[(size_t)i * k1 + l] = mpei_tc_load(model, A, atype, (size_t)i * lda + l);
+#pragma omp parallel for schedule(static) if ((long)n * k1 > 65536)
+    for (int j = 0; j < n; j++)
+      for (int l = 0; l < k1 && need[m + j]; l++)
+        bd[(size_t)j * k1 + l] = mpei_tc_load(model, B, btype, (size_t)l * ldb + j);
+    free(need);
+#pragma omp parallel for schedule(static) if ((long)nsub * k1 > 20000)
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        const uint16_t h = ((const uint16_t *)C)[(size_t)i * ldc + j];
+        if ((h & 0x7fffu) && !(h & 0x7c00u))
+          acc[(size_t)i * n + j] = mpei_tc_f_canon(
+              mpei_tc_dot_c16(model, ad + (size_t)i * k1, bd + (size_t)j * k1, 1, k1, mpe_fp16_to_fp32(h)));
+      }
+  }
+  free(ad);
+  float *out = acc;
+  if (r == MPE_OK && k1 < k) {
+    /* the later blocks: A and B from column / row k1 on, C the first block's results */
+    mpei_tc_opnd a2 = { (const char *)A + (size_t)k1 * elem_size(atype), atype, lda, 1, NULL };
+    mpei_tc_opnd b2 = { (const char *)B + (size_t)k1 * ldb * elem_size(btype), btype, ldb, 1, NULL };
+    mpei_tc_opnd c2 = { acc, MPE_FP32, n, 1, NULL };
+    out = acc + (size_t)m * n;
+    r = mpei_tc_run(model, m, n, k - k1, &a2, &b2, &c2, 0, out);
+  }
+  if (r == MPE_OK)
+    for (int i = 0; i < m; i++)
+      memcpy((float *)D + (size_t)i * ldd, out + (size_t)i * n, sizeof(float) * (size_t)n);
+  free(acc);
+  free(c32);
   return r;
 }
 
@@ -197,13 +336,13 @@ int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int 
      model only sums them, swapping the operands' roles gives the same bits. So
      the epilogue always walks C along its rows, whatever the layout. */
   if (row) {
-    o->a = (mpei_tc_opnd){ A, atype, ars, acs };
-    o->b = (mpei_tc_opnd){ B, btype, brs, bcs };
+    o->a = (mpei_tc_opnd){ A, atype, ars, acs, NULL };
+    o->b = (mpei_tc_opnd){ B, btype, brs, bcs, NULL };
     o->M = m;
     o->N = n;
   } else {
-    o->a = (mpei_tc_opnd){ B, btype, bcs, brs };
-    o->b = (mpei_tc_opnd){ A, atype, acs, ars };
+    o->a = (mpei_tc_opnd){ B, btype, bcs, brs, NULL };
+    o->b = (mpei_tc_opnd){ A, atype, acs, ars, NULL };
     o->M = n;
     o->N = m;
   }
@@ -258,9 +397,17 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
     return mpei_tc_int_gemm(model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,
                             ctype, ldc);
   mpei_tc_call cl;
-  if (!model || mpei_tc_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, C,
-                                   ctype, ldc, &cl))
+  const int mixed = mixed_fp8(model, atype, btype);
+  if (!model || model->p.scale_group ||   /* block-scaled models: mpe_gemm_scaled */
+      mpei_tc_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, mixed ? model->p.in : atype, lda, B,
+                         mixed ? model->p.in : btype, ldb, C, ctype, ldc, &cl))
     return MPE_EINVAL;
+  if (mixed) {   /* the views keep the operands' own types */
+    cl.a.t = layout == MPE_ROW_MAJOR ? atype : btype;
+    cl.b.t = layout == MPE_ROW_MAJOR ? btype : atype;
+  }
+  struct mpe_tc_model tmp;
+  model = run_model(model, cl.a.t, cl.b.t, &tmp);
   const int use_ab = cl.use_ab;
   if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
     return MPE_EUNSUP;

@@ -16,7 +16,7 @@
 /* A row: name, then the parameters (mpe_tc_params order). z: the exponent a
    zero c takes with binary32 output (MMA-Sim's e_zero, mpe_tc_model_get(3)). */
 #define ROWX(nm, kind, in, L, F, rb, r32, r16, ir, late, z, zs, tn, ins) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins }, 0 }
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins, 0, 0, 0, 0 }, 0 }
 #define REF(nm, kind, in, ir) ROWX(nm, kind, in, 0, 0, 0, MPE_RNE, MPE_RNE, ir, 0, 0, 0, 0, 0)
 #define INT(nm, in, L, ins) ROWX(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
 /* a floating-point GPU row: RZ to binary32, RNE to binary16; TF32 operands
@@ -29,6 +29,10 @@
 #define SYNC MPE_TC_MMA_SYNC
 #define WG MPE_TC_WGMMA
 #define TC5 MPE_TC_TCGEN05
+/* A block-scaled instruction (tc_scaled.c): L elements per instruction, groups
+   of G, the scale formats it takes and the exponent of a zero addend. */
+#define SCALED(nm, in, L, F, G, fmts, zexp) \
+  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, MPE_TC_TCGEN05, G, fmts, zexp, 0 }, 0 }
 
 /* The GPU data of tests/conformance/tensor-cores and MMA-Sim 2.1.1 (mpe_tc_model_get(3)).
    A row named after the GPU alone is the instruction cuBLAS issues for that
@@ -103,6 +107,20 @@ static const struct mpe_tc_model models[] = {
   INT("b200", MPE_INT8, 32, TC5), INT("b200", MPE_UINT8, 32, TC5),
   INT("b200:mma.sync", MPE_INT8, 32, SYNC), INT("b200:mma.sync", MPE_UINT8, 32, SYNC),
   INT("rtx-pro-6000", MPE_INT8, 32, SYNC), INT("rtx-pro-6000", MPE_UINT8, 32, SYNC),
+  /* Blackwell block-scaled MMA, tcgen05.mma .block_scale, as MMA-Sim 2.1.1 models it
+     (mmasim/nv_ptx/sim.py, TCGen05MMABlockScale; mmasim/arithmetic/fdpa.py, st_fdpa and
+     gst_fdpa). kind::mxf8f6f4 (k = 32, any pair of E4M3, E5M2, E2M3, E3M2, E2M1 operands,
+     UE8M0 scales per 32): each scaled product is an addend, F = 25, zero addends at 2^-133.
+     kind::mxf4 (UE8M0 per 32) and kind::mxf4nvf4 (UE8M0 per 16 or 32, UE4M3 per 16), FP4
+     operands, k = 64: the exact sums of 16 products, times their scales, are the addends,
+     F = 35, zero addends at 2^-139. Binary32 output rounded toward zero. */
+  SCALED("b200:mxf8f6f4", MPE_E4M3, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf8f6f4", MPE_E5M2, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf8f6f4", MPE_E2M3, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf8f6f4", MPE_E3M2, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf8f6f4", MPE_E2M1, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
+  SCALED("b200:mxf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32, -139),
+  SCALED("b200:mxf4nvf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32 | MPE_TC_SF_UE8M0_16 | MPE_TC_SF_UE4M3_16, -139),
   REF("exact", MPE_TC_EXACT, MPE_INT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_UINT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_INT4, MPE_RNE),
@@ -249,15 +267,22 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     return mpei_tc_int_custom(out, p);
   if (p->satfinite != 0)
     return MPE_EINVAL;
-  if (p->in != MPE_FP16 && p->in != MPE_BF16 && p->in != MPE_TF32 && p->in != MPE_E4M3 &&
-      p->in != MPE_E5M2)
+  if (p->scale_group != 0 || p->scale_fmts != 0 || p->scale_zero_exp != 0) {
+    int r = mpei_tc_scaled_params_ok(p);
+    if (r)
+      return r;
+  } else if (p->in != MPE_FP16 && p->in != MPE_BF16 && p->in != MPE_TF32 && p->in != MPE_E4M3 &&
+             p->in != MPE_E5M2) {
     return MPE_EINVAL;
+  }
   if (!round_ok(p->round_fp32) || !round_ok(p->round_fp16))
     return MPE_EINVAL;
   if (p->input_round != MPE_RZ && p->input_round != MPE_RNE && p->input_round != MPE_RNA)
     return MPE_EINVAL;
   if (p->zero_c_counts != 0 && p->zero_c_counts != 1)
     return MPE_EINVAL;
+  if (p->in_b != 0 && ((p->in != MPE_E4M3 && p->in != MPE_E5M2) || (p->in_b != MPE_E4M3 && p->in_b != MPE_E5M2)))
+    return MPE_EINVAL;   /* B in its own format: the mixed FP8 instructions only */
   if (p->late_c != 0 && p->late_c != 1)
     return MPE_EINVAL;
   if (p->zero_c_exp != 0 && (p->zero_c_exp < -300 || p->zero_c_exp > -126))
@@ -320,6 +345,7 @@ void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o)
      fraction bits (the FP8 units of Ada and Hopper), then rounded; with
      binary16 output the same units fit the data without the cut */
   o->result_bits = !out16 && m->p.kind == MPE_TC_BLOCK && m->p.result_bits > 0 ? m->p.result_bits : 0;
+  o->c_emin = o->emin;
 }
 
 double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int p, int emin, int emax,
@@ -390,6 +416,12 @@ static const struct mpe_format *in_fmt(const struct mpe_tc_model *m)
   return (const struct mpe_format *)mpe_format_of(m->p.in);
 }
 
+/* B's input format: `in`, or in_b for a mixed FP8 call */
+static const struct mpe_format *in_fmt_b(const struct mpe_tc_model *m)
+{
+  return (const struct mpe_format *)mpe_format_of(m->p.in_b ? (mpe_type)m->p.in_b : m->p.in);
+}
+
 /* |x| = mag * 2^(e - (p - 1)) with e = max(floor(log2 |x|), emin): the
    significand of a subnormal is not renormalised. */
 static inline void decode(double x, int p, int emin, uint64_t *mag, int *e)
@@ -452,7 +484,7 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
   double sp;
   if (specials(a, b, bs, n, c, &sp))
     return sp;
-  const struct mpe_format *fi = in_fmt(m);
+  const struct mpe_format *fi = in_fmt(m), *fb = in_fmt_b(m);
   const int pin = fi->p, emin_in = fi->emin, F = m->p.align_bits;
   enum { NMAX = 1025 };
   uint64_t mag[NMAX];
@@ -465,9 +497,9 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
     uint64_t mx, my;
     int exx, exy;
     decode(x, pin, emin_in, &mx, &exx);
-    decode(y, pin, emin_in, &my, &exy);
+    decode(y, fb->p, fb->emin, &my, &exy);
     mag[cnt] = mx * my;
-    ex[cnt] = exx + exy - 2 * (pin - 1);   /* value = mag * 2^ex */
+    ex[cnt] = exx + exy - (pin - 1) - (fb->p - 1);   /* value = mag * 2^ex */
     neg[cnt] = (x < 0) != (y < 0);
     if (!have || exx + exy > emax)
       emax = exx + exy;
@@ -478,7 +510,7 @@ static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const do
     uint64_t mc = 0;
     int ec = o->zexp;
     if (c != 0)
-      decode(c, o->p, o->emin, &mc, &ec);
+      decode(c, o->p, o->c_emin, &mc, &ec);
     if (!have || ec > emax)
       emax = ec;
     have = 1;
@@ -546,7 +578,7 @@ static double exact_dot(const struct mpe_tc_model *m, const mpei_tc_out *o, cons
   double sp;
   if (specials(a, b, bs, k, c, &sp))
     return sp;
-  const struct mpe_format *fi = in_fmt(m);
+  const struct mpe_format *fi = in_fmt(m), *fb = in_fmt_b(m);
   int64_t acc[XDIG];
   memset(acc, 0, sizeof acc);
   int all_negzero = signbit(c) && c == 0, any = 0;
@@ -563,8 +595,8 @@ static double exact_dot(const struct mpe_tc_model *m, const mpei_tc_out *o, cons
     uint64_t mx, my;
     int exx, exy;
     decode(x, fi->p, fi->emin, &mx, &exx);
-    decode(y, fi->p, fi->emin, &my, &exy);
-    xadd(acc, mx * my, exx + exy - 2 * (fi->p - 1), (x < 0) != (y < 0));
+    decode(y, fb->p, fb->emin, &my, &exy);
+    xadd(acc, mx * my, exx + exy - (fi->p - 1) - (fb->p - 1), (x < 0) != (y < 0));
     if (++pending == (1L << 29)) {
       xnorm(acc);
       pending = 0;
@@ -647,6 +679,18 @@ double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *
   return c;
 }
 
+double mpei_tc_dot_c16(const struct mpe_tc_model *m, const double *a, const double *b, long bs, int k, double c)
+{
+  if (m->p.kind != MPE_TC_BLOCK || k == 0)
+    return mpei_tc_dot(m, a, b, bs, k, c, 0);   /* c's exponent plays no part */
+  mpei_tc_out o;
+  mpei_tc_out_of(m, 0, &o);
+  o.c_emin = -14;
+  const int n = k < m->p.block ? k : m->p.block;
+  c = block(m, &o, a, b, bs, n, c);
+  return n < k ? mpei_tc_dot(m, a + n, b + (long)n * bs, bs, k - n, c, 0) : c;
+}
+
 /* ------------------------------------------------------------------ operands */
 
 double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, size_t idx)
@@ -656,7 +700,8 @@ double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, 
   case MPE_FP16: case MPE_BF16: case MPE_E4M3: case MPE_E5M2: {
     uint32_t bits = t == MPE_E4M3 || t == MPE_E5M2 ? ((const uint8_t *)base)[idx]
                                                    : ((const uint16_t *)base)[idx];
-    return mpei_decode(bits, fi);
+    /* a packed operand in its own format (a mixed FP8 call: A's or B's) */
+    return mpei_decode(bits, (const struct mpe_format *)mpe_format_of(t));
   }
   default: {   /* MPE_FP32, MPE_TF32: binary32 values through the input rule */
     float x = ((const float *)base)[idx];

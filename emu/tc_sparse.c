@@ -284,14 +284,14 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
   if (m == 0 || n == 0)
     goto out;
   /* kept value (i, q) and element (l, j) of op(B) */
-  mpei_tc_opnd v = { V, atype, row ? ldv : 1, row ? 1 : ldv };
+  mpei_tc_opnd v = { V, atype, row ? ldv : 1, row ? 1 : ldv, NULL };
   long brs, bcs;
   if (row) {
     brs = tb == MPE_NO_TRANS ? ldb : 1; bcs = tb == MPE_NO_TRANS ? 1 : ldb;
   } else {
     brs = tb == MPE_NO_TRANS ? 1 : ldb; bcs = tb == MPE_NO_TRANS ? ldb : 1;
   }
-  mpei_tc_opnd b = { B, btype, brs, bcs };
+  mpei_tc_opnd b = { B, btype, brs, bcs, NULL };
   sp_call s = { ms, m, n, k, kc, ctype == MPE_FP16, &v, &b, kidx };
   if (fused) {
     const sp_epi e = { alpha, beta, (float *)C, ldc };

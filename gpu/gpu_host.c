@@ -449,7 +449,7 @@ static int params_equal(const mpe_tc_params *a, const mpe_tc_params *b)
          a->align_bits == b->align_bits && a->result_bits == b->result_bits &&
          a->round_fp32 == b->round_fp32 && a->round_fp16 == b->round_fp16 &&
          a->input_round == b->input_round && a->zero_c_counts == b->zero_c_counts &&
-         a->late_c == b->late_c && a->zero_c_exp == b->zero_c_exp;
+         a->late_c == b->late_c && a->zero_c_exp == b->zero_c_exp && a->scale_group == b->scale_group;
 }
 
 /* What the MMA path runs for `model` on this device: *fma = 1 for the
@@ -570,7 +570,7 @@ int mpe_gpu_mma(const mpe_tc_model *model, int m, int n, int k,
     leave();
     return MPE_ENOMEM;
   }
-  mpei_tc_opnd a = { A, atype, lda, 1 }, bt = { B, btype, 1, ldb }, cc = { C, dtype, ldc, 1 };
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, bt = { B, btype, 1, ldb, NULL }, cc = { C, dtype, ldc, 1, NULL };
   r = run_mma(c, use, fma, kind, out16, m, n, k, &a, &bt, &cc, in, acc);
   leave();
   if (!r)
@@ -746,11 +746,11 @@ static void job_make(gemm_job *j, const mpei_tc_call *cl, mpe_layout layout, int
   const mpei_tc_opnd *pa = &cl->a, *pb = &cl->b;
   if (layout == MPE_ROW_MAJOR) {          /* a = op(A), cl->b = op(B) */
     j->a = *pa;
-    j->bt = (mpei_tc_opnd){ pb->p, pb->t, pb->cs, pb->rs };
+    j->bt = (mpei_tc_opnd){ pb->p, pb->t, pb->cs, pb->rs, NULL };
     j->crs = ldc;
     j->ccs = 1;
   } else {                                /* cl->a = op(B)^T, cl->b = op(A)^T */
-    j->a = (mpei_tc_opnd){ pb->p, pb->t, pb->cs, pb->rs };
+    j->a = (mpei_tc_opnd){ pb->p, pb->t, pb->cs, pb->rs, NULL };
     j->bt = *pa;
     j->crs = 1;
     j->ccs = ldc;
@@ -1052,7 +1052,7 @@ static int int_mma(const mpe_tc_model *model, int m, int n, int k, const void *A
     leave();
     return MPE_ENOMEM;
   }
-  mpei_tc_opnd a = { A, atype, lda, 1 }, bt = { B, btype, 1, ldb }, cc = { C, dtype, ldc, 1 };
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, bt = { B, btype, 1, ldb, NULL }, cc = { C, dtype, ldc, 1, NULL };
   r = run_imma(c, use, shape, m, n, k, &a, &bt, &cc, acc);
   leave();
   if (!r)

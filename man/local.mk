@@ -23,7 +23,8 @@ dist_man_MANS += man/man3/mpe_mma.3 man/man3/mpe_gemm.3 man/man3/mpe_tc_model_ge
 	man/man3/mpe_tc_model_params.3 man/man3/mpe_tc_model_name.3 man/man3/mpe_tc_model_custom.3 \
 	man/man3/mpe_tc_model_free.3 man/man3/mpe_prune_2_4.3 man/man3/mpe_sparse_compress.3 \
 	man/man3/mpe_sparse_decompress.3 man/man3/mpe_sparse_kept.3 man/man3/mpe_sparse_meta_words.3 \
-	man/man3/mpe_gemm_sp.3
+	man/man3/mpe_gemm_sp.3 man/man3/mpe_mma_scaled.3 man/man3/mpe_gemm_scaled.3 \
+	man/man3/mpe_mma_cd.3
 
 # integer tensor cores and quantisation
 dist_man_MANS += man/man3/mpe_tc_int.3 man/man3/mpe_quant_params.3 man/man3/mpe_quant_encode.3 \

@@ -89,3 +89,10 @@ bench_programs += tests/bench/bench_tc_int
 tests_bench_bench_tc_int_SOURCES = tests/bench/bench_tc_int.c
 tests_bench_bench_tc_int_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_tc_int_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)
+
+# block-scaled tensor cores (mpe_mma_scaled, mpe_gemm_scaled): MMA-Sim vectors, MPFR oracle
+check_PROGRAMS += tests/check_tc_scaled
+TESTS += tests/check_tc_scaled
+tests_check_tc_scaled_SOURCES = tests/check_tc_scaled.c
+tests_check_tc_scaled_CFLAGS = $(TEST_CFLAGS)
+tests_check_tc_scaled_LDADD = $(TEST_LDADD)

@@ -53,6 +53,21 @@ typedef struct {
   int instr;            /* the instruction the model describes (mpe_tc_instr); 0 for
                            custom models that name none. Informative: the arithmetic is
                            the other fields */
+  /* Block-scaled models (tcgen05.mma .block_scale, mpe_mma_scaled(3)); 0 for every other model.
+     scale_group: 0: not block-scaled; 1: each product a_k*b_k*sa*sb is one addend of the block
+     (kind::mxf8f6f4); G > 1: the exact sum of G consecutive products, times the scales, is one
+     addend with the scales' exponent (kind::mxf4, kind::mxf4nvf4: 16).
+     scale_fmts: the scale formats the instruction accepts, MPE_TC_SF_* bits.
+     scale_zero_exp: the exponent a zero addend takes in E_max (a zero product or c, and with
+     G > 1 a group whose products are all zero or whose scale is zero): -133 for the Blackwell
+     kinds; 0 when scale_group is 0. */
+  int scale_group;
+  int scale_fmts;
+  int scale_zero_exp;
+  /* FP8 models: 0 (B in the format `in`), or B's format when it differs from A's (MPE_E4M3 or
+     MPE_E5M2, the mixed FP8 instructions). mpe_mma and mpe_gemm set it themselves for a call
+     whose packed operands are one E4M3 and one E5M2; see mpe_mma(3). */
+  int in_b;
 } mpe_tc_params;
 
 /* Instruction families (mpe_tc_params.instr). */
@@ -62,6 +77,11 @@ typedef enum {
   MPE_TC_WGMMA = 2,       /* wgmma.mma_async (Hopper, warpgroup-level) */
   MPE_TC_TCGEN05 = 3      /* tcgen05.mma (datacenter Blackwell, tensor memory) */
 } mpe_tc_instr;
+
+/* scale_fmts bits: the (scale format, elements per scale) pairs a block-scaled model accepts */
+#define MPE_TC_SF_UE8M0_32 1   /* MPE_E8M0 scales, one per 32 elements along K */
+#define MPE_TC_SF_UE8M0_16 2   /* MPE_E8M0 scales, one per 16 */
+#define MPE_TC_SF_UE4M3_16 4   /* MPE_E4M3 scales read as unsigned (sign bit ignored), one per 16 */
 
 /* name: a GPU, "v100", "t4", "a100", "ada", "h100", "b200", "rtx-pro-6000" (aliases:
    "a2","a30","l40s","h200"), optionally followed by ":" and an instruction, "mma.sync",
@@ -108,13 +128,23 @@ MPE_API void mpe_tc_model_free(mpe_tc_model *m);
 /* Instruction semantics, row-major: D = A*B + C with C entering the first hardware block and
    blocks chained in ascending k. A is m×k, B k×n, C and D m×n. atype/btype: MPE_FP32 (binary32
    values, converted with the model's input rule) or the packed input type (uint16_t for
-   FP16/BF16, uint8_t for FP8). dtype: MPE_FP32 (C, D are float) or MPE_FP16 (uint16_t).
+   FP16/BF16, uint8_t for FP8; with an FP8 model, one operand may be packed E4M3 and the other
+   packed E5M2: the mixed FP8 instructions). dtype: MPE_FP32 (C, D are float) or MPE_FP16 (uint16_t).
    Integer models: atype/btype MPE_INT8 or MPE_UINT8 (8-bit models), MPE_INT4 or MPE_UINT4
    (4-bit models, one value per byte), dtype MPE_INT32 (C, D are int32_t); see mpe_tc_int(3). */
 MPE_API int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
                     const void *A, mpe_type atype, int lda,
                     const void *B, mpe_type btype, int ldb,
                     const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+
+/* mpe_mma with C and D of their own types: ctype == dtype is mpe_mma; ctype MPE_FP16 (C as
+   uint16_t binary16 patterns) with dtype MPE_FP32 is Volta's mma.sync.m8n8k4 .f32.f16.f16.f16
+   (models "v100", "exact", "fma-chain" and custom FP16 models; MPE_EUNSUP for the other GPUs,
+   which have no such instruction). See mpe_mma_cd(3). */
+MPE_API int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k,
+                       const void *A, mpe_type atype, int lda,
+                       const void *B, mpe_type btype, int ldb,
+                       const void *C, mpe_type ctype, int ldc, void *D, mpe_type dtype, int ldd);
 
 /* BLAS semantics (what cublasGemmEx/cublasLtMatmul compute): accumulator starts at 0,
    C = alpha*acc + beta*C. Argument order follows cblas_sgemm with types added.
@@ -127,6 +157,34 @@ MPE_API int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta,
                      const void *A, mpe_type atype, int lda,
                      const void *B, mpe_type btype, int ldb,
                      float beta, void *C, mpe_type ctype, int ldc);
+
+/* Block-scaled instruction semantics (tcgen05.mma kind::mxf8f6f4, kind::mxf4, kind::mxf4nvf4
+   with .block_scale), row-major like mpe_mma: D = (A*SA)(B*SB) + C. A is m×k element codes of
+   atype, B k×n codes of btype, one code per byte in the low bits (MPE_E4M3, MPE_E5M2, MPE_E2M3,
+   MPE_E3M2, MPE_E2M1, as the model's kind allows). stype MPE_E8M0 or MPE_E4M3 (UE4M3: the sign
+   bit is ignored), one scale per sblock (16 or 32) consecutive elements along K: SA is
+   m × ceil(k/sblock) (scale of A(i, l) at SA[i*ldsa + l/sblock]), SB ceil(k/sblock) × n (scale
+   of B(l, j) at SB[(l/sblock)*ldsb + j]). C (NULL: zero) and D are m×n binary32 (dtype
+   MPE_FP32). K is cut into the model's instructions in ascending k; a K that is not a whole
+   number of instructions is padded with zero elements. See mpe_mma_scaled(3). */
+MPE_API int mpe_mma_scaled(const mpe_tc_model *model, int m, int n, int k,
+                           const void *A, mpe_type atype, int lda,
+                           const void *B, mpe_type btype, int ldb,
+                           const uint8_t *SA, int ldsa, const uint8_t *SB, int ldsb,
+                           mpe_type stype, int sblock,
+                           const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+
+/* BLAS semantics over block-scaled operands (the block-scaled cublasLtMatmul): accumulator
+   starts at 0, C = alpha*acc + beta*C, C binary32 (ctype MPE_FP32). SA holds the scales of
+   op(A) as an m × ceil(k/sblock) matrix and SB those of op(B) as ceil(k/sblock) × n, both
+   stored in `layout` with leading dimensions ldsa, ldsb. See mpe_gemm_scaled(3). */
+MPE_API int mpe_gemm_scaled(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                            int m, int n, int k, float alpha,
+                            const void *A, mpe_type atype, int lda,
+                            const void *B, mpe_type btype, int ldb,
+                            const uint8_t *SA, int ldsa, const uint8_t *SB, int ldsb,
+                            mpe_type stype, int sblock,
+                            float beta, void *C, mpe_type ctype, int ldc);
 
 #ifdef __cplusplus
 }

@@ -5,10 +5,12 @@
    and sparse tables. Each row: seconds of the model's mpe_gemm and of cblas_sgemm
    (medians), and the ratio t(cblas_sgemm) / t(model): the median of the
    ratios of runs made one right after the other, so that a machine shared
-   with other work slows both alike. */
+   with other work slows both alike. --scaled [n], --mixed [n], --c16 [n]: only
+   the block-scaled, mixed FP8 or binary16-C table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 #include <cblas.h>
 #include <mpemu.h>
@@ -163,6 +165,216 @@ static int sparse_rows(int n)
   return failed;
 }
 
+/* N(0, sigma) by Box-Muller (sigma 0: uniform on [-1, 1)) */
+static float gauss(uint64_t *s, double sigma)
+{
+  if (sigma == 0)
+    return (float)(2 * frand(s) - 1);
+  double u = frand(s), v = frand(s);
+  return (float)(sigma * sqrt(-2 * log(u > 0 ? u : 0x1p-53)) * cos(6.283185307179586 * v));
+}
+
+/* Block-scaled GEMM (mpe_gemm_scaled) on MX/NVFP4-quantised operands against
+   cblas_sgemm on the dequantised values, and the block model of the same
+   instruction length (b200 FP8, L = 32) on E4M3 operands in the same run;
+   n × n × n, each distribution. */
+static int scaled_rows(int n)
+{
+  static const struct { const char *name; mpe_mx_kind kind; } rows[] = {
+    { "b200:mxf8f6f4", MPE_MXFP8_E4M3 }, { "b200:mxf8f6f4", MPE_MXFP6_E2M3 }, { "b200:mxf4", MPE_MXFP4 },
+    { "b200:mxf4nvf4", MPE_NVFP4 },
+  };
+  static const double sig[] = { 0, 1, 1e-3, 1e-5 };
+  const size_t nn = (size_t)n * n;
+  float *a = malloc(nn * 4), *bt = malloc(nn * 4), *c = malloc(nn * 4);
+  uint8_t *aq = malloc(nn), *bq = malloc(nn), *btq = malloc(nn), *sa = malloc(nn / 16), *sb = malloc(nn / 16),
+          *sbt = malloc(nn / 16);
+  if (!a || !bt || !c || !aq || !bq || !btq || !sa || !sb || !sbt)
+    return 1;
+  const int reps = 5;
+  printf("\nmpe_gemm_scaled (block-scaled MMA) vs cblas_sgemm on the dequantised values, n = %d; "
+         "b200 e4m3 (mpe_gemm, L = 32) on the same run\n", n);
+  printf("%-14s %-11s %-7s %9s %9s %7s %9s\n", "model", "format", "data", "model s", "sgemm s", "ratio",
+         "b200 fp8");
+  for (size_t di = 0; di < sizeof sig / sizeof sig[0]; di++) {
+    uint64_t s = 777 + di;
+    for (size_t i = 0; i < nn; i++) {
+      a[i] = gauss(&s, sig[di]);
+      bt[i] = gauss(&s, sig[di]);   /* B^T: row j is column j of B */
+    }
+    for (size_t ri = 0; ri < sizeof rows / sizeof rows[0]; ri++) {
+      const mpe_mx_kind kd = rows[ri].kind;
+      const int blk = mpe_mx_block(kd), kb = n / blk;
+      const mpe_type et = (mpe_type)mpe_mx_element_type(kd), st = (mpe_type)mpe_mx_scale_type(kd);
+      mpe_mx_quantize_f32(aq, sa, a, nn, kd, NULL);
+      mpe_mx_quantize_f32(btq, sbt, bt, nn, kd, NULL);
+      for (int j = 0; j < n; j++)
+        for (int l = 0; l < n; l++)
+          bq[(size_t)l * n + j] = btq[(size_t)j * n + l];
+      for (int j = 0; j < n; j++)
+        for (int q = 0; q < kb; q++)
+          sb[(size_t)q * n + j] = sbt[(size_t)j * kb + q];
+      /* SGEMM on the dequantised values (the same numbers the model multiplies) */
+      float *ad = malloc(nn * 4), *bd = malloc(nn * 4);
+      if (!ad || !bd)
+        return 1;
+      mpe_mx_dequantize_f32(ad, aq, sa, nn, kd);
+      mpe_mx_dequantize_f32(bd, btq, sbt, nn, kd);
+      const mpe_tc_model *m = mpe_tc_model_get(rows[ri].name, et);
+      const mpe_tc_model *f8 = mpe_tc_model_get("b200", MPE_E4M3);
+      double tm[9], ts[9], rat[9], rf8[9];
+      for (int r = 0; r < reps; r++) {
+        settle();
+        double t0 = now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, ad, n, bd, n, 0.0f, c, n);
+        ts[r] = now() - t0;
+        settle();
+        t0 = now();
+        int rc = mpe_gemm_scaled(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, aq, et, n, bq, et, n,
+                                 sa, kb, sb, n, st, blk, 0.0f, c, MPE_FP32, n);
+        tm[r] = now() - t0;
+        if (rc) {
+          fprintf(stderr, "mpe_gemm_scaled %s: %s\n", rows[ri].name, mpe_strerror(rc));
+          return 1;
+        }
+        rat[r] = ts[r] / tm[r];
+        if (et == MPE_E4M3) {   /* the block model of the same length on the same codes */
+          settle();
+          t0 = now();
+          rc = mpe_gemm(f8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, aq, MPE_E4M3, n, bq, MPE_E4M3,
+                        n, 0.0f, c, MPE_FP32, n);
+          rf8[r] = ts[r] / (now() - t0);
+          if (rc)
+            return 1;
+        }
+      }
+      char f8s[32] = "";
+      if (et == MPE_E4M3)
+        snprintf(f8s, sizeof f8s, "%.3f", median(rf8, reps));
+      char dist[16];
+      snprintf(dist, sizeof dist, sig[di] == 0 ? "uniform" : "N(%g)", sig[di]);
+      printf("%-14s %-11s %-7s %9.3f %9.3f %7.3f %9s\n", rows[ri].name, mpe_mx_name(kd), dist, median(tm, reps),
+             median(ts, reps), median(rat, reps), f8s);
+      free(ad);
+      free(bd);
+    }
+  }
+  free(a); free(bt); free(c); free(aq); free(bq); free(btq); free(sa); free(sb); free(sbt);
+  return 0;
+}
+
+/* Mixed FP8 (E4M3 A, E5M2 B) against cblas_sgemm on the same values, and the
+   same model with both operands E4M3 in the same run; n × n × n, uniform and
+   N(0, 1e-3) data. */
+static int mixed_rows(int n)
+{
+  static const char *const gpus[] = { "ada", "h100", "b200" };
+  static const double sig[] = { 0, 1e-3 };
+  const size_t nn = (size_t)n * n;
+  float *a = malloc(nn * 4), *b = malloc(nn * 4), *c = malloc(nn * 4);
+  uint8_t *a8 = malloc(nn), *b8 = malloc(nn), *b4 = malloc(nn);
+  if (!a || !b || !c || !a8 || !b8 || !b4)
+    return 1;
+  const int reps = 5;
+  printf("\nmpe_gemm mixed FP8 (A e4m3, B e5m2) vs cblas_sgemm on the same values, n = %d; the same model "
+         "with B e4m3 in the same run\n", n);
+  printf("%-6s %-8s %9s %9s %7s %11s\n", "model", "data", "mixed s", "sgemm s", "ratio", "e4m3 ratio");
+  for (size_t di = 0; di < sizeof sig / sizeof sig[0]; di++) {
+    uint64_t s = 99 + di;
+    for (size_t i = 0; i < nn; i++) {
+      a8[i] = mpe_fp32_to_e4m3(gauss(&s, sig[di]) * (sig[di] ? 1 / sig[di] : 1), MPE_RNE, 1);
+      b8[i] = mpe_fp32_to_e5m2(gauss(&s, sig[di]), MPE_RNE, 1);
+      b4[i] = mpe_fp32_to_e4m3(mpe_e5m2_to_fp32(b8[i]), MPE_RNE, 1);
+      a[i] = mpe_e4m3_to_fp32(a8[i]);
+      b[i] = mpe_e5m2_to_fp32(b8[i]);
+    }
+    for (size_t g = 0; g < sizeof gpus / sizeof gpus[0]; g++) {
+      const mpe_tc_model *m = mpe_tc_model_get(gpus[g], MPE_E4M3);
+      double tm[9], ts[9], rat[9], r4[9];
+      for (int r = 0; r < reps; r++) {
+        settle();
+        double t0 = now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        ts[r] = now() - t0;
+        settle();
+        t0 = now();
+        int rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, a8, MPE_E4M3, n, b8, MPE_E5M2,
+                          n, 0.0f, c, MPE_FP32, n);
+        tm[r] = now() - t0;
+        settle();
+        t0 = now();
+        rc |= mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, a8, MPE_E4M3, n, b4, MPE_E4M3, n,
+                       0.0f, c, MPE_FP32, n);
+        r4[r] = ts[r] / (now() - t0);
+        if (rc) {
+          fprintf(stderr, "mpe_gemm mixed %s: failed\n", gpus[g]);
+          return 1;
+        }
+        rat[r] = ts[r] / tm[r];
+      }
+      char dist[16];
+      snprintf(dist, sizeof dist, sig[di] == 0 ? "uniform" : "N(%g)", sig[di]);
+      printf("%-6s %-8s %9.3f %9.3f %7.3f %11.3f\n", gpus[g], dist, median(tm, reps), median(ts, reps),
+             median(rat, reps), median(r4, reps));
+    }
+  }
+  free(a); free(b); free(c); free(a8); free(b8); free(b4);
+  return 0;
+}
+
+/* Volta's binary16 C, binary32 D (mpe_mma_cd, v100) against cblas_sgemm on the
+   same values, and mpe_mma v100 with the same C in binary32 in the same run;
+   C uniform, and C of binary16 subnormals (the outputs the engine redoes). */
+static int c16_rows(int n)
+{
+  const size_t nn = (size_t)n * n;
+  float *a = malloc(nn * 4), *b = malloc(nn * 4), *c = malloc(nn * 4), *d = malloc(nn * 4);
+  uint16_t *a16 = malloc(nn * 2), *b16 = malloc(nn * 2), *c16 = malloc(nn * 2);
+  if (!a || !b || !c || !d || !a16 || !b16 || !c16)
+    return 1;
+  const mpe_tc_model *v = mpe_tc_model_get("v100", MPE_FP16);
+  const int reps = 5;
+  printf("\nmpe_mma_cd v100 (binary16 C, binary32 D) vs cblas_sgemm, n = %d; mpe_mma v100 (binary32 C) "
+         "in the same run\n", n);
+  printf("%-16s %9s %9s %7s %11s\n", "C", "cd s", "sgemm s", "ratio", "mma ratio");
+  for (int sub = 0; sub < 2; sub++) {
+    uint64_t s = 4242 + (uint64_t)sub;
+    for (size_t i = 0; i < nn; i++) {
+      a16[i] = mpe_fp32_to_fp16(gauss(&s, 0), MPE_RNE);
+      b16[i] = mpe_fp32_to_fp16(gauss(&s, 0), MPE_RNE);
+      c16[i] = mpe_fp32_to_fp16(gauss(&s, 0) * (sub ? 0x1p-16f : 1.0f), MPE_RNE);
+      a[i] = mpe_fp16_to_fp32(a16[i]);
+      b[i] = mpe_fp16_to_fp32(b16[i]);
+      c[i] = mpe_fp16_to_fp32(c16[i]);
+    }
+    double tm[9], ts[9], rat[9], rm[9];
+    for (int r = 0; r < reps; r++) {
+      settle();
+      memcpy(d, c, nn * 4);
+      double t0 = now();
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 1.0f, d, n);
+      ts[r] = now() - t0;
+      settle();
+      t0 = now();
+      int rc = mpe_mma_cd(v, n, n, n, a16, MPE_FP16, n, b16, MPE_FP16, n, c16, MPE_FP16, n, d, MPE_FP32, n);
+      tm[r] = now() - t0;
+      settle();
+      t0 = now();
+      rc |= mpe_mma(v, n, n, n, a16, MPE_FP16, n, b16, MPE_FP16, n, c, n, d, MPE_FP32, n);
+      rm[r] = ts[r] / (now() - t0);
+      if (rc) {
+        fprintf(stderr, "mpe_mma_cd: failed\n");
+        return 1;
+      }
+      rat[r] = ts[r] / tm[r];
+    }
+    printf("%-16s %9.3f %9.3f %7.3f %11.3f\n", sub ? "subnormal fp16" : "uniform", median(tm, reps),
+           median(ts, reps), median(rat, reps), median(rm, reps));
+  }
+  free(a); free(b); free(c); free(d); free(a16); free(b16); free(c16);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc > 1 && !strcmp(argv[1], "--sparse")) {   /* the sparse rows alone */
@@ -170,6 +382,12 @@ int main(int argc, char **argv)
     printf("%d target(s) not met\n", f);
     return 0;
   }
+  if (argc > 1 && !strcmp(argv[1], "--scaled"))   /* the block-scaled rows alone */
+    return scaled_rows(argc > 2 ? atoi(argv[2]) : 1024);
+  if (argc > 1 && !strcmp(argv[1], "--mixed"))   /* the mixed FP8 rows alone */
+    return mixed_rows(argc > 2 ? atoi(argv[2]) : 1024);
+  if (argc > 1 && !strcmp(argv[1], "--c16"))   /* the binary16-C rows alone */
+    return c16_rows(argc > 2 ? atoi(argv[2]) : 1024);
   static const row rows[] = {
     /* issue 13's targets */
     { "fma-chain", MPE_FP16, ">= 0.8", 0.8 }, { "h100", MPE_FP16, ">= 0.27", 0.27 },
@@ -261,6 +479,8 @@ int main(int argc, char **argv)
     free(a); free(b); free(c); free(a16); free(b16); free(a8); free(b8);
   }
   if (!only) {
+    if (scaled_rows(1024) || mixed_rows(1024) || c16_rows(1024))
+      return 1;
     failed += call_shapes();
     failed += sparse_rows(1024) + sparse_rows(2048);
   }
