@@ -11,6 +11,7 @@
 #include "ir_internal.h"
 #include "mpemu/format.h"
 #include "mpemu/ir.h"
+#include "mpei_fenv.h"
 
 void mpe_ir_opts_init(mpe_ir_opts *o)
 {
@@ -268,6 +269,7 @@ int mpei_ir_errors(int n, const double *A, int lda, const double *b, const doubl
 int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x,
                      const mpe_ir_opts *opts, mpe_ir_result *res)
 {
+  MPEI_FENV_GUARD();
   (void)n; (void)A; (void)lda; (void)b; (void)x; (void)opts; (void)res;
   return MPE_EUNSUP;   /* built without CUDA */
 }
@@ -277,12 +279,14 @@ int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x
 int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
                           const mpe_ir_opts *opts, mpe_ir_result *res)
 {
+  MPEI_FENV_GUARD();
   return mpe_gpu_ir_solve(n, A, lda, b, x, opts, res);
 }
 
 int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
                  const mpe_ir_opts *opts, mpe_ir_result *res)
 {
+  MPEI_FENV_GUARD();
   mpe_ir_opts dflt;
   if (!opts) {
     mpe_ir_opts_init(&dflt);

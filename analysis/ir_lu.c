@@ -222,6 +222,7 @@ static int lu_rec(lu_ctx *c, int k, int w)
 
 int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_model *model, int nb)
 {
+  MPEI_FENV_GUARD();
   if (!A || !ipiv || n < 1 || lda < n)
     return MPE_EINVAL;
   if (in != MPE_FP16 && in != MPE_BF16 && in != MPE_TF32 && in != MPE_FP32)
@@ -290,6 +291,7 @@ int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_mod
 
 int mpe_ir_lu_solve(const float *LU, int n, int lda, const int *ipiv, float *x)
 {
+  MPEI_FENV_GUARD();
   if (!LU || !ipiv || !x || n < 1 || lda < n)
     return MPE_EINVAL;
   for (int k = 0; k < n; k++)

@@ -54,6 +54,7 @@ static int random_orthogonal(gsl_matrix *q, gsl_rng *r)
 
 int mpe_mat_randsvd(double *A, int n, int lda, double kappa, int mode, uint64_t seed)
 {
+  MPEI_FENV_GUARD();
   if (!dense_args_ok(A, n, lda) || !(kappa >= 1.0) || isinf(kappa) || mode < 1 || mode > 5)
     return MPE_EINVAL;
   double *sigma = malloc((size_t)n * sizeof *sigma);
@@ -98,6 +99,7 @@ out:
 
 int mpe_mat_hilbert(double *A, int n, int lda)
 {
+  MPEI_FENV_GUARD();
   if (!dense_args_ok(A, n, lda))
     return MPE_EINVAL;
   for (int j = 0; j < n; j++)
@@ -139,6 +141,7 @@ static int laplace_neighbours(int dim, int m, int i, int *nb)
 
 int mpe_mat_laplace(double *A, int dim, int m, int lda)
 {
+  MPEI_FENV_GUARD();
   int n = laplace_order(dim, m);
   if (n < 0 || !dense_args_ok(A, n, lda))
     return MPE_EINVAL;
@@ -155,6 +158,7 @@ int mpe_mat_laplace(double *A, int dim, int m, int lda)
 
 int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed)
 {
+  MPEI_FENV_GUARD();
   if (!dense_args_ok(A, n, lda))
     return MPE_EINVAL;
   gsl_rng *r = rng_new(seed);
@@ -183,6 +187,7 @@ int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed)
 
 int mpe_csr_alloc(mpe_csr **A, int nrows, int ncols, size_t nnz)
 {
+  MPEI_FENV_GUARD();
   if (A)
     *A = NULL;   /* the constructor convention (mpemu/core.h) */
   if (!A || nrows < 1 || ncols < 1 || nnz > (SIZE_MAX / 16))
@@ -216,6 +221,7 @@ void mpe_csr_free(mpe_csr *A)
 
 int mpe_csr_laplace(mpe_csr **A, int dim, int m)
 {
+  MPEI_FENV_GUARD();
   if (A)
     *A = NULL;   /* the constructor convention (mpemu/core.h) */
   int n = laplace_order(dim, m);
@@ -255,6 +261,7 @@ int mpe_csr_laplace(mpe_csr **A, int dim, int m)
 
 int mpe_csr_to_dense(double *D, int ld, const mpe_csr *A)
 {
+  MPEI_FENV_GUARD();
   if (!D || !A || !A->rowptr || ld < A->nrows)
     return MPE_EINVAL;
   for (int i = 0; i < A->nrows; i++) {

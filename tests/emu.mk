@@ -89,3 +89,10 @@ bench_programs += tests/bench/bench_tc_int
 tests_bench_bench_tc_int_SOURCES = tests/bench/bench_tc_int.c
 tests_bench_bench_tc_int_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_tc_int_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)
+
+# the same bits in any floating-point environment the caller sets (mpemu(3))
+check_PROGRAMS += tests/check_fenv
+TESTS += tests/check_fenv
+tests_check_fenv_SOURCES = tests/check_fenv.c
+tests_check_fenv_CFLAGS = $(TEST_CFLAGS)
+tests_check_fenv_LDADD = $(TEST_LDADD)
