@@ -4,8 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gsl/gsl_cblas.h>   /* the same cblas symbols OpenBLAS provides */
-#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -26,29 +24,56 @@ static gsl_rng *rng_new(uint64_t seed)
 }
 
 /* A Haar-distributed orthogonal matrix (row-major n x n in q): Q of the QR
-   factorization of a Gaussian matrix, columns signed so that diag(R) > 0. */
+   factorization of a Gaussian matrix with diag(R) > 0, found by classical
+   Gram-Schmidt run twice per column ("twice is enough": orthogonal to working
+   precision) in a fixed order of operations, so that the matrix is the same
+   bits for any BLAS thread count and on any machine (a BLAS-backed QR is not). */
 static int random_orthogonal(gsl_matrix *q, gsl_rng *r)
 {
   size_t n = q->size1;
-  gsl_matrix *g = gsl_matrix_alloc(n, n), *t = gsl_matrix_alloc(n, n), *rr = gsl_matrix_alloc(n, n);
-  int rc = MPE_ENOMEM;
-  if (g && t && rr) {
+  double *w = malloc(n * n * sizeof *w), *h = malloc(n * sizeof *h);   /* w: columns, contiguous */
+  if (!w || !h) {
+    free(w);
+    free(h);
+    return MPE_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++)
+      w[j * n + i] = gsl_ran_gaussian_ziggurat(r, 1.0);
+  int rc = MPE_OK;
+  for (size_t j = 0; j < n && rc == MPE_OK; j++) {
+    double *v = w + j * n;
+    for (int pass = 0; pass < 2; pass++) {
+      for (size_t c = 0; c < j; c++) {
+        const double *qc = w + c * n;
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+          s += qc[i] * v[i];
+        h[c] = s;
+      }
+      for (size_t c = 0; c < j; c++) {
+        const double *qc = w + c * n;
+        for (size_t i = 0; i < n; i++)
+          v[i] -= h[c] * qc[i];
+      }
+    }
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+      s += v[i] * v[i];
+    double nv = sqrt(s);
+    if (!(nv > 0) || !isfinite(nv)) {
+      rc = MPE_ERANGE;   /* a dependent column: probability zero */
+      break;
+    }
+    for (size_t i = 0; i < n; i++)
+      v[i] /= nv;
+  }
+  if (rc == MPE_OK)
     for (size_t i = 0; i < n; i++)
       for (size_t j = 0; j < n; j++)
-        gsl_matrix_set(g, i, j, gsl_ran_gaussian_ziggurat(r, 1.0));
-    if (gsl_linalg_QR_decomp_r(g, t) == 0 && gsl_linalg_QR_unpack_r(g, t, q, rr) == 0) {
-      for (size_t j = 0; j < n; j++)
-        if (gsl_matrix_get(rr, j, j) < 0)
-          for (size_t i = 0; i < n; i++)
-            gsl_matrix_set(q, i, j, -gsl_matrix_get(q, i, j));
-      rc = MPE_OK;
-    } else {
-      rc = MPE_ERANGE;
-    }
-  }
-  gsl_matrix_free(g);
-  gsl_matrix_free(t);
-  gsl_matrix_free(rr);
+        gsl_matrix_set(q, i, j, w[j * n + i]);
+  free(w);
+  free(h);
   return rc;
 }
 
@@ -85,9 +110,23 @@ int mpe_mat_randsvd(double *A, int n, int lda, double kappa, int mode, uint64_t 
   for (int i = 0; i < n; i++)
     for (int k = 0; k < n; k++)
       u->data[(size_t)i * u->tda + k] *= sigma[k];
-  /* A = (U S) V^T: both buffers are the transposes when read column-major. */
-  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, u->data, (int)u->tda,
-              v->data, (int)v->tda, 0.0, A, lda);
+  /* A = (U S) V^T, a_ij = sum_k (U S)_ik V_jk over rows of both buffers, in a
+     fixed order (four partial sums over k mod 4): the same matrix for any
+     BLAS thread count and on any machine */
+  for (int j = 0; j < n; j++) {
+    const double *vj = v->data + (size_t)j * v->tda;
+    for (int i = 0; i < n; i++) {
+      const double *ui = u->data + (size_t)i * u->tda;
+      double s[4] = { 0, 0, 0, 0 };
+      int k = 0;
+      for (; k + 4 <= n; k += 4)
+        for (int l = 0; l < 4; l++)
+          s[l] += ui[k + l] * vj[k + l];
+      for (; k < n; k++)
+        s[k & 3] += ui[k] * vj[k];
+      A[(size_t)j * lda + i] = (s[0] + s[1]) + (s[2] + s[3]);
+    }
+  }
   rc = MPE_OK;
 out:
   free(sigma);
