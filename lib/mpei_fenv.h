@@ -22,7 +22,10 @@
    Cost (x86-64): stmxcsr, fnstcw and fnstsw on entry, stmxcsr on exit, and
    ldmxcsr only where the words differ (on exit nearly always, as the library's
    own operations raise the inexact flag); fldcw and the x87 environment only
-   where the caller changed the x87 unit. Elsewhere: fegetenv, fesetenv. */
+   where the caller changed the x87 unit. Elsewhere: fegetenv, fesetenv.
+   Measured (make bench, call rows): about 10 ns a call, 17 ns under a caller's
+   DAZ+FTZ, against about 100 ns for mpe_fp32_to_fp16 itself, so the scalar
+   functions take the guard too instead of an environment-free second path. */
 #ifndef MPEI_FENV_H
 #define MPEI_FENV_H
 
