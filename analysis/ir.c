@@ -89,19 +89,6 @@ static void mat_vec(int n, const double *A, int lda, const double *x, double *y)
   }
 }
 
-/* four partial sums over i mod 4, added in one order */
-static double dot(int n, const double *x, const double *y)
-{
-  double s[4] = { 0, 0, 0, 0 };
-  int i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (int l = 0; l < 4; l++)
-      s[l] += x[i + l] * y[i + l];
-  for (; i < n; i++)
-    s[i & 3] += x[i] * y[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
-}
-
 static double norm_inf(int n, const double *v);
 
 /* ||x||_2, scaled by the largest |x_i| so that it neither overflows nor underflows */
@@ -204,7 +191,7 @@ static int fgmres(gmres_ws *g, const precond *P, int n, const double *A, int lda
     mat_vec(n, A, lda, zj, g->w);
     for (int i = 0; i <= j; i++) {
       double *vi = g->V + (size_t)i * n;
-      hj[i] = dot(n, g->w, vi);
+      hj[i] = mpei_dot_fixed(n, g->w, vi);
       axpy(n, -hj[i], vi, g->w);
     }
     double h = nrm2(n, g->w);

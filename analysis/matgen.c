@@ -9,6 +9,7 @@
 #include <gsl/gsl_rng.h>
 #include "mpei.h"
 #include "mpemu/ir.h"
+#include "ir_internal.h"
 
 static int dense_args_ok(const double *A, int n, int lda)
 {
@@ -111,21 +112,12 @@ int mpe_mat_randsvd(double *A, int n, int lda, double kappa, int mode, uint64_t 
     for (int k = 0; k < n; k++)
       u->data[(size_t)i * u->tda + k] *= sigma[k];
   /* A = (U S) V^T, a_ij = sum_k (U S)_ik V_jk over rows of both buffers, in a
-     fixed order (four partial sums over k mod 4): the same matrix for any
-     BLAS thread count and on any machine */
+     fixed order (mpei_dot_fixed): the same matrix for any BLAS thread count
+     and on any machine */
   for (int j = 0; j < n; j++) {
     const double *vj = v->data + (size_t)j * v->tda;
-    for (int i = 0; i < n; i++) {
-      const double *ui = u->data + (size_t)i * u->tda;
-      double s[4] = { 0, 0, 0, 0 };
-      int k = 0;
-      for (; k + 4 <= n; k += 4)
-        for (int l = 0; l < 4; l++)
-          s[l] += ui[k + l] * vj[k + l];
-      for (; k < n; k++)
-        s[k & 3] += ui[k] * vj[k];
-      A[(size_t)j * lda + i] = (s[0] + s[1]) + (s[2] + s[3]);
-    }
+    for (int i = 0; i < n; i++)
+      A[(size_t)j * lda + i] = mpei_dot_fixed(n, u->data + (size_t)i * u->tda, vj);
   }
   rc = MPE_OK;
 out:

@@ -173,26 +173,23 @@ int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transp
   const mpei_isa_kernels *isa = mpei_isa();
   const long sr = transpose ? x->cs : x->rs, sl = transpose ? x->rs : x->cs;
   const int vec = (t == MPE_FP16 || t == MPE_BF16) && isa->tc_dec16 && w <= 32 && (sr == 1 || sl == 1);
-#pragma omp parallel if ((long)rows * K > 65536)
-  {
-    MPEI_FENV_GUARD();
-#pragma omp for schedule(static) reduction(|: unsafe)
-    for (int p = 0; p < npan; p++) {
-      if (vec) {
-        int u = pack_panel_vec(isa, x, transpose, rows, K, Kp, w, p, pin, pk);
-        if (u >= 0) {
-          unsafe |= u;
-          continue;
-        }
+#pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
+  for (int p = 0; p < npan; p++) {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+    if (vec) {
+      int u = pack_panel_vec(isa, x, transpose, rows, K, Kp, w, p, pin, pk);
+      if (u >= 0) {
+        unsafe |= u;
+        continue;
       }
-      switch (t) {
-      case MPE_FP16: unsafe |= pack_panel(&d, x, MPE_FP16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
-      case MPE_BF16: unsafe |= pack_panel(&d, x, MPE_BF16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
-      case MPE_E4M3: case MPE_E5M2:
-        unsafe |= pack_panel(&d, x, MPE_E4M3, transpose, rows, K, Kp, w, p, pin, pk, bad);
-        break;
-      default: unsafe |= pack_panel(&d, x, MPE_FP32, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
-      }
+    }
+    switch (t) {
+    case MPE_FP16: unsafe |= pack_panel(&d, x, MPE_FP16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    case MPE_BF16: unsafe |= pack_panel(&d, x, MPE_BF16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    case MPE_E4M3: case MPE_E5M2:
+      unsafe |= pack_panel(&d, x, MPE_E4M3, transpose, rows, K, Kp, w, p, pin, pk, bad);
+      break;
+    default: unsafe |= pack_panel(&d, x, MPE_FP32, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
     }
   }
   return unsafe;

@@ -90,16 +90,13 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
     for (int l = 0; l < K; l++)
       bt[(size_t)j * K + l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
   long total = (long)M * N;
-#pragma omp parallel if (total * (long)(K + 1) > 20000)
-  {
-    MPEI_FENV_GUARD();
-#pragma omp for schedule(dynamic, 16)
-    for (long t = 0; t < total; t++) {
-      int i = (int)(t / N), j = (int)(t % N);
-      double cv = c && c->p ? load_c(c, i, j) : 0.0;
-      double d = mpei_tc_dot(m, ad + (size_t)i * K, bt + (size_t)j * K, 1, K, cv, out16);
-      acc[t] = isnan(d) ? mpei_u2f(0x7fffffffu) : (float)d;
-    }
+#pragma omp parallel for schedule(dynamic, 16) if (total * (long)(K + 1) > 20000)
+  for (long t = 0; t < total; t++) {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+    int i = (int)(t / N), j = (int)(t % N);
+    double cv = c && c->p ? load_c(c, i, j) : 0.0;
+    double d = mpei_tc_dot(m, ad + (size_t)i * K, bt + (size_t)j * K, 1, K, cv, out16);
+    acc[t] = isnan(d) ? mpei_u2f(0x7fffffffu) : (float)d;
   }
   free(ad);
   return MPE_OK;
@@ -224,29 +221,26 @@ void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float
 {
   const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
   mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
-#pragma omp parallel if ((long)M * N > 65536)
-  {
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+  for (int i = 0; i < M; i++) {
     MPEI_FENV_GUARD();
-#pragma omp for schedule(static)
-    for (int i = 0; i < M; i++) {
-      const float *v = acc + (size_t)i * N;
-      if (ctype == MPE_FP32 && ccs == 1) {
-        row_fn((float *)C + (size_t)i * crs, v, N, alpha, beta, use_ab);
+    const float *v = acc + (size_t)i * N;
+    if (ctype == MPE_FP32 && ccs == 1) {
+      row_fn((float *)C + (size_t)i * crs, v, N, alpha, beta, use_ab);
+      continue;
+    }
+    for (int j = 0; j < N; j++) {
+      size_t ci = (size_t)((long)i * crs + (long)j * ccs);
+      if (ctype == MPE_FP32) {
+        float *c = (float *)C + ci;
+        *c = epilogue_one(v[j], beta != 0.0f ? *c : 0.0f, alpha, beta, use_ab);
         continue;
       }
-      for (int j = 0; j < N; j++) {
-        size_t ci = (size_t)((long)i * crs + (long)j * ccs);
-        if (ctype == MPE_FP32) {
-          float *c = (float *)C + ci;
-          *c = epilogue_one(v[j], beta != 0.0f ? *c : 0.0f, alpha, beta, use_ab);
-          continue;
-        }
-        uint16_t *c16 = (uint16_t *)C + ci;
-        float out = epilogue_one(v[j], beta != 0.0f ? mpe_fp16_to_fp32(*c16) : 0.0f, alpha, beta, use_ab);
-        unsigned fl = 0;
-        double h = mpei_round_ref(out, 0, f16, MPE_RNE, 0, 0, 0, &fl);
-        *c16 = mpei_tc_h_bits(h);
-      }
+      uint16_t *c16 = (uint16_t *)C + ci;
+      float out = epilogue_one(v[j], beta != 0.0f ? mpe_fp16_to_fp32(*c16) : 0.0f, alpha, beta, use_ab);
+      unsigned fl = 0;
+      double h = mpei_round_ref(out, 0, f16, MPE_RNE, 0, 0, 0, &fl);
+      *c16 = mpei_tc_h_bits(h);
     }
   }
 }

@@ -143,13 +143,9 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
         ax[((size_t)p * Kcp + q) * mr + rr] = (l < 0 ? Kb - 1 : l) * nw;
       }
   if (!epi) {
-#pragma omp parallel if ((long)M * N > 65536)
-    {
-      MPEI_FENV_GUARD();
-#pragma omp for schedule(static)
-      for (long t = 0; t < (long)M * N; t++)
-        acc[t] = 0.0f;
-    }
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+    for (long t = 0; t < (long)M * N; t++)
+      acc[t] = 0.0f;
   }
   mpei_tc_out o;
   mpei_tc_out_of(m, s->out16, &o);
