@@ -267,16 +267,20 @@ static int run_flat(ew_job *j, float *out, size_t n)
 #ifdef _OPENMP
   par = n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel();
 #endif
-#pragma omp parallel for schedule(static) reduction(| : fl) if (par)
-  for (size_t c = 0; c < nchunks; c++) {
-    size_t i0 = c * CHUNK, len = n - i0 < CHUNK ? n - i0 : CHUNK;
-    if (fast32) {
-      fl |= fast32(out + i0, &j->a, &j->plan, i0, len);
-      continue;
+#pragma omp parallel if (par)
+  {
+    MPEI_FENV_GUARD();
+#pragma omp for schedule(static) reduction(| : fl)
+    for (size_t c = 0; c < nchunks; c++) {
+      size_t i0 = c * CHUNK, len = n - i0 < CHUNK ? n - i0 : CHUNK;
+      if (fast32) {
+        fl |= fast32(out + i0, &j->a, &j->plan, i0, len);
+        continue;
+      }
+      double d[CHUNK];
+      fl |= j->eval(d, &j->a, i0, len);
+      fl |= round_chunk(j, out + i0, d, i0, len);
     }
-    double d[CHUNK];
-    fl |= j->eval(d, &j->a, i0, len);
-    fl |= round_chunk(j, out + i0, d, i0, len);
   }
   mpei_flags |= fl;
   return MPE_OK;
@@ -315,37 +319,49 @@ static int binary(int op, float *z, const float *x, const float *y, size_t n, co
 }
 
 int mpe_ew_add(float *z, const float *x, const float *y, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return binary(EW_ADD, z, x, y, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return binary(EW_ADD, z, x, y, n, f, o); }
 int mpe_ew_sub(float *z, const float *x, const float *y, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return binary(EW_SUB, z, x, y, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return binary(EW_SUB, z, x, y, n, f, o); }
 int mpe_ew_mul(float *z, const float *x, const float *y, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return binary(EW_MUL, z, x, y, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return binary(EW_MUL, z, x, y, n, f, o); }
 int mpe_ew_div(float *z, const float *x, const float *y, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return binary(EW_DIV, z, x, y, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return binary(EW_DIV, z, x, y, n, f, o); }
 
 int mpe_ew_fma(float *w, const float *x, const float *y, const float *z, size_t n, const mpe_format *f,
                const mpe_round_opts *o)
 {
+  MPEI_FENV_GUARD();
   return flat(EW_FMA, 3, w, x, y, z, 0.0f, n, f, o);
 }
 
 int mpe_ew_scale(float *y, float alpha, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
 {
+  MPEI_FENV_GUARD();
   return flat(EW_SCALE, 1, y, x, NULL, NULL, alpha, n, f, o);
 }
 
 int mpe_ew_sqrt(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return unary(EW_SQRT, y, x, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return unary(EW_SQRT, y, x, n, f, o); }
 int mpe_ew_recip(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return unary(EW_RECIP, y, x, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return unary(EW_RECIP, y, x, n, f, o); }
 int mpe_ew_exp(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return unary(EW_EXP, y, x, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return unary(EW_EXP, y, x, n, f, o); }
 int mpe_ew_log(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return unary(EW_LOG, y, x, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return unary(EW_LOG, y, x, n, f, o); }
 int mpe_ew_tanh(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return unary(EW_TANH, y, x, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return unary(EW_TANH, y, x, n, f, o); }
 int mpe_ew_sigmoid(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *o)
-{ return unary(EW_SIGMOID, y, x, n, f, o); }
+{
+  MPEI_FENV_GUARD(); return unary(EW_SIGMOID, y, x, n, f, o); }
 
 /* ---- softmax over rows: two passes per row (sum, then values), so no scratch
    beyond the fixed chunk buffers whatever the row length */
@@ -390,6 +406,7 @@ static unsigned softmax_row(const ew_job *j, float *yr, const float *xr, size_t 
 int mpe_ew_softmax(float *y, const float *x, size_t rows, size_t cols, const mpe_format *f,
                    const mpe_round_opts *o)
 {
+  MPEI_FENV_GUARD();
   int e = check_common(f, o);
   if (e)
     return e;
@@ -404,9 +421,13 @@ int mpe_ew_softmax(float *y, const float *x, size_t rows, size_t cols, const mpe
 #ifdef _OPENMP
   par = rows > 1 && rows * cols >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel();
 #endif
-#pragma omp parallel for schedule(static) reduction(| : fl) if (par)
-  for (size_t r = 0; r < rows; r++)
-    fl |= softmax_row(&j, y + r * cols, x + r * cols, cols, r * cols);
+#pragma omp parallel if (par)
+  {
+    MPEI_FENV_GUARD();
+#pragma omp for schedule(static) reduction(| : fl)
+    for (size_t r = 0; r < rows; r++)
+      fl |= softmax_row(&j, y + r * cols, x + r * cols, cols, r * cols);
+  }
   mpei_flags |= fl;
   return MPE_OK;
 }

@@ -23,6 +23,7 @@ static double round_to_int(double v, mpe_round r, uint32_t rnd, int *inexact)
 
 int mpe_fx16_encode(int16_t *q, float *scale, const float *x, size_t n, size_t block, mpe_round r)
 {
+  MPEI_FENV_GUARD();
   if (block == 0 || (unsigned)r >= MPE_NROUND || (n > 0 && (!q || !scale || !x)))
     return MPE_EINVAL;
   for (size_t i = 0; i < n; i++)
@@ -67,6 +68,7 @@ int mpe_fx16_encode(int16_t *q, float *scale, const float *x, size_t n, size_t b
 
 int mpe_fx16_decode(float *x, const int16_t *q, const float *scale, size_t n, size_t block)
 {
+  MPEI_FENV_GUARD();
   if (block == 0 || (n > 0 && (!x || !q || !scale)))
     return MPE_EINVAL;
   for (size_t i = 0; i < n; i++)
@@ -78,6 +80,7 @@ static int clamp_bits(int b) { return b < -512 ? -512 : b > 512 ? 512 : b; }
 
 int16_t mpe_fp32_to_q16(float x, int frac_bits, mpe_round r)
 {
+  MPEI_FENV_GUARD();
   if ((unsigned)r >= MPE_NROUND)
     r = MPE_RNE;   /* as the conversions: an out-of-range mode means RNE */
   uint32_t rnd = stochastic(r) ? mpei_thread_sr_word() : 0;
@@ -100,5 +103,6 @@ int16_t mpe_fp32_to_q16(float x, int frac_bits, mpe_round r)
 
 float mpe_q16_to_fp32(int16_t q, int frac_bits)
 {
+  MPEI_FENV_GUARD();
   return (float)ldexp((double)q, -clamp_bits(frac_bits));
 }

@@ -47,6 +47,7 @@ static int check(const void *a, const void *b, const void *c, size_t n, mpe_mx_k
 int mpe_mx_quantize_f32(uint8_t *elem, uint8_t *scale, const float *x, size_t n, mpe_mx_kind k,
                         const mpe_round_opts *o)
 {
+  MPEI_FENV_GUARD();
   int rc = check(elem, scale, x, n, k);
   if (rc)
     return rc;
@@ -118,6 +119,7 @@ int mpe_mx_quantize_f32(uint8_t *elem, uint8_t *scale, const float *x, size_t n,
 
 int mpe_mx_dequantize_f32(float *y, const uint8_t *elem, const uint8_t *scale, size_t n, mpe_mx_kind k)
 {
+  MPEI_FENV_GUARD();
   int rc = check(y, elem, scale, n, k);
   if (rc)
     return rc;

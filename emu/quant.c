@@ -57,6 +57,7 @@ static int args_ok(const void *a, const void *b, size_t rows, size_t cols, mpe_q
 int mpe_quant_params(float *scale, int32_t *zero, const float *x, size_t rows, size_t cols,
                      mpe_quant_axis axis, mpe_type t, int symmetric)
 {
+  MPEI_FENV_GUARD();
   int qmin, qmax;
   int r = args_ok(x, scale, rows, cols, axis, t, &qmin, &qmax);
   if (r)
@@ -127,6 +128,7 @@ static int groups_ok(const float *scale, const int32_t *zero, size_t ng, int qmi
 int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quant_axis axis, mpe_type t,
                      const float *scale, const int32_t *zero, const mpe_round_opts *o)
 {
+  MPEI_FENV_GUARD();
   int qmin, qmax;
   int r = args_ok(q, x, rows, cols, axis, t, &qmin, &qmax);
   if (r)
@@ -150,30 +152,34 @@ int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quan
       return MPE_ERANGE;
   const int sr = o->round == MPE_SR || o->round == MPE_SR_EQ, sgn = qmin < 0;
   unsigned fl = 0;
-#pragma omp parallel for schedule(static) reduction(|: fl) if (n > 65536)
-  for (size_t i = 0; i < rows; i++)
-    for (size_t j = 0; j < cols; j++) {
-      size_t k = i * cols + j, g = group(axis, i, j);
-      double v = (double)x[k] / scale[g];
-      int neg = signbit(v) != 0;
-      double a = fabs(v);
-      if (a > 1e6)
-        a = 1e6;   /* clipped below anyway; keeps the count exact */
-      int inexact;
-      uint32_t rnd = sr ? mpei_sr_word(o->seed, o->offset + k) : 0;
-      double c = mpei_round_count(a, 0, neg, o->round, rnd, &inexact);
-      double qv = (neg ? -c : c) + zero[g];
-      if (inexact)
-        fl |= MPE_FLAG_INEXACT;
-      if (qv < qmin || qv > qmax) {
-        fl |= MPE_FLAG_SATURATED;
-        qv = qv < qmin ? qmin : qmax;
+#pragma omp parallel if (n > 65536)
+  {
+    MPEI_FENV_GUARD();
+#pragma omp for schedule(static) reduction(|: fl)
+    for (size_t i = 0; i < rows; i++)
+      for (size_t j = 0; j < cols; j++) {
+        size_t k = i * cols + j, g = group(axis, i, j);
+        double v = (double)x[k] / scale[g];
+        int neg = signbit(v) != 0;
+        double a = fabs(v);
+        if (a > 1e6)
+          a = 1e6;   /* clipped below anyway; keeps the count exact */
+        int inexact;
+        uint32_t rnd = sr ? mpei_sr_word(o->seed, o->offset + k) : 0;
+        double c = mpei_round_count(a, 0, neg, o->round, rnd, &inexact);
+        double qv = (neg ? -c : c) + zero[g];
+        if (inexact)
+          fl |= MPE_FLAG_INEXACT;
+        if (qv < qmin || qv > qmax) {
+          fl |= MPE_FLAG_SATURATED;
+          qv = qv < qmin ? qmin : qmax;
+        }
+        if (sgn)
+          ((int8_t *)q)[k] = (int8_t)qv;
+        else
+          ((uint8_t *)q)[k] = (uint8_t)qv;
       }
-      if (sgn)
-        ((int8_t *)q)[k] = (int8_t)qv;
-      else
-        ((uint8_t *)q)[k] = (uint8_t)qv;
-    }
+  }
   mpei_flags |= fl;
   return MPE_OK;
 }
@@ -181,6 +187,7 @@ int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quan
 int mpe_quant_decode(float *x, const void *q, size_t rows, size_t cols, mpe_quant_axis axis, mpe_type t,
                      const float *scale, const int32_t *zero)
 {
+  MPEI_FENV_GUARD();
   int qmin, qmax;
   int r = args_ok(x, q, rows, cols, axis, t, &qmin, &qmax);
   if (r)

@@ -10,6 +10,7 @@
 #endif
 #include "isa.h"
 #include "mpei_round_plan.h"
+#include "mpei_fenv.h"
 
 #define PAR_MIN   (1u << 16)   /* below this, one thread */
 #define PAR_CHUNK (1u << 16)
@@ -57,6 +58,7 @@ static unsigned ref_f64(double *y, const double *x, size_t n, const struct mpe_f
 
 int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *opts)
 {
+  MPEI_FENV_GUARD();
   if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)))
     return MPE_EINVAL;
   if (f->special == MPEI_SP_E8M0)   /* a scale, not a rounding target */
@@ -75,11 +77,15 @@ int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const
 #ifdef _OPENMP
   if (n >= PAR_MIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {
     size_t nchunks = (n + PAR_CHUNK - 1) / PAR_CHUNK;
-#pragma omp parallel for schedule(static) reduction(| : fl)
-    for (size_t c = 0; c < nchunks; c++) {
-      size_t i0 = c * PAR_CHUNK, len = n - i0 < PAR_CHUNK ? n - i0 : PAR_CHUNK;
-      fl |= kern ? kern(y + i0, x + i0, len, &plan, o.offset + i0)
-                 : ref_f32(y + i0, x + i0, len, &g, &o, o.offset + i0);
+#pragma omp parallel
+    {
+      MPEI_FENV_GUARD();
+#pragma omp for schedule(static) reduction(| : fl)
+      for (size_t c = 0; c < nchunks; c++) {
+        size_t i0 = c * PAR_CHUNK, len = n - i0 < PAR_CHUNK ? n - i0 : PAR_CHUNK;
+        fl |= kern ? kern(y + i0, x + i0, len, &plan, o.offset + i0)
+                   : ref_f32(y + i0, x + i0, len, &g, &o, o.offset + i0);
+      }
     }
     mpei_flags |= fl;
     return MPE_OK;
@@ -92,6 +98,7 @@ int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const
 
 int mpe_round_f64(double *y, const double *x, size_t n, const mpe_format *f, const mpe_round_opts *opts)
 {
+  MPEI_FENV_GUARD();
   if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)))
     return MPE_EINVAL;
   if (f->special == MPEI_SP_E8M0)
@@ -103,10 +110,14 @@ int mpe_round_f64(double *y, const double *x, size_t n, const mpe_format *f, con
 #ifdef _OPENMP
   if (n >= PAR_MIN / 4 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
     size_t chunk = PAR_CHUNK / 4, nchunks = (n + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static) reduction(| : fl)
-    for (size_t c = 0; c < nchunks; c++) {
-      size_t i0 = c * chunk, len = n - i0 < chunk ? n - i0 : chunk;
-      fl |= ref_f64(y + i0, x + i0, len, f, &o, o.offset + i0);
+#pragma omp parallel
+    {
+      MPEI_FENV_GUARD();
+#pragma omp for schedule(static) reduction(| : fl)
+      for (size_t c = 0; c < nchunks; c++) {
+        size_t i0 = c * chunk, len = n - i0 < chunk ? n - i0 : chunk;
+        fl |= ref_f64(y + i0, x + i0, len, f, &o, o.offset + i0);
+      }
     }
     mpei_flags |= fl;
     return MPE_OK;
@@ -119,6 +130,7 @@ int mpe_round_f64(double *y, const double *x, size_t n, const mpe_format *f, con
 
 double mpe_round_scalar(double x, const mpe_format *f, const mpe_round_opts *opts)
 {
+  MPEI_FENV_GUARD();
   if (!f || !opts_ok(opts))
     return NAN;
   double y;

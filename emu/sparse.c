@@ -121,6 +121,7 @@ static void top2(const void *A, mpe_type t, int row, int i, int g, int k, int ld
 
 int mpe_prune_2_4(mpe_layout layout, int m, int k, const void *A, mpe_type type, int lda, void *P, int ldp)
 {
+  MPEI_FENV_GUARD();
   if (!args_ok(layout, m, k, type))
     return MPE_EINVAL;
   const int row = layout == MPE_ROW_MAJOR;
@@ -162,6 +163,7 @@ int mpei_sp_is_zero(const void *base, mpe_type t, size_t idx)
 int mpe_sparse_compress(mpe_layout layout, int m, int k, const void *A, mpe_type type, int lda, void *V,
                         int ldv, uint16_t *meta, int ldm)
 {
+  MPEI_FENV_GUARD();
   int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta);
   if (r || m == 0 || k == 0)
     return r;
@@ -219,33 +221,38 @@ int mpei_sp_index(const void *V, mpe_type type, int row, int m, int k, int ldv, 
   int bad = 0;
   /* rows in parallel (each writes its own kidx row); a refusal is the same
      whichever row finds it */
-#pragma omp parallel for schedule(static) reduction(|: bad) if ((long)m * ng > 65536)
-  for (int i = 0; i < m; i++)
-    for (int g = 0; g < ng && !bad; g++) {
-      unsigned nib = (meta[at(row, i, g / 4, ldm)] >> (4 * (g % 4))) & 0xfu;
-      int j0 = (int)(nib & 3u), j1 = (int)(nib >> 2);
-      if (j0 >= j1) {
-        bad = 1;
-        break;
-      }
-      for (int s = 0; s < 2; s++) {
-        int l = 4 * g + (s ? j1 : j0);
-        int q = 2 * g + s;
-        if (l >= k) {
-          if (!mpei_sp_is_zero(V, type, at(row, i, q, ldv)))
-            bad = 1;
-          l = -1;   /* a padding position: no product */
+#pragma omp parallel if ((long)m * ng > 65536)
+  {
+    MPEI_FENV_GUARD();
+#pragma omp for schedule(static) reduction(|: bad)
+    for (int i = 0; i < m; i++)
+      for (int g = 0; g < ng && !bad; g++) {
+        unsigned nib = (meta[at(row, i, g / 4, ldm)] >> (4 * (g % 4))) & 0xfu;
+        int j0 = (int)(nib & 3u), j1 = (int)(nib >> 2);
+        if (j0 >= j1) {
+          bad = 1;
+          break;
         }
-        if (kidx)
-          kidx[(size_t)i * kc + q] = l;
+        for (int s = 0; s < 2; s++) {
+          int l = 4 * g + (s ? j1 : j0);
+          int q = 2 * g + s;
+          if (l >= k) {
+            if (!mpei_sp_is_zero(V, type, at(row, i, q, ldv)))
+              bad = 1;
+            l = -1;   /* a padding position: no product */
+          }
+          if (kidx)
+            kidx[(size_t)i * kc + q] = l;
+        }
       }
-    }
+  }
   return bad ? MPE_EINVAL : MPE_OK;
 }
 
 int mpe_sparse_decompress(mpe_layout layout, int m, int k, const void *V, mpe_type type, int ldv,
                           const uint16_t *meta, int ldm, void *A, int lda)
 {
+  MPEI_FENV_GUARD();
   int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta);
   if (r || m == 0 || k == 0)
     return r;

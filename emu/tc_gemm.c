@@ -178,6 +178,7 @@ int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transp
   const int vec = (t == MPE_FP16 || t == MPE_BF16) && isa->tc_dec16 && w <= 32 && (sr == 1 || sl == 1);
 #pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
   for (int p = 0; p < npan; p++) {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
     if (vec) {
       int u = pack_panel_vec(isa, x, transpose, rows, K, Kp, w, p, pin, pk);
       if (u >= 0) {
@@ -368,6 +369,7 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   }
 #pragma omp parallel if ((long)M * N * K > 100000) num_threads(nthr)
   {
+    MPEI_FENV_GUARD();
     int me = 0;
 #ifdef _OPENMP
     me = omp_get_thread_num();

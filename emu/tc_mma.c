@@ -11,6 +11,7 @@
 #include "tc_impl.h"
 #include "tc_epilogue.h"
 #include "isa.h"
+#include "mpei_fenv.h"
 
 int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t)
 {
@@ -92,6 +93,7 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
   long total = (long)M * N;
 #pragma omp parallel for schedule(dynamic, 16) if (total * (long)(K + 1) > 20000)
   for (long t = 0; t < total; t++) {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
     int i = (int)(t / N), j = (int)(t % N);
     double cv = c && c->p ? load_c(c, i, j) : 0.0;
     double d = mpei_tc_dot(m, ad + (size_t)i * K, bt + (size_t)j * K, 1, K, cv, out16);
@@ -141,6 +143,7 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
             const void *B, mpe_type btype, int ldb,
             const void *C, int ldc, void *D, mpe_type dtype, int ldd)
 {
+  MPEI_FENV_GUARD();
   if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
                 dtype == MPE_INT32))
     return mpei_tc_int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
@@ -181,6 +184,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
                const void *B, mpe_type btype, int ldb, const void *C, mpe_type ctype, int ldc, void *D,
                mpe_type dtype, int ldd)
 {
+  MPEI_FENV_GUARD();
   if (ctype == dtype)
     return mpe_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
   /* C's type is checked as D's would be, then for the one mixed form */
@@ -202,13 +206,17 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
   if (C && !c32)
     return MPE_ENOMEM;
   long nsub = 0;
-#pragma omp parallel for schedule(static) reduction(+: nsub) if ((long)m * n > 65536)
+#pragma omp parallel if ((long)m * n > 65536)
+  {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#pragma omp for schedule(static) reduction(+: nsub)
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n && C; j++) {
       const uint16_t h = ((const uint16_t *)C)[(size_t)i * ldc + j];
       c32[(size_t)i * n + j] = mpe_fp16_to_fp32(h);
       nsub += (h & 0x7fffu) && !(h & 0x7c00u) && model->p.kind == MPE_TC_BLOCK;
     }
+  }
   /* one call, then those outputs again through the engine (all of K); or,
      when they are many (the engine's work, about nsub * k, above ten times
      the outputs), the first block alone with C's binary16 values, those
@@ -246,16 +254,27 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
         if ((h & 0x7fffu) && !(h & 0x7c00u))
           need[i] = need[m + j] = 1;
       }
-#pragma omp parallel for schedule(static) if ((long)m * k1 > 65536)
+#pragma omp parallel if ((long)m * k1 > 65536)
+  {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#pragma omp for schedule(static)
     for (int i = 0; i < m; i++)
       for (int l = 0; l < k1 && need[i]; l++)
         ad[(size_t)i * k1 + l] = mpei_tc_load(model, A, atype, (size_t)i * lda + l);
-#pragma omp parallel for schedule(static) if ((long)n * k1 > 65536)
+  }
+#pragma omp parallel if ((long)n * k1 > 65536)
+  {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#pragma omp for schedule(static)
     for (int j = 0; j < n; j++)
       for (int l = 0; l < k1 && need[m + j]; l++)
         bd[(size_t)j * k1 + l] = mpei_tc_load(model, B, btype, (size_t)l * ldb + j);
+  }
     free(need);
-#pragma omp parallel for schedule(static) if ((long)nsub * k1 > 20000)
+#pragma omp parallel if ((long)nsub * k1 > 20000)
+  {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#pragma omp for schedule(static)
     for (int i = 0; i < m; i++)
       for (int j = 0; j < n; j++) {
         const uint16_t h = ((const uint16_t *)C)[(size_t)i * ldc + j];
@@ -263,6 +282,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
           acc[(size_t)i * n + j] = mpei_tc_f_canon(
               mpei_tc_dot_c16(model, ad + (size_t)i * k1, bd + (size_t)j * k1, 1, k1, mpe_fp16_to_fp32(h)));
       }
+  }
   }
   free(ad);
   float *out = acc;
@@ -359,6 +379,7 @@ void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float
   mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
 #pragma omp parallel for schedule(static) if ((long)M * N > 65536)
   for (int i = 0; i < M; i++) {
+    MPEI_FENV_GUARD();
     const float *v = acc + (size_t)i * N;
     if (ctype == MPE_FP32 && ccs == 1) {
       row_fn((float *)C + (size_t)i * crs, v, N, alpha, beta, use_ab);
@@ -392,6 +413,7 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
              const void *B, mpe_type btype, int ldb,
              float beta, void *C, mpe_type ctype, int ldc)
 {
+  MPEI_FENV_GUARD();
   if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
                 ctype == MPE_INT32))
     return mpei_tc_int_gemm(model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,

@@ -311,11 +311,15 @@ static void run_portable(const struct mpe_tc_model *m, int M, int N, int K, cons
   elem_table_init(&ta, a->t);
   elem_table_init(&tb, b->t);
   const long total = (long)M * N;
-#pragma omp parallel for schedule(dynamic, 16) if (total * (long)(K + 1) > 20000)
+#pragma omp parallel if (total * (long)(K + 1) > 20000)
+  {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#pragma omp for schedule(dynamic, 16)
   for (long t = 0; t < total; t++) {
     const int i = (int)(t / N), j = (int)(t % N);
     const double cv = c ? c[(size_t)i * ldc + j] : 0.0;
     acc[t] = mpei_tc_f_canon(dot_tables(m, a, b, &ta, &tb, i, j, K, cv));
+  }
   }
 }
 
@@ -331,7 +335,10 @@ int mpei_tc_pack_scaled(const mpei_tc_opnd *x, int transpose, int rows, int K, i
     st[c] = scale_of((uint8_t)c, x->sc->t);
   const int npan = (rows + w - 1) / w;
   int unsafe = 0;
-#pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
+#pragma omp parallel if ((long)rows * K > 65536)
+  {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#pragma omp for schedule(static) reduction(|: unsafe)
   for (int p = 0; p < npan; p++)
     for (int l = 0; l < Kp; l++)
       for (int r = 0; r < w; r++) {
@@ -356,6 +363,7 @@ int mpei_tc_pack_scaled(const mpei_tc_opnd *x, int transpose, int rows, int K, i
         if (e)
           e[o] = ex;
       }
+  }
   return unsafe;
 }
 
@@ -368,7 +376,10 @@ static void pack_values(const mpei_tc_opnd *x, int transpose, int rows, int K, i
                         float *v, float *va)
 {
   const int np = (rows + w - 1) / w;
-#pragma omp parallel for schedule(static) if ((long)rows * K > 65536)
+#pragma omp parallel if ((long)rows * K > 65536)
+  {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#pragma omp for schedule(static)
   for (int p = 0; p < np; p++)
     for (int l = 0; l < Kp; l++)
       for (int r = 0; r < w; r++) {
@@ -377,6 +388,7 @@ static void pack_values(const mpei_tc_opnd *x, int transpose, int rows, int K, i
         v[((size_t)p * Kp + l) * w + r] = y;
         va[((size_t)p * Kp + l) * w + r] = fabsf(y);
       }
+  }
 }
 
 /* The group sums of a tile come from the SIMD level's fma kernel (tc_kernel.h):
@@ -421,7 +433,10 @@ static int run_groups(const struct mpe_tc_model *m, int M, int N, int K, const m
     for (int g = 0; g < nb; g++)
       sb[(size_t)j * nb + g] = j < N && g * G < K ? scale_of(scale_code_at(b->sc, j, g * G), b->sc->t) : (scl){ 0, 8, 0 };
   const int ngl = L / G;
-#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
+#pragma omp parallel if ((long)M * N * K > 100000)
+  {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#pragma omp for schedule(dynamic) collapse(2)
   for (int ip = 0; ip < mp; ip++)
     for (int jp = 0; jp < np; jp++) {
       float gs[64][TILE], ga[64][TILE], cur[TILE];
@@ -461,6 +476,7 @@ static int run_groups(const struct mpe_tc_model *m, int M, int N, int K, const m
             acc[(size_t)i * N + j] = cur[r * vw + jj];
         }
     }
+  }
   free(av);
   free(sa);
   return MPE_OK;
@@ -531,6 +547,7 @@ int mpe_mma_scaled(const mpe_tc_model *model, int m, int n, int k, const void *A
                    const void *B, mpe_type btype, int ldb, const uint8_t *SA, int ldsa, const uint8_t *SB, int ldsb,
                    mpe_type stype, int sblock, const void *C, int ldc, void *D, mpe_type dtype, int ldd)
 {
+  MPEI_FENV_GUARD();
   if (m < 0 || n < 0 || k < 0 || !types_ok(model, atype, btype, stype, sblock) || dtype != MPE_FP32)
     return MPE_EINVAL;
   const int kb = nblocks(k, sblock);
@@ -559,6 +576,7 @@ int mpe_gemm_scaled(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, 
                     const uint8_t *SA, int ldsa, const uint8_t *SB, int ldsb, mpe_type stype, int sblock,
                     float beta, void *C, mpe_type ctype, int ldc)
 {
+  MPEI_FENV_GUARD();
   if (m < 0 || n < 0 || k < 0 || !types_ok(model, atype, btype, stype, sblock) || ctype != MPE_FP32)
     return MPE_EINVAL;
   if ((layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR) || (ta != MPE_NO_TRANS && ta != MPE_TRANS) ||

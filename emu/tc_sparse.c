@@ -20,6 +20,7 @@
 #include "tc_pack.h"
 #include "sparse_impl.h"
 #include "isa.h"
+#include "mpei_fenv.h"
 
 enum { MC_PANELS = 32, NC_PAIRS = 2 };
 
@@ -57,6 +58,7 @@ static int sp_run_portable(const sp_call *s, float *acc)
   const long total = (long)s->M * s->N;
 #pragma omp parallel if (total * (long)(s->kc + 1) > 20000)
   {
+    MPEI_FENV_GUARD();
     int t = 0;
 #ifdef _OPENMP
     t = omp_get_thread_num();
@@ -156,6 +158,7 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
   const long bpitch = (long)Kb * nw;
 #pragma omp parallel if ((long)M * N * kc > 100000) num_threads(nthr)
   {
+    MPEI_FENV_GUARD();
     int me = 0;
 #ifdef _OPENMP
     me = omp_get_thread_num();
@@ -236,6 +239,7 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
                 int k, float alpha, const void *V, mpe_type atype, int ldv, const uint16_t *meta, int ldm,
                 const void *B, mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc)
 {
+  MPEI_FENV_GUARD();
   if (!model || m < 0 || n < 0 || k < 0 || kept_block < 0 || kept_block > 1024)
     return MPE_EINVAL;
   if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)

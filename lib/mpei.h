@@ -5,6 +5,7 @@
 #include <string.h>
 #include "mpemu/core.h"
 #include "mpemu/format.h"
+#include "mpei_fenv.h"   /* MPEI_FENV_GUARD: the library's floating-point environment */
 
 #define MPEI_HIDDEN __attribute__((visibility("hidden")))
 /* Internals libmpemu-analysis needs from libmpemu (the format table behind

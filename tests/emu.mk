@@ -96,3 +96,10 @@ TESTS += tests/check_tc_scaled
 tests_check_tc_scaled_SOURCES = tests/check_tc_scaled.c
 tests_check_tc_scaled_CFLAGS = $(TEST_CFLAGS)
 tests_check_tc_scaled_LDADD = $(TEST_LDADD)
+
+# the same bits in any floating-point environment the caller sets (mpemu(3))
+check_PROGRAMS += tests/check_fenv
+TESTS += tests/check_fenv
+tests_check_fenv_SOURCES = tests/check_fenv.c
+tests_check_fenv_CFLAGS = $(TEST_CFLAGS)
+tests_check_fenv_LDADD = $(TEST_LDADD)

@@ -10,6 +10,7 @@
 #include "mpemu/arith.h"
 #include "mpemu/dist.h"
 #include "exactsum.h"
+#include "mpei_fenv.h"
 
 static const char *const algo_names[MPE_ALLREDUCE_NALGOS] = { "ring", "tree", "naive" };
 
@@ -28,6 +29,7 @@ int mpe_allreduce_algo_lookup(const char *name)
 
 void mpe_allreduce_chunk(size_t n, size_t workers, size_t c, size_t *begin, size_t *end)
 {
+  MPEI_FENV_GUARD();
   if (!workers)
     workers = 1;
   if (c > workers)
@@ -173,6 +175,7 @@ static void stats(mpe_allreduce_stats *st, const float *y, const float *out, con
 int mpe_allreduce_f32(float *out, const float *const *in, size_t workers, size_t n,
                       const mpe_allreduce_opts *o, mpe_allreduce_stats *st)
 {
+  MPEI_FENV_GUARD();
   int rc = check(out, in, workers, n, o);
   if (rc)
     return rc;
@@ -257,6 +260,7 @@ done:
 int mpe_allreduce_error(mpe_allreduce_stats *st, const float *out, const float *const *in,
                         size_t workers, size_t n, const mpe_allreduce_opts *o)
 {
+  MPEI_FENV_GUARD();
   int rc = check(out, in, workers, n, o);
   if (rc || !st)
     return rc ? rc : MPE_EINVAL;

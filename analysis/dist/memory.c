@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include "mpemu/dist.h"
+#include "mpei_fenv.h"
 
 static const char *const opt_names[MPE_MEMORY_NOPTIMIZERS] = { "adam", "sgd", "adafactor" };
 static const char *const prec_names[MPE_MEMORY_NPRECISIONS] = { "fp32", "amp-fp16", "amp-bf16", "fp8" };
@@ -71,6 +72,7 @@ static void per_param(mpe_memory_report *r, mpe_memory_optimizer opt, mpe_memory
 
 int mpe_memory_estimate(mpe_memory_report *r, const mpe_memory_config *c)
 {
+  MPEI_FENV_GUARD();
   if (!r || !c || !isfinite(c->params) || c->params <= 0 || c->zero < 0 || c->zero > 3 ||
       c->gpus < 1 || !isfinite(c->activations) || c->activations < 0 ||
       (unsigned)c->optimizer >= MPE_MEMORY_NOPTIMIZERS || (unsigned)c->precision >= MPE_MEMORY_NPRECISIONS)
@@ -92,6 +94,7 @@ int mpe_memory_estimate(mpe_memory_report *r, const mpe_memory_config *c)
 int mpe_memory_activations(double *bytes, double seq, double batch, double hidden,
                            double layers, double heads)
 {
+  MPEI_FENV_GUARD();
   if (!bytes || !(seq > 0) || !(batch > 0) || !(hidden > 0) || !(layers > 0) || !(heads > 0) ||
       !isfinite(seq * batch * hidden * layers * heads))
     return MPE_EINVAL;

@@ -12,6 +12,7 @@
 #include "mpemu/arith.h"
 #include "mpemu/dist.h"
 #include "exactsum.h"
+#include "mpei_fenv.h"
 
 #define BATCH_BYTES (64u << 20)   /* permutations held at once */
 
@@ -213,6 +214,7 @@ static int split_k(order_ws *w)
 
 int mpe_order_study(mpe_order_stats *st, const float *x, size_t rows, size_t len, const mpe_order_opts *o)
 {
+  MPEI_FENV_GUARD();
   if (!st || !o || !x || len == 0 || rows == 0 || (unsigned)o->round.round >= MPE_NROUND)
     return MPE_EINVAL;
   const mpe_format *f = o->format ? o->format : mpe_format_of(MPE_FP32);

@@ -1210,6 +1210,7 @@ static int open_text(mpe_io *f, const char *path, const mpe_io_opts *o, const un
 
 int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg, size_t msglen)
 {
+  MPEI_FENV_GUARD();
   static const mpe_io_opts defaults;
   if (msg && msglen)
     msg[0] = 0;
@@ -1309,6 +1310,7 @@ fail:
 
 void mpe_io_close(mpe_io *f)
 {
+  MPEI_FENV_GUARD();
   if (!f)
     return;
   if (f->zf)
@@ -1334,6 +1336,7 @@ size_t mpe_io_skipped(const mpe_io *f) { return f ? f->skipped + f->sk.n : 0; }
 
 int mpe_io_skipped_info(const mpe_io *f, size_t i, const char **name, const char **dtype, const char **why)
 {
+  MPEI_FENV_GUARD();
   if (!f || !name || !dtype || !why || i >= mpe_io_skipped(f))
     return MPE_EINVAL;
   if (i < f->skipped) {
@@ -1352,6 +1355,7 @@ uint64_t mpe_io_bytes_total(const mpe_io *f) { return f ? f->total : 0; }
 
 int mpe_io_info(const mpe_io *f, size_t i, mpe_io_tensor *t)
 {
+  MPEI_FENV_GUARD();
   if (!f || !t || i >= f->nt)
     return MPE_EINVAL;
   tens_info(f, &f->t[i], t);
@@ -1360,6 +1364,7 @@ int mpe_io_info(const mpe_io *f, size_t i, mpe_io_tensor *t)
 
 int mpe_io_find(const mpe_io *f, const char *name, size_t *i)
 {
+  MPEI_FENV_GUARD();
   if (!f || !name || !i)
     return MPE_EINVAL;
   for (size_t k = 0; k < f->nt; k++)
@@ -1409,6 +1414,7 @@ static int select_pt(mpe_io *f, size_t i)
 
 int mpe_io_select(mpe_io *f, size_t i)
 {
+  MPEI_FENV_GUARD();
   if (!f || i >= f->nt)
     return MPE_EINVAL;
   struct tens *t = &f->t[i];
@@ -1585,6 +1591,7 @@ static int read_text(mpe_io *f, void *values, size_t max, size_t *n)
 
 int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
 {
+  MPEI_FENV_GUARD();
   if (!f || !n || (!values && max))
     return MPE_EINVAL;
   *n = 0;
@@ -1595,6 +1602,7 @@ int mpe_io_read(mpe_io *f, void *values, size_t max, size_t *n)
 
 int mpe_io_seek(mpe_io *f, uint64_t value)
 {
+  MPEI_FENV_GUARD();
   if (!f)
     return MPE_EINVAL;
   if (f->cur < 0)

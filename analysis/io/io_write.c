@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zip.h>
 #include "io_internal.h"
+#include "mpei_fenv.h"
 
 static const char *npy_descr_of(mpe_type t)
 {
@@ -55,6 +56,7 @@ static int npy_header(const mpe_io_out *t, char *h, size_t hl, size_t *len)
 
 int mpe_io_write_npy(const char *path, const mpe_io_out *t)
 {
+  MPEI_FENV_GUARD();
   uint64_t nb;
   char h[1200];
   size_t hl;
@@ -126,6 +128,7 @@ static int names_ok(const mpe_io_out *t, size_t n, int safetensors)
 
 int mpe_io_write_safetensors(const char *path, const mpe_io_out *t, size_t n)
 {
+  MPEI_FENV_GUARD();
   if (!path || (!t && n))
     return MPE_EINVAL;
   int nrc = names_ok(t, n, 1);
@@ -181,6 +184,7 @@ int mpe_io_write_safetensors(const char *path, const mpe_io_out *t, size_t n)
 
 int mpe_io_write_npz(const char *path, const mpe_io_out *t, size_t n, int deflate)
 {
+  MPEI_FENV_GUARD();
   if (!path || (!t && n))
     return MPE_EINVAL;
   int nrc = names_ok(t, n, 0);

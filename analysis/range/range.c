@@ -368,6 +368,7 @@ static void make_categories(mpe_range *r)
 
 mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntargets, const mpe_range_opts *o)
 {
+  MPEI_FENV_GUARD();
   if (!targets || ntargets == 0 || ntargets > MAXFMT || (o && (o->margin < 0 || o->margin > 4096)))
     return NULL;
   for (size_t k = 0; k < ntargets; k++)
@@ -919,9 +920,11 @@ static void add_spans(mpe_range *r, const struct span *sp, long nb, int *used)
        they come free, each with its own table (thread numbers are unique in a
        team); no second team to start, none competing with the first for cores */
 #pragma omp taskloop grainsize(4)
-    for (long b = 0; b < nb; b++)
+    for (long b = 0; b < nb; b++) {
+      MPEI_FENV_GUARD();   /* any thread of the caller's team may run it */
       block_fast(r, omp_get_thread_num(), sp[b].x, sp[b].m, r->bres + (size_t)b * r->nf, &r->bmn[b], &r->bmxp[b],
                  &r->bmxn[b], &r->bsub[b]);
+    }
     nt = team;
     goto serial;
   }
@@ -933,15 +936,21 @@ static void add_spans(mpe_range *r, const struct span *sp, long nb, int *used)
      does not hold the others at the end of the region; every block's results go
      to its own slot and are summed in block order below, so the bits do not
      depend on which thread took which block */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
+#pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
-  for (long b = 0; b < nb; b++) {
-    int t = 0;
+  {
+    MPEI_FENV_GUARD();
 #ifdef _OPENMP
-    t = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 8)
 #endif
-    block_fast(r, t, sp[b].x, sp[b].m, r->bres + (size_t)b * r->nf, &r->bmn[b], &r->bmxp[b], &r->bmxn[b],
-               &r->bsub[b]);
+    for (long b = 0; b < nb; b++) {
+      int t = 0;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+#endif
+      block_fast(r, t, sp[b].x, sp[b].m, r->bres + (size_t)b * r->nf, &r->bmn[b], &r->bmxp[b], &r->bmxn[b],
+                 &r->bsub[b]);
+    }
   }
 #ifdef _OPENMP
 serial:
@@ -1026,6 +1035,7 @@ static void add_pieces32(mpe_range *r, const float *x, const size_t *len, size_t
 
 int mpe_range_add_f32(mpe_range *r, const float *x, size_t n)
 {
+  MPEI_FENV_GUARD();
   if (!r || (!x && n))
     return MPE_EINVAL;
   add_pieces32(r, x, &n, 1);
@@ -1045,6 +1055,7 @@ static int pieces_ok(const mpe_range *r, const void *x, const size_t *len, size_
 
 int mpe_range_add_f32_pieces(mpe_range *r, const float *x, const size_t *len, size_t npieces)
 {
+  MPEI_FENV_GUARD();
   if (!pieces_ok(r, x, len, npieces))
     return MPE_EINVAL;
   add_pieces32(r, x, len, npieces);
@@ -1066,6 +1077,7 @@ static void fold_block(mpe_range *r, int lo, int hi)
 
 int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
 {
+  MPEI_FENV_GUARD();
   if (!r || (!x && n))
     return MPE_EINVAL;
   for (size_t s = 0; s < n; s += BLOCK) {
@@ -1119,6 +1131,7 @@ int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
 
 int mpe_range_add_f64_pieces(mpe_range *r, const double *x, const size_t *len, size_t npieces)
 {
+  MPEI_FENV_GUARD();
   if (!pieces_ok(r, x, len, npieces))
     return MPE_EINVAL;
   for (size_t p = 0; p < npieces; p++) {
@@ -1132,6 +1145,7 @@ int mpe_range_add_f64_pieces(mpe_range *r, const double *x, const size_t *len, s
 
 int mpe_range_merge(mpe_range *dst, const mpe_range *src)
 {
+  MPEI_FENV_GUARD();
   if (!dst || !src || dst == src || dst->nf != src->nf || dst->margin != src->margin)
     return MPE_EINVAL;
   for (size_t k = 0; k < dst->nf; k++) {
@@ -1197,6 +1211,7 @@ static size_t pack_size(const mpe_range *r)
 
 int mpe_range_pack(const mpe_range *r, void *buf, size_t cap, size_t *len)
 {
+  MPEI_FENV_GUARD();
   if (!r || !len || (cap && !buf))
     return MPE_EINVAL;
   *len = pack_size(r);
@@ -1244,6 +1259,7 @@ int mpe_range_pack(const mpe_range *r, void *buf, size_t cap, size_t *len)
 
 int mpe_range_merge_packed(mpe_range *dst, const void *buf, size_t len)
 {
+  MPEI_FENV_GUARD();
   if (!dst || !buf || len != pack_size(dst))
     return MPE_EINVAL;
   const unsigned char *p = buf;
@@ -1304,6 +1320,7 @@ int mpe_range_merge_packed(mpe_range *dst, const void *buf, size_t len)
 
 int mpe_range_summary_get(const mpe_range *r, mpe_range_summary *s)
 {
+  MPEI_FENV_GUARD();
   if (!r || !s)
     return MPE_EINVAL;
   s->count = r->count;
@@ -1365,6 +1382,7 @@ static int best_scale(double max_abs, double maxf, int margin)
 
 int mpe_range_stats_get(const mpe_range *r, size_t k, mpe_range_stats *s)
 {
+  MPEI_FENV_GUARD();
   if (!r || !s || k >= r->nf)
     return MPE_EINVAL;
   const struct tgt *g = &r->a[k];
@@ -1413,6 +1431,7 @@ static int overflows_at(const struct tgt *g, double v, int e, int neg)
 int mpe_range_at_scale(const mpe_range *r, size_t k, int e, uint64_t *underflow, uint64_t *underflow_flush,
                        int *overflows)
 {
+  MPEI_FENV_GUARD();
   if (!r || k >= r->nf)
     return MPE_EINVAL;
   const struct tgt *g = &r->a[k];
@@ -1428,6 +1447,7 @@ int mpe_range_at_scale(const mpe_range *r, size_t k, int e, uint64_t *underflow,
 int mpe_range_histogram(const mpe_range *r, int k, int *first, uint64_t *counts, size_t cap,
                         size_t *n, uint64_t *below, uint64_t *above)
 {
+  MPEI_FENV_GUARD();
   if (!r || !first || !n || (k >= 0 && (size_t)k >= r->nf) || (cap && !counts))
     return MPE_EINVAL;
   int lo, hi;
@@ -1482,6 +1502,7 @@ int mpe_range_histogram(const mpe_range *r, int k, int *first, uint64_t *counts,
 int mpe_range_create_targets(mpe_range **out, const mpe_range_target *targets, size_t ntargets,
                              const mpe_range_opts *o)
 {
+  MPEI_FENV_GUARD();
   if (!out)
     return MPE_EINVAL;
   *out = NULL;
@@ -1496,6 +1517,7 @@ int mpe_range_create_targets(mpe_range **out, const mpe_range_target *targets, s
 
 int mpe_range_create(mpe_range **out, const mpe_format *const *formats, size_t nformats, const mpe_range_opts *o)
 {
+  MPEI_FENV_GUARD();
   if (!out)
     return MPE_EINVAL;
   *out = NULL;

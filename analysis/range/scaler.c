@@ -36,6 +36,7 @@ struct mpe_scaler {
 
 int mpe_scaler_params_preset(mpe_scaler_params *p, const char *name)
 {
+  MPEI_FENV_GUARD();
   static const struct { const char *name; mpe_scaler_params p; } presets[] = {
     /* init, growth, backoff, min, max, interval, hysteresis, delay, storage */
     { "pytorch",        { 65536.0, 2.0, 0.5, 0.0, INFINITY, 2000, 1, 0, MPE_SCALER_BINARY32 } },
@@ -68,6 +69,7 @@ static double stored(int storage, double v)
 
 int mpe_scaler_create(mpe_scaler **out, const mpe_scaler_params *p)
 {
+  MPEI_FENV_GUARD();
   if (!out)
     return MPE_EINVAL;
   *out = NULL;
@@ -94,18 +96,20 @@ int mpe_scaler_create(mpe_scaler **out, const mpe_scaler_params *p)
 
 mpe_scaler *mpe_scaler_alloc(const mpe_scaler_params *p)
 {
+  MPEI_FENV_GUARD();
   mpe_scaler *s;
   mpe_scaler_create(&s, p);
   return s;
 }
 
 void mpe_scaler_free(mpe_scaler *s) { free(s); }
-double mpe_scaler_scale(const mpe_scaler *s) { return s ? s->scale : NAN; }
+double mpe_scaler_scale(const mpe_scaler *s) { MPEI_FENV_GUARD(); return s ? s->scale : NAN; }
 uint64_t mpe_scaler_steps(const mpe_scaler *s) { return s ? s->steps : 0; }
 uint64_t mpe_scaler_skipped(const mpe_scaler *s) { return s ? s->skipped : 0; }
 
 int mpe_scaler_update(mpe_scaler *s, int found_inf)
 {
+  MPEI_FENV_GUARD();
   if (!s)
     return 0;
   s->steps++;
@@ -145,6 +149,7 @@ struct mpe_delayed {
 
 int mpe_delayed_create(mpe_delayed **out, const mpe_delayed_params *p)
 {
+  MPEI_FENV_GUARD();
   if (!out)
     return MPE_EINVAL;
   *out = NULL;
@@ -169,16 +174,18 @@ int mpe_delayed_create(mpe_delayed **out, const mpe_delayed_params *p)
 
 mpe_delayed *mpe_delayed_alloc(const mpe_delayed_params *p)
 {
+  MPEI_FENV_GUARD();
   mpe_delayed *d;
   mpe_delayed_create(&d, p);
   return d;
 }
 
 void mpe_delayed_free(mpe_delayed *d) { free(d); }
-double mpe_delayed_scale(const mpe_delayed *d) { return d ? d->scale : NAN; }
+double mpe_delayed_scale(const mpe_delayed *d) { MPEI_FENV_GUARD(); return d ? d->scale : NAN; }
 
 int mpe_delayed_update(mpe_delayed *d, double amax)
 {
+  MPEI_FENV_GUARD();
   if (!d || amax < 0 || isnan(amax))
     return MPE_EINVAL;
   float a = (float)amax;

@@ -97,6 +97,7 @@ static mpe_round_opts low_opts(const mpe_update *s, mpe_round r, uint64_t offset
 int mpe_update_alloc(mpe_update **out, mpe_update_strategy strategy, const double *w0, size_t n,
                      const mpe_format *f, const mpe_update_opts *o)
 {
+  MPEI_FENV_GUARD();
   const mpe_format *master;
   if (out)
     *out = NULL;   /* the constructor convention (mpemu/core.h) */
@@ -152,6 +153,7 @@ static inline int is_update(double u)
 
 int mpe_update_step(mpe_update *s, const double *u)
 {
+  MPEI_FENV_GUARD();
   if (!s || (!u && s->n > 0))
     return MPE_EINVAL;
   const size_t n = s->n;
@@ -249,6 +251,7 @@ int mpe_update_step(mpe_update *s, const double *u)
 
 int mpe_update_weights(const mpe_update *s, double *record, double *low)
 {
+  MPEI_FENV_GUARD();
   if (!s)
     return MPE_EINVAL;
   if (!s->n)
@@ -262,6 +265,7 @@ int mpe_update_weights(const mpe_update *s, double *record, double *low)
 
 int mpe_update_reference(const mpe_update *s, double *ref)
 {
+  MPEI_FENV_GUARD();
   if (!s || (!ref && s->n > 0))
     return MPE_EINVAL;
   if (s->n)
@@ -271,6 +275,7 @@ int mpe_update_reference(const mpe_update *s, double *ref)
 
 int mpe_update_stats_get(const mpe_update *s, mpe_update_stats *st)
 {
+  MPEI_FENV_GUARD();
   if (!s || !st)
     return MPE_EINVAL;
   const double *v = s->strategy == MPE_UPDATE_MASTER ? s->aux : s->w;
@@ -304,6 +309,7 @@ int mpe_update_study(mpe_update_stats st[MPE_UPDATE_NSTRATEGIES], const double *
                      const double *u, size_t rows, uint64_t steps,
                      const mpe_format *f, const mpe_update_opts *o)
 {
+  MPEI_FENV_GUARD();
   const mpe_format *master;
   if (!st || ((!w0 || !u) && n > 0) || rows == 0)
     return MPE_EINVAL;
@@ -343,6 +349,7 @@ static double ulp_of(double w, const mpe_format *f)
 
 int mpe_update_is_lost(double w, double u, const mpe_format *f)
 {
+  MPEI_FENV_GUARD();
   if (!f || !isfinite(w) || !isfinite(u) || u == 0)
     return -1;
   mpe_round_opts ro = { MPE_RNE, 0, 0, 0, 0 };

@@ -37,6 +37,7 @@ static int stencil_order(int dim, int m)
 
 int mpe_cg_op_order(const mpe_cg_op *A)
 {
+  MPEI_FENV_GUARD();
   if (!A)
     return -1;
   if (A->csr) {
@@ -88,6 +89,7 @@ static int stencil_row(int dim, int m, int i, int *out, double *w)
 
 int mpe_cg_apply(const mpe_cg_op *A, const double *x, double *y)
 {
+  MPEI_FENV_GUARD();
   int n = mpe_cg_op_order(A);
   if (n < 0 || !x || !y || (A->csr && !csr_valid(A->csr)))
     return MPE_EINVAL;
@@ -426,6 +428,7 @@ out:
 int mpe_cg_solve(const mpe_cg_op *A, const double *b, double *x, const mpe_cg_opts *opts,
                  mpe_cg_result *res)
 {
+  MPEI_FENV_GUARD();
   mpe_cg_opts dflt;
   if (!opts) {
     mpe_cg_opts_init(&dflt);

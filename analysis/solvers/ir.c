@@ -11,6 +11,7 @@
 #include "ir_internal.h"
 #include "mpemu/format.h"
 #include "mpemu/ir.h"
+#include "mpei_fenv.h"
 
 void mpe_ir_opts_init(mpe_ir_opts *o)
 {
@@ -71,11 +72,54 @@ static double norm_inf(int n, const double *v)
   return m;
 }
 
-/* r = b - A x */
+/* The binary64 kernels of the refinement, in a fixed order of operations (the
+   library is built with -ffp-contract=off): the residuals, norms and GMRES
+   steps, hence the iteration counts and errors, are the same bits for any
+   OPENBLAS_NUM_THREADS / OMP_NUM_THREADS and on every machine; a BLAS's
+   reduction order varies with its thread count and its kernels with the CPU. */
+
+/* y = A x, column by column */
+static void mat_vec(int n, const double *A, int lda, const double *x, double *y)
+{
+  memset(y, 0, (size_t)n * sizeof *y);
+  for (int j = 0; j < n; j++) {
+    const double *a = A + (size_t)j * lda, xj = x[j];
+    for (int i = 0; i < n; i++)
+      y[i] += a[i] * xj;
+  }
+}
+
+static double norm_inf(int n, const double *v);
+
+/* ||x||_2, scaled by the largest |x_i| so that it neither overflows nor underflows */
+static double nrm2(int n, const double *x)
+{
+  double m = norm_inf(n, x);
+  if (m == 0.0 || !isfinite(m))
+    return m;
+  double s[4] = { 0, 0, 0, 0 };
+  for (int i = 0; i < n; i++) {
+    double t = x[i] / m;
+    s[i & 3] += t * t;
+  }
+  return m * sqrt((s[0] + s[1]) + (s[2] + s[3]));
+}
+
+static void axpy(int n, double a, const double *x, double *y)
+{
+  for (int i = 0; i < n; i++)
+    y[i] += a * x[i];
+}
+
+/* r = b - A x, column by column */
 static void residual(int n, const double *A, int lda, const double *b, const double *x, double *r)
 {
   memcpy(r, b, (size_t)n * sizeof *r);
-  cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A, lda, x, 1, 1.0, r, 1);
+  for (int j = 0; j < n; j++) {
+    const double *a = A + (size_t)j * lda, xj = x[j];
+    for (int i = 0; i < n; i++)
+      r[i] -= a[i] * xj;
+  }
 }
 
 static double forward_error(int n, const double *x, const double *xtrue)
@@ -132,7 +176,7 @@ static int fgmres(gmres_ws *g, const precond *P, int n, const double *A, int lda
 {
   int m = g->m;
   double *H = g->H;   /* column-major (m+1) x m */
-  double beta = cblas_dnrm2(n, r, 1);
+  double beta = nrm2(n, r);
   memset(d, 0, (size_t)n * sizeof *d);
   if (beta == 0.0 || !isfinite(beta))
     return 0;
@@ -144,13 +188,13 @@ static int fgmres(gmres_ws *g, const precond *P, int n, const double *A, int lda
   for (int j = 0; j < m; j++) {
     double *vj = g->V + (size_t)j * n, *zj = g->Z + (size_t)j * n, *hj = H + (size_t)j * (m + 1);
     precond_apply(P, vj, zj);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, A, lda, zj, 1, 0.0, g->w, 1);
+    mat_vec(n, A, lda, zj, g->w);
     for (int i = 0; i <= j; i++) {
       double *vi = g->V + (size_t)i * n;
-      hj[i] = cblas_ddot(n, g->w, 1, vi, 1);
-      cblas_daxpy(n, -hj[i], vi, 1, g->w, 1);
+      hj[i] = mpas_dot_fixed(n, g->w, vi);
+      axpy(n, -hj[i], vi, g->w);
     }
-    double h = cblas_dnrm2(n, g->w, 1);
+    double h = nrm2(n, g->w);
     hj[j + 1] = h;
     if (h > 0.0 && isfinite(h))
       for (int i = 0; i < n; i++)
@@ -181,7 +225,7 @@ static int fgmres(gmres_ws *g, const precond *P, int n, const double *A, int lda
     g->y[i] = s / H[(size_t)i * (m + 1) + i];
   }
   for (int c = 0; c < k; c++)
-    cblas_daxpy(n, g->y[c], g->Z + (size_t)c * n, 1, d, 1);
+    axpy(n, g->y[c], g->Z + (size_t)c * n, d);
   return k;
 }
 
@@ -268,6 +312,7 @@ int mpas_ir_errors(int n, const double *A, int lda, const double *b, const doubl
 int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x,
                      const mpe_ir_opts *opts, mpe_ir_result *res)
 {
+  MPEI_FENV_GUARD();
   (void)n; (void)A; (void)lda; (void)b; (void)x; (void)opts; (void)res;
   return MPE_EUNSUP;   /* built without CUDA */
 }
@@ -277,6 +322,7 @@ int mpe_gpu_ir_solve(int n, const double *A, int lda, const double *b, double *x
 int mpe_ir_solve_cusolver(int n, const double *A, int lda, const double *b, double *x,
                           const mpe_ir_opts *opts, mpe_ir_result *res)
 {
+  MPEI_FENV_GUARD();
   return mpe_gpu_ir_solve(n, A, lda, b, x, opts, res);
 }
 
@@ -378,6 +424,7 @@ static int solve_binary64(int n, const double *A, int lda, const double *b, doub
 int mpe_ir_solve(int n, const double *A, int lda, const double *b, double *x,
                  const mpe_ir_opts *opts, mpe_ir_result *res)
 {
+  MPEI_FENV_GUARD();
   mpe_ir_opts dflt;
   if (!opts) {
     mpe_ir_opts_init(&dflt);

@@ -140,9 +140,13 @@ static int lu_panel(lu_ctx *c, int k, int kb)
     }
     for (int i = j + 1; i < n; i++)
       colj[i] /= piv;
-    if (j + 1 < k + kb && j + 1 < n)
-      cblas_sger(CblasColMajor, n - j - 1, k + kb - j - 1, -1.0f, colj + j + 1, 1,
-                 A + (size_t)(j + 1) * lda + j, lda, A + (size_t)(j + 1) * lda + j + 1, lda);
+    /* the rank-1 update in a fixed order (not a BLAS sger, whose kernel fuses
+       or not by CPU): the factors are the same bits on every machine */
+    for (int q = j + 1; q < k + kb && q < n; q++) {
+      float *colq = A + (size_t)q * lda, u = colq[j];
+      for (int i = j + 1; i < n; i++)
+        colq[i] -= colj[i] * u;
+    }
   }
   return MPE_OK;
 }
@@ -222,6 +226,7 @@ static int lu_rec(lu_ctx *c, int k, int w)
 
 int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_model *model, int nb)
 {
+  MPEI_FENV_GUARD();
   if (!A || !ipiv || n < 1 || lda < n)
     return MPE_EINVAL;
   if (in != MPE_FP16 && in != MPE_BF16 && in != MPE_TF32 && in != MPE_FP32)
@@ -290,6 +295,7 @@ int mpe_ir_lu(float *A, int n, int lda, int *ipiv, mpe_type in, const mpe_tc_mod
 
 int mpe_ir_lu_solve(const float *LU, int n, int lda, const int *ipiv, float *x)
 {
+  MPEI_FENV_GUARD();
   if (!LU || !ipiv || !x || n < 1 || lda < n)
     return MPE_EINVAL;
   for (int k = 0; k < n; k++)
@@ -301,7 +307,18 @@ int mpe_ir_lu_solve(const float *LU, int n, int lda, const int *ipiv, float *x)
       x[k] = x[ipiv[k]];
       x[ipiv[k]] = t;
     }
-  cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, n, LU, lda, x, 1);
-  cblas_strsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, n, LU, lda, x, 1);
+  /* L y = x, then U x = y, column by column in a fixed order (a BLAS strsv's
+     blocking depends on the CPU) */
+  for (int k = 0; k < n; k++) {
+    const float *l = LU + (size_t)k * lda, xk = x[k];
+    for (int i = k + 1; i < n; i++)
+      x[i] -= l[i] * xk;
+  }
+  for (int k = n - 1; k >= 0; k--) {
+    const float *u = LU + (size_t)k * lda;
+    x[k] /= u[k];
+    for (int i = 0; i < k; i++)
+      x[i] -= u[i] * x[k];
+  }
   return MPE_OK;
 }

@@ -4,13 +4,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gsl/gsl_cblas.h>   /* the same cblas symbols OpenBLAS provides */
-#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include "mpei.h"
 #include "mpemu/ir.h"
+#include "ir_internal.h"
 
 static int dense_args_ok(const double *A, int n, int lda)
 {
@@ -26,34 +25,62 @@ static gsl_rng *rng_new(uint64_t seed)
 }
 
 /* A Haar-distributed orthogonal matrix (row-major n x n in q): Q of the QR
-   factorization of a Gaussian matrix, columns signed so that diag(R) > 0. */
+   factorization of a Gaussian matrix with diag(R) > 0, found by classical
+   Gram-Schmidt run twice per column ("twice is enough": orthogonal to working
+   precision) in a fixed order of operations, so that the matrix is the same
+   bits for any BLAS thread count and on any machine (a BLAS-backed QR is not). */
 static int random_orthogonal(gsl_matrix *q, gsl_rng *r)
 {
   size_t n = q->size1;
-  gsl_matrix *g = gsl_matrix_alloc(n, n), *t = gsl_matrix_alloc(n, n), *rr = gsl_matrix_alloc(n, n);
-  int rc = MPE_ENOMEM;
-  if (g && t && rr) {
+  double *w = malloc(n * n * sizeof *w), *h = malloc(n * sizeof *h);   /* w: columns, contiguous */
+  if (!w || !h) {
+    free(w);
+    free(h);
+    return MPE_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++)
+      w[j * n + i] = gsl_ran_gaussian_ziggurat(r, 1.0);
+  int rc = MPE_OK;
+  for (size_t j = 0; j < n && rc == MPE_OK; j++) {
+    double *v = w + j * n;
+    for (int pass = 0; pass < 2; pass++) {
+      for (size_t c = 0; c < j; c++) {
+        const double *qc = w + c * n;
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+          s += qc[i] * v[i];
+        h[c] = s;
+      }
+      for (size_t c = 0; c < j; c++) {
+        const double *qc = w + c * n;
+        for (size_t i = 0; i < n; i++)
+          v[i] -= h[c] * qc[i];
+      }
+    }
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+      s += v[i] * v[i];
+    double nv = sqrt(s);
+    if (!(nv > 0) || !isfinite(nv)) {
+      rc = MPE_ERANGE;   /* a dependent column: probability zero */
+      break;
+    }
+    for (size_t i = 0; i < n; i++)
+      v[i] /= nv;
+  }
+  if (rc == MPE_OK)
     for (size_t i = 0; i < n; i++)
       for (size_t j = 0; j < n; j++)
-        gsl_matrix_set(g, i, j, gsl_ran_gaussian_ziggurat(r, 1.0));
-    if (gsl_linalg_QR_decomp_r(g, t) == 0 && gsl_linalg_QR_unpack_r(g, t, q, rr) == 0) {
-      for (size_t j = 0; j < n; j++)
-        if (gsl_matrix_get(rr, j, j) < 0)
-          for (size_t i = 0; i < n; i++)
-            gsl_matrix_set(q, i, j, -gsl_matrix_get(q, i, j));
-      rc = MPE_OK;
-    } else {
-      rc = MPE_ERANGE;
-    }
-  }
-  gsl_matrix_free(g);
-  gsl_matrix_free(t);
-  gsl_matrix_free(rr);
+        gsl_matrix_set(q, i, j, w[j * n + i]);
+  free(w);
+  free(h);
   return rc;
 }
 
 int mpe_mat_randsvd(double *A, int n, int lda, double kappa, int mode, uint64_t seed)
 {
+  MPEI_FENV_GUARD();
   if (!dense_args_ok(A, n, lda) || !(kappa >= 1.0) || isinf(kappa) || mode < 1 || mode > 5)
     return MPE_EINVAL;
   double *sigma = malloc((size_t)n * sizeof *sigma);
@@ -84,9 +111,14 @@ int mpe_mat_randsvd(double *A, int n, int lda, double kappa, int mode, uint64_t 
   for (int i = 0; i < n; i++)
     for (int k = 0; k < n; k++)
       u->data[(size_t)i * u->tda + k] *= sigma[k];
-  /* A = (U S) V^T: both buffers are the transposes when read column-major. */
-  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, u->data, (int)u->tda,
-              v->data, (int)v->tda, 0.0, A, lda);
+  /* A = (U S) V^T, a_ij = sum_k (U S)_ik V_jk over rows of both buffers, in a
+     fixed order (mpas_dot_fixed): the same matrix for any BLAS thread count
+     and on any machine */
+  for (int j = 0; j < n; j++) {
+    const double *vj = v->data + (size_t)j * v->tda;
+    for (int i = 0; i < n; i++)
+      A[(size_t)j * lda + i] = mpas_dot_fixed(n, u->data + (size_t)i * u->tda, vj);
+  }
   rc = MPE_OK;
 out:
   free(sigma);
@@ -98,6 +130,7 @@ out:
 
 int mpe_mat_hilbert(double *A, int n, int lda)
 {
+  MPEI_FENV_GUARD();
   if (!dense_args_ok(A, n, lda))
     return MPE_EINVAL;
   for (int j = 0; j < n; j++)
@@ -139,6 +172,7 @@ static int laplace_neighbours(int dim, int m, int i, int *nb)
 
 int mpe_mat_laplace(double *A, int dim, int m, int lda)
 {
+  MPEI_FENV_GUARD();
   int n = laplace_order(dim, m);
   if (n < 0 || !dense_args_ok(A, n, lda))
     return MPE_EINVAL;
@@ -155,6 +189,7 @@ int mpe_mat_laplace(double *A, int dim, int m, int lda)
 
 int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed)
 {
+  MPEI_FENV_GUARD();
   if (!dense_args_ok(A, n, lda))
     return MPE_EINVAL;
   gsl_rng *r = rng_new(seed);
@@ -183,6 +218,7 @@ int mpe_mat_dominant(double *A, int n, int lda, uint64_t seed)
 
 int mpe_csr_alloc(mpe_csr **A, int nrows, int ncols, size_t nnz)
 {
+  MPEI_FENV_GUARD();
   if (A)
     *A = NULL;   /* the constructor convention (mpemu/core.h) */
   if (!A || nrows < 1 || ncols < 1 || nnz > (SIZE_MAX / 16))
@@ -216,6 +252,7 @@ void mpe_csr_free(mpe_csr *A)
 
 int mpe_csr_laplace(mpe_csr **A, int dim, int m)
 {
+  MPEI_FENV_GUARD();
   if (A)
     *A = NULL;   /* the constructor convention (mpemu/core.h) */
   int n = laplace_order(dim, m);
@@ -255,6 +292,7 @@ int mpe_csr_laplace(mpe_csr **A, int dim, int m)
 
 int mpe_csr_to_dense(double *D, int ld, const mpe_csr *A)
 {
+  MPEI_FENV_GUARD();
   if (!D || !A || !A->rowptr || ld < A->nrows)
     return MPE_EINVAL;
   for (int i = 0; i < A->nrows; i++) {

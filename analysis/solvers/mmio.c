@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include "mpemu/ir.h"
+#include "mpei_fenv.h"
 
 enum { F_REAL, F_PATTERN };
 enum { S_GENERAL, S_SYMMETRIC, S_SKEW };
@@ -262,6 +263,7 @@ static int open_regular(reader *rd, const char *path, size_t *fsize)
 
 int mpe_mtx_size(const char *path, int *nrows, int *ncols, size_t *entries)
 {
+  MPEI_FENV_GUARD();
   if (!path || !nrows || !ncols || !entries)
     return MPE_EINVAL;
   reader rd;
@@ -283,6 +285,7 @@ int mpe_mtx_size(const char *path, int *nrows, int *ncols, size_t *entries)
 
 int mpe_mtx_read(mpe_csr **out, const char *path)
 {
+  MPEI_FENV_GUARD();
   if (!out)
     return MPE_EINVAL;
   *out = NULL;   /* the constructor convention (mpemu/core.h): NULL on every failure */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpemu.h"
+#include "mpei_fenv.h"
 
 #define GELU_K 0.7978845608028654f   /* sqrt(2/pi) */
 #define GELU_C 0.044715f
@@ -73,6 +74,7 @@ static double uniform01(uint64_t *s)   /* (0, 1) */
 
 void mpe_train_randn(float *x, size_t n, uint64_t seed)
 {
+  MPEI_FENV_GUARD();
   uint64_t s = seed;
   for (size_t i = 0; i < n; i += 2) {
     double r = sqrt(-2 * log(uniform01(&s))), th = 2 * M_PI * uniform01(&s);
@@ -84,6 +86,7 @@ void mpe_train_randn(float *x, size_t n, uint64_t seed)
 
 int mpe_train_spirals(float *x, int *labels, int n, int d, uint64_t seed)
 {
+  MPEI_FENV_GUARD();
   if (!x || !labels || n < 1 || d < 2)
     return MPE_EINVAL;
   uint64_t s = seed ^ 0x5eed5eedull;
@@ -136,16 +139,20 @@ static void gemm32(mpe_train_net *net, mpe_trans ta, mpe_trans tb, int m, int n,
     Bp = P;
     ldp = n;
   }
-#pragma omp parallel for schedule(static) if ((long)m * n * k > 100000)
-  for (int i = 0; i < m; i++) {
-    float *restrict c = C + (size_t)i * ldc;
-    for (int j = 0; j < n; j++)
-      c[j] = 0;
-    for (int kk = 0; kk < k; kk++) {
-      const float aik = ta == MPE_NO_TRANS ? A[(size_t)i * lda + kk] : A[(size_t)kk * lda + i];
-      const float *restrict b = Bp + (size_t)kk * ldp;
+#pragma omp parallel if ((long)m * n * k > 100000)
+  {
+    MPEI_FENV_GUARD();
+#pragma omp for schedule(static)
+    for (int i = 0; i < m; i++) {
+      float *restrict c = C + (size_t)i * ldc;
       for (int j = 0; j < n; j++)
-        c[j] = c[j] + aik * b[j];
+        c[j] = 0;
+      for (int kk = 0; kk < k; kk++) {
+        const float aik = ta == MPE_NO_TRANS ? A[(size_t)i * lda + kk] : A[(size_t)kk * lda + i];
+        const float *restrict b = Bp + (size_t)kk * ldp;
+        for (int j = 0; j < n; j++)
+          c[j] = c[j] + aik * b[j];
+      }
     }
   }
 }
@@ -200,6 +207,7 @@ static float *alloc_f(size_t n)
 
 int mpe_train_net_alloc(mpe_train_net **out, const mpe_train_arch *arch, const mpe_train_policy *pol, const mpe_train_optim *opt)
 {
+  MPEI_FENV_GUARD();
   if (out)
     *out = NULL;   /* the constructor convention (mpemu/core.h) */
   if (!out || !arch || !pol || !opt || arch->nlayers < 1 || arch->nlayers > MPE_TRAIN_MAXLAYERS ||
@@ -327,11 +335,13 @@ int mpe_train_net_alloc(mpe_train_net **out, const mpe_train_arch *arch, const m
 
 double mpe_train_loss_scale(const mpe_train_net *net)
 {
+  MPEI_FENV_GUARD();
   return net && net->scaler ? mpe_scaler_scale(net->scaler) : 1.0;
 }
 
 int mpe_train_weights(const mpe_train_net *net, int l, float *W, float *b)
 {
+  MPEI_FENV_GUARD();
   if (!net || l < 0 || l >= net->arch.nlayers)
     return MPE_EINVAL;
   const layer *y = &net->L[l];
@@ -344,6 +354,7 @@ int mpe_train_weights(const mpe_train_net *net, int l, float *W, float *b)
 
 int mpe_train_set_weights(mpe_train_net *net, int l, const float *W, const float *b)
 {
+  MPEI_FENV_GUARD();
   if (!net || l < 0 || l >= net->arch.nlayers)
     return MPE_EINVAL;
   layer *y = &net->L[l];
@@ -445,6 +456,7 @@ static int forward(mpe_train_net *net, const float *x, int n)
 
 int mpe_train_forward(mpe_train_net *net, const float *x, int n, float *out)
 {
+  MPEI_FENV_GUARD();
   if (!net || !x || !out || n < 1 || n > net->arch.batch)
     return MPE_EINVAL;
   int rc = forward(net, x, n);
@@ -620,6 +632,7 @@ static int apply(mpe_train_net *net, float *w, const float *u, size_t n, mpe_tra
 int mpe_train_backward(mpe_train_net *net, const float *x, const float *target, const int *labels, int n,
                  mpe_train_step_info *info)
 {
+  MPEI_FENV_GUARD();
   if (!net || !x || n < 1 || n > net->arch.batch || !info ||
       (net->arch.loss == MPE_TRAIN_MSE && !target) || (net->arch.loss == MPE_TRAIN_XENT && !labels))
     return MPE_EINVAL;
@@ -641,6 +654,7 @@ int mpe_train_backward(mpe_train_net *net, const float *x, const float *target, 
 
 int mpe_train_grad(mpe_train_net *net, int l, float **gW, float **gb)
 {
+  MPEI_FENV_GUARD();
   if (!net || l < 0 || l >= net->arch.nlayers || !gW || !gb)
     return MPE_EINVAL;
   *gW = net->L[l].gW;
@@ -650,6 +664,7 @@ int mpe_train_grad(mpe_train_net *net, int l, float **gW, float **gb)
 
 int mpe_train_update(mpe_train_net *net, mpe_train_step_info *info)
 {
+  MPEI_FENV_GUARD();
   if (!net || !info)
     return MPE_EINVAL;
   const double scale = net->scaler ? mpe_scaler_scale(net->scaler) : 1.0;   /* that of mpe_train_backward */
@@ -705,6 +720,7 @@ int mpe_train_update(mpe_train_net *net, mpe_train_step_info *info)
 int mpe_train_step(mpe_train_net *net, const float *x, const float *target, const int *labels, int n,
              mpe_train_step_info *info)
 {
+  MPEI_FENV_GUARD();
   int rc = mpe_train_backward(net, x, target, labels, n, info);
   return rc ? rc : mpe_train_update(net, info);
 }

@@ -1,7 +1,11 @@
 /* make bench: rounding a 64 Mi-element binary32 array, as a ratio to memcpy of
    the same array (and, for FP16 RNE, to a loop of the F16C instructions),
    on one thread (uniform and gradient-like data) and on all threads (uniform),
-   then in cache (a small array rounded many times, one thread).
+   then in cache (a small array rounded many times, one thread), then the
+   cost of one call (scalar conversions and arithmetic, short arrays) in ns
+   against a call of the F16C instruction, in the default floating-point
+   environment and with the caller's MXCSR at DAZ+FTZ (mpemu(3): the library
+   then loads its own control word on entry and the caller's on exit).
    Ratio = reference time / mpemu time:
    1.0 means as fast as the reference, higher is faster. */
 #include <stdint.h>
@@ -15,8 +19,64 @@
 #endif
 #include <mpemu.h>
 #include "benchutil.h"
+#include "mpei_fenv.h"
 
 static size_t n = (size_t)64 << 20;
+
+/* the reference of the call rows: one F16C conversion behind a call */
+__attribute__((noinline)) static uint16_t f16c_call(float x) { return (uint16_t)_cvtss_sh(x, 0); }
+/* the same under the library's save/set/restore of the environment (lib/mpei_fenv.h):
+   the conversion raises the inexact flag, so the exit restores MXCSR as a library call does */
+__attribute__((noinline)) static uint16_t f16c_guarded(float x)
+{
+  MPEI_FENV_GUARD();
+  return (uint16_t)_cvtss_sh(x, 0);
+}
+
+/* ns per call of the scalar and short-array entry points, one thread */
+static void call_rows(void)
+{
+  enum { NV = 4096, REPS = 2 };
+  static float v[NV], yv[1024];
+  static uint16_t hv[NV];
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < NV; i++) {
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    v[i] = (float)(((double)(s >> 11) * 0x1p-53 - 0.5) * 1e-3);
+    hv[i] = (uint16_t)_cvtss_sh(v[i], 0);
+  }
+  const double calls = (double)NV * REPS;
+  printf("\nCall overhead, one thread: ns per call (best of 15; %d calls per timing), ratio = F16C call / mpemu call\n",
+         NV * REPS);
+  printf("%-32s %-10s %10s %12s\n", "call", "caller env", "ns/call", "vs F16C");
+  unsigned csr0 = _mm_getcsr();
+  for (int env = 0; env < 2; env++) {
+    if (env)
+      _mm_setcsr(csr0 | 0x8040u);   /* DAZ + FTZ, as -Ofast sets them */
+    const char *en = env ? "DAZ+FTZ" : "default";
+    volatile uint16_t sink16 = 0;
+    double tref, t;
+    BENCH_BEST(15, tref, for (int r_ = 0; r_ < REPS; r_++) for (int i = 0; i < NV; i++) sink16 = f16c_call(v[i]));
+    printf("%-32s %-10s %10.2f %12s\n", "F16C vcvtps2ph (the reference)", en, 1e9 * tref / calls, "1.00x");
+#define CALL_ROW(label, per, stmt)                                                                   \
+  do {                                                                                               \
+    BENCH_BEST(15, t, for (int r_ = 0; r_ < REPS; r_++) for (int i = 0; i < NV; i += (per)) stmt);    \
+    printf("%-32s %-10s %10.2f %11.2fx\n", label, en, 1e9 * t / (calls / (per)), tref / (t * (per)));   \
+  } while (0)
+    CALL_ROW("F16C under MPEI_FENV_GUARD", 1, sink16 = f16c_guarded(v[i]));
+    CALL_ROW("mpe_fp32_to_fp16 RNE", 1, sink16 = mpe_fp32_to_fp16(v[i], MPE_RNE));
+    CALL_ROW("mpe_fp32_to_bf16 RNE", 1, sink16 = mpe_fp32_to_bf16(v[i], MPE_RNE));
+    CALL_ROW("mpe_fp16_add RNE", 1, sink16 = mpe_fp16_add(hv[i], hv[(i + 1) & (NV - 1)], MPE_RNE));
+    CALL_ROW("mpe_fp16_to_fp32 (bits only)", 1, sink16 = (uint16_t)mpe_fp16_to_fp32(hv[i]));
+    mpe_round_opts o = { MPE_RNE, 0, 0, 0, 0 };
+    const mpe_format *f16 = mpe_format_of(MPE_FP16);
+    CALL_ROW("mpe_round_f32 fp16 RNE n=16", 16, mpe_round_f32(yv, v + i, 16, f16, &o));
+    CALL_ROW("mpe_round_f32 fp16 RNE n=1024", 1024, mpe_round_f32(yv, v + i, 1024, f16, &o));
+#undef CALL_ROW
+    (void)sink16;
+  }
+  _mm_setcsr(csr0);
+}
 static float *x, *y;
 
 static void par_memcpy(void *dst, const void *src, size_t bytes)
@@ -78,7 +138,11 @@ static void f16c_loop(float *dst, const float *src, size_t len)
 
 int main(int argc, char **argv)
 {
-  /* --cache: the in-cache rows only; a number: the array length */
+  /* --cache: the in-cache rows only; --calls: the call rows only; a number: the array length */
+  if (argc > 1 && strcmp(argv[1], "--calls") == 0) {
+    call_rows();
+    return 0;
+  }
   int cache_only = argc > 1 && strcmp(argv[1], "--cache") == 0;
   if (argc > 1 && !cache_only)
     n = strtoull(argv[1], NULL, 0) & ~(size_t)7;
@@ -198,6 +262,7 @@ int main(int argc, char **argv)
                2.0 * NC * 4 * PASSES / t / 1e9, tmem / t, tf16c / t, tg);
       }
   }
+  call_rows();
 #ifdef _OPENMP
   omp_set_num_threads(maxt);
 #endif
