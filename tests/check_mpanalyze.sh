@@ -688,6 +688,30 @@ if [ $have_py = 1 ] && $bin memory --params 7B --activations -0 --json >"$tmp/m.
 else
   [ $have_py = 0 ] || bad "memory --activations -0: $(cat "$tmp/err")"
 fi
+# 0-d tensors: a numpy scalar (shape (), C and Fortran order) and a safetensors
+# scalar (shape []) are tensors of one value in range, --json, scale and update
+if [ $have_py = 1 ]; then
+  python3 -c "import json, struct, sys
+t = sys.argv[1]
+for name, fo in (('z_c.npy', 'False'), ('z_f.npy', 'True')):
+    h = (\"{'descr': '<f4', 'fortran_order': %s, 'shape': (), }\" % fo).encode()
+    h += b' ' * (63 - (10 + len(h)) % 64) + b'\\n'
+    open(t + '/' + name, 'wb').write(b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(h)) + h + struct.pack('<f', 3.5))
+h = json.dumps({'a': {'dtype': 'F32', 'shape': [], 'data_offsets': [0, 4]}}).encode()
+open(t + '/z.safetensors', 'wb').write(struct.pack('<Q', len(h)) + h + struct.pack('<f', 3.5))" "$tmp"
+  for f in z_c.npy z_f.npy z.safetensors; do
+    z=$tmp/$f
+    $bin -q --json --format fp16 "$z" >"$tmp/z.json" 2>"$tmp/err" && [ "$(jget "$tmp/z.json" tensors.0.count)" = 1 ] \
+      && [ "$(jget "$tmp/z.json" tensors.0.max_abs)" = 3.5 ] && [ "$(jget "$tmp/z.json" tensors.0.shape)" = "[]" ] \
+      && ok "0-d $f: --json, one value" || bad "0-d $f --json: $(cat "$tmp/err")"
+    $bin range -q --format fp16 "$z" >"$tmp/out" 2>"$tmp/err" && [ -s "$tmp/out" ] && ok "0-d $f: range" || bad "0-d $f range: $(cat "$tmp/err")"
+    $bin scale -q --json --preset pytorch --format fp16 "$z" "$z" >"$tmp/z.json" 2>"$tmp/err" \
+      && ok "0-d $f: scale" || bad "0-d $f scale: $(cat "$tmp/err")"
+    $bin update -q --json -w "$z" -u "$z" --format fp16 --steps 1 >"$tmp/z.json" 2>"$tmp/err" \
+      && [ "$(jget "$tmp/z.json" weights)" = 1 ] && ok "0-d $f: update" || bad "0-d $f update: $(cat "$tmp/err")"
+  done
+fi
+
 # --help comes from the table the parser reads: every option it lists is one the parser
 # knows (never "unrecognized option")
 for c in range scale refine cg update memory order; do

@@ -178,7 +178,8 @@ static struct tens *add_tensor(mpe_io *f, const char *name, size_t namelen, cons
   memset(t, 0, sizeof *t);
   t->name = at;
   t->dims = f->dlen;
-  memcpy(f->dims + f->dlen, ti->shape, (size_t)ti->ndim * sizeof *f->dims);
+  if (ti->ndim > 0)   /* a 0-d tensor (one value) has no dims, and f->dims may still be NULL */
+    memcpy(f->dims + f->dlen, ti->shape, (size_t)ti->ndim * sizeof *f->dims);
   f->dlen += (size_t)ti->ndim;
   t->ndim = (unsigned char)ti->ndim;
   t->count = ti->count;
@@ -196,7 +197,8 @@ static void tens_info(const mpe_io *f, const struct tens *t, mpe_io_tensor *ti)
   ti->dtype = (mpe_type)t->dtype;
   ti->value_type = (mpe_type)t->value_type;
   ti->ndim = t->ndim;
-  memcpy(ti->shape, f->dims + t->dims, (size_t)t->ndim * sizeof *f->dims);
+  if (t->ndim > 0)
+    memcpy(ti->shape, f->dims + t->dims, (size_t)t->ndim * sizeof *f->dims);
   ti->count = t->count;
   ti->fortran_order = t->fortran_order;
   ti->big_endian = t->big_endian;
