@@ -712,6 +712,19 @@ open(t + '/z.safetensors', 'wb').write(struct.pack('<Q', len(h)) + h + struct.pa
   done
 fi
 
+# a FIFO (named, or matched by a pattern) is refused at once with one line, never waited on
+if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mkdir "$tmp/ff" \
+   && mkfifo "$tmp/ff/p.npy" "$tmp/ff/p.mtx"; then
+  for args in "$tmp/ff/p.npy" "range $tmp/ff/*.npy" "--json $tmp/ff/p*" "scale --preset pytorch $tmp/ff/p.npy" \
+              "refine --matrix $tmp/ff/p.mtx" "cg --matrix $tmp/ff/p.mtx"; do
+    set -f   # the pattern is mpanalyze's to expand
+    timeout 20 $bin $args -q >"$tmp/out" 2>"$tmp/err"; st=$?
+    set +f
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$tmp/ff/p\\." "$tmp/err" \
+      && ok "FIFO refused: $args: $(cat "$tmp/err")" || bad "FIFO '$args': status $st (124: it waited), $(cat "$tmp/err")"
+  done
+fi
+
 # --help comes from the table the parser reads: every option it lists is one the parser
 # knows (never "unrecognized option")
 for c in range scale refine cg update memory order; do

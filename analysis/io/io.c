@@ -1247,17 +1247,16 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   f->bufsize &= ~(size_t)7;
   int rc = MPE_OK;
   struct stat sb;
-  f->fp = fopen(path, "rb");
-  if (!f->fp) {
-    mpai_io_msg(f->msg, sizeof f->msg, "cannot open: %s", strerror(errno));
-    rc = errno == ENOENT || errno == EACCES ? MPE_EIO : MPE_EIO;
-    goto fail;
-  }
-  if (fstat(fileno(f->fp), &sb) || !S_ISREG(sb.st_mode)) {
-    mpai_io_msg(f->msg, sizeof f->msg, "not a regular file");
+  int orc = mpai_fopen_regular(path, &f->fp);
+  if (orc) {
+    if (orc < 0)
+      mpai_io_msg(f->msg, sizeof f->msg, "not a regular file");
+    else
+      mpai_io_msg(f->msg, sizeof f->msg, "cannot open: %s", strerror(orc));
     rc = MPE_EIO;
     goto fail;
   }
+  fstat(fileno(f->fp), &sb);   /* succeeded just now on the same descriptor */
   f->fsize = (uint64_t)sb.st_size;
   unsigned char mg[8];
   size_t nm = fread(mg, 1, sizeof mg, f->fp);
