@@ -291,6 +291,14 @@ if mpa_has_plot=$($bin -q "$d/boundary.npy" --plot "$tmp/p.svg" 2>&1 >/dev/null)
       && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "not drawn completely|write failed" "$tmp/err" && ok "plot write failure: $args: $(cat "$tmp/err")" \
       || bad "plot write failure '$args': status $st, files $(ls -A "$tmp/full" | tr '\n' ' ')"
   done
+  # exit 2 means nothing on stdout: refine and cg draw the plot before the report
+  for args in "refine --matrix dominant --n 16" "refine --matrix dominant --n 16 --json" \
+              "refine --matrix randsvd --n 8 --cond-sweep 1:10:2" "refine --matrix randsvd --n 8 --cond-sweep 1:10:2 --json" \
+              "cg --n 8" "cg --n 8 --json"; do
+    (trap '' XFSZ; ulimit -f 16; exec $bin $args --plot "$tmp/full/keep.svg") >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/full/keep.svg")" = old ] \
+      && ok "plot write failure, no report: $args" || bad "plot write failure '$args': status $st, stdout $(wc -c <"$tmp/out") bytes"
+  done
   $bin refine -q --matrix dominant --n 16 --plot "$tmp/full/keep.svg" >/dev/null 2>&1 \
     && tail -c 8 "$tmp/full/keep.svg" | grep -q "</svg>" && [ "$(ls -A "$tmp/full")" = keep.svg ] \
     && ok "plot replaces the old file atomically" || bad "plot replace"
