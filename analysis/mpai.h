@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "mpei.h"
@@ -33,5 +35,40 @@ static inline int mpai_fopen_regular(const char *path, FILE **fp)
     close(fd);
   return rc;
 }
+
+#ifdef JANSSON_H
+/* a file name as a JSON string (jansson refuses bytes that are not UTF-8 and
+   the key would be lost): valid UTF-8 sequences as they are, every other byte
+   as the character of the same number (Latin-1: byte 0xE9 gives U+00E9).
+   NULL only when out of memory. Inline: mpanalyze uses it too. */
+static inline json_t *mpai_json_path(const char *s)
+{
+  json_t *j = json_string(s);
+  if (j || !s)
+    return j;
+  size_t n = strlen(s), k = 0;
+  char *o = malloc(2 * n + 1);
+  if (!o)
+    return NULL;
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = (unsigned char)s[i];
+    size_t len = c < 0x80 ? 1 : c >> 5 == 6 ? 2 : c >> 4 == 14 ? 3 : c >> 3 == 30 ? 4 : 0;
+    json_t *t = len > 1 && len <= n - i ? json_stringn(s + i, len) : NULL;
+    if (len == 1 || t) {
+      memcpy(o + k, s + i, len);
+      k += len;
+      i += len;
+    } else {
+      o[k++] = (char)(0xc0 | c >> 6);
+      o[k++] = (char)(0x80 | (c & 0x3f));
+      i++;
+    }
+    json_decref(t);
+  }
+  j = json_stringn(o, k);
+  free(o);
+  return j;
+}
+#endif
 
 #endif

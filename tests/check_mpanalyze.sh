@@ -733,6 +733,18 @@ if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mk
   done
 fi
 
+# --json keeps the "file" key of a name that is not UTF-8: byte 0xE9 as U+00E9 (mpanalyze(1))
+if [ $have_py = 1 ]; then
+  l1=$(printf 'b\351\342\202.npy')   # e9, then a cut 3-byte sequence: all three as Latin-1
+  cp "$d/boundary.npy" "$tmp/$l1"
+  for args in "range" "scale --preset pytorch"; do
+    $bin $args -q --json --format fp16 "$tmp/$l1" >"$tmp/l.json" 2>"$tmp/err" \
+      && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d.get('tensors', d.get('steps'))
+assert t[0]['file'] == sys.argv[2] + '/b\u00e9\u00e2\u0082.npy', t[0].get('file')" "$tmp/l.json" "$tmp" 2>"$tmp/err" \
+      && ok "--json file key of a Latin-1 name: $args" || bad "--json Latin-1 name '$args': $(cat "$tmp/err")"
+  done
+fi
+
 # --help comes from the table the parser reads: every option it lists is one the parser
 # knows (never "unrecognized option")
 for c in range scale refine cg update memory order; do
