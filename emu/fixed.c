@@ -24,7 +24,7 @@ static double round_to_int(double v, mpe_round r, uint32_t rnd, int *inexact)
 int mpe_fx16_encode(int16_t *q, float *scale, const float *x, size_t n, size_t block, mpe_round r)
 {
   MPEI_FENV_GUARD();
-  if (block == 0 || (unsigned)r >= MPE_NROUND || (n > 0 && (!q || !scale || !x)))
+  if (block == 0 || (unsigned)r >= MPE_NROUND || (n > 0 && (!q || !scale || !x)) || !mpei_count_ok(n, sizeof(float)))
     return MPE_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!isfinite(x[i]))
@@ -69,7 +69,7 @@ int mpe_fx16_encode(int16_t *q, float *scale, const float *x, size_t n, size_t b
 int mpe_fx16_decode(float *x, const int16_t *q, const float *scale, size_t n, size_t block)
 {
   MPEI_FENV_GUARD();
-  if (block == 0 || (n > 0 && (!x || !q || !scale)))
+  if (block == 0 || (n > 0 && (!x || !q || !scale)) || !mpei_count_ok(n, sizeof(float)))
     return MPE_EINVAL;
   for (size_t i = 0; i < n; i++)
     x[i] = (float)q[i] * scale[i / block];

@@ -37,7 +37,7 @@ int mpe_mx_lookup(const char *name)
 
 static int check(const void *a, const void *b, const void *c, size_t n, mpe_mx_kind k)
 {
-  if (!kind_ok(k) || (n > 0 && (!a || !b || !c)))
+  if (!kind_ok(k) || (n > 0 && (!a || !b || !c)) || !mpei_count_ok(n, sizeof(float)))
     return MPE_EINVAL;
   if (k == MPE_MXINT8)
     return MPE_EUNSUP;

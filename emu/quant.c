@@ -47,7 +47,7 @@ static int args_ok(const void *a, const void *b, size_t rows, size_t cols, mpe_q
     return MPE_EINVAL;
   if (axis != MPE_QUANT_TENSOR && axis != MPE_QUANT_ROWS && axis != MPE_QUANT_COLS)
     return MPE_EINVAL;
-  if (rows && cols && (size_t)-1 / rows < cols)
+  if (rows && cols && ((size_t)-1 / rows < cols || !mpei_count_ok(rows * cols, sizeof(float))))
     return MPE_EINVAL;
   if (rows && cols && (!a || !b))
     return MPE_EINVAL;

@@ -59,7 +59,7 @@ static unsigned ref_f64(double *y, const double *x, size_t n, const struct mpe_f
 int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const mpe_round_opts *opts)
 {
   MPEI_FENV_GUARD();
-  if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)))
+  if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)) || !mpei_count_ok(n, sizeof *x))
     return MPE_EINVAL;
   if (f->special == MPEI_SP_E8M0)   /* a scale, not a rounding target */
     return MPE_EUNSUP;
@@ -99,7 +99,7 @@ int mpe_round_f32(float *y, const float *x, size_t n, const mpe_format *f, const
 int mpe_round_f64(double *y, const double *x, size_t n, const mpe_format *f, const mpe_round_opts *opts)
 {
   MPEI_FENV_GUARD();
-  if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)))
+  if (!f || !opts_ok(opts) || (n > 0 && (!y || !x)) || !mpei_count_ok(n, sizeof *x))
     return MPE_EINVAL;
   if (f->special == MPEI_SP_E8M0)
     return MPE_EUNSUP;

@@ -1,6 +1,7 @@
 /* Internal declarations shared by the modules of libmpemu (not installed). */
 #ifndef MPEI_H
 #define MPEI_H
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "mpemu/core.h"
@@ -15,6 +16,11 @@
 
 /* ---- flags: thread-local sticky word */
 MPEI_HIDDEN extern _Thread_local unsigned mpei_flags;
+
+/* ---- counts: whether n elements of esize bytes can form one object (no
+   array is larger than PTRDIFF_MAX bytes); a larger count is the caller's
+   error, refused before any size is computed from it */
+static inline int mpei_count_ok(size_t n, size_t esize) { return n <= (size_t)PTRDIFF_MAX / esize; }
 
 /* ---- bit casts */
 static inline uint32_t mpei_f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }

@@ -157,6 +157,9 @@ START_TEST(test_encode_errors)
   ck_assert_int_eq(mpe_fx16_decode(x, q, NULL, 4, 2), MPE_EINVAL);
   ck_assert(x[0] == 7 && x[3] == 7);
   ck_assert_int_eq(mpe_fx16_decode(NULL, NULL, NULL, 0, 3), MPE_OK);
+  /* a count no buffer can hold is refused, not read */
+  ck_assert_int_eq(mpe_fx16_encode(q, s, ok, SIZE_MAX, 2, MPE_RNE), MPE_EINVAL);
+  ck_assert_int_eq(mpe_fx16_decode(x, q, s, (size_t)PTRDIFF_MAX / 4 + 1, 2), MPE_EINVAL);
 }
 END_TEST
 

@@ -714,6 +714,63 @@ START_TEST(test_st_header)
 }
 END_TEST
 
+/* 0-d tensors (numpy shape (), C and Fortran order; a safetensors shape []):
+   a scalar is a tensor of one value. Under UBSan the reader once passed NULL
+   to memcpy for the empty shape. */
+START_TEST(test_scalar)
+{
+  static const char *hdr[] = {
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
+    "{'descr': '<f4', 'fortran_order': True, 'shape': (), }",
+    "{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]}}",
+  };
+  const int st = _i == 2;
+  char path[] = "/tmp/mpe_check_scalar_XXXXXX.safetensors";
+  if (!st)
+    strcpy(path + strlen(path) - 12, ".npy");
+  int fd = mkstemps(path, st ? 12 : 4);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  FILE *fp = fopen(path, "wb");
+  ck_assert_ptr_nonnull(fp);
+  size_t n = strlen(hdr[_i]);
+  if (st) {
+    for (int k = 0; k < 8; k++)
+      fputc((int)((uint64_t)n >> (8 * k) & 0xff), fp);
+    fwrite(hdr[_i], 1, n, fp);
+  } else {   /* version 1.0: the header padded with spaces to 64 bytes, ending in \n */
+    size_t hl = (n + 1 + 10 + 63) / 64 * 64 - 10;
+    fwrite("\x93NUMPY\x01\x00", 1, 8, fp);
+    fputc((int)(hl & 0xff), fp);
+    fputc((int)(hl >> 8), fp);
+    fwrite(hdr[_i], 1, n, fp);
+    for (size_t k = n; k + 1 < hl; k++)
+      fputc(' ', fp);
+    fputc('\n', fp);
+  }
+  fwrite("\0\0\x60\x40", 1, 4, fp);   /* 3.5f */
+  ck_assert_int_eq(fclose(fp), 0);
+  mpe_io *f = NULL;
+  char msg[256];
+  int rc = mpe_io_open(&f, path, NULL, msg, sizeof msg);
+  unlink(path);
+  ck_assert_msg(rc == 0, "scalar %d: %s", _i, msg);
+  ck_assert_uint_eq(mpe_io_count(f), 1);
+  mpe_io_tensor t;
+  mpe_io_info(f, 0, &t);
+  ck_assert_int_eq(t.ndim, 0);
+  ck_assert_uint_eq(t.count, 1);
+  ck_assert_int_eq(t.dtype, MPE_FP32);
+  ck_assert_int_eq(mpe_io_select(f, 0), 0);
+  float v[2] = { 0, 0 };
+  size_t got = 0;
+  ck_assert_int_eq(mpe_io_read(f, v, 2, &got), 0);
+  ck_assert_uint_eq(got, 1);
+  ck_assert_float_eq(v[0], 3.5f);
+  mpe_io_close(f);
+}
+END_TEST
+
 /* a member whose data inflate past the size it declares: found while reading */
 START_TEST(test_zip_longer)
 {
@@ -914,6 +971,7 @@ int main(void)
   tc = tcase_create("hostile");
   tcase_add_loop_test(tc, test_hostile, 0, (int)(sizeof hostile / sizeof hostile[0]));
   tcase_add_test(tc, test_zip_longer);
+  tcase_add_loop_test(tc, test_scalar, 0, 3);
   tcase_add_test(tc, test_st_no_float);
   tcase_add_test(tc, test_skipped_named);
   tcase_add_test(tc, test_dtype_rules);

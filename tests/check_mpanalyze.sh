@@ -307,6 +307,14 @@ if mpa_has_plot=$($bin -q "$d/boundary.npy" --plot "$tmp/p.svg" 2>&1 >/dev/null)
       && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "not drawn completely|write failed" "$tmp/err" && ok "plot write failure: $args: $(cat "$tmp/err")" \
       || bad "plot write failure '$args': status $st, files $(ls -A "$tmp/full" | tr '\n' ' ')"
   done
+  # exit 2 means nothing on stdout: refine and cg draw the plot before the report
+  for args in "refine --matrix dominant --n 16" "refine --matrix dominant --n 16 --json" \
+              "refine --matrix randsvd --n 8 --cond-sweep 1:10:2" "refine --matrix randsvd --n 8 --cond-sweep 1:10:2 --json" \
+              "cg --n 8" "cg --n 8 --json"; do
+    (trap '' XFSZ; ulimit -f 16; exec $bin $args --plot "$tmp/full/keep.svg") >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/full/keep.svg")" = old ] \
+      && ok "plot write failure, no report: $args" || bad "plot write failure '$args': status $st, stdout $(wc -c <"$tmp/out") bytes"
+  done
   $bin refine -q --matrix dominant --n 16 --plot "$tmp/full/keep.svg" >/dev/null 2>&1 \
     && tail -c 8 "$tmp/full/keep.svg" | grep -q "</svg>" && [ "$(ls -A "$tmp/full")" = keep.svg ] \
     && ok "plot replaces the old file atomically" || bad "plot replace"
@@ -704,6 +712,55 @@ if [ $have_py = 1 ] && $bin memory --params 7B --activations -0 --json >"$tmp/m.
 else
   [ $have_py = 0 ] || bad "memory --activations -0: $(cat "$tmp/err")"
 fi
+# 0-d tensors: a numpy scalar (shape (), C and Fortran order) and a safetensors
+# scalar (shape []) are tensors of one value in range, --json, scale and update
+if [ $have_py = 1 ]; then
+  python3 -c "import json, struct, sys
+t = sys.argv[1]
+for name, fo in (('z_c.npy', 'False'), ('z_f.npy', 'True')):
+    h = (\"{'descr': '<f4', 'fortran_order': %s, 'shape': (), }\" % fo).encode()
+    h += b' ' * (63 - (10 + len(h)) % 64) + b'\\n'
+    open(t + '/' + name, 'wb').write(b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(h)) + h + struct.pack('<f', 3.5))
+h = json.dumps({'a': {'dtype': 'F32', 'shape': [], 'data_offsets': [0, 4]}}).encode()
+open(t + '/z.safetensors', 'wb').write(struct.pack('<Q', len(h)) + h + struct.pack('<f', 3.5))" "$tmp"
+  for f in z_c.npy z_f.npy z.safetensors; do
+    z=$tmp/$f
+    $bin -q --json --format fp16 "$z" >"$tmp/z.json" 2>"$tmp/err" && [ "$(jget "$tmp/z.json" tensors.0.count)" = 1 ] \
+      && [ "$(jget "$tmp/z.json" tensors.0.max_abs)" = 3.5 ] && [ "$(jget "$tmp/z.json" tensors.0.shape)" = "[]" ] \
+      && ok "0-d $f: --json, one value" || bad "0-d $f --json: $(cat "$tmp/err")"
+    $bin range -q --format fp16 "$z" >"$tmp/out" 2>"$tmp/err" && [ -s "$tmp/out" ] && ok "0-d $f: range" || bad "0-d $f range: $(cat "$tmp/err")"
+    $bin scale -q --json --preset pytorch --format fp16 "$z" "$z" >"$tmp/z.json" 2>"$tmp/err" \
+      && ok "0-d $f: scale" || bad "0-d $f scale: $(cat "$tmp/err")"
+    $bin update -q --json -w "$z" -u "$z" --format fp16 --steps 1 >"$tmp/z.json" 2>"$tmp/err" \
+      && [ "$(jget "$tmp/z.json" weights)" = 1 ] && ok "0-d $f: update" || bad "0-d $f update: $(cat "$tmp/err")"
+  done
+fi
+
+# a FIFO (named, or matched by a pattern) is refused at once with one line, never waited on
+if command -v mkfifo >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 && mkdir "$tmp/ff" \
+   && mkfifo "$tmp/ff/p.npy" "$tmp/ff/p.mtx"; then
+  for args in "$tmp/ff/p.npy" "range $tmp/ff/*.npy" "--json $tmp/ff/p*" "scale --preset pytorch $tmp/ff/p.npy" \
+              "refine --matrix $tmp/ff/p.mtx" "cg --matrix $tmp/ff/p.mtx"; do
+    set -f   # the pattern is mpanalyze's to expand
+    timeout 20 $bin $args -q >"$tmp/out" 2>"$tmp/err"; st=$?
+    set +f
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$tmp/ff/p\\." "$tmp/err" \
+      && ok "FIFO refused: $args: $(cat "$tmp/err")" || bad "FIFO '$args': status $st (124: it waited), $(cat "$tmp/err")"
+  done
+fi
+
+# --json keeps the "file" key of a name that is not UTF-8: byte 0xE9 as U+00E9 (mpanalyze(1))
+if [ $have_py = 1 ]; then
+  l1=$(printf 'b\351\342\202.npy')   # e9, then a cut 3-byte sequence: all three as Latin-1
+  cp "$d/boundary.npy" "$tmp/$l1"
+  for args in "range" "scale --preset pytorch"; do
+    $bin $args -q --json --format fp16 "$tmp/$l1" >"$tmp/l.json" 2>"$tmp/err" \
+      && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d.get('tensors', d.get('steps'))
+assert t[0]['file'] == sys.argv[2] + '/b\u00e9\u00e2\u0082.npy', t[0].get('file')" "$tmp/l.json" "$tmp" 2>"$tmp/err" \
+      && ok "--json file key of a Latin-1 name: $args" || bad "--json Latin-1 name '$args': $(cat "$tmp/err")"
+  done
+fi
+
 # --help comes from the table the parser reads: every option it lists is one the parser
 # knows (never "unrecognized option")
 for c in range scale refine cg update memory order; do

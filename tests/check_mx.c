@@ -357,6 +357,10 @@ START_TEST(test_mx_api)
   ck_assert_int_eq(mpe_mx_quantize_f32(e, s, x, 40, (mpe_mx_kind)99, NULL), MPE_EINVAL);
   ck_assert_int_eq(mpe_mx_quantize_f32(NULL, s, x, 40, MPE_MXFP4, NULL), MPE_EINVAL);
   ck_assert_int_eq(mpe_mx_quantize_f32(NULL, NULL, NULL, 0, MPE_MXFP4, NULL), MPE_OK);
+  /* a count no buffer can hold (n floats past PTRDIFF_MAX bytes) is refused, not read */
+  ck_assert_int_eq(mpe_mx_quantize_f32(e, s, x, SIZE_MAX, MPE_MXFP4, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mx_quantize_f32(e, s, x, (size_t)PTRDIFF_MAX / 4 + 1, MPE_NVFP4, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mx_dequantize_f32(y, e, s, SIZE_MAX, MPE_MXFP4), MPE_EINVAL);
   ck_assert_int_eq(mpe_mx_lookup("MXFP4"), MPE_MXFP4);
   ck_assert_int_eq(mpe_mx_lookup("nvfp4"), MPE_NVFP4);
   ck_assert_int_eq(mpe_mx_lookup("mxfp8"), MPE_MXFP8_E4M3);

@@ -229,6 +229,11 @@ START_TEST(test_errors)
   ck_assert_int_eq(mpe_quant_range(MPE_FP16, &qmin, &qmax), MPE_EINVAL);
   ck_assert_int_eq(mpe_quant_range(MPE_INT8, NULL, &qmax), MPE_EINVAL);
   ck_assert_int_eq(mpe_quant_params(s, z, x, 2, 2, MPE_QUANT_TENSOR, MPE_FP32, 1), MPE_EINVAL);
+  /* rows * cols fits a size_t but n floats would pass PTRDIFF_MAX bytes: refused, not read */
+  const size_t big = (size_t)PTRDIFF_MAX / 4 + 1;
+  ck_assert_int_eq(mpe_quant_params(s, z, x, big, 1, MPE_QUANT_TENSOR, MPE_INT8, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_encode(q, x, 1, big, MPE_QUANT_TENSOR, MPE_INT8, s, z, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_quant_decode(x, q, big, 1, MPE_QUANT_TENSOR, MPE_INT8, s, z), MPE_EINVAL);
   ck_assert_int_eq(mpe_quant_params(s, z, x, 2, 2, (mpe_quant_axis)5, MPE_INT8, 1), MPE_EINVAL);
   ck_assert_int_eq(mpe_quant_params(s, z, NULL, 2, 2, MPE_QUANT_TENSOR, MPE_INT8, 1), MPE_EINVAL);
   ck_assert_int_eq(mpe_quant_params(NULL, z, x, 2, 2, MPE_QUANT_TENSOR, MPE_INT8, 1), MPE_EINVAL);

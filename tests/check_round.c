@@ -697,6 +697,10 @@ START_TEST(test_bad_input)
   ck_assert_int_eq(mpe_round_f32(NULL, x, 4, f, NULL), MPE_EINVAL);
   ck_assert_int_eq(mpe_round_f32(y, NULL, 4, f, NULL), MPE_EINVAL);
   ck_assert_int_eq(mpe_round_f32(y, x, 4, NULL, NULL), MPE_EINVAL);
+  /* a count no buffer can hold is refused, not read */
+  ck_assert_int_eq(mpe_round_f32(y, x, SIZE_MAX, f, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_round_f32(y, x, (size_t)PTRDIFF_MAX / 4 + 1, f, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_round_f64(yd, xd, (size_t)PTRDIFF_MAX / 8 + 1, f, NULL), MPE_EINVAL);
   mpe_round_opts bad = { (mpe_round)8, 0, 0, 0, 0 };
   ck_assert_int_eq(mpe_round_f32(y, x, 4, f, &bad), MPE_EINVAL);
   ck_assert_int_eq(mpe_round_f64(yd, xd, 2, f, &bad), MPE_EINVAL);

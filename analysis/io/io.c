@@ -178,7 +178,8 @@ static struct tens *add_tensor(mpe_io *f, const char *name, size_t namelen, cons
   memset(t, 0, sizeof *t);
   t->name = at;
   t->dims = f->dlen;
-  memcpy(f->dims + f->dlen, ti->shape, (size_t)ti->ndim * sizeof *f->dims);
+  if (ti->ndim > 0)   /* a 0-d tensor (one value) has no dims, and f->dims may still be NULL */
+    memcpy(f->dims + f->dlen, ti->shape, (size_t)ti->ndim * sizeof *f->dims);
   f->dlen += (size_t)ti->ndim;
   t->ndim = (unsigned char)ti->ndim;
   t->count = ti->count;
@@ -196,7 +197,8 @@ static void tens_info(const mpe_io *f, const struct tens *t, mpe_io_tensor *ti)
   ti->dtype = (mpe_type)t->dtype;
   ti->value_type = (mpe_type)t->value_type;
   ti->ndim = t->ndim;
-  memcpy(ti->shape, f->dims + t->dims, (size_t)t->ndim * sizeof *f->dims);
+  if (t->ndim > 0)
+    memcpy(ti->shape, f->dims + t->dims, (size_t)t->ndim * sizeof *f->dims);
   ti->count = t->count;
   ti->fortran_order = t->fortran_order;
   ti->big_endian = t->big_endian;
@@ -1246,17 +1248,16 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
   f->bufsize &= ~(size_t)7;
   int rc = MPE_OK;
   struct stat sb;
-  f->fp = fopen(path, "rb");
-  if (!f->fp) {
-    mpai_io_msg(f->msg, sizeof f->msg, "cannot open: %s", strerror(errno));
-    rc = errno == ENOENT || errno == EACCES ? MPE_EIO : MPE_EIO;
-    goto fail;
-  }
-  if (fstat(fileno(f->fp), &sb) || !S_ISREG(sb.st_mode)) {
-    mpai_io_msg(f->msg, sizeof f->msg, "not a regular file");
+  int orc = mpai_fopen_regular(path, &f->fp);
+  if (orc) {
+    if (orc < 0)
+      mpai_io_msg(f->msg, sizeof f->msg, "not a regular file");
+    else
+      mpai_io_msg(f->msg, sizeof f->msg, "cannot open: %s", strerror(orc));
     rc = MPE_EIO;
     goto fail;
   }
+  fstat(fileno(f->fp), &sb);   /* succeeded just now on the same descriptor */
   f->fsize = (uint64_t)sb.st_size;
   unsigned char mg[8];
   size_t nm = fread(mg, 1, sizeof mg, f->fp);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpanalyze.h"
+#include "../mpai.h"   /* mpai_json_path, inline */
 
 static int load(const char *path, const char *tensor, const mpe_io_opts *io, float **out, size_t *count)
 {
@@ -133,7 +134,7 @@ int mpa_cmd_order(int argc, char **argv)
   if (json) {
     json_t *doc = json_object(), *hist = json_array();
     json_object_set_new(doc, "command", json_string("order"));
-    json_object_set_new(doc, "file", json_string(path));
+    json_object_set_new(doc, "file", mpai_json_path(path));
     json_object_set_new(doc, "format", json_string(mpe_format_name(f)));
     json_object_set_new(doc, "round", json_string(mpe_round_name(mode)));
     json_object_set_new(doc, "rows", json_integer((json_int_t)st.rows));

@@ -303,6 +303,31 @@ static int refine_one(const refine_args *a)
     goto out;
   }
   const char *model = a->cusolver ? "cusolver" : o.model ? mpe_tc_model_name(o.model) : "none";
+  /* the plot before the report: a plot that cannot be written leaves nothing on stdout */
+  if (a->plot) {
+#ifdef HAVE_PLPLOT
+    PLFLT xs[64], ys[64];
+    int k = r.nhistory < 64 ? r.nhistory : 64;
+    double lo = -17;
+    for (int i = 0; i < k; i++) {
+      xs[i] = i;
+      ys[i] = log10(fmax(h[i].backward_error, 1e-20));
+      lo = fmin(lo, ys[i]);
+    }
+    if (mpa_plot_open(a->plot)) {
+      status = MPA_EXIT_INPUT;
+      goto out;
+    }
+    plcol0(MPA_PLOT_INK);
+    plenv(0, k > 1 ? k - 1 : 1, floor(lo), 0, 0, 20);
+    pllab("iteration", "normwise backward error", "iterative refinement");
+    plcol0(MPA_PLOT_CURVE(0));
+    plline(k, xs, ys);
+    plpoin(k, xs, ys, 17);
+    if ((status = mpa_plot_end(a->plot)) != 0)
+      goto out;
+#endif   /* without PLplot --plot is refused with the options */
+  }
   if (a->json) {
     json_t *j = json_object(), *hist = json_array();
     json_object_set_new(j, "matrix", json_string(a->matrix));
@@ -356,30 +381,6 @@ static int refine_one(const refine_args *a)
     printf("  %4s %12s %12s %6s\n", "iter", "backward", "forward", "inner");
     for (int i = 0; i < r.nhistory; i++)
       printf("  %4d %12.3e %12.3e %6d\n", i, h[i].backward_error, h[i].forward_error, h[i].inner);
-  }
-  if (a->plot) {
-#ifdef HAVE_PLPLOT
-    PLFLT xs[64], ys[64];
-    int k = r.nhistory < 64 ? r.nhistory : 64;
-    double lo = -17;
-    for (int i = 0; i < k; i++) {
-      xs[i] = i;
-      ys[i] = log10(fmax(h[i].backward_error, 1e-20));
-      lo = fmin(lo, ys[i]);
-    }
-    if (mpa_plot_open(a->plot)) {
-      status = MPA_EXIT_INPUT;
-      goto out;
-    }
-    plcol0(MPA_PLOT_INK);
-    plenv(0, k > 1 ? k - 1 : 1, floor(lo), 0, 0, 20);
-    pllab("iteration", "normwise backward error", "iterative refinement");
-    plcol0(MPA_PLOT_CURVE(0));
-    plline(k, xs, ys);
-    plpoin(k, xs, ys, 17);
-    if ((status = mpa_plot_end(a->plot)) != 0)
-      goto out;
-#endif   /* without PLplot --plot is refused with the options */
   }
   if (r.status == MPE_IR_DIVERGED) {
     mpa_error("refine", "%s: no solution: %s (--no-fallback)", a->matrix,
@@ -570,12 +571,12 @@ static int refine_sweep(const refine_args *a)
   if (!a->quiet && !a->json)
     fprintf(stderr, "\r%*s\r", 20, "");
   const sweep_res w = { n, steps, nf, ns, nv, factors, solvers, opts, kap, it, st };
+  if (a->plot && (status = sweep_plot(a, &w)) != 0)   /* before the report, as above */
+    goto out;
   if (a->json)
     status = sweep_json(a, &w);
   else
     sweep_text(a, &w);
-  if (!status && a->plot)
-    status = sweep_plot(a, &w);
 out:
   free(A); free(b); free(x); free(xt); free(kap); free(it); free(st);
   return status;
@@ -794,6 +795,9 @@ int mpa_cmd_cg(int argc, char **argv)
     goto out;
   }
   static const char *sn[] = { "converged", "maxiter", "breakdown" };
+  /* the plot before the report: a plot that cannot be written leaves nothing on stdout */
+  if (plot && (status = cg_plot(plot, hist, r.nhistory)) != 0)
+    goto out;
   if (json) {
     json_t *j = json_object(), *h = json_array();
     json_object_set_new(j, "matrix", json_string(matrix));
@@ -820,8 +824,6 @@ int mpa_cmd_cg(int argc, char **argv)
            "%d reliable updates, true relative residual %.3e\n", matrix, N, sloppy, delta, sn[r.status],
            r.iterations, r64.iterations, r.reliable_updates, r.true_residual);
   }
-  if (plot && (status = cg_plot(plot, hist, r.nhistory)) != 0)
-    goto out;
   status = 0;
   if (r.status != MPE_CG_CONVERGED) {
     mpa_error("cg", "%s: %s", matrix, r.status == MPE_CG_MAXITER

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpanalyze.h"
+#include "../mpai.h"   /* mpai_json_path, inline */
 
 struct step {
   const char *file;
@@ -288,7 +289,7 @@ static int print_json(const struct scale_args *a, const mpe_scaler_params *sp, c
   for (size_t s = 0; s < ns; s++) {
     json_t *o = json_object();
     json_object_set_new(o, "step", json_integer((json_int_t)s));
-    json_object_set_new(o, "file", json_string(st[s].file));
+    json_object_set_new(o, "file", mpai_json_path(st[s].file));
     json_object_set_new(o, "scale", mpa_json_num(st[s].scale));
     json_object_set_new(o, "count", json_integer((json_int_t)st[s].count));
     json_object_set_new(o, "max_abs", mpa_json_num(st[s].amax));

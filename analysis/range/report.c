@@ -470,7 +470,7 @@ static json_t *tensor_json(const struct tres *t, const struct target *tg, size_t
 {
   json_t *o = json_object();
   if (t->file) {
-    json_object_set_new(o, "file", json_string(t->file));
+    json_object_set_new(o, "file", mpai_json_path(t->file));
     json_object_set_new(o, "name", json_string(t->name));
     json_object_set_new(o, "dtype", json_string(mpe_type_name(t->dtype)));
     json_t *sh = json_array();
@@ -811,7 +811,7 @@ static json_t *step_json(const struct step *st, size_t i, const struct target *t
 {
   json_t *o = json_object();
   json_object_set_new(o, "step", json_integer((json_int_t)i));
-  json_object_set_new(o, "file", json_string(st->file));
+  json_object_set_new(o, "file", mpai_json_path(st->file));
   json_object_set_new(o, "tensors", json_integer((json_int_t)st->tensors));
   json_object_set_new(o, "count", json_integer((json_int_t)st->count));
   json_object_set_new(o, "zeros", json_integer((json_int_t)st->zeros));
@@ -1514,7 +1514,7 @@ static int write_json(struct mpe_report *R, FILE *out)
   for (size_t k = 0; k < R->nf; k++)
     json_array_append_new(fl, json_string(R->tg[k].name));
   for (size_t k = 0; k < R->nsk; k++)
-    json_array_append_new(sl, json_pack("{s:s, s:s, s:s, s:s}", "file", R->sk[k].file, "name", R->sk[k].name,
+    json_array_append_new(sl, json_pack("{s:o, s:s, s:s, s:s}", "file", mpai_json_path(R->sk[k].file), "name", R->sk[k].name,
                                         "dtype", R->sk[k].dtype, "why", R->sk[k].why));
   json_t *head = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o}", "mpanalyze", mpe_version_string(), "command", "range",
                            "rounding", "rne", "margin", R->margin, "formats", fl, "skipped", sl);

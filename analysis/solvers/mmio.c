@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include "mpemu/ir.h"
 #include "mpei_fenv.h"
+#include "../mpai.h"   /* mpai_fopen_regular, inline */
 
 enum { F_REAL, F_PATTERN };
 enum { S_GENERAL, S_SYMMETRIC, S_SKEW };
@@ -247,13 +248,12 @@ static int read_header(reader *rd, size_t fsize, header *h)
 
 static int open_regular(reader *rd, const char *path, size_t *fsize)
 {
-  rd->f = fopen(path, "r");
   rd->line = NULL;
   rd->cap = 0;
-  if (!rd->f)
+  if (mpai_fopen_regular(path, &rd->f))
     return MPE_EIO;
   struct stat st;
-  if (fstat(fileno(rd->f), &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fileno(rd->f), &st) != 0) {
     fclose(rd->f);
     return MPE_EIO;
   }
