@@ -50,7 +50,7 @@ typedef struct {
 
 MPE_API void mpe_cg_opts_init(mpe_cg_opts *o);
 
-/* Solve A x = b by CG with reliable updates (DESIGN §7; QUDA, Strzodka &
+/* Solve A x = b by CG with reliable updates (docs/DESIGN.md §7; QUDA, Strzodka &
    Göddeke): x (binary64) holds the initial guess on entry and the solution on
    return; b is binary64. The iteration runs with binary32 arithmetic on vectors
    stored as opts->sloppy, dot products accumulated in binary64; the solution
