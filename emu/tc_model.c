@@ -164,6 +164,11 @@ const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in)
 {
   if (!name)
     return NULL;
+  /* the block-scaled kinds are named in full, "b200:mxf8f6f4" (mpe_mma_scaled(3)) */
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+    if (models[i].p.scale_group && models[i].p.in == in &&
+        name_eqn(name, strlen(name), models[i].name, strlen(models[i].name)))
+      return &models[i];
   size_t gl = gpu_len(name);
   const char *gpu = name;
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
