@@ -377,9 +377,13 @@ START_TEST(test_hand)
   ck_assert_int_eq(mpe_mma_scaled(m, 1, 1, 32, A, MPE_E4M3, 32, B, MPE_E4M3, 1, &sa, 1, &sb, 1, MPE_E8M0, 32, &c, 1,
                                   &d, MPE_FP32, 1), 0);
   ck_assert_uint_eq(ts_f2u(d), 0x3f800000u);
+  ck_assert_int_eq(mpe_mma(mpe_tc_model_get("b200:mma.sync", MPE_E4M3), 1, 1, 32, A, MPE_E4M3, 32, B, MPE_E4M3, 1,
+                           &c, 1, &d, MPE_FP32, 1), 0);
+  ck_assert_uint_eq(ts_f2u(d), 0x3f800001u);
+  /* plain "b200" FP8 is tcgen05.mma, c inside the block like the scaled kind */
   ck_assert_int_eq(mpe_mma(mpe_tc_model_get("b200", MPE_E4M3), 1, 1, 32, A, MPE_E4M3, 32, B, MPE_E4M3, 1, &c, 1, &d,
                            MPE_FP32, 1), 0);
-  ck_assert_uint_eq(ts_f2u(d), 0x3f800001u);
+  ck_assert_uint_eq(ts_f2u(d), 0x3f800000u);
   /* scales 2^127 * 2^127 on 448 * 448: overflow to +inf */
   A[0] = 0x7e;
   B[0] = 0x7e;
