@@ -157,7 +157,7 @@ static double st_block(const struct mpe_tc_model *m, const mpei_tc_opnd *a, cons
 {
   const int L = m->p.block, F = m->p.align_bits, zexp = m->p.scale_zero_exp;
   const int n = K - l0 < L ? K - l0 : L;
-  enum { NMAX = 1024 };
+  enum { NMAX = 1024 + 1 };   /* c and up to 1024 products (block <= 1024) */
   uint64_t mag[NMAX];
   int ex[NMAX];
   unsigned char neg[NMAX];

@@ -851,6 +851,41 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* A custom model at the largest block (1024): c and 1024 products are 1025 addends of
+   one instruction; ones times unit scales plus c = 1 sum to 1025 exactly, at 1 x 1
+   (the engine) and 16 x 16 (the block kernels when the level has them). */
+START_TEST(test_block_1024)
+{
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("b200:mxf8f6f4", MPE_E4M3), &p), 0);
+  p.block = 1024;
+  p.align_bits = 20;
+  mpe_tc_model *cm;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &p), 0);
+  enum { K = 1024, N = 16 };
+  uint8_t *A = malloc((size_t)N * K), *B = malloc((size_t)K * N), *S = malloc((size_t)N * (K / 32));
+  float C[N * N], D[N * N];
+  ck_assert(A && B && S);
+  memset(A, 0x38, (size_t)N * K);   /* E4M3 1.0 */
+  memset(B, 0x38, (size_t)K * N);
+  memset(S, 127, (size_t)N * (K / 32));   /* UE8M0 2^0 */
+  for (int t = 0; t < N * N; t++)
+    C[t] = 1.0f;
+  for (int n = 1; n <= N; n += N - 1) {
+    for (int t = 0; t < N * N; t++)
+      D[t] = 0.0f;
+    ck_assert_int_eq(mpe_mma_scaled(cm, n, n, K, A, MPE_E4M3, K, B, MPE_E4M3, n, S, K / 32, S, n, MPE_E8M0, 32, C,
+                                    n, D, MPE_FP32, n), 0);
+    for (int t = 0; t < n * n; t++)
+      ck_assert_float_eq(D[t], 1025.0f);
+  }
+  free(A);
+  free(B);
+  free(S);
+  mpe_tc_model_free(cm);
+}
+END_TEST
+
 static Suite *scaled_suite(void)
 {
   Suite *s = suite_create("tc_scaled");
@@ -858,6 +893,7 @@ static Suite *scaled_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_models);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_block_1024);
   tcase_add_test(tc, test_hand);
   tcase_add_test(tc, test_mxf8f6f4_oracle);
   tcase_add_test(tc, test_mxf4_oracle);
