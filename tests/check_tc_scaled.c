@@ -377,8 +377,8 @@ START_TEST(test_hand)
   ck_assert_int_eq(mpe_mma_scaled(m, 1, 1, 32, A, MPE_E4M3, 32, B, MPE_E4M3, 1, &sa, 1, &sb, 1, MPE_E8M0, 32, &c, 1,
                                   &d, MPE_FP32, 1), 0);
   ck_assert_uint_eq(ts_f2u(d), 0x3f800000u);
-  ck_assert_int_eq(mpe_mma(mpe_tc_model_get("b200", MPE_E4M3), 1, 1, 32, A, MPE_E4M3, 32, B, MPE_E4M3, 1, &c, 1, &d,
-                           MPE_FP32, 1), 0);
+  ck_assert_int_eq(mpe_mma(mpe_tc_model_get("b200:mma.sync", MPE_E4M3), 1, 1, 32, A, MPE_E4M3, 32, B, MPE_E4M3, 1, &c,
+                           1, &d, MPE_FP32, 1), 0);
   ck_assert_uint_eq(ts_f2u(d), 0x3f800001u);
   /* scales 2^127 * 2^127 on 448 * 448: overflow to +inf */
   A[0] = 0x7e;
@@ -763,6 +763,16 @@ START_TEST(test_models)
   ck_assert_int_eq(p.scale_group, 16);
   ck_assert_int_eq(p.scale_zero_exp, -139);
   ck_assert_ptr_null(mpe_tc_model_get("b200:mxf4", MPE_E4M3));
+  /* the kind after ':' as the instruction names are read: any case, nothing after it;
+     an instruction family never names a block-scaled row */
+  ck_assert_ptr_eq(mpe_tc_model_get("B200:MXF4", MPE_E2M1), mpe_tc_model_get("b200:mxf4", MPE_E2M1));
+  ck_assert_ptr_nonnull(mpe_tc_model_get("b200:mxf4", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get("b200:mxf4:", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get("b200:", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get(":mxf4", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get("h100:mxf4", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get("b200:tcgen05", MPE_E2M1));
+  ck_assert_ptr_eq(mpe_tc_model_get("b200:tcgen05", MPE_E4M3), mpe_tc_model_get("b200", MPE_E4M3));
   ck_assert_ptr_null(mpe_tc_model_get("b200", MPE_E2M1));
   /* the other models are not block-scaled */
   ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("b200", MPE_E4M3), &p), 0);
