@@ -896,6 +896,39 @@ START_TEST(test_block_1024)
 }
 END_TEST
 
+/* A custom FP8 model with B in its own format (in_b) describes the mixed
+   instructions: a call that is not mixed (B packed in A's format, or a binary32
+   operand) would read B against the wrong format and is refused; the mixed
+   calls run. */
+START_TEST(test_in_b_custom)
+{
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("h100", MPE_E4M3), &p), 0);
+  p.in_b = MPE_E5M2;
+  mpe_tc_model *cm;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &p), 0);
+  enum { K = 32 };
+  uint8_t a[K], b[K];
+  float bf[K], d = 0.0f;
+  memset(a, 0x3b, K);   /* E4M3 1.375, not an E5M2 value */
+  memset(b, 0x3c, K);   /* E5M2 1.0 */
+  for (int l = 0; l < K; l++)
+    bf[l] = 1.375f;
+  ck_assert_int_eq(mpe_mma(cm, 1, 1, K, a, MPE_E4M3, K, a, MPE_E4M3, 1, NULL, 1, &d, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(cm, 1, 1, K, a, MPE_E4M3, K, bf, MPE_FP32, 1, NULL, 1, &d, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma_cd(cm, 1, 1, K, bf, MPE_FP32, K, a, MPE_E4M3, 1, NULL, MPE_FP16, 1, &d, MPE_FP32, 1),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(cm, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, K, 1.0f, a, MPE_E4M3, K, a,
+                            MPE_E4M3, 1, 0.0f, &d, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(cm, 1, 1, K, a, MPE_E4M3, K, b, MPE_E5M2, 1, NULL, 1, &d, MPE_FP32, 1), MPE_OK);
+  ck_assert_float_eq(d, 44.0f);
+  ck_assert_int_eq(mpe_gemm(cm, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, K, 1.0f, a, MPE_E4M3, K, b,
+                            MPE_E5M2, 1, 0.0f, &d, MPE_FP32, 1), MPE_OK);
+  ck_assert_float_eq(d, 44.0f);
+  mpe_tc_model_free(cm);
+}
+END_TEST
+
 static Suite *scaled_suite(void)
 {
   Suite *s = suite_create("tc_scaled");
@@ -904,6 +937,7 @@ static Suite *scaled_suite(void)
   tcase_add_test(tc, test_models);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_block_1024);
+  tcase_add_test(tc, test_in_b_custom);
   tcase_add_test(tc, test_hand);
   tcase_add_test(tc, test_mxf8f6f4_oracle);
   tcase_add_test(tc, test_mxf4_oracle);
