@@ -4,6 +4,7 @@
    tests/conformance/mmasim at every SIMD level, MPFR oracles of the
    instruction semantics on boundary data at every SIMD level and through both
    calls, the model rows, and the argument rules. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <mpfr.h>
@@ -853,6 +854,12 @@ START_TEST(test_errors)
   ck_assert_int_eq(mpe_gemm_scaled(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, 32, 0.0f, NULL, MPE_E4M3, 32,
                                    NULL, MPE_E4M3, 1, NULL, 1, NULL, 1, MPE_E8M0, 32, 0.5f, D, MPE_FP32, 1), 0);
   ck_assert_float_eq(D[0], 1.0f);
+  /* a k whose padding to whole instructions overflows int (nothing is read) */
+  ck_assert_int_eq(mpe_mma_scaled(m, 1, 1, INT_MAX - 5, A, MPE_E4M3, INT_MAX, B, MPE_E4M3, 1, S, INT_MAX / 32 + 1, S,
+                                  1, MPE_E8M0, 32, C, 1, D, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm_scaled(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, INT_MAX, 1.0f, A, MPE_E4M3,
+                                   INT_MAX, B, MPE_E4M3, 1, S, INT_MAX / 32 + 1, S, 1, MPE_E8M0, 32, 0.0f, D, MPE_FP32,
+                                   1), MPE_EINVAL);
   /* k = 0: D = C */
   C[0] = 3.0f;
   ck_assert_int_eq(mpe_mma_scaled(m, 1, 1, 0, NULL, MPE_E4M3, 1, NULL, MPE_E4M3, 1, NULL, 1, NULL, 1, MPE_E8M0, 32, C,
