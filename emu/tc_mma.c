@@ -124,6 +124,15 @@ static int mixed_fp8(const struct mpe_tc_model *m, mpe_type at, mpe_type bt)
   return m && is_fp8(m->p.in) && is_fp8(at) && is_fp8(bt) && at != bt;
 }
 
+/* A custom model whose B format (in_b) differs from A's describes a mixed
+   FP8 instruction: only a mixed call (one packed E4M3, one packed E5M2
+   operand) matches it; any other call would decode B against the wrong
+   format. */
+static int in_b_conflict(const struct mpe_tc_model *m, mpe_type at, mpe_type bt)
+{
+  return m && m->p.in_b && m->p.in_b != (int)m->p.in && !mixed_fp8(m, at, bt);
+}
+
 /* The model that runs views a and b: m itself, or for a mixed call a copy
    in *tmp whose in and in_b are the formats of a and b (so that the engine
    and the packers decode each operand in its own format). */
@@ -150,6 +159,7 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   /* a mixed FP8 call is checked as one in the model's format */
   const int mixed = mixed_fp8(model, atype, btype);
   if (!model || model->p.scale_group ||   /* block-scaled models: mpe_mma_scaled */
+      in_b_conflict(model, atype, btype) ||
       mpei_tc_mma_check(model->p.in, m, n, k, A, mixed ? model->p.in : atype, lda, B,
                         mixed ? model->p.in : btype, ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;
@@ -190,6 +200,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
   /* C's type is checked as D's would be, then for the one mixed form */
   const int mixed = mixed_fp8(model, atype, btype);
   if (!model || model->p.scale_group || mpei_type_is_int(model->p.in) || (ctype != MPE_FP16 && ctype != MPE_FP32) ||
+      in_b_conflict(model, atype, btype) ||
       mpei_tc_mma_check(model->p.in, m, n, k, A, mixed ? model->p.in : atype, lda, B, mixed ? model->p.in : btype,
                         ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;
@@ -421,6 +432,7 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
   mpei_tc_call cl;
   const int mixed = mixed_fp8(model, atype, btype);
   if (!model || model->p.scale_group ||   /* block-scaled models: mpe_gemm_scaled */
+      in_b_conflict(model, atype, btype) ||
       mpei_tc_gemm_check(model->p.in, layout, ta, tb, m, n, k, alpha, A, mixed ? model->p.in : atype, lda, B,
                          mixed ? model->p.in : btype, ldb, C, ctype, ldc, &cl))
     return MPE_EINVAL;

@@ -164,11 +164,6 @@ const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in)
 {
   if (!name)
     return NULL;
-  /* the block-scaled kinds are named in full, "b200:mxf8f6f4" (mpe_mma_scaled(3)) */
-  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-    if (models[i].p.scale_group && models[i].p.in == in &&
-        name_eqn(name, strlen(name), models[i].name, strlen(models[i].name)))
-      return &models[i];
   size_t gl = gpu_len(name);
   const char *gpu = name;
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -177,20 +172,22 @@ const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in)
       break;
     }
   const size_t gn = gpu == name ? gl : strlen(gpu);
-  int instr = 0;   /* none named: the GPU's row for the instruction cuBLAS issues */
-  if (name[gl] == ':') {
-    const char *is = name + gl + 1;
-    for (size_t i = 0; i < sizeof instrs / sizeof instrs[0] && !instr; i++)
-      if (name_eqn(is, strlen(is), instrs[i].name, strlen(instrs[i].name)))
-        instr = instrs[i].instr;
-    if (!instr)
-      return NULL;
-  }
+  /* none named: the GPU's row for the instruction cuBLAS issues; else an
+     instruction family, or a row's own suffix (the block-scaled kinds, "mxf4") */
+  const char *is = name[gl] == ':' ? name + gl + 1 : NULL;
+  const size_t isl = is ? strlen(is) : 0;
+  int instr = 0;
+  for (size_t i = 0; is && i < sizeof instrs / sizeof instrs[0] && !instr; i++)
+    if (name_eqn(is, isl, instrs[i].name, strlen(instrs[i].name)))
+      instr = instrs[i].instr;
   for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
     const struct mpe_tc_model *m = &models[i];
     const size_t ml = gpu_len(m->name);
-    if (m->p.in == in && name_eqn(gpu, gn, m->name, ml) &&
-        (instr ? m->p.instr == instr : m->name[ml] == '\0'))
+    if (m->p.in != in || !name_eqn(gpu, gn, m->name, ml))
+      continue;
+    if (!is ? m->name[ml] == '\0'
+            : instr ? m->p.instr == instr && !m->p.scale_group
+                    : m->name[ml] == ':' && name_eqn(is, isl, m->name + ml + 1, strlen(m->name + ml + 1)))
       return m;
   }
   return NULL;

@@ -21,6 +21,7 @@
    NaN (an element, a scale 0xFF / UE4M3 0x7F, c, inf * 0, inf - inf) gives
    NaN; otherwise an infinite element or c gives that infinity. */
 #include "config.h"
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,7 @@ static double st_block(const struct mpe_tc_model *m, const mpei_tc_opnd *a, cons
 {
   const int L = m->p.block, F = m->p.align_bits, zexp = m->p.scale_zero_exp;
   const int n = K - l0 < L ? K - l0 : L;
-  enum { NMAX = 1024 };
+  enum { NMAX = 1024 + 1 };   /* c and up to 1024 products (block <= 1024) */
   uint64_t mag[NMAX];
   int ex[NMAX];
   unsigned char neg[NMAX];
@@ -540,7 +541,13 @@ static int types_ok(const struct mpe_tc_model *m, mpe_type at, mpe_type bt, mpe_
 
 static int nblocks(int k, int sblock)
 {
-  return (k + sblock - 1) / sblock;
+  return k / sblock + (k % sblock != 0);
+}
+
+/* k padded to whole instructions must fit an int */
+static int k_ok(const struct mpe_tc_model *m, int k)
+{
+  return k >= 0 && k <= INT_MAX - m->p.block;
 }
 
 int mpe_mma_scaled(const mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype, int lda,
@@ -548,7 +555,7 @@ int mpe_mma_scaled(const mpe_tc_model *model, int m, int n, int k, const void *A
                    mpe_type stype, int sblock, const void *C, int ldc, void *D, mpe_type dtype, int ldd)
 {
   MPEI_FENV_GUARD();
-  if (m < 0 || n < 0 || k < 0 || !types_ok(model, atype, btype, stype, sblock) || dtype != MPE_FP32)
+  if (m < 0 || n < 0 || !types_ok(model, atype, btype, stype, sblock) || !k_ok(model, k) || dtype != MPE_FP32)
     return MPE_EINVAL;
   const int kb = nblocks(k, sblock);
   if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) || (C && ldc < (n > 1 ? n : 1)) ||
@@ -577,7 +584,7 @@ int mpe_gemm_scaled(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, 
                     float beta, void *C, mpe_type ctype, int ldc)
 {
   MPEI_FENV_GUARD();
-  if (m < 0 || n < 0 || k < 0 || !types_ok(model, atype, btype, stype, sblock) || ctype != MPE_FP32)
+  if (m < 0 || n < 0 || !types_ok(model, atype, btype, stype, sblock) || !k_ok(model, k) || ctype != MPE_FP32)
     return MPE_EINVAL;
   if ((layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR) || (ta != MPE_NO_TRANS && ta != MPE_TRANS) ||
       (tb != MPE_NO_TRANS && tb != MPE_TRANS) || isnan(alpha) || isnan(beta))

@@ -248,6 +248,10 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
     return MPE_EINVAL;
   if (!mpei_tc_in_ok(model, atype) || !mpei_tc_in_ok(model, btype))
     return MPE_EINVAL;
+  /* block-scaled models take scales (mpe_gemm_scaled); a B format of its own is
+     the mixed FP8 instructions', which have no sparse form here */
+  if (model->p.scale_group || (model->p.in_b && model->p.in_b != (int)model->p.in))
+    return MPE_EINVAL;
   if (ctype != MPE_FP32 && ctype != MPE_FP16)
     return MPE_EINVAL;
   const int row = layout == MPE_ROW_MAJOR, kc = mpe_sparse_kept(k), nw = mpe_sparse_meta_words(k);

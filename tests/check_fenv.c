@@ -5,7 +5,10 @@
    library: the scalar conversions and FP16/BF16 arithmetic, mpe_round_f32/f64
    for every built-in format and mode, the element-wise functions, range
    analysis, the tensor-core models (mpe_mma, mpe_gemm: h100, v100, a100,
-   fma-chain, exact), the integer tensor cores and the 2:4 sparse GEMM (floating-point models). It runs
+   fma-chain, exact), the integer tensor cores, the 2:4 sparse GEMM (floating-point models),
+   the block-scaled MMA (mpe_mma_scaled, mpe_gemm_scaled: b200:mxf8f6f4 with E4M3 x E5M2
+   codes and UE8M0 scales, b200:mxf4nvf4 with UE4M3 scales), mixed FP8 mpe_mma and
+   mpe_gemm, and mpe_mma_cd (binary16 C, binary32 D, v100). It runs
    first in the default environment at each SIMD level (the reference), then
    once per environment x level x team, and every output word is compared with
    the reference bit for bit. The environments: DAZ+FTZ set in MXCSR; each
@@ -41,8 +44,8 @@
 #include "testsupport.h"
 #include "boundary.h"
 
-enum { F_SCALAR, F_ROUND, F_EW, F_RANGE, F_TC, F_INT, F_SPARSE, F_ENV, NFAM };
-static const char *const fam_name[NFAM] = { "scalar", "round", "ew", "range", "tc", "int", "sparse", "env" };
+enum { F_SCALAR, F_ROUND, F_EW, F_RANGE, F_TC, F_INT, F_SPARSE, F_TCX, F_ENV, NFAM };
+static const char *const fam_name[NFAM] = { "scalar", "round", "ew", "range", "tc", "int", "sparse", "tcx", "env" };
 
 /* ------------------------------------------------------------ environments */
 
@@ -158,6 +161,11 @@ static double *bigd;   /* big's first NBIG / 4 values in binary64 */
 static float ga[G * G], gb[G * G], gc[G * G], qx[G * G];
 static int8_t ia[G * G], ib[G * G];
 static int32_t ic[G * G];
+/* block-scaled and mixed FP8 operands: K = KX element codes (E4M3 rows of A,
+   E5M2 columns of B; FP2 codes in their low bits), scales per 16 (SX of them) */
+enum { KX = 96, SX = KX / 16 };
+static uint8_t xa[G * KX], xb[KX * G], sxa[G * SX], sxb[SX * G], s4a[G * SX], s4b[SX * G];
+static uint16_t ha[G * G], hb[G * G], hc[G * G];
 
 static void put_fill(double *tab, size_t n, const mpe_format *t, const mpe_format *src, uint64_t seed,
                      double *out, size_t from, size_t to)
@@ -221,6 +229,21 @@ static void data_make(void)
     ia[i] = (int8_t)(ts_rand64(&st) & 0xff);
     ib[i] = (int8_t)(ts_rand64(&st) & 0xff);
     ic[i] = (int32_t)(ts_rand64(&st) >> 33) - (1 << 30);
+    ha[i] = h16[ts_rand64(&st) % NH];
+    hb[i] = h16[ts_rand64(&st) % NH];
+    hc[i] = h16[ts_rand64(&st) % NH];
+  }
+  /* every code (NaN and inf among them); UE8M0 scales near 2^0 and, one in
+     eight, at 2^-127.. (products far below binary32's normals: DAZ/FTZ matter) */
+  for (int i = 0; i < G * KX; i++) {
+    xa[i] = (uint8_t)(ts_rand64(&st) % 8 ? ts_rand64(&st) & 0x77 : ts_rand64(&st));
+    xb[i] = (uint8_t)(ts_rand64(&st) % 8 ? ts_rand64(&st) & 0x73 : ts_rand64(&st));
+  }
+  for (int i = 0; i < G * SX; i++) {
+    sxa[i] = (uint8_t)(ts_rand64(&st) % 8 ? 117 + ts_rand64(&st) % 20 : ts_rand64(&st) % 8);
+    sxb[i] = (uint8_t)(ts_rand64(&st) % 8 ? 117 + ts_rand64(&st) % 20 : ts_rand64(&st) % 8);
+    s4a[i] = (uint8_t)(ts_rand64(&st) % 0x7f);
+    s4b[i] = (uint8_t)(ts_rand64(&st) % 0x7f);
   }
   free(tab);
   free(v);
@@ -479,6 +502,39 @@ static void fam_sparse(outs *o)
   put32(o, F_SPARSE, mpe_flags_test_clear(~0u));
 }
 
+static void fam_tcx(outs *o)
+{
+  static float d[G * G];
+  const mpe_tc_model *s8 = mpe_tc_model_get("b200:mxf8f6f4", MPE_E4M3);
+  const mpe_tc_model *s4 = mpe_tc_model_get("b200:mxf4nvf4", MPE_E2M1);
+  ck_assert_ptr_nonnull(s8);
+  ck_assert_ptr_nonnull(s4);
+  /* scales per 32: SX / 2 of them per row of A and column of B */
+  ck_assert_int_eq(mpe_mma_scaled(s8, G, G, KX, xa, MPE_E4M3, KX, xb, MPE_E5M2, G, sxa, SX, sxb, G, MPE_E8M0, 32,
+                                  gc, G, d, MPE_FP32, G), MPE_OK);
+  put(o, F_TCX, d, sizeof d);
+  ck_assert_int_eq(mpe_mma_scaled(s4, G, G, KX, xa, MPE_E2M1, KX, xb, MPE_E2M1, G, s4a, SX, s4b, G, MPE_E4M3, 16,
+                                  gc, G, d, MPE_FP32, G), MPE_OK);
+  put(o, F_TCX, d, sizeof d);
+  memcpy(d, gc, sizeof d);
+  ck_assert_int_eq(mpe_gemm_scaled(s8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, G, G, KX, 0.7f, xa, MPE_E5M2, KX,
+                                   xb, MPE_E4M3, G, sxa, SX, sxb, G, MPE_E8M0, 32, -1.3f, d, MPE_FP32, G), MPE_OK);
+  put(o, F_TCX, d, sizeof d);
+  /* mixed FP8 on the plain models */
+  ck_assert_int_eq(mpe_mma(mpe_tc_model_get("h100", MPE_E4M3), G, G, KX, xa, MPE_E4M3, KX, xb, MPE_E5M2, G, gc, G,
+                           d, MPE_FP32, G), MPE_OK);
+  put(o, F_TCX, d, sizeof d);
+  memcpy(d, gc, sizeof d);
+  ck_assert_int_eq(mpe_gemm(mpe_tc_model_get("b200", MPE_E5M2), MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, G, G, KX,
+                            0.7f, xa, MPE_E5M2, KX, xb, MPE_E4M3, G, -1.3f, d, MPE_FP32, G), MPE_OK);
+  put(o, F_TCX, d, sizeof d);
+  /* binary16 C (subnormals among them), binary32 D */
+  ck_assert_int_eq(mpe_mma_cd(mpe_tc_model_get("v100", MPE_FP16), G, G, G, ha, MPE_FP16, G, hb, MPE_FP16, G, hc,
+                              MPE_FP16, G, d, MPE_FP32, G), MPE_OK);
+  put(o, F_TCX, d, sizeof d);
+  put32(o, F_TCX, mpe_flags_test_clear(~0u));
+}
+
 typedef void (*family_fn)(outs *);
 
 /* Run the workload with environment e (-1: the default) set in the calling
@@ -509,6 +565,7 @@ static void workload(outs *o, int e, int team, int several)
     case F_TC: fam_tc(o); break;
     case F_INT: fam_int(o); break;
     case F_SPARSE: fam_sparse(o); break;
+    case F_TCX: fam_tcx(o); break;
     }
     fpstate after = state_get();
     env_reset();

@@ -378,6 +378,22 @@ START_TEST(test_errors)
   ck_assert_int_eq(SP(h, 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 2, 2, 8, V, MPE_FP32, 4, meta, 1, B, MPE_FP32, 2, C, MPE_BF16, 2), MPE_EINVAL);
   ck_assert_int_eq(SP(mpe_tc_model_get("h100", MPE_TF32), 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 2, 2, 8, V, MPE_FP32, 4,
                       meta, 1, B, MPE_FP32, 2, C, MPE_FP16, 2), MPE_EUNSUP);
+  /* block-scaled models need scales (mpe_gemm_scaled); a custom model with B in
+     a format of its own (in_b) would read B against the wrong format */
+  ck_assert_int_eq(SP(mpe_tc_model_get("b200:mxf8f6f4", MPE_E4M3), 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 2, 2, 8, V,
+                      MPE_FP32, 4, meta, 1, B, MPE_FP32, 2, C, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(SP(mpe_tc_model_get("b200:mxf4", MPE_E2M1), 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 2, 2, 8, V,
+                      MPE_FP32, 4, meta, 1, B, MPE_FP32, 2, C, MPE_FP32, 2), MPE_EINVAL);
+  {
+    mpe_tc_params p;
+    mpe_tc_model *cm;
+    ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("h100", MPE_E4M3), &p), 0);
+    p.in_b = MPE_E5M2;
+    ck_assert_int_eq(mpe_tc_model_custom(&cm, &p), 0);
+    ck_assert_int_eq(SP(cm, 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 2, 2, 8, V, MPE_FP32, 4, meta, 1, B, MPE_FP32, 2, C,
+                        MPE_FP32, 2), MPE_EINVAL);
+    mpe_tc_model_free(cm);
+  }
   /* a grouping whose exact block sum would not fit the engine's int64 */
   mpe_tc_params p;
   mpe_tc_model *wide;

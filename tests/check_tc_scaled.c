@@ -4,6 +4,7 @@
    tests/conformance/mmasim at every SIMD level, MPFR oracles of the
    instruction semantics on boundary data at every SIMD level and through both
    calls, the model rows, and the argument rules. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <mpfr.h>
@@ -767,6 +768,16 @@ START_TEST(test_models)
   ck_assert_int_eq(p.scale_group, 16);
   ck_assert_int_eq(p.scale_zero_exp, -139);
   ck_assert_ptr_null(mpe_tc_model_get("b200:mxf4", MPE_E4M3));
+  /* the kind after ':' as the instruction names are read: any case, nothing after it;
+     an instruction family never names a block-scaled row */
+  ck_assert_ptr_eq(mpe_tc_model_get("B200:MXF4", MPE_E2M1), mpe_tc_model_get("b200:mxf4", MPE_E2M1));
+  ck_assert_ptr_nonnull(mpe_tc_model_get("b200:mxf4", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get("b200:mxf4:", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get("b200:", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get(":mxf4", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get("h100:mxf4", MPE_E2M1));
+  ck_assert_ptr_null(mpe_tc_model_get("b200:tcgen05", MPE_E2M1));
+  ck_assert_ptr_eq(mpe_tc_model_get("b200:tcgen05", MPE_E4M3), mpe_tc_model_get("b200", MPE_E4M3));
   ck_assert_ptr_null(mpe_tc_model_get("b200", MPE_E2M1));
   /* the other models are not block-scaled */
   ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("b200", MPE_E4M3), &p), 0);
@@ -847,11 +858,85 @@ START_TEST(test_errors)
   ck_assert_int_eq(mpe_gemm_scaled(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, 32, 0.0f, NULL, MPE_E4M3, 32,
                                    NULL, MPE_E4M3, 1, NULL, 1, NULL, 1, MPE_E8M0, 32, 0.5f, D, MPE_FP32, 1), 0);
   ck_assert_float_eq(D[0], 1.0f);
+  /* a k whose padding to whole instructions overflows int (nothing is read) */
+  ck_assert_int_eq(mpe_mma_scaled(m, 1, 1, INT_MAX - 5, A, MPE_E4M3, INT_MAX, B, MPE_E4M3, 1, S, INT_MAX / 32 + 1, S,
+                                  1, MPE_E8M0, 32, C, 1, D, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm_scaled(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, INT_MAX, 1.0f, A, MPE_E4M3,
+                                   INT_MAX, B, MPE_E4M3, 1, S, INT_MAX / 32 + 1, S, 1, MPE_E8M0, 32, 0.0f, D, MPE_FP32,
+                                   1), MPE_EINVAL);
   /* k = 0: D = C */
   C[0] = 3.0f;
   ck_assert_int_eq(mpe_mma_scaled(m, 1, 1, 0, NULL, MPE_E4M3, 1, NULL, MPE_E4M3, 1, NULL, 1, NULL, 1, MPE_E8M0, 32, C,
                                   1, D, MPE_FP32, 1), 0);
   ck_assert_float_eq(D[0], 3.0f);
+}
+END_TEST
+
+/* A custom model at the largest block (1024): c and 1024 products are 1025 addends of
+   one instruction; ones times unit scales plus c = 1 sum to 1025 exactly, at 1 x 1
+   (the engine) and 16 x 16 (the block kernels when the level has them). */
+START_TEST(test_block_1024)
+{
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("b200:mxf8f6f4", MPE_E4M3), &p), 0);
+  p.block = 1024;
+  p.align_bits = 20;
+  mpe_tc_model *cm;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &p), 0);
+  enum { K = 1024, N = 16 };
+  uint8_t *A = malloc((size_t)N * K), *B = malloc((size_t)K * N), *S = malloc((size_t)N * (K / 32));
+  float C[N * N], D[N * N];
+  ck_assert(A && B && S);
+  memset(A, 0x38, (size_t)N * K);   /* E4M3 1.0 */
+  memset(B, 0x38, (size_t)K * N);
+  memset(S, 127, (size_t)N * (K / 32));   /* UE8M0 2^0 */
+  for (int t = 0; t < N * N; t++)
+    C[t] = 1.0f;
+  for (int n = 1; n <= N; n += N - 1) {
+    for (int t = 0; t < N * N; t++)
+      D[t] = 0.0f;
+    ck_assert_int_eq(mpe_mma_scaled(cm, n, n, K, A, MPE_E4M3, K, B, MPE_E4M3, n, S, K / 32, S, n, MPE_E8M0, 32, C,
+                                    n, D, MPE_FP32, n), 0);
+    for (int t = 0; t < n * n; t++)
+      ck_assert_float_eq(D[t], 1025.0f);
+  }
+  free(A);
+  free(B);
+  free(S);
+  mpe_tc_model_free(cm);
+}
+END_TEST
+
+/* A custom FP8 model with B in its own format (in_b) describes the mixed
+   instructions: a call that is not mixed (B packed in A's format, or a binary32
+   operand) would read B against the wrong format and is refused; the mixed
+   calls run. */
+START_TEST(test_in_b_custom)
+{
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("h100", MPE_E4M3), &p), 0);
+  p.in_b = MPE_E5M2;
+  mpe_tc_model *cm;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &p), 0);
+  enum { K = 32 };
+  uint8_t a[K], b[K];
+  float bf[K], d = 0.0f;
+  memset(a, 0x3b, K);   /* E4M3 1.375, not an E5M2 value */
+  memset(b, 0x3c, K);   /* E5M2 1.0 */
+  for (int l = 0; l < K; l++)
+    bf[l] = 1.375f;
+  ck_assert_int_eq(mpe_mma(cm, 1, 1, K, a, MPE_E4M3, K, a, MPE_E4M3, 1, NULL, 1, &d, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(cm, 1, 1, K, a, MPE_E4M3, K, bf, MPE_FP32, 1, NULL, 1, &d, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma_cd(cm, 1, 1, K, bf, MPE_FP32, K, a, MPE_E4M3, 1, NULL, MPE_FP16, 1, &d, MPE_FP32, 1),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(cm, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, K, 1.0f, a, MPE_E4M3, K, a,
+                            MPE_E4M3, 1, 0.0f, &d, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(cm, 1, 1, K, a, MPE_E4M3, K, b, MPE_E5M2, 1, NULL, 1, &d, MPE_FP32, 1), MPE_OK);
+  ck_assert_float_eq(d, 44.0f);
+  ck_assert_int_eq(mpe_gemm(cm, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, K, 1.0f, a, MPE_E4M3, K, b,
+                            MPE_E5M2, 1, 0.0f, &d, MPE_FP32, 1), MPE_OK);
+  ck_assert_float_eq(d, 44.0f);
+  mpe_tc_model_free(cm);
 }
 END_TEST
 
@@ -862,6 +947,8 @@ static Suite *scaled_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_models);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_block_1024);
+  tcase_add_test(tc, test_in_b_custom);
   tcase_add_test(tc, test_hand);
   tcase_add_test(tc, test_mxf8f6f4_oracle);
   tcase_add_test(tc, test_mxf4_oracle);

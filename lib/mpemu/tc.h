@@ -66,7 +66,8 @@ typedef struct {
   int scale_zero_exp;
   /* FP8 models: 0 (B in the format `in`), or B's format when it differs from A's (MPE_E4M3 or
      MPE_E5M2, the mixed FP8 instructions). mpe_mma and mpe_gemm set it themselves for a call
-     whose packed operands are one E4M3 and one E5M2; see mpe_mma(3). */
+     whose packed operands are one E4M3 and one E5M2; see mpe_mma(3). A custom model whose
+     in_b differs from `in` takes only such mixed calls (others: MPE_EINVAL). */
   int in_b;
 } mpe_tc_params;
 
