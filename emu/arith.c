@@ -177,15 +177,86 @@ static uint16_t fma16(uint16_t a, uint16_t b, uint16_t cc, int k, mpe_round r)
   return finish(&c, mpei_zero_sum_sign(s, p, z, c.r));
 }
 
-uint16_t mpe_fp16_add(uint16_t a, uint16_t b, mpe_round r) { MPEI_FENV_GUARD(); return add16(a, b, K_FP16, r); }
-uint16_t mpe_fp16_sub(uint16_t a, uint16_t b, mpe_round r) { MPEI_FENV_GUARD(); return add16(a, b ^ 0x8000u, K_FP16, r); }
-uint16_t mpe_fp16_mul(uint16_t a, uint16_t b, mpe_round r) { MPEI_FENV_GUARD(); return mul16(a, b, K_FP16, r); }
-uint16_t mpe_fp16_div(uint16_t a, uint16_t b, mpe_round r) { MPEI_FENV_GUARD(); return div16(a, b, K_FP16, r); }
-uint16_t mpe_fp16_sqrt(uint16_t a, mpe_round r) { MPEI_FENV_GUARD(); return sqrt16(a, K_FP16, r); }
-uint16_t mpe_fp16_fma(uint16_t a, uint16_t b, uint16_t c, mpe_round r) { MPEI_FENV_GUARD(); return fma16(a, b, c, K_FP16, r); }
-uint16_t mpe_bf16_add(uint16_t a, uint16_t b, mpe_round r) { MPEI_FENV_GUARD(); return add16(a, b, K_BF16, r); }
-uint16_t mpe_bf16_sub(uint16_t a, uint16_t b, mpe_round r) { MPEI_FENV_GUARD(); return add16(a, b ^ 0x8000u, K_BF16, r); }
-uint16_t mpe_bf16_mul(uint16_t a, uint16_t b, mpe_round r) { MPEI_FENV_GUARD(); return mul16(a, b, K_BF16, r); }
-uint16_t mpe_bf16_div(uint16_t a, uint16_t b, mpe_round r) { MPEI_FENV_GUARD(); return div16(a, b, K_BF16, r); }
-uint16_t mpe_bf16_sqrt(uint16_t a, mpe_round r) { MPEI_FENV_GUARD(); return sqrt16(a, K_BF16, r); }
-uint16_t mpe_bf16_fma(uint16_t a, uint16_t b, uint16_t c, mpe_round r) { MPEI_FENV_GUARD(); return fma16(a, b, c, K_BF16, r); }
+uint16_t mpe_fp16_add(uint16_t a, uint16_t b, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b);
+  MPEI_FENV_RETURN(add16(a, b, K_FP16, r));
+}
+
+uint16_t mpe_fp16_sub(uint16_t a, uint16_t b, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b);
+  MPEI_FENV_RETURN(add16(a, b ^ 0x8000u, K_FP16, r));
+}
+
+uint16_t mpe_fp16_mul(uint16_t a, uint16_t b, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b);
+  MPEI_FENV_RETURN(mul16(a, b, K_FP16, r));
+}
+
+uint16_t mpe_fp16_div(uint16_t a, uint16_t b, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b);
+  MPEI_FENV_RETURN(div16(a, b, K_FP16, r));
+}
+
+uint16_t mpe_fp16_sqrt(uint16_t a, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a);
+  MPEI_FENV_RETURN(sqrt16(a, K_FP16, r));
+}
+
+uint16_t mpe_fp16_fma(uint16_t a, uint16_t b, uint16_t c, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b, c);
+  MPEI_FENV_RETURN(fma16(a, b, c, K_FP16, r));
+}
+
+uint16_t mpe_bf16_add(uint16_t a, uint16_t b, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b);
+  MPEI_FENV_RETURN(add16(a, b, K_BF16, r));
+}
+
+uint16_t mpe_bf16_sub(uint16_t a, uint16_t b, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b);
+  MPEI_FENV_RETURN(add16(a, b ^ 0x8000u, K_BF16, r));
+}
+
+uint16_t mpe_bf16_mul(uint16_t a, uint16_t b, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b);
+  MPEI_FENV_RETURN(mul16(a, b, K_BF16, r));
+}
+
+uint16_t mpe_bf16_div(uint16_t a, uint16_t b, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b);
+  MPEI_FENV_RETURN(div16(a, b, K_BF16, r));
+}
+
+uint16_t mpe_bf16_sqrt(uint16_t a, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a);
+  MPEI_FENV_RETURN(sqrt16(a, K_BF16, r));
+}
+
+uint16_t mpe_bf16_fma(uint16_t a, uint16_t b, uint16_t c, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(a, b, c);
+  MPEI_FENV_RETURN(fma16(a, b, c, K_BF16, r));
+}

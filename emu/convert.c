@@ -30,13 +30,15 @@ static double conv(double x, int snan, mpe_type t, mpe_round r, int saturate)
 uint16_t mpe_fp32_to_fp16(float x, mpe_round r)
 {
   MPEI_FENV_GUARD();
-  return (uint16_t)mpei_encode(conv(x, snan32(x), MPE_FP16, r, 0), mpe_format_of(MPE_FP16));
+  MPEI_FENV_IN(x);
+  MPEI_FENV_RETURN((uint16_t)mpei_encode(conv(x, snan32(x), MPE_FP16, r, 0), mpe_format_of(MPE_FP16)));
 }
 
 uint16_t mpe_fp64_to_fp16(double x, mpe_round r)
 {
   MPEI_FENV_GUARD();
-  return (uint16_t)mpei_encode(conv(x, snan64(x), MPE_FP16, r, 0), mpe_format_of(MPE_FP16));
+  MPEI_FENV_IN(x);
+  MPEI_FENV_RETURN((uint16_t)mpei_encode(conv(x, snan64(x), MPE_FP16, r, 0), mpe_format_of(MPE_FP16)));
 }
 
 /* NaN payloads survive decoding (quieted), as with the F16C instruction. */
@@ -51,29 +53,38 @@ double mpe_fp16_to_fp64(uint16_t h) { return mpei_decode(h, mpe_format_of(MPE_FP
 uint16_t mpe_fp32_to_bf16(float x, mpe_round r)
 {
   MPEI_FENV_GUARD();
-  return (uint16_t)mpei_encode(conv(x, snan32(x), MPE_BF16, r, 0), mpe_format_of(MPE_BF16));
+  MPEI_FENV_IN(x);
+  MPEI_FENV_RETURN((uint16_t)mpei_encode(conv(x, snan32(x), MPE_BF16, r, 0), mpe_format_of(MPE_BF16)));
 }
 
 uint16_t mpe_fp64_to_bf16(double x, mpe_round r)
 {
   MPEI_FENV_GUARD();
-  return (uint16_t)mpei_encode(conv(x, snan64(x), MPE_BF16, r, 0), mpe_format_of(MPE_BF16));
+  MPEI_FENV_IN(x);
+  MPEI_FENV_RETURN((uint16_t)mpei_encode(conv(x, snan64(x), MPE_BF16, r, 0), mpe_format_of(MPE_BF16)));
 }
 
 float mpe_bf16_to_fp32(uint16_t h) { return mpei_u2f((uint32_t)h << 16); }
 
-float mpe_fp32_to_tf32(float x, mpe_round r) { MPEI_FENV_GUARD(); return (float)conv(x, snan32(x), MPE_TF32, r, 0); }
+float mpe_fp32_to_tf32(float x, mpe_round r)
+{
+  MPEI_FENV_GUARD();
+  MPEI_FENV_IN(x);
+  MPEI_FENV_RETURN((float)conv(x, snan32(x), MPE_TF32, r, 0));
+}
 
 uint8_t mpe_fp32_to_e4m3(float x, mpe_round r, int saturate)
 {
   MPEI_FENV_GUARD();
-  return (uint8_t)mpei_encode(conv(x, snan32(x), MPE_E4M3, r, saturate), mpe_format_of(MPE_E4M3));
+  MPEI_FENV_IN(x);
+  MPEI_FENV_RETURN((uint8_t)mpei_encode(conv(x, snan32(x), MPE_E4M3, r, saturate), mpe_format_of(MPE_E4M3)));
 }
 
 uint8_t mpe_fp32_to_e5m2(float x, mpe_round r, int saturate)
 {
   MPEI_FENV_GUARD();
-  return (uint8_t)mpei_encode(conv(x, snan32(x), MPE_E5M2, r, saturate), mpe_format_of(MPE_E5M2));
+  MPEI_FENV_IN(x);
+  MPEI_FENV_RETURN((uint8_t)mpei_encode(conv(x, snan32(x), MPE_E5M2, r, saturate), mpe_format_of(MPE_E5M2)));
 }
 
 float mpe_e4m3_to_fp32(uint8_t v) { return (float)mpei_decode(v, mpe_format_of(MPE_E4M3)); }

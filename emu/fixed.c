@@ -81,6 +81,7 @@ static int clamp_bits(int b) { return b < -512 ? -512 : b > 512 ? 512 : b; }
 int16_t mpe_fp32_to_q16(float x, int frac_bits, mpe_round r)
 {
   MPEI_FENV_GUARD();
+  MPEI_FENV_IN(x);
   if ((unsigned)r >= MPE_NROUND)
     r = MPE_RNE;   /* as the conversions: an out-of-range mode means RNE */
   uint32_t rnd = stochastic(r) ? mpei_thread_sr_word() : 0;
@@ -98,11 +99,11 @@ int16_t mpe_fp32_to_q16(float x, int frac_bits, mpe_round r)
     mpei_flags |= MPE_FLAG_SATURATED | (isinf(x) ? 0 : MPE_FLAG_INEXACT);
     return v > 0 ? 32767 : -32768;
   }
-  return (int16_t)v;
+  MPEI_FENV_RETURN((int16_t)v);
 }
 
 float mpe_q16_to_fp32(int16_t q, int frac_bits)
 {
   MPEI_FENV_GUARD();
-  return (float)ldexp((double)q, -clamp_bits(frac_bits));
+  MPEI_FENV_RETURN((float)ldexp((double)q, -clamp_bits(frac_bits)));
 }
