@@ -42,6 +42,15 @@ MPEI_HIDDEN double mpei_tc_dot_c16(const struct mpe_tc_model *m, const double *a
 MPEI_HIDDEN int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                             const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
 
+/* The sizes, leading dimensions and pointers of an mpe_mma call (row-major A
+   m×k, B k×n, C and D m×n; C may be NULL): MPE_EINVAL or MPE_OK. */
+MPEI_HIDDEN int mpei_tc_mma_shape_check(int m, int n, int k, const void *A, int lda, const void *B, int ldb,
+                                        const void *C, int ldc, const void *D, int ldd);
+
+/* the model has a binary16 output (dtype / ctype MPE_FP16): not the TF32
+   block models nor AMD's matrix cores (their calls give MPE_EUNSUP) */
+MPEI_HIDDEN int mpei_tc_out16_ok(const struct mpe_tc_model *m);
+
 /* atype/btype t is one the model reads: MPE_FP32 or its input type */
 MPEI_HIDDEN int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t);
 
@@ -157,6 +166,17 @@ MPEI_HIDDEN int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, 
                                 mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                                 const void *C, int ldc, void *D, mpe_type dtype, int ldd);
 MPEI_HIDDEN int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout layout, mpe_trans ta,
+                                 mpe_trans tb, int m, int n, int k, float alpha, const void *A,
+                                 mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
+                                 float beta, void *C, mpe_type ctype, int ldc);
+
+/* ---- binary64 models (tc_f64.c): mpe_mma / mpe_gemm when the model or a type
+   is MPE_FP64 (arguments as the public calls; MPE_EINVAL unless the model and
+   every operand are FP64) */
+MPEI_HIDDEN int mpei_tc_f64_mma(const struct mpe_tc_model *model, int m, int n, int k, const void *A,
+                                mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
+                                const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+MPEI_HIDDEN int mpei_tc_f64_gemm(const struct mpe_tc_model *model, mpe_layout layout, mpe_trans ta,
                                  mpe_trans tb, int m, int n, int k, float alpha, const void *A,
                                  mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                                  float beta, void *C, mpe_type ctype, int ldc);

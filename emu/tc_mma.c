@@ -13,6 +13,12 @@
 #include "isa.h"
 #include "mpei_fenv.h"
 
+int mpei_tc_out16_ok(const struct mpe_tc_model *m)
+{
+  /* no binary16 accumulator: the TF32 block models, AMD's matrix cores */
+  return !(m->p.in == MPE_TF32 && m->p.kind == MPE_TC_BLOCK) && m->p.instr != MPE_TC_MFMA && !m->p.mfma;
+}
+
 int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t)
 {
   return t == MPE_FP32 || t == m->p.in;
@@ -32,6 +38,15 @@ int mpei_tc_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_type 
   if ((atype != MPE_FP32 && atype != in) || (btype != MPE_FP32 && btype != in))
     return MPE_EINVAL;
   if (dtype != MPE_FP32 && dtype != MPE_FP16)
+    return MPE_EINVAL;
+  return mpei_tc_mma_shape_check(m, n, k, A, lda, B, ldb, C, ldc, D, ldd);
+}
+
+/* The sizes, leading dimensions and pointers of an mpe_mma call (tc_impl.h). */
+int mpei_tc_mma_shape_check(int m, int n, int k, const void *A, int lda, const void *B, int ldb, const void *C,
+                            int ldc, const void *D, int ldd)
+{
+  if (m < 0 || n < 0 || k < 0)
     return MPE_EINVAL;
   if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
       (C && ldc < (n > 1 ? n : 1)))
@@ -156,6 +171,8 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
   if (model && (mpei_type_is_int(model->p.in) || mpei_type_is_int(atype) || mpei_type_is_int(btype) ||
                 dtype == MPE_INT32))
     return mpei_tc_int_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
+  if (model && (model->p.in == MPE_FP64 || atype == MPE_FP64 || btype == MPE_FP64 || dtype == MPE_FP64))
+    return mpei_tc_f64_mma(model, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
   /* a mixed FP8 call is checked as one in the model's format */
   const int mixed = mixed_fp8(model, atype, btype);
   if (!model || model->p.scale_group ||   /* block-scaled models: mpe_mma_scaled */
@@ -163,7 +180,7 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
       mpei_tc_mma_check(model->p.in, m, n, k, A, mixed ? model->p.in : atype, lda, B,
                         mixed ? model->p.in : btype, ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;
-  if (dtype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
+  if (dtype == MPE_FP16 && !mpei_tc_out16_ok(model))
     return MPE_EUNSUP;
   if (m == 0 || n == 0)
     return MPE_OK;
@@ -206,7 +223,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
     return MPE_EINVAL;
   /* binary16 C, binary32 D: Volta's m8n8k4 (and the references, and custom models) */
   const char *nm = model->name;
-  if (ctype != MPE_FP16 || model->p.in != MPE_FP16 ||
+  if (ctype != MPE_FP16 || model->p.in != MPE_FP16 || model->p.mfma ||
       (strcmp(nm, "v100") && strcmp(nm, "exact") && strcmp(nm, "fma-chain") && strcmp(nm, "custom")))
     return MPE_EUNSUP;
   if (m == 0 || n == 0)
@@ -429,6 +446,9 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
                 ctype == MPE_INT32))
     return mpei_tc_int_gemm(model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,
                             ctype, ldc);
+  if (model && (model->p.in == MPE_FP64 || atype == MPE_FP64 || btype == MPE_FP64 || ctype == MPE_FP64))
+    return mpei_tc_f64_gemm(model, layout, ta, tb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,
+                            ctype, ldc);
   mpei_tc_call cl;
   const int mixed = mixed_fp8(model, atype, btype);
   if (!model || model->p.scale_group ||   /* block-scaled models: mpe_gemm_scaled */
@@ -443,7 +463,7 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
   struct mpe_tc_model tmp;
   model = run_model(model, cl.a.t, cl.b.t, &tmp);
   const int use_ab = cl.use_ab;
-  if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
+  if (ctype == MPE_FP16 && !mpei_tc_out16_ok(model))
     return MPE_EUNSUP;
   if (m == 0 || n == 0)
     return MPE_OK;

@@ -16,7 +16,7 @@
 /* A row: name, then the parameters (mpe_tc_params order). z: the exponent a
    zero c takes with binary32 output (MMA-Sim's e_zero, mpe_tc_model_get(3)). */
 #define ROWX(nm, kind, in, L, F, rb, r32, r16, ir, late, z, zs, tn, ins) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins, 0, 0, 0, 0 }, 0 }
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins, 0, 0, 0, 0, 0 }, 0 }
 #define REF(nm, kind, in, ir) ROWX(nm, kind, in, 0, 0, 0, MPE_RNE, MPE_RNE, ir, 0, 0, 0, 0, 0)
 #define INT(nm, in, L, ins) ROWX(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
 /* a floating-point GPU row: RZ to binary32, RNE to binary16; TF32 operands
@@ -26,13 +26,20 @@
   ROWX(nm, MPE_TC_BLOCK, in, L, F, rb, MPE_RZ, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, late, z, 1, \
        (in) == MPE_TF32, ins)
 #define GPU(nm, in, L, F, rb, z, ins) GPUX(nm, in, L, F, rb, 0, z, ins)
+/* a binary64 row: the fma chain in binary64 (tc_f64.c) */
+#define F64(nm, ins) ROWX(nm, MPE_TC_FMA_CHAIN, MPE_FP64, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
+/* AMD CDNA rows (v_mfma): CDNA1 the exact model per block of L (mfma 0), CDNA2
+   and CDNA3 their own arithmetic (mpe_tc_mfma); binary32 output, RNE */
+#define AMDX(nm, kind, in, L, F, rb, mf) \
+  { nm, { kind, in, L, F, rb, MPE_RNE, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, 1, 0, 0, 0, 0, \
+          (in) == MPE_TF32, MPE_TC_MFMA, 0, 0, 0, 0, mf }, 0 }
 #define SYNC MPE_TC_MMA_SYNC
 #define WG MPE_TC_WGMMA
 #define TC5 MPE_TC_TCGEN05
 /* A block-scaled instruction (tc_scaled.c): L elements per instruction, groups
    of G, the scale formats it takes and the exponent of a zero addend. */
 #define SCALED(nm, in, L, F, G, fmts, zexp) \
-  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, MPE_TC_TCGEN05, G, fmts, zexp, 0 }, 0 }
+  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, MPE_TC_TCGEN05, G, fmts, zexp, 0, 0 }, 0 }
 
 /* The GPU data of tests/conformance/tensor-cores and MMA-Sim 2.1.1 (mpe_tc_model_get(3)).
    A row named after the GPU alone is the instruction cuBLAS issues for that
@@ -121,6 +128,30 @@ static const struct mpe_tc_model models[] = {
   SCALED("b200:mxf8f6f4", MPE_E2M1, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
   SCALED("b200:mxf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32, -139),
   SCALED("b200:mxf4nvf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32 | MPE_TC_SF_UE8M0_16 | MPE_TC_SF_UE4M3_16, -139),
+  /* FP64 tensor cores (emu/tc_f64.c): a chain of binary64 fmas in ascending k
+     from c, as MMA-Sim 2.1.1 models mma.sync .f64 (mmasim/nv_ptx/sim.py: MMA_FMA
+     for every f64 shape): m8n8k4 from sm_80 on (A100, Ada, B200, RTX Blackwell),
+     m16n8k4/k8/k16 on Hopper, where cuBLAS's DGEMM issues them */
+  F64("a100", SYNC), F64("ada", SYNC), F64("h100", SYNC), F64("b200", SYNC), F64("rtx-pro-6000", SYNC),
+  F64("fma-chain", 0),
+  /* AMD CDNA matrix cores, v_mfma, as MMA-Sim 2.1.1 models them (mmasim/amd/sim.py;
+     mmasim/arithmetic/fdpa.py, ftz_mul_add.py): CDNA1 (MI100) the exact sum of
+     4 FP16 / 2 BF16 products and c, one RNE rounding (MMA_E_FDPA); CDNA2 (MI200)
+     binary32 products summed in pairs with every denormal flushed (MMA_FTZ_MUL_ADD;
+     4 products a step, 2 for the BF16 instructions without _1k); CDNA3 (MI300)
+     the two-stage sum of 8 FP16/BF16 or 4 xf32 products (MMA_TR_FDPA, F = 24,
+     F2 = 31); FP64 the binary64 fma chain. hipBLASLt's GEMMs on MI200 issue the
+     BF16 _1k instructions (the CDNA2 ISA guide lists the others as CDNA1's). */
+  AMDX("mi100", MPE_TC_EXACT, MPE_FP16, 4, 0, 0, 0),
+  AMDX("mi100", MPE_TC_EXACT, MPE_BF16, 2, 0, 0, 0),
+  AMDX("mi250", MPE_TC_BLOCK, MPE_FP16, 4, 0, 0, MPE_TC_MFMA_FTZ),
+  AMDX("mi250", MPE_TC_BLOCK, MPE_BF16, 4, 0, 0, MPE_TC_MFMA_FTZ),
+  AMDX("mi250:bf16", MPE_TC_BLOCK, MPE_BF16, 2, 0, 0, MPE_TC_MFMA_FTZ),
+  F64("mi250", MPE_TC_MFMA),
+  AMDX("mi300", MPE_TC_BLOCK, MPE_FP16, 8, 24, 31, MPE_TC_MFMA_TWO_STAGE),
+  AMDX("mi300", MPE_TC_BLOCK, MPE_BF16, 8, 24, 31, MPE_TC_MFMA_TWO_STAGE),
+  AMDX("mi300", MPE_TC_BLOCK, MPE_TF32, 4, 24, 31, MPE_TC_MFMA_TWO_STAGE),
+  F64("mi300", MPE_TC_MFMA),
   REF("exact", MPE_TC_EXACT, MPE_INT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_UINT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_INT4, MPE_RNE),
@@ -129,7 +160,8 @@ static const struct mpe_tc_model models[] = {
 
 static const struct { const char *alias, *name; } aliases[] = {
   { "a2", "a100" }, { "a30", "a100" }, { "l40s", "ada" }, { "h200", "h100" },
-  { "fma", "fma-chain" },
+  { "fma", "fma-chain" }, { "mi210", "mi250" }, { "mi250x", "mi250" }, { "mi300x", "mi300" },
+  { "mi300a", "mi300" }, { "mi325x", "mi300" },
 };
 
 /* the instruction names after ':' (the first of each is the one printed) */
@@ -137,6 +169,7 @@ static const struct { const char *name; int instr; } instrs[] = {
   { "mma.sync", MPE_TC_MMA_SYNC }, { "mma", MPE_TC_MMA_SYNC },
   { "wgmma", MPE_TC_WGMMA }, { "wgmma.mma-async", MPE_TC_WGMMA },
   { "tcgen05", MPE_TC_TCGEN05 }, { "tcgen05.mma", MPE_TC_TCGEN05 },
+  { "mfma", MPE_TC_MFMA }, { "v-mfma", MPE_TC_MFMA },
 };
 
 /* a[0..an) equals b[0..bn), ignoring case in a and taking '_' for '-' */
@@ -224,7 +257,7 @@ mpei_tc_acc mpei_tc_acc_of(const mpe_tc_params *p)
 {
   if (p->kind == MPE_TC_FMA_CHAIN)
     return MPEI_TC_ACC_FMA;
-  if (p->kind != MPE_TC_BLOCK || p->block < 1 || p->align_bits < 1 || p->align_bits > 50)
+  if (p->kind != MPE_TC_BLOCK || p->mfma || p->block < 1 || p->align_bits < 1 || p->align_bits > 50)
     return MPEI_TC_ACC_NONE;
   /* exact integer bounds, in binary64 (every quantity is a power of two or
      a product of two integers below 2^11 and 2^52: no rounding) */
@@ -263,8 +296,17 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   const mpe_tc_params *p = &pv;
   if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
     return MPE_EINVAL;
-  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_TCGEN05)
+  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_MFMA)
     return MPE_EINVAL;
+  if (p->mfma != MPE_TC_MFMA_NONE) {   /* the CDNA2/CDNA3 arithmetic: FP16, BF16 (CDNA3 also TF32) */
+    if (p->kind != MPE_TC_BLOCK || p->scale_group || p->in_b || p->late_c || p->round_fp32 != MPE_RNE ||
+        (p->in != MPE_FP16 && p->in != MPE_BF16 && (p->in != MPE_TF32 || p->mfma != MPE_TC_MFMA_TWO_STAGE)))
+      return MPE_EINVAL;
+    if (p->mfma == MPE_TC_MFMA_FTZ ? (p->block != 2 && p->block != 4) || p->align_bits || p->result_bits
+        : p->mfma != MPE_TC_MFMA_TWO_STAGE || p->block < 1 || p->block > 64 || p->align_bits < 1 ||
+          p->align_bits > 40 || p->result_bits < 1 || p->result_bits > 40)
+      return MPE_EINVAL;
+  }
   if (mpei_type_is_int(p->in))
     return mpei_tc_int_custom(out, p);
   if (p->satfinite != 0)
@@ -293,7 +335,9 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     return MPE_EINVAL;
   if (p->tf32_nan != 0 && (p->tf32_nan != 1 || p->in != MPE_TF32))
     return MPE_EINVAL;
-  if (p->kind == MPE_TC_BLOCK) {
+  if (p->kind == MPE_TC_EXACT && (p->block < 0 || p->block > 1024))
+    return MPE_EINVAL;
+  if (p->kind == MPE_TC_BLOCK && !p->mfma) {
     if (p->block < 1 || p->block > 1024 || p->align_bits < 1 || p->align_bits > 58)
       return MPE_EINVAL;
     /* the exact block sum, (L + 1) addends below 2^(F+2), must fit an int64 */
@@ -311,7 +355,8 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   m->name = "custom";
   m->p = *p;
   if (p->kind != MPE_TC_BLOCK) {
-    m->p.block = 0;
+    if (p->kind != MPE_TC_EXACT)   /* the exact model keeps its blocks (0: all of K) */
+      m->p.block = 0;
     m->p.align_bits = 0;
     m->p.result_bits = 0;
     m->p.late_c = 0;
@@ -663,13 +708,130 @@ static double fma_chain(const mpei_tc_out *o, const double *a, const double *b, 
   return round_value(d, o, o->p, o->mode);
 }
 
+/* ---- AMD CDNA2 and CDNA3 (mpe_tc_mfma) */
+
+/* x with its subnormal magnitudes flushed: to +0 (keep 0) or to a zero of x's sign */
+static inline double flush(double x, double tiny, int keep)
+{
+  return fabs(x) < tiny ? (keep ? x * 0.0 : 0.0) : x;
+}
+
+/* binary32 addition (nearest-even), a result below 2^-126 flushed (sign kept) */
+static inline float add_ftz(float x, float y)
+{
+  return (float)flush((double)(x + y), 0x1p-126, 1);
+}
+
+/* CDNA2: the chain in steps of P = block products (the last step padded with +0) */
+static double mfma_ftz(const struct mpe_tc_model *m, const double *a, const double *b, long bs, int k, double c)
+{
+  const double tiny = ldexp(1.0, in_fmt(m)->emin);
+  const int P = m->p.block;
+  float acc = (float)flush(c, 0x1p-126, 0);
+  for (int l0 = 0; l0 < k; l0 += P) {
+    float p[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    for (int q = 0; q < P && l0 + q < k; q++) {
+      /* the product of two flushed operands, exact in binary64, rounded once */
+      double x = flush(a[l0 + q], tiny, 0), y = flush(b[(long)(l0 + q) * bs], tiny, 0);
+      p[q] = (float)flush((double)(float)(x * y), 0x1p-126, 1);
+    }
+    float s = add_ftz(p[0], p[1]);
+    if (P == 4)
+      s = add_ftz(s, add_ftz(p[2], p[3]));
+    acc = add_ftz(acc, s);
+  }
+  return acc;
+}
+
+/* x = s * 2^e with 1 <= |s| < 2, or e = emin and |s| < 1 (subnormals, zero) */
+static inline double sig_exp(double x, int emin, int *e)
+{
+  int ex = x == 0 ? emin : ilogb(x);
+  if (ex < emin)
+    ex = emin;
+  *e = ex;
+  return ldexp(x, -ex);
+}
+
+/* CDNA3: one block of n products and c (tc.h, MPE_TC_MFMA_TWO_STAGE). Every
+   step is exact in binary64: the cut sum of at most 64 products below 4 with
+   F <= 40 fraction bits, the second-stage terms below 2^7 on a grid of
+   2^-(F2+1) (F2 <= 40). */
+static double mfma_two_stage(const struct mpe_tc_model *m, const double *a, const double *b, long bs, int n,
+                             double c)
+{
+  const struct mpe_format *fi = in_fmt(m);
+  const int F = m->p.align_bits, F2 = m->p.result_bits;
+  /* inf and NaN, with a finite product of 2^128 or more taken as infinite */
+  int nan = isnan(c), pinf = c == INFINITY, ninf = c == -INFINITY;
+  double ps[64];
+  int pe[64], cnt = 0, emax = 0;
+  for (int l = 0; l < n; l++) {
+    const double x = a[l], y = b[(long)l * bs];
+    int ex, ey;
+    if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
+      nan = 1;
+      continue;
+    }
+    const int neg = (signbit(x) != 0) != (signbit(y) != 0);
+    if (isinf(x) || isinf(y)) {
+      pinf |= !neg;
+      ninf |= neg;
+      continue;
+    }
+    if (x == 0 || y == 0)
+      continue;   /* a zero product drops out */
+    const double s = sig_exp(x, fi->emin, &ex) * sig_exp(y, fi->emin, &ey);
+    if ((fabs(s) >= 2.0) + ex + ey >= 128) {
+      pinf |= !neg;
+      ninf |= neg;
+      continue;
+    }
+    if (!cnt || ex + ey > emax)
+      emax = ex + ey;
+    ps[cnt] = s;
+    pe[cnt++] = ex + ey;
+  }
+  if (nan || (pinf && ninf))
+    return NAN;
+  if (pinf || ninf)
+    return pinf ? INFINITY : -INFINITY;
+  /* stage 1: the products cut toward zero at 2^(emax - F); a zero sum is +0 */
+  double sdot = 0.0;
+  for (int t = 0; t < cnt; t++)
+    sdot += trunc(ldexp(ps[t], pe[t] - emax + F));
+  sdot = ldexp(sdot, -F) + 0.0;
+  /* stage 2: beside c, at the larger exponent E, both cut toward -inf */
+  int ec;
+  const double sc = sig_exp(c, -126, &ec);
+  const int E = cnt && emax > ec ? emax : ec;
+  const double d2 = cnt ? ldexp(floor(ldexp(sdot, emax - E + F2 + 1)), -(F2 + 1)) : 0.0;
+  const double c2 = ldexp(floor(ldexp(sc, ec - E + F)), -F);
+  int ev;
+  const double sv = sig_exp(ldexp(d2 + c2, E), -126, &ev);
+  /* stage 3: cut toward -inf to F2 fraction bits, rounded to nearest-even */
+  return (double)(float)ldexp(ldexp(floor(ldexp(sv, F2)), -F2), ev);
+}
+
 double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b, long bs, int k,
                    double c, int out16)
 {
+  if (m->p.mfma == MPE_TC_MFMA_FTZ)
+    return mfma_ftz(m, a, b, bs, k, c);
+  if (m->p.mfma == MPE_TC_MFMA_TWO_STAGE) {
+    for (int l0 = 0; l0 < k; l0 += m->p.block)
+      c = mfma_two_stage(m, a + l0, b + (long)l0 * bs, bs, k - l0 < m->p.block ? k - l0 : m->p.block, c);
+    return c;
+  }
   mpei_tc_out o;
   mpei_tc_out_of(m, out16, &o);
   switch (m->p.kind) {
-  case MPE_TC_EXACT: return exact_dot(m, &o, a, b, bs, k, c);
+  case MPE_TC_EXACT:
+    if (m->p.block <= 0)
+      return exact_dot(m, &o, a, b, bs, k, c);
+    for (int l0 = 0; l0 < k; l0 += m->p.block)   /* blocks of L, each rounded (AMD CDNA1) */
+      c = exact_dot(m, &o, a + l0, b + (long)l0 * bs, bs, k - l0 < m->p.block ? k - l0 : m->p.block, c);
+    return c;
   case MPE_TC_FMA_CHAIN: return fma_chain(&o, a, b, bs, k, c, out16);
   default: break;
   }

@@ -264,7 +264,9 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
   const int use_ab = k > 0 && alpha != 0.0f;
   if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && (!V || !meta)) || (use_ab && n > 0 && !B))
     return MPE_EINVAL;
-  if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
+  if (ctype == MPE_FP16 && !mpei_tc_out16_ok(model))
+    return MPE_EUNSUP;
+  if (model->p.instr == MPE_TC_MFMA || model->p.mfma)   /* AMD's sparse smfmac: not modelled */
     return MPE_EUNSUP;
   /* the model with the sparse grouping: its checks are mpe_tc_model_custom's */
   mpe_tc_params p = model->p;

@@ -90,6 +90,13 @@ tests_bench_bench_tc_int_SOURCES = tests/bench/bench_tc_int.c
 tests_bench_bench_tc_int_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_tc_int_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)
 
+# FP64 tensor cores and AMD's matrix cores: the fma chain, reproducers, argument rules
+check_PROGRAMS += tests/check_tc_wide
+TESTS += tests/check_tc_wide
+tests_check_tc_wide_SOURCES = tests/check_tc_wide.c
+tests_check_tc_wide_CFLAGS = $(TEST_CFLAGS)
+tests_check_tc_wide_LDADD = $(TEST_LDADD)
+
 # block-scaled tensor cores (mpe_mma_scaled, mpe_gemm_scaled): MMA-Sim vectors, MPFR oracle
 check_PROGRAMS += tests/check_tc_scaled
 TESTS += tests/check_tc_scaled

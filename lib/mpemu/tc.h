@@ -12,14 +12,16 @@ typedef struct mpe_tc_model mpe_tc_model;
 /* What a model computes. */
 typedef enum {
   MPE_TC_BLOCK,     /* hardware block model: groups of `block` products + c, see mpe_tc_model_get(3) */
-  MPE_TC_EXACT,     /* exact dot product of all K terms plus c, one rounding */
+  MPE_TC_EXACT,     /* exact dot product of all K terms plus c, one rounding; with block
+                       L > 0, of each block of L products plus c (AMD CDNA1) */
   MPE_TC_FMA_CHAIN  /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
 } mpe_tc_kind;
 
 /* A model is this row of parameters (see the table in mpe_tc_model_get(3)). */
 typedef struct {
   mpe_tc_kind kind;
-  mpe_type in;          /* input format: MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2 */
+  mpe_type in;          /* input format: MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2;
+                           MPE_FP64 (built-in MPE_TC_FMA_CHAIN models only: binary64 fmas) */
   int block;            /* L: products per hardware block, 1..1024 (MPE_TC_BLOCK) */
   int align_bits;       /* F: addends are truncated to multiples of 2^(E_max - F), 1..58 */
   int result_bits;      /* 0, or a binary32 block result is first cut (toward zero) to this
@@ -69,14 +71,36 @@ typedef struct {
      whose packed operands are one E4M3 and one E5M2; see mpe_mma(3). A custom model whose
      in_b differs from `in` takes only such mixed calls (others: MPE_EINVAL). */
   int in_b;
+  /* AMD matrix cores: 0 for every other model, or the CDNA arithmetic of an
+     MFMA instruction (mpe_tc_mfma) whose products are summed otherwise than
+     by the block engine above (MPE_TC_BLOCK models, binary32 output only). */
+  int mfma;
 } mpe_tc_params;
+
+/* mpe_tc_params.mfma (mpe_tc_model_get(3)). */
+typedef enum {
+  MPE_TC_MFMA_NONE = 0,
+  /* CDNA2 (MI200): FP16/BF16 operands below the format's smallest normal read
+     as +0, a zero c below binary32's likewise; products rounded to binary32;
+     the `block` (2 or 4) products of a step summed in pairs, then added to the
+     accumulator; every sum rounded to nearest-even and flushed to zero (sign
+     kept) when below 2^-126 */
+  MPE_TC_MFMA_FTZ = 1,
+  /* CDNA3 (MI300): the block's products are aligned and cut toward zero at
+     2^(E_max - align_bits); the sum, cut toward -inf to result_bits + 1
+     fraction bits, and c, cut toward -inf to align_bits, are added at their
+     larger exponent; that sum, cut toward -inf to result_bits fraction bits,
+     is rounded to nearest-even (align_bits 24, result_bits 31) */
+  MPE_TC_MFMA_TWO_STAGE = 2
+} mpe_tc_mfma;
 
 /* Instruction families (mpe_tc_params.instr). */
 typedef enum {
   MPE_TC_INSTR_NONE = 0,  /* unnamed (custom models, the references) */
   MPE_TC_MMA_SYNC = 1,    /* mma.sync (warp-level; Volta m8n8k4, Turing..Blackwell m16n8kK) */
   MPE_TC_WGMMA = 2,       /* wgmma.mma_async (Hopper, warpgroup-level) */
-  MPE_TC_TCGEN05 = 3      /* tcgen05.mma (datacenter Blackwell, tensor memory) */
+  MPE_TC_TCGEN05 = 3,     /* tcgen05.mma (datacenter Blackwell, tensor memory) */
+  MPE_TC_MFMA = 4         /* v_mfma (AMD CDNA matrix cores: MI100, MI200, MI300) */
 } mpe_tc_instr;
 
 /* scale_fmts bits: the (scale format, elements per scale) pairs a block-scaled model accepts */
@@ -92,7 +116,13 @@ typedef enum {
    "fma-chain" (sequential binary32 fma, ascending k). in: MPE_FP16, MPE_BF16, MPE_TF32,
    MPE_E4M3, MPE_E5M2, and for the integer tensor cores MPE_INT8, MPE_UINT8 ("t4", "a100",
    "ada", "h100", "b200", "exact") and MPE_INT4, MPE_UINT4 ("t4", "a100", "ada", "exact"): exact
-   int32 accumulation, see mpe_tc_int(3). NULL when that GPU has no such instruction. */
+   int32 accumulation, see mpe_tc_int(3). MPE_FP64 ("a100", "ada", "h100", "b200",
+   "rtx-pro-6000", "mi250", "mi300", "fma-chain"): the FP64 instructions, a chain of
+   binary64 fmas (mpe_mma and mpe_gemm with binary64 operands). AMD matrix cores
+   (v_mfma): "mi100" (CDNA1: FP16, BF16), "mi250" (CDNA2: FP16, BF16 (the _1k
+   instructions), FP64; "mi250:bf16": the BF16 instructions without _1k), "mi300"
+   (CDNA3: FP16, BF16, TF32 (xf32), FP64); aliases "mi210", "mi250x", "mi300x",
+   "mi300a", "mi325x". NULL when that GPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 
 /* How mpe_tc_params grows without breaking programs built against an older

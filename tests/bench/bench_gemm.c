@@ -5,8 +5,8 @@
    and sparse tables. Each row: seconds of the model's mpe_gemm and of cblas_sgemm
    (medians), and the ratio t(cblas_sgemm) / t(model): the median of the
    ratios of runs made one right after the other, so that a machine shared
-   with other work slows both alike. --scaled [n], --mixed [n], --c16 [n]: only
-   the block-scaled, mixed FP8 or binary16-C table. */
+   with other work slows both alike. --scaled [n], --mixed [n], --c16 [n], --wide [n]:
+   only the block-scaled, mixed FP8, binary16-C or FP64-and-AMD table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,6 +375,71 @@ static int c16_rows(int n)
   return 0;
 }
 
+/* The FP64 models (DMMA, v_mfma_f64: a binary64 fma chain) against
+   cblas_dgemm, and AMD's FP16/BF16/TF32 matrix-core models against
+   cblas_sgemm on the same values, n × n × n: ratio t(BLAS) / t(model),
+   medians of back-to-back pairs. */
+static int wide_rows(int n)
+{
+  const size_t nn = (size_t)n * n;
+  double *a = malloc(nn * 8), *b = malloc(nn * 8), *c = malloc(nn * 8);
+  float *af = malloc(nn * 4), *bf = malloc(nn * 4), *cf = malloc(nn * 4);
+  uint16_t *a16 = malloc(nn * 2), *b16 = malloc(nn * 2);
+  if (!a || !b || !c || !af || !bf || !cf || !a16 || !b16)
+    return 1;
+  uint64_t s = 2468;
+  for (size_t i = 0; i < nn; i++) {
+    a[i] = 2 * frand(&s) - 1;
+    b[i] = 2 * frand(&s) - 1;
+    af[i] = (float)a[i];
+    bf[i] = (float)b[i];
+  }
+  static const struct { const char *name; mpe_type in; } rows[] = {
+    { "h100", MPE_FP64 }, { "mi300", MPE_FP64 }, { "mi100", MPE_FP16 }, { "mi250", MPE_FP16 },
+    { "mi250", MPE_BF16 }, { "mi300", MPE_FP16 }, { "mi300", MPE_BF16 }, { "mi300", MPE_TF32 },
+  };
+  const int reps = 3;
+  printf("\nmpe_gemm FP64 models vs cblas_dgemm, AMD models vs cblas_sgemm, n = %d\n", n);
+  printf("%-10s %-5s %9s %9s %7s\n", "model", "input", "model s", "blas s", "ratio");
+  for (size_t ri = 0; ri < sizeof rows / sizeof rows[0]; ri++) {
+    const mpe_tc_model *m = mpe_tc_model_get(rows[ri].name, rows[ri].in);
+    const mpe_type t = rows[ri].in;
+    const int f64 = t == MPE_FP64;
+    if (t == MPE_FP16 || t == MPE_BF16)
+      for (size_t i = 0; i < nn; i++) {
+        a16[i] = t == MPE_FP16 ? mpe_fp32_to_fp16(af[i], MPE_RNE) : mpe_fp32_to_bf16(af[i], MPE_RNE);
+        b16[i] = t == MPE_FP16 ? mpe_fp32_to_fp16(bf[i], MPE_RNE) : mpe_fp32_to_bf16(bf[i], MPE_RNE);
+      }
+    const void *pa = f64 ? (const void *)a : t == MPE_TF32 ? (const void *)af : a16;
+    const void *pb = f64 ? (const void *)b : t == MPE_TF32 ? (const void *)bf : b16;
+    const mpe_type at = f64 ? MPE_FP64 : t == MPE_TF32 ? MPE_FP32 : t;
+    double tm[3], tb[3], rat[3];
+    for (int r = 0; r < reps; r++) {
+      settle();
+      double t0 = now();
+      if (f64)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
+      else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, af, n, bf, n, 0.0f, cf, n);
+      tb[r] = now() - t0;
+      settle();
+      t0 = now();
+      int rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, pa, at, n, pb, at, n, 0.0f,
+                        f64 ? (void *)c : (void *)cf, f64 ? MPE_FP64 : MPE_FP32, n);
+      tm[r] = now() - t0;
+      if (rc) {
+        fprintf(stderr, "mpe_gemm %s: %s\n", rows[ri].name, mpe_strerror(rc));
+        return 1;
+      }
+      rat[r] = tb[r] / tm[r];
+    }
+    printf("%-10s %-5s %9.3f %9.3f %7.3f\n", rows[ri].name, mpe_type_name(t), median(tm, reps), median(tb, reps),
+           median(rat, reps));
+  }
+  free(a); free(b); free(c); free(af); free(bf); free(cf); free(a16); free(b16);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc > 1 && !strcmp(argv[1], "--sparse")) {   /* the sparse rows alone */
@@ -388,6 +453,8 @@ int main(int argc, char **argv)
     return mixed_rows(argc > 2 ? atoi(argv[2]) : 1024);
   if (argc > 1 && !strcmp(argv[1], "--c16"))   /* the binary16-C rows alone */
     return c16_rows(argc > 2 ? atoi(argv[2]) : 1024);
+  if (argc > 1 && !strcmp(argv[1], "--wide"))   /* the FP64 and AMD rows alone */
+    return wide_rows(argc > 2 ? atoi(argv[2]) : 1024);
   static const row rows[] = {
     /* issue 13's targets */
     { "fma-chain", MPE_FP16, ">= 0.8", 0.8 }, { "h100", MPE_FP16, ">= 0.27", 0.27 },
@@ -479,7 +546,7 @@ int main(int argc, char **argv)
     free(a); free(b); free(c); free(a16); free(b16); free(a8); free(b8);
   }
   if (!only) {
-    if (scaled_rows(1024) || mixed_rows(1024) || c16_rows(1024))
+    if (scaled_rows(1024) || mixed_rows(1024) || c16_rows(1024) || wide_rows(1024))
       return 1;
     failed += call_shapes();
     failed += sparse_rows(1024) + sparse_rows(2048);

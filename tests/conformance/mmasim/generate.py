@@ -3,9 +3,10 @@
 
 MMA-Sim (Microsoft, https://github.com/microsoft/MMA-Sim, `pip install mmasim`,
 arXiv:2511.10909) is a bit-accurate simulator of NVIDIA's mma, wgmma and
-tcgen05.mma instructions that its authors validated against real GPUs. This
-script runs it on every instruction that both it and mpemu model (same-type
-FP16, BF16, TF32, E4M3, E5M2 operands; FP32 or FP16 accumulator) and writes the
+tcgen05.mma instructions and AMD's v_mfma that its authors validated against
+real GPUs. This script runs it on every instruction that both it and mpemu
+model (same-type FP16, BF16, TF32/xf32, E4M3, E5M2 operands with an FP32 or
+FP16 accumulator; FP64 operands and accumulator) and writes the
 inputs with MMA-Sim's outputs, for tests/check_tc.c to compare with mpemu's
 built-in models in `make check`. `make check` never runs this script.
 
@@ -13,8 +14,8 @@ Usage (where mmasim and torch are installed):
     python3 tests/conformance/mmasim/generate.py [--seed N] [--out DIR]
 
 Files: one per operand set `<in>_k<K>_<out>.txt.gz` (in: fp16 bf16 tf32 e4m3
-e5m2; K: the instruction's k; out: f32 or f16), every line hex words:
-  line 1:            4d4d4153 K out16 nblocks ncols
+e5m2 f64; K: the instruction's k; out: f32, f16 or f64), every line hex words:
+  line 1:            4d4d4153 K out nblocks ncols   (out: 0 f32, 1 f16, 2 f64)
   ncols lines:       column nids id1 id2 ...   (the instructions, by the ids of
                                                 INSTRS below, whose MMA-Sim
                                                 output is that column)
@@ -24,7 +25,8 @@ e5m2; K: the instruction's k; out: f32 or f16), every line hex words:
                         TF32 as the raw binary32 word the instruction reads)
     Cc lines of K words: the columns of B
     R*Cc lines:      c d_0 .. d_{ncols-1}  for output (i, j), i major: c and d
-                     as binary32 (f32) or binary16 (f16) bit patterns
+                     as binary32 (f32), binary16 (f16) or binary64 (f64)
+                     bit patterns (A and B of f64 sets: binary64)
 Instructions whose outputs are identical on a whole set share a column.
 index.txt lists every instruction with its id, set, column and mpemu model.
 """
@@ -37,7 +39,7 @@ import sys
 
 import torch
 import mmasim
-from mmasim import nv_ptx
+from mmasim import amd, nv_ptx
 
 # ---------------------------------------------------------------- formats
 
@@ -50,8 +52,9 @@ FMT = {
     "e5m2": (torch.float8_e5m2, 8, 5, 2, 15),
     "f32": (torch.float32, 32, 8, 23, 127),
     "f16": (torch.float16, 16, 5, 10, 15),
+    "f64": (torch.float64, 64, 11, 52, 1023),
 }
-INT_VIEW = {8: torch.uint8, 16: torch.int16, 32: torch.int32}
+INT_VIEW = {8: torch.uint8, 16: torch.int16, 32: torch.int32, 64: torch.int64}
 
 
 def max_finite(f):
@@ -62,6 +65,8 @@ def max_finite(f):
 def tensor_of_bits(f, bits):
     """int64 tensor of bit patterns -> tensor of format f"""
     dt, nb = FMT[f][0], FMT[f][1]
+    if nb == 64:   # int64 patterns (negative above 2^63) are the bits already
+        return bits.view(dt)
     b = bits & ((1 << nb) - 1)
     if nb == 8:
         return b.to(torch.uint8).view(dt)
@@ -75,7 +80,7 @@ def tensor_of_bits(f, bits):
 def bits_of(f, t):
     nb = FMT[f][1]
     v = t.view(INT_VIEW[nb]).to(torch.int64)
-    return v & ((1 << nb) - 1)
+    return v if nb == 64 else v & ((1 << nb) - 1)
 
 
 def bits_of_values(f, v):
@@ -164,7 +169,53 @@ for t in ("e4m3", "e5m2"):
         i += 1
 
 
+# FP64: mma.sync .f64 (DMMA) from sm_80 on, and Hopper's m16n8kK shapes
+add(150, "MMA", "Ampere", "m8n8k4.f64.f64.f64.f64", "f64", 4, "f64", "a100")
+add(151, "MMA", "Ada Lovelace", "m8n8k4.f64.f64.f64.f64", "f64", 4, "f64", "ada")
+add(152, "MMA", "Hopper", "m8n8k4.f64.f64.f64.f64", "f64", 4, "f64", "h100")
+add(153, "MMA", "Hopper", "m16n8k4.f64.f64.f64.f64", "f64", 4, "f64", "h100")
+add(154, "MMA", "Hopper", "m16n8k8.f64.f64.f64.f64", "f64", 8, "f64", "h100")
+add(155, "MMA", "Hopper", "m16n8k16.f64.f64.f64.f64", "f64", 16, "f64", "h100")
+add(156, "MMA", "Blackwell", "m8n8k4.f64.f64.f64.f64", "f64", 4, "f64", "b200")
+add(157, "MMA", "RTX Blackwell", "m8n8k4.f64.f64.f64.f64", "f64", 4, "f64", "rtx-pro-6000")
+
+# AMD CDNA matrix cores (mmasim.amd.MFMA, class "MFMA": the shape is the
+# v_mfma suffix): MI100 (CDNA1), MI250 (CDNA2), MI300 (CDNA3)
+for i, (suffix, in_, k) in enumerate([
+        ("f32_4x4x4f16", "fp16", 4), ("f32_32x32x8f16", "fp16", 8), ("f32_16x16x16f16", "fp16", 16),
+        ("f32_4x4x2bf16", "bf16", 2), ("f32_32x32x4bf16", "bf16", 4), ("f32_16x16x8bf16", "bf16", 8)]):
+    add(200 + i, "MFMA", "CDNA1", suffix, in_, k, "f32", "mi100")
+    # CDNA2 runs CDNA1's instructions; its bf16 ones without _1k are "mi250:bf16"
+    add(210 + i, "MFMA", "CDNA2", suffix, in_, k, "f32", "mi250:bf16" if in_ == "bf16" else "mi250")
+for i, (suffix, in_, k) in enumerate([
+        ("f32_4x4x4bf16_1k", "bf16", 4), ("f32_32x32x8bf16_1k", "bf16", 8),
+        ("f32_16x16x16bf16_1k", "bf16", 16), ("f64_16x16x4f64", "f64", 4)]):
+    add(220 + i, "MFMA", "CDNA2", suffix, in_, k, "f64" if in_ == "f64" else "f32", "mi250")
+for i, (suffix, in_, k) in enumerate([
+        ("f32_4x4x4_16b_f16", "fp16", 4), ("f32_32x32x8_f16", "fp16", 8), ("f32_16x16x16_f16", "fp16", 16),
+        ("f32_4x4x4_16b_bf16", "bf16", 4), ("f32_32x32x8_bf16", "bf16", 8), ("f32_16x16x16_bf16", "bf16", 16),
+        ("f32_32x32x4_xf32", "tf32", 4), ("f32_16x16x8_xf32", "tf32", 8), ("f64_16x16x4_f64", "f64", 4)]):
+    add(230 + i, "MFMA", "CDNA3", suffix, in_, k, "f64" if in_ == "f64" else "f32", "mi300")
+
+# the operand sets of generate.py's first version keep their seeds (their
+# files do not change); sets added later are seeded after them
+FIRST_SETS = sorted((f, k, o) for f, k, o in [
+    ("fp16", 4, "f32"), ("fp16", 4, "f16"), ("fp16", 8, "f32"), ("fp16", 8, "f16"), ("fp16", 16, "f32"),
+    ("fp16", 16, "f16"), ("bf16", 8, "f32"), ("bf16", 16, "f32"), ("tf32", 4, "f32"), ("tf32", 8, "f32"),
+    ("e4m3", 16, "f32"), ("e4m3", 16, "f16"), ("e4m3", 32, "f32"), ("e4m3", 32, "f16"),
+    ("e5m2", 16, "f32"), ("e5m2", 16, "f16"), ("e5m2", 32, "f32"), ("e5m2", 32, "f16")])
+
+
+def set_seed(seed, key, keys):
+    if key in FIRST_SETS:
+        return seed * 1000 + FIRST_SETS.index(key)
+    later = sorted(k for k in keys if k not in FIRST_SETS)
+    return seed * 1000 + 100 + later.index(key)
+
+
 def simulator(cls, arch, shape):
+    if cls == "MFMA":
+        return amd.MFMA(arch, shape)
     return getattr(nv_ptx, cls)(arch, shape)
 
 
@@ -192,6 +243,10 @@ class Gen:
         self.g = torch.Generator().manual_seed(seed)
 
     def bits(self, n, shape):
+        if n == 64:   # two 32-bit halves; int64 arithmetic wraps to the same pattern
+            hi = torch.randint(0, 1 << 32, shape, generator=self.g, dtype=torch.int64)
+            lo = torch.randint(0, 1 << 32, shape, generator=self.g, dtype=torch.int64)
+            return (hi << 32) | lo
         return torch.randint(0, 1 << n, shape, generator=self.g, dtype=torch.int64)
 
     def uniform(self, shape):
@@ -365,18 +420,21 @@ def write_set(path, key, blocks, cols):
     fin, k, fout = key
     wi = FMT[fin][1] // 4
     wo = FMT[fout][1] // 4
-    lines = [f"4d4d4153 {k:x} {int(fout == 'f16'):x} {len(blocks):x} {len(cols):x}"]
+    mask_in = (1 << FMT[fin][1]) - 1
+    mask = (1 << FMT[fout][1]) - 1
+    out_kind = {"f32": 0, "f16": 1, "f64": 2}[fout]
+    lines = [f"4d4d4153 {k:x} {out_kind:x} {len(blocks):x} {len(cols):x}"]
     for j, col in enumerate(cols):
         lines.append(" ".join(f"{x:x}" for x in [j, len(col)] + col))
     for cat, A, B, C, outs in blocks:
         lines.append(f"{R:x} {CC:x} {cat:x}")
         for row in A.tolist():
-            lines.append(" ".join(f"{x:0{wi}x}" for x in row))
+            lines.append(" ".join(f"{x & mask_in:0{wi}x}" for x in row))
         for row in B.tolist():
-            lines.append(" ".join(f"{x:0{wi}x}" for x in row))
+            lines.append(" ".join(f"{x & mask_in:0{wi}x}" for x in row))
         d = torch.stack([outs[col[0]].reshape(-1) for col in cols], 1).tolist()
         for cval, drow in zip(C.reshape(-1).tolist(), d):
-            lines.append(" ".join(f"{x:0{wo}x}" for x in [cval] + drow))
+            lines.append(" ".join(f"{x & mask:0{wo}x}" for x in [cval] + drow))
     data = ("\n".join(lines) + "\n").encode()
     with open(path, "wb") as fh:
         # mtime 0: the same inputs give the same bytes
@@ -395,7 +453,7 @@ def main():
         sets.setdefault(ins[3], []).append(i)
     index = []
     for n, (key, ids) in enumerate(sorted(sets.items())):
-        gen = Gen(args.seed * 1000 + n)
+        gen = Gen(set_seed(args.seed, key, sets))
         blocks, cols = run_set(key, ids, gen)
         name = f"{key[0]}_k{key[1]}_{key[2]}.txt.gz"
         write_set(os.path.join(args.out, name), key, blocks, cols)

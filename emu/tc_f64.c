@@ -1,0 +1,221 @@
+/* Binary64 tensor cores: mpe_mma and mpe_gemm with an FP64 model (NVIDIA's
+   DMMA, mma.sync .f64; AMD's v_mfma_f64). Each output is a chain of binary64
+   fused multiply-adds in ascending k starting from c, as MMA-Sim models these
+   instructions (mpe_tc_model_get(3)); the instructions of one GEMM continue
+   the chain, so the result does not depend on the instruction's k. The
+   portable path is the chain itself (fma from libm); the fast kernels
+   (tc_f64_kernel.h) are the same chain on vector registers. */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tc_f64.h"
+#include "mpei_fenv.h"
+
+/* the one quiet NaN of a binary64 result (as 0x7fffffff for binary32) */
+static double canon(double v)
+{
+  if (!isnan(v))
+    return v;
+  const uint64_t u = 0x7fffffffffffffffull;
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+static inline double at(const mpei_tc_opnd *x, int i, int l)
+{
+  return ((const double *)x->p)[(long)i * x->rs + (long)l * x->cs];
+}
+
+/* acc (M×N, row-major) holds the initial accumulators on entry and the
+   results on return. */
+static void run_portable(int M, int N, int K, const mpei_tc_opnd *a, const mpei_tc_opnd *b, double *acc)
+{
+  long total = (long)M * N;
+#pragma omp parallel for schedule(static) if (total * (long)(K + 1) > 100000)
+  for (long t = 0; t < total; t++) {
+    MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+    int i = (int)(t / N), j = (int)(t % N);
+    double d = acc[t];
+    for (int l = 0; l < K; l++)
+      d = fma(at(a, i, l), at(b, l, j), d);
+    acc[t] = d;
+  }
+}
+
+#ifdef HAVE_X86_SIMD
+
+enum { KC = 256, MC_PANELS = 8, NC_PANELS = 4 };
+
+/* X (rows × K, element (i, l) at i*rs + l*cs) in panels of w rows: panel p,
+   step k, row r at (p*K + k)*w + r; rows past the end are 0. */
+static void pack(const mpei_tc_opnd *x, int rows, int K, int w, double *out)
+{
+  const int npan = (rows + w - 1) / w;
+#pragma omp parallel for schedule(static) if ((long)rows * K > 32768)
+  for (int p = 0; p < npan; p++)
+    for (int k = 0; k < K; k++)
+      for (int r = 0; r < w; r++) {
+        int i = p * w + r;
+        out[((size_t)p * K + k) * w + r] = i < rows ? at(x, i, k) : 0.0;
+      }
+}
+
+static int run_fast(int M, int N, int K, const mpei_tc_opnd *a, const mpei_tc_opnd *b, double *acc)
+{
+  int mr, nb;
+  mpei_tc_f64_fn kern;
+  if (mpei_simd_level() >= MPEI_SIMD_AVX512) {
+    mr = MPEI_TC_F64_AVX512_MR; nb = MPEI_TC_F64_AVX512_NB; kern = mpei_tc_f64_avx512;
+  } else {
+    mr = MPEI_TC_F64_AVX2_MR; nb = MPEI_TC_F64_AVX2_NB; kern = mpei_tc_f64_avx2;
+  }
+  const int mp = (M + mr - 1) / mr, np = (N + nb - 1) / nb;
+  double *pa = malloc(sizeof(double) * ((size_t)mp * mr * K + 1));
+  double *pb = malloc(sizeof(double) * ((size_t)np * nb * K + 1));
+  if (!pa || !pb) {
+    free(pa);
+    free(pb);
+    return MPE_ENOMEM;
+  }
+  mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs, NULL };   /* column j of B as row j */
+  pack(a, M, K, mr, pa);
+  pack(&bT, N, K, nb, pb);
+  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
+#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
+  for (int ti = 0; ti < mt; ti++)
+    for (int tj = 0; tj < nt; tj++) {
+      MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+      double cbuf[MPEI_TC_F64_AVX512_MR * MPEI_TC_F64_AVX512_NB];
+      /* k in chunks, ascending: each tile's chain continues in acc */
+      for (int k0 = 0; k0 < K; k0 += KC) {
+        const int kc = K - k0 < KC ? K - k0 : KC;
+        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
+          for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
+            const double *ap = pa + ((size_t)ip * K + k0) * mr, *bp = pb + ((size_t)jp * K + k0) * nb;
+            if ((ip + 1) * mr <= M && (jp + 1) * nb <= N) {
+              kern(ap, bp, acc + (size_t)ip * mr * N + (size_t)jp * nb, N, kc);
+              continue;
+            }
+            for (int rr = 0; rr < mr; rr++)
+              for (int jj = 0; jj < nb; jj++) {
+                int i = ip * mr + rr, j = jp * nb + jj;
+                cbuf[rr * nb + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0;
+              }
+            kern(ap, bp, cbuf, nb, kc);
+            for (int rr = 0; rr < mr; rr++)
+              for (int jj = 0; jj < nb; jj++) {
+                int i = ip * mr + rr, j = jp * nb + jj;
+                if (i < M && j < N)
+                  acc[(size_t)i * N + j] = cbuf[rr * nb + jj];
+              }
+          }
+      }
+    }
+  free(pa);
+  free(pb);
+  return MPE_OK;
+}
+
+#else
+
+static int run_fast(int M, int N, int K, const mpei_tc_opnd *a, const mpei_tc_opnd *b, double *acc)
+{
+  (void)M; (void)N; (void)K; (void)a; (void)b; (void)acc;
+  return MPE_EUNSUP;
+}
+
+#endif
+
+static int f64_run(int M, int N, int K, const mpei_tc_opnd *a, const mpei_tc_opnd *b, double *acc)
+{
+  if (K > 0 && mpei_simd_level() > MPEI_SIMD_NONE) {
+    int r = run_fast(M, N, K, a, b, acc);
+    if (r != MPE_EUNSUP)
+      return r;
+  }
+  run_portable(M, N, K, a, b, acc);
+  return MPE_OK;
+}
+
+/* an FP64 model (built-in or not) and every operand binary64 */
+static int types_ok(const struct mpe_tc_model *m, mpe_type at, mpe_type bt, mpe_type ct)
+{
+  return m && m->p.in == MPE_FP64 && at == MPE_FP64 && bt == MPE_FP64 && ct == MPE_FP64;
+}
+
+int mpei_tc_f64_mma(const struct mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype,
+                    int lda, const void *B, mpe_type btype, int ldb, const void *C, int ldc, void *D,
+                    mpe_type dtype, int ldd)
+{
+  if (!types_ok(model, atype, btype, dtype) || mpei_tc_mma_shape_check(m, n, k, A, lda, B, ldb, C, ldc, D, ldd))
+    return MPE_EINVAL;
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  double *acc = malloc(sizeof(double) * (size_t)m * n);
+  if (!acc)
+    return MPE_ENOMEM;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      acc[(size_t)i * n + j] = C ? ((const double *)C)[(size_t)i * ldc + j] : 0.0;
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
+  int r = f64_run(m, n, k, &a, &b, acc);
+  if (r == MPE_OK)
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++)
+        ((double *)D)[(size_t)i * ldd + j] = canon(acc[(size_t)i * n + j]);
+  free(acc);
+  return r;
+}
+
+/* C = alpha*acc + beta*C in binary64, as fma(alpha, acc, beta*C): the binary32
+   epilogue of mpe_gemm (emu/tc_epilogue.h) in binary64; C not read when beta = 0 */
+static double epilogue(double v, double cv, double alpha, double beta, int use_ab)
+{
+  double out;
+  if (!use_ab)
+    out = beta != 0.0 ? beta * cv : 0.0;
+  else if (beta == 0.0)
+    out = alpha == 1.0 ? v : alpha * v;
+  else
+    out = fma(alpha, v, beta * cv);
+  return canon(out);
+}
+
+int mpei_tc_f64_gemm(const struct mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb, int m,
+                     int n, int k, float alpha, const void *A, mpe_type atype, int lda, const void *B,
+                     mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc)
+{
+  if (!types_ok(model, atype, btype, ctype) || m < 0 || n < 0 || k < 0)
+    return MPE_EINVAL;
+  if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
+    return MPE_EINVAL;
+  if ((ta != MPE_NO_TRANS && ta != MPE_TRANS) || (tb != MPE_NO_TRANS && tb != MPE_TRANS))
+    return MPE_EINVAL;
+  mpei_tc_call cl;   /* the shape checks and row-major views of mpe_gemm (tc_mma.c) */
+  if (mpei_tc_gemm_call(layout, ta, tb, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, k > 0 && alpha != 0.0f,
+                        &cl))
+    return MPE_EINVAL;
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  const int M = cl.M, N = cl.N, use_ab = cl.use_ab;
+  double *acc = calloc((size_t)M * N, sizeof(double));
+  if (!acc)
+    return MPE_ENOMEM;
+  int r = MPE_OK;
+  if (use_ab)
+    r = f64_run(M, N, k, &cl.a, &cl.b, acc);
+  if (r == MPE_OK) {
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+    for (int i = 0; i < M; i++) {
+      MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+      for (int j = 0; j < N; j++) {
+        double *c = (double *)C + (size_t)i * ldc + j;
+        *c = epilogue(acc[(size_t)i * N + j], beta != 0.0f ? *c : 0.0, alpha, beta, use_ab);
+      }
+    }
+  }
+  free(acc);
+  return r;
+}

@@ -1,0 +1,346 @@
+/* FP64 tensor cores (NVIDIA DMMA, AMD v_mfma_f64) and AMD's CDNA matrix cores:
+   mpe_mma / mpe_gemm with binary64 operands against the CPU's own fused
+   multiply-add in ascending k, on boundary data (signed zeros, subnormals,
+   the largest finite values, overflow, cancellation, inf and NaN) at every
+   SIMD level, every GEMM layout; the AMD rows' documented reproducers and the
+   argument rules. The bitwise comparison with MMA-Sim's outputs for every one
+   of these instructions is check_tc's "conformance mmasim" test. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include "testsupport.h"
+
+static const char *const f64_models[] = { "a100", "ada", "h100", "h100:mma.sync", "b200", "rtx-pro-6000",
+                                          "mi250", "mi300", "fma-chain", "h200", "mi300x", "mi250:mfma" };
+#define NF64 (int)(sizeof f64_models / sizeof f64_models[0])
+
+/* a binary64 value weighted toward the edges */
+static double edge64(uint64_t *st)
+{
+  static const double pool[] = { 0.0, -0.0, 1.0, -1.0, 0.5, 3.0, DBL_MAX, -DBL_MAX, DBL_MIN, -DBL_MIN,
+                                 0x1p-1074, -0x1p-1074, 0x1.8p-1060, 0x1p511, 0x1p512, -0x1p512,
+                                 0x1.fffffffffffffp-1, 1.0 + 0x1p-52, 1.0 - 0x1p-53, 0x1p-537 };
+  uint64_t r = ts_rand64(st);
+  switch (r & 15) {
+  case 0: case 1: case 2: case 3:
+    return pool[(r >> 8) % (sizeof pool / sizeof pool[0])];
+  case 4:
+    return (r >> 8) % 64 ? ldexp(1.0, (int)((r >> 20) % 2100) - 1075) : ((r >> 30) & 1 ? INFINITY : NAN);
+  case 5:   /* any bit pattern: NaN payloads, infinities, subnormals */
+    return ts_u2d(ts_rand64(st));
+  default: {
+    double m = (double)(ts_rand64(st) >> 11) * 0x1p-53 + 0.5;
+    int e = (int)((r >> 8) % 40) - 20;
+    return ((r >> 40) & 1 ? -m : m) * ldexp(1.0, e);
+  }
+  }
+}
+
+/* the chain itself, with the C library's fma: the reference */
+static double chain(const double *a, long as, const double *b, long bs, int k, double c)
+{
+  for (int l = 0; l < k; l++)
+    c = fma(a[l * as], b[l * bs], c);
+  return c;
+}
+
+/* equal bits, or both NaN (mpemu's is the one quiet NaN) */
+static void same64(double got, double want, const char *what, int i, int j)
+{
+  if (isnan(want)) {
+    ck_assert_msg(ts_d2u(got) == 0x7fffffffffffffffull, "%s (%d,%d): %016llx, want the quiet NaN", what, i, j,
+                  (unsigned long long)ts_d2u(got));
+    return;
+  }
+  ck_assert_msg(ts_d2u(got) == ts_d2u(want), "%s (%d,%d): %a (%016llx), want %a", what, i, j, got,
+                (unsigned long long)ts_d2u(got), want);
+}
+
+/* mpe_mma: every level, sizes past the kernels' tiles and the k chunk, with
+   cancelling pairs planted in every row */
+START_TEST(test_f64_mma)
+{
+  const mpe_tc_model *mdl = mpe_tc_model_get(f64_models[_i], MPE_FP64);
+  ck_assert_msg(mdl != NULL, "%s", f64_models[_i]);
+  uint64_t st = ts_seed() + (uint64_t)_i;
+  static const int shapes[][3] = { { 1, 1, 1 }, { 13, 17, 5 }, { 25, 33, 300 }, { 12, 16, 9 }, { 3, 40, 0 } };
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+    const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+    double *A = malloc(sizeof(double) * ((size_t)m * k + 1)), *B = malloc(sizeof(double) * ((size_t)k * n + 1));
+    double *C = malloc(sizeof(double) * (size_t)m * n), *D = malloc(sizeof(double) * (size_t)m * n);
+    ck_assert(A && B && C && D);
+    for (int q = 0; q < m * k; q++)
+      A[q] = edge64(&st);
+    for (int q = 0; q < k * n; q++)
+      B[q] = edge64(&st);
+    for (int q = 0; q < m * n; q++)
+      C[q] = edge64(&st);
+    for (int i = 0; i < m && k >= 2; i++) {   /* a*b + (-a)*b: exact cancellation inside the chain */
+      A[(size_t)i * k + 1] = -A[(size_t)i * k];
+    }
+    for (int j = 0; j < n && k >= 2; j++)
+      B[(size_t)n + j] = B[j];
+    for (int lvl = 2; lvl >= 0; lvl--) {
+      mpe_simd_level_set(lvl);
+      ck_assert_int_eq(mpe_mma(mdl, m, n, k, A, MPE_FP64, k > 1 ? k : 1, B, MPE_FP64, n, C, n, D, MPE_FP64, n),
+                       MPE_OK);
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+          same64(D[(size_t)i * n + j], chain(A + (size_t)i * k, 1, B + j, n, k, C[(size_t)i * n + j]),
+                 f64_models[_i], i, j);
+      /* C = NULL: the chain from +0 */
+      ck_assert_int_eq(mpe_mma(mdl, m, n, k, A, MPE_FP64, k > 1 ? k : 1, B, MPE_FP64, n, NULL, n, D, MPE_FP64, n),
+                       MPE_OK);
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+          same64(D[(size_t)i * n + j], chain(A + (size_t)i * k, 1, B + j, n, k, 0.0), f64_models[_i], i, j);
+    }
+    mpe_simd_level_set(-1);
+    free(A); free(B); free(C); free(D);
+  }
+}
+END_TEST
+
+/* mpe_gemm: both layouts, every transpose, alpha/beta forms, at every level;
+   the reference is the chain and then fma(alpha, acc, beta*C) */
+START_TEST(test_f64_gemm)
+{
+  const mpe_tc_model *mdl = mpe_tc_model_get("h100", MPE_FP64);
+  ck_assert_ptr_nonnull(mdl);
+  uint64_t st = ts_seed() + 77;
+  const int m = 19, n = 23, k = 37;
+  static const float ab[][2] = { { 1, 0 }, { 2, 0 }, { 1.5f, -1 }, { 0, 3 }, { -1, 0.25f } };
+  double *A = malloc(sizeof(double) * m * k), *B = malloc(sizeof(double) * k * n);
+  double *C0 = malloc(sizeof(double) * m * n), *C = malloc(sizeof(double) * m * n);
+  ck_assert(A && B && C0 && C);
+  for (int q = 0; q < m * k; q++)
+    A[q] = edge64(&st);
+  for (int q = 0; q < k * n; q++)
+    B[q] = edge64(&st);
+  for (int q = 0; q < m * n; q++)
+    C0[q] = edge64(&st);
+  for (int lvl = 2; lvl >= 0; lvl--) {
+    mpe_simd_level_set(lvl);
+    for (int lay = 0; lay < 2; lay++)
+      for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++)
+          for (size_t u = 0; u < sizeof ab / sizeof ab[0]; u++) {
+            const int row = lay == 0;
+            /* A is op(A) stored as given: row-major m×k (or k×m transposed) in `lay` */
+            const int lda = (ta == 0) == row ? k : m, ldb = (tb == 0) == row ? n : k, ldc = row ? n : m;
+            memcpy(C, C0, sizeof(double) * m * n);
+            ck_assert_int_eq(mpe_gemm(mdl, row ? MPE_ROW_MAJOR : MPE_COL_MAJOR, ta ? MPE_TRANS : MPE_NO_TRANS,
+                                      tb ? MPE_TRANS : MPE_NO_TRANS, m, n, k, ab[u][0], A, MPE_FP64, lda, B,
+                                      MPE_FP64, ldb, ab[u][1], C, MPE_FP64, ldc),
+                             MPE_OK);
+            for (int i = 0; i < m; i++)
+              for (int j = 0; j < n; j++) {
+                /* element (i, l) of op(A), (l, j) of op(B), (i, j) of C, as stored */
+                long ars = row ? (ta ? 1 : lda) : (ta ? lda : 1), acs = row ? (ta ? lda : 1) : (ta ? 1 : lda);
+                long brs = row ? (tb ? 1 : ldb) : (tb ? ldb : 1), bcs = row ? (tb ? ldb : 1) : (tb ? 1 : ldb);
+                size_t ci = row ? (size_t)i * ldc + j : (size_t)j * ldc + i;
+                double acc = ab[u][0] != 0 ? chain(A + i * ars, acs, B + j * bcs, brs, k, 0.0) : 0.0;
+                double alpha = ab[u][0], beta = ab[u][1], want;
+                if (alpha == 0)
+                  want = beta != 0 ? beta * C0[ci] : 0.0;
+                else if (beta == 0)
+                  want = alpha == 1 ? acc : alpha * acc;
+                else
+                  want = fma(alpha, acc, beta * C0[ci]);
+                same64(C[ci], want, "gemm", i, j);
+              }
+          }
+  }
+  mpe_simd_level_set(-1);
+  free(A); free(B); free(C0); free(C);
+}
+END_TEST
+
+/* the AMD rows' documented behaviours, one reproducer each (each checked
+   against MMA-Sim 2.1.1's MFMA("CDNA1"/"CDNA2"/"CDNA3", ...).dpa; the sets of
+   tests/conformance/mmasim cover them at large) */
+static float mma1(const char *name, mpe_type t, int k, const float *a, const float *b, float c)
+{
+  const mpe_tc_model *m = mpe_tc_model_get(name, t);
+  ck_assert_msg(m != NULL, "%s", name);
+  float d = NAN;
+  ck_assert_int_eq(mpe_mma(m, 1, 1, k, a, MPE_FP32, k, b, MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1), MPE_OK);
+  return d;
+}
+
+START_TEST(test_amd_reproducers)
+{
+  /* CDNA2 flushes an FP16 subnormal operand; CDNA1, CDNA3 and NVIDIA keep it */
+  const float sub[1] = { 0x1p-15f }, one[1] = { 1.0f };
+  ck_assert_float_eq(mma1("mi250", MPE_FP16, 1, sub, one, 0.0f), 0.0f);
+  ck_assert_float_eq(mma1("mi100", MPE_FP16, 1, sub, one, 0.0f), 0x1p-15f);
+  ck_assert_float_eq(mma1("mi300", MPE_FP16, 1, sub, one, 0.0f), 0x1p-15f);
+  ck_assert_float_eq(mma1("a100", MPE_FP16, 1, sub, one, 0.0f), 0x1p-15f);
+  /* CDNA2: a binary32 subnormal sum is flushed too (BF16 2^-100 * 2^-30) */
+  const float t1[1] = { 0x1p-100f }, t2[1] = { 0x1p-30f };
+  ck_assert_float_eq(mma1("mi250", MPE_BF16, 1, t1, t2, 0.0f), 0.0f);
+  ck_assert_float_eq(mma1("mi100", MPE_BF16, 1, t1, t2, 0.0f), 0x1p-130f);
+  /* CDNA1: the exact sum, rounded once: 1 + 2^-24 + 2^-24 = 1 + 2^-23 */
+  const float a3[4] = { 1.0f, 0x1p-12f, 0x1p-12f, 0.0f }, b3[4] = { 1.0f, 0x1p-12f, 0x1p-12f, 0.0f };
+  ck_assert_float_eq(mma1("mi100", MPE_FP16, 4, a3, b3, 0.0f), 1.0f + 0x1p-23f);
+  /* CDNA2: pairs rounded one by one: 1 + 2^-24 is 1 (nearest-even), twice */
+  ck_assert_float_eq(mma1("mi250", MPE_FP16, 4, a3, b3, 0.0f), 1.0f);
+  /* CDNA3: c cut toward -inf at 2^-24 below the products' exponent: with
+     products summing to 1, c = -2^-30 takes away a whole 2^-24 (the sum
+     1 - 2^-24 is a binary32 value) */
+  const float a4[1] = { 1.0f }, b4[1] = { 1.0f };
+  ck_assert_float_eq(mma1("mi300", MPE_FP16, 1, a4, b4, -0x1p-30f), 1.0f - 0x1p-24f);
+  ck_assert_float_eq(mma1("a100", MPE_FP16, 1, a4, b4, -0x1p-30f), 1.0f);   /* cut toward zero */
+  ck_assert_float_eq(mma1("mi100", MPE_FP16, 1, a4, b4, -0x1p-30f), 1.0f);
+}
+END_TEST
+
+/* gemm with the AMD rows: every layout equals the instruction semantics with c = 0 */
+START_TEST(test_amd_gemm)
+{
+  static const struct { const char *name; mpe_type t; } am[] = {
+    { "mi100", MPE_FP16 }, { "mi100", MPE_BF16 }, { "mi250", MPE_FP16 }, { "mi250", MPE_BF16 },
+    { "mi250:bf16", MPE_BF16 }, { "mi300", MPE_FP16 }, { "mi300", MPE_BF16 }, { "mi300", MPE_TF32 },
+  };
+  const mpe_tc_model *m = mpe_tc_model_get(am[_i].name, am[_i].t);
+  ck_assert_ptr_nonnull(m);
+  uint64_t st = ts_seed() + 5 + (uint64_t)_i;
+  const int M = 9, N = 11, K = 21;
+  float A[9 * 21], At[21 * 9], B[21 * 11], Bt[11 * 21], D[9 * 11], C[9 * 11];
+  for (int i = 0; i < M; i++)
+    for (int l = 0; l < K; l++) {
+      uint64_t r = ts_rand64(&st);
+      At[l * M + i] = A[i * K + l] = ldexp((float)((r & 0xff) + 1) / 256.0f, (int)((r >> 8) % 40) - 20) *
+                                     ((r >> 20) & 1 ? -1.0f : 1.0f);
+    }
+  for (int l = 0; l < K; l++)
+    for (int j = 0; j < N; j++) {
+      uint64_t r = ts_rand64(&st);
+      Bt[j * K + l] = B[l * N + j] = ldexp((float)((r & 0xff) + 1) / 256.0f, (int)((r >> 8) % 40) - 20);
+    }
+  ck_assert_int_eq(mpe_mma(m, M, N, K, A, MPE_FP32, K, B, MPE_FP32, N, NULL, N, D, MPE_FP32, N), MPE_OK);
+  for (int lay = 0; lay < 2; lay++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++) {
+        const int row = lay == 0;
+        /* the stored operand: A (m×k row-major) is At in column-major, and so on */
+        const float *pa = (ta == 0) == row ? A : At, *pb = (tb == 0) == row ? B : Bt;
+        const int lda = (ta == 0) == row ? K : M, ldb = (tb == 0) == row ? N : K;
+        ck_assert_int_eq(mpe_gemm(m, row ? MPE_ROW_MAJOR : MPE_COL_MAJOR, ta ? MPE_TRANS : MPE_NO_TRANS,
+                                  tb ? MPE_TRANS : MPE_NO_TRANS, M, N, K, 1.0f, pa, MPE_FP32, lda, pb, MPE_FP32, ldb,
+                                  0.0f, C, MPE_FP32, row ? N : M),
+                         MPE_OK);
+        for (int i = 0; i < M; i++)
+          for (int j = 0; j < N; j++)
+            ck_assert_msg(ts_f2u(C[row ? i * N + j : j * M + i]) == ts_f2u(D[i * N + j]),
+                          "%s layout %d ta %d tb %d (%d,%d)", am[_i].name, lay, ta, tb, i, j);
+      }
+  /* no binary16 accumulator on AMD's matrix cores */
+  uint16_t h[1] = { 0 };
+  ck_assert_int_eq(mpe_mma(m, 1, 1, 1, A, MPE_FP32, 1, B, MPE_FP32, 1, h, 1, h, MPE_FP16, 1), MPE_EUNSUP);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, 1, 1.0f, A, MPE_FP32, 1, B,
+                            MPE_FP32, 1, 0.0f, h, MPE_FP16, 1),
+                   MPE_EUNSUP);
+}
+END_TEST
+
+START_TEST(test_models_and_errors)
+{
+  /* which GPUs have FP64 and AMD rows */
+  ck_assert_ptr_null(mpe_tc_model_get("v100", MPE_FP64));
+  ck_assert_ptr_null(mpe_tc_model_get("t4", MPE_FP64));
+  ck_assert_ptr_null(mpe_tc_model_get("mi100", MPE_FP64));
+  ck_assert_ptr_null(mpe_tc_model_get("exact", MPE_FP64));
+  ck_assert_ptr_null(mpe_tc_model_get("h100:wgmma", MPE_FP64));
+  ck_assert_ptr_null(mpe_tc_model_get("mi250", MPE_TF32));
+  ck_assert_ptr_null(mpe_tc_model_get("mi100:bf16", MPE_BF16));
+  ck_assert_ptr_null(mpe_tc_model_get("mi300", MPE_E4M3));   /* FNUZ FP8: not modelled */
+  ck_assert_str_eq(mpe_tc_model_name(mpe_tc_model_get("h200", MPE_FP64)), "h100");
+  ck_assert_str_eq(mpe_tc_model_name(mpe_tc_model_get("mi250x", MPE_BF16)), "mi250");
+  ck_assert_str_eq(mpe_tc_model_name(mpe_tc_model_get("MI300X", MPE_TF32)), "mi300");
+  ck_assert_str_eq(mpe_tc_model_name(mpe_tc_model_get("mi250:bf16", MPE_BF16)), "mi250:bf16");
+  ck_assert_ptr_eq(mpe_tc_model_get("mi250:mfma", MPE_BF16), mpe_tc_model_get("mi250", MPE_BF16));
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("mi300", MPE_FP16), &p), MPE_OK);
+  ck_assert_int_eq(p.mfma, MPE_TC_MFMA_TWO_STAGE);
+  ck_assert_int_eq(p.instr, MPE_TC_MFMA);
+  ck_assert_int_eq(p.block, 8);
+  /* a custom copy computes the same; out-of-range fields are refused */
+  mpe_tc_model *cm = NULL;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &p), MPE_OK);
+  const float a4[1] = { 1.0f }, b4[1] = { 1.0f };
+  float c = -0x1p-30f, d = 0;
+  ck_assert_int_eq(mpe_mma(cm, 1, 1, 1, a4, MPE_FP32, 1, b4, MPE_FP32, 1, &c, 1, &d, MPE_FP32, 1), MPE_OK);
+  ck_assert_float_eq(d, 1.0f - 0x1p-24f);
+  mpe_tc_model_free(cm);
+  mpe_tc_params q = p;
+  q.mfma = 3;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL);
+  q = p;
+  q.result_bits = 0;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL);
+  q = p;
+  q.in = MPE_E4M3;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL);
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("mi250", MPE_FP16), &q), MPE_OK);
+  q.block = 3;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL);
+  q.block = 2;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_OK);
+  mpe_tc_model_free(cm);
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("h100", MPE_FP64), &q), MPE_OK);
+  ck_assert_int_eq(q.kind, MPE_TC_FMA_CHAIN);
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL);   /* FP64 models are the built-in ones */
+  ck_assert_ptr_null(cm);
+  /* FP64 operands go with an FP64 model, and only they */
+  const mpe_tc_model *d64 = mpe_tc_model_get("a100", MPE_FP64), *h16 = mpe_tc_model_get("a100", MPE_FP16);
+  double x[4] = { 1, 2, 3, 4 }, y[4] = { 0 };
+  float xf[4] = { 1, 2, 3, 4 };
+  ck_assert_int_eq(mpe_mma(d64, 2, 2, 2, x, MPE_FP64, 2, x, MPE_FP64, 2, NULL, 2, y, MPE_FP64, 2), MPE_OK);
+  ck_assert(y[0] == 7 && y[1] == 10 && y[2] == 15 && y[3] == 22);
+  ck_assert_int_eq(mpe_mma(d64, 2, 2, 2, xf, MPE_FP32, 2, x, MPE_FP64, 2, NULL, 2, y, MPE_FP64, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(d64, 2, 2, 2, x, MPE_FP64, 2, x, MPE_FP64, 2, NULL, 2, y, MPE_FP32, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(h16, 2, 2, 2, x, MPE_FP64, 2, x, MPE_FP64, 2, NULL, 2, y, MPE_FP64, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(d64, 2, 2, 2, x, MPE_FP64, 1, x, MPE_FP64, 2, NULL, 2, y, MPE_FP64, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(d64, 2, 2, 2, NULL, MPE_FP64, 2, x, MPE_FP64, 2, NULL, 2, y, MPE_FP64, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(d64, -1, 2, 2, x, MPE_FP64, 2, x, MPE_FP64, 2, NULL, 2, y, MPE_FP64, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(NULL, 2, 2, 2, x, MPE_FP64, 2, x, MPE_FP64, 2, NULL, 2, y, MPE_FP64, 2), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(d64, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, x, MPE_FP64, 2, x,
+                            MPE_FP64, 2, 0, y, MPE_FP32, 2),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(d64, (mpe_layout)7, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, x, MPE_FP64, 2, x,
+                            MPE_FP64, 2, 0, y, MPE_FP64, 2),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(d64, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, x, MPE_FP64, 2, x,
+                            MPE_FP64, 2, 0, NULL, MPE_FP64, 2),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma_cd(d64, 2, 2, 2, x, MPE_FP64, 2, x, MPE_FP64, 2, NULL, MPE_FP16, 2, y, MPE_FP64, 2),
+                   MPE_EINVAL);
+  /* empty shapes */
+  ck_assert_int_eq(mpe_mma(d64, 0, 2, 2, NULL, MPE_FP64, 2, x, MPE_FP64, 2, NULL, 2, y, MPE_FP64, 2), MPE_OK);
+  ck_assert_int_eq(mpe_gemm(d64, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 0, 1, NULL, MPE_FP64, 1, NULL,
+                            MPE_FP64, 2, 2, x, MPE_FP64, 2),
+                   MPE_OK);
+  ck_assert(x[0] == 2 && x[3] == 8);
+}
+END_TEST
+
+static Suite *wide_suite(void)
+{
+  Suite *s = suite_create("tc_wide");
+  TCase *tc = tcase_create("fp64_and_amd");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_f64_mma, 0, NF64);
+  tcase_add_test(tc, test_f64_gemm);
+  tcase_add_test(tc, test_amd_reproducers);
+  tcase_add_loop_test(tc, test_amd_gemm, 0, 8);
+  tcase_add_test(tc, test_models_and_errors);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  setvbuf(stdout, NULL, _IONBF, 0);
+  return ts_run(wide_suite());
+}
