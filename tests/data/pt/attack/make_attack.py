@@ -56,6 +56,10 @@ archive("big_view.pt", state(s("w"), tensor(st=storage(numel=1 << 24), size=(409
 # 2^36 elements in all
 archive("broadcast_many.pt", state(*[s("w%d" % k) + tensor(st=storage(numel=1), size=(2**15, 2**15), stride=(0, 0))
                                      for k in range(64)]), {"0": data0[:4]})
+# one broadcast view of 2^30 elements (the per-view limit) over one stored value: order would
+# hold 4 GiB of it
+archive("broadcast_2g30.pt", state(s("w") + tensor(st=storage(numel=1), size=(2**15, 2**15), stride=(0, 0))),
+        {"0": data0[:4]})
 # an int64 tensor "a.b" (a dict a holding b) beside a float32 tensor "a.b": a --dtype glob that
 # adopts the integer one would make two tensors of one name
 archive("int_beside.pt", state(s("a.b"), tensor(), s("a"),
@@ -76,20 +80,15 @@ def longer(name, crc_of_declared):
     import zlib
     crc = zlib.crc32(data0 if crc_of_declared else data0 + data1)
     member = b"archive/data/0"
-    lo = b.find(b"PK\x03\x04" + b"\x14\x00")
-    while lo >= 0:
-        nl = struct.unpack_from("<H", b, lo + 26)[0]
-        if bytes(b[lo + 30:lo + 30 + nl]) == member:
-            struct.pack_into("<I", b, lo + 14, crc)
-            struct.pack_into("<I", b, lo + 22, 24)
-        lo = b.find(b"PK\x03\x04", lo + 4)
-    cd = b.find(b"PK\x01\x02")
-    while cd >= 0:
-        nl = struct.unpack_from("<H", b, cd + 28)[0]
-        if bytes(b[cd + 46:cd + 46 + nl]) == member:
-            struct.pack_into("<I", b, cd + 16, crc)
-            struct.pack_into("<I", b, cd + 24, 24)
-        cd = b.find(b"PK\x01\x02", cd + 4)
+    # (signature, offset of the name length, of the name, of the CRC, of the uncompressed size)
+    for sig, nlen, name, crc_at, size_at in ((b"PK\x03\x04", 26, 30, 14, 22), (b"PK\x01\x02", 28, 46, 16, 24)):
+        at = b.find(sig)
+        while at >= 0:
+            nl = struct.unpack_from("<H", b, at + nlen)[0]
+            if bytes(b[at + name:at + name + nl]) == member:
+                struct.pack_into("<I", b, at + crc_at, crc)
+                struct.pack_into("<I", b, at + size_at, 24)
+            at = b.find(sig, at + 4)
     open(path, "wb").write(bytes(b))
 
 
