@@ -323,6 +323,21 @@ START_TEST(test_errors)
   for (int k = 0; k < 65; k++)
     many[k] = f;
   range_einval(many, 65, NULL);          /* at most 64 targets */
+  {
+    /* counts no array can hold (they read past x before): refused, nothing counted */
+    mpe_range *rc = new_range(&f, 1, NULL);
+    float xf[4] = { 1, 2, 3, 4 };
+    double xd[4] = { 1, 2, 3, 4 };
+    size_t two[2] = { (size_t)PTRDIFF_MAX / 8, (size_t)PTRDIFF_MAX / 8 };
+    ck_assert_int_eq(mpe_range_add_f32(rc, xf, SIZE_MAX), MPE_EINVAL);
+    ck_assert_int_eq(mpe_range_add_f32(rc, xf, (size_t)PTRDIFF_MAX / 4 + 1), MPE_EINVAL);
+    ck_assert_int_eq(mpe_range_add_f64(rc, xd, SIZE_MAX), MPE_EINVAL);
+    ck_assert_int_eq(mpe_range_add_f64_pieces(rc, xd, two, 2), MPE_EINVAL);
+    mpe_range_summary su;
+    ck_assert_int_eq(mpe_range_summary_get(rc, &su), 0);
+    ck_assert_uint_eq(su.count, 0);
+    mpe_range_free(rc);
+  }
   ck_assert_ptr_nonnull(e8m0);
   range_einval(&e8m0, 1, NULL);          /* unsigned: no rounding target */
   ck_assert_int_eq(mpe_range_create(NULL, &f, 1, NULL), MPE_EINVAL);

@@ -1068,27 +1068,31 @@ static void add_pieces32(mpe_range *r, const float *x, const size_t *len, size_t
 int mpe_range_add_f32(mpe_range *r, const float *x, size_t n)
 {
   MPEI_FENV_GUARD();
-  if (!r || (!x && n))
+  if (!r || (!x && n) || !mpei_count_ok(n, sizeof *x))   /* no array holds more */
     return MPE_EINVAL;
   add_pieces32(r, x, &n, 1);
   return MPE_OK;
 }
 
 /* the arguments of an _add_pieces call: x may be NULL only when every piece is empty */
-static int pieces_ok(const mpe_range *r, const void *x, const size_t *len, size_t npieces)
+/* the pieces lie one after the other in one array: their total must fit one */
+static int pieces_ok(const mpe_range *r, const void *x, const size_t *len, size_t npieces, size_t esize)
 {
   if (!r || (npieces && !len))
     return 0;
-  for (size_t p = 0; p < npieces; p++)
-    if (len[p] && !x)
+  size_t total = 0;
+  for (size_t p = 0; p < npieces; p++) {
+    if ((len[p] && !x) || len[p] > (size_t)PTRDIFF_MAX / esize - total)
       return 0;
+    total += len[p];
+  }
   return 1;
 }
 
 int mpe_range_add_f32_pieces(mpe_range *r, const float *x, const size_t *len, size_t npieces)
 {
   MPEI_FENV_GUARD();
-  if (!pieces_ok(r, x, len, npieces))
+  if (!pieces_ok(r, x, len, npieces, sizeof *x))
     return MPE_EINVAL;
   add_pieces32(r, x, len, npieces);
   return MPE_OK;
@@ -1110,7 +1114,7 @@ static void fold_block(mpe_range *r, int lo, int hi)
 int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
 {
   MPEI_FENV_GUARD();
-  if (!r || (!x && n))
+  if (!r || (!x && n) || !mpei_count_ok(n, sizeof *x))
     return MPE_EINVAL;
   for (size_t s = 0; s < n; s += BLOCK) {
     size_t m = n - s < BLOCK ? n - s : BLOCK;
@@ -1164,7 +1168,7 @@ int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
 int mpe_range_add_f64_pieces(mpe_range *r, const double *x, const size_t *len, size_t npieces)
 {
   MPEI_FENV_GUARD();
-  if (!pieces_ok(r, x, len, npieces))
+  if (!pieces_ok(r, x, len, npieces, sizeof *x))
     return MPE_EINVAL;
   for (size_t p = 0; p < npieces; p++) {
     mpe_range_add_f64(r, x, len[p]);
