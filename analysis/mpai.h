@@ -11,6 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "mpei.h"
+#include "mpemu/range.h"
+
+/* mpe_range_alloc_targets with the thresholds of `like`'s targets (same kind
+   and format or Q format) copied instead of searched again: the report makes
+   one accumulator per tensor (range.c); NULL: no memory or bad arguments */
+MPEI_HIDDEN mpe_range *mpai_range_alloc_like(const mpe_range_target *targets, size_t ntargets,
+                                             const mpe_range_opts *o, const mpe_range *like);
 
 /* grow *p (cap elements of esize bytes, doubling from 16) to hold at least
    need elements: 0, or -1 with *p and *cap unchanged (no memory, overflow) */

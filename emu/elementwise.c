@@ -294,8 +294,8 @@ static int flat(int op, int nin, float *out, const float *x, const float *y, con
   int e = check_common(f, o);
   if (e)
     return e;
-  if (n > 0 && (!out || !x || (nin > 1 && !y) || (nin > 2 && !z)))
-    return MPE_EINVAL;
+  if (n > 0 && (!mpei_count_ok(n, sizeof(float)) || !out || !x || (nin > 1 && !y) || (nin > 2 && !z)))
+    return MPE_EINVAL;   /* a count no array can hold: the chunk count below would wrap */
   if (n == 0)
     return MPE_OK;
   ew_job j;
@@ -410,7 +410,8 @@ int mpe_ew_softmax(float *y, const float *x, size_t rows, size_t cols, const mpe
   int e = check_common(f, o);
   if (e)
     return e;
-  if (rows > 0 && cols > 0 && (rows > SIZE_MAX / cols || !y || !x))
+  if (rows > 0 && cols > 0 &&
+      (!mpei_count_ok(cols, sizeof(float)) || !mpei_count_ok(rows, cols * sizeof(float)) || !y || !x))
     return MPE_EINVAL;
   if (rows == 0 || cols == 0)
     return MPE_OK;

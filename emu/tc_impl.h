@@ -1,6 +1,7 @@
 /* Internal declarations of the tensor-core module (emu/tc_*.c). */
 #ifndef MPEI_TC_IMPL_H
 #define MPEI_TC_IMPL_H
+#include <limits.h>
 #include "mpei.h"
 #include "mpemu/tc.h"
 #include "tc_iface.h"
@@ -153,6 +154,10 @@ enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 6,
        MPEI_TC_NRS = 2, MPEI_TC_NRFS = 4,
        MPEI_TC_AVX2_MRS = 2, MPEI_TC_AVX2_MRFS = 3, MPEI_TC_AVX512_MRS = 4, MPEI_TC_AVX512_MRFS = 6 };
 /* Exponent given to zero operands in packed panels: never the largest. */
+/* the largest k the calls take: K padded to whole blocks, panels and
+   segments (at most 4096 more) must still fit an int */
+#define MPEI_TC_K_MAX (INT_MAX - 4096)
+
 #define MPEI_TC_ZERO_EXP (-(1 << 20))
 /* The same in the int16 exponents: twice it still fits int16. */
 #define MPEI_TC_ZERO_EXP16 (-(1 << 14))

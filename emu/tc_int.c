@@ -296,7 +296,7 @@ static int check_types(mpe_type in, mpe_type at, mpe_type bt, mpe_type ct)
 int mpei_tc_int_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_type atype, int lda, const void *B,
                           mpe_type btype, int ldb, const void *C, int ldc, const void *D, mpe_type dtype, int ldd)
 {
-  if (m < 0 || n < 0 || k < 0)
+  if (m < 0 || n < 0 || k < 0 || k > MPEI_TC_K_MAX)
     return MPE_EINVAL;
   int r = check_types(in, atype, btype, dtype);
   if (r)

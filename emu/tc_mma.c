@@ -33,7 +33,7 @@ static int in_type_ok(mpe_type in)
 int mpei_tc_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_type atype, int lda, const void *B,
                       mpe_type btype, int ldb, const void *C, int ldc, const void *D, mpe_type dtype, int ldd)
 {
-  if (m < 0 || n < 0 || k < 0 || !in_type_ok(in))
+  if (m < 0 || n < 0 || k < 0 || k > MPEI_TC_K_MAX || !in_type_ok(in))
     return MPE_EINVAL;
   if ((atype != MPE_FP32 && atype != in) || (btype != MPE_FP32 && btype != in))
     return MPE_EINVAL;
@@ -362,6 +362,8 @@ int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int 
   const int a_cols = (ta == MPE_NO_TRANS) == row ? k : m;
   const int b_cols = (tb == MPE_NO_TRANS) == row ? n : k;
   const int c_cols = row ? n : m;
+  if (k > MPEI_TC_K_MAX)
+    return MPE_EINVAL;
   if (lda < (a_cols > 1 ? a_cols : 1) || ldb < (b_cols > 1 ? b_cols : 1) ||
       ldc < (c_cols > 1 ? c_cols : 1))
     return MPE_EINVAL;

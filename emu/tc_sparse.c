@@ -240,7 +240,7 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
                 const void *B, mpe_type btype, int ldb, float beta, void *C, mpe_type ctype, int ldc)
 {
   MPEI_FENV_GUARD();
-  if (!model || m < 0 || n < 0 || k < 0 || kept_block < 0 || kept_block > 1024)
+  if (!model || m < 0 || n < 0 || k < 0 || k > MPEI_TC_K_MAX || kept_block < 0 || kept_block > 1024)
     return MPE_EINVAL;
   if (layout != MPE_ROW_MAJOR && layout != MPE_COL_MAJOR)
     return MPE_EINVAL;

@@ -644,6 +644,9 @@ START_TEST(test_errors_flags)
     ck_assert_int_eq(call(fn, NULL, x, x, x, 1, 4, h, NULL), MPE_EINVAL);
     ck_assert_int_eq(call(fn, y, NULL, x, x, 1, 4, h, NULL), MPE_EINVAL);
     ck_assert_int_eq(call(fn, NULL, NULL, NULL, NULL, 1, 0, h, NULL), MPE_OK);
+    /* counts no array can hold: SIZE_MAX returned 0 without writing, SIZE_MAX / 2 read past x */
+    ck_assert_int_eq(call(fn, y, x, x, x, 1, SIZE_MAX, h, NULL), MPE_EINVAL);
+    ck_assert_int_eq(call(fn, y, x, x, x, 1, (size_t)PTRDIFF_MAX / sizeof(float) + 1, h, NULL), MPE_EINVAL);
     ck_assert(y[0] == 9 && y[3] == 9);
   }
   ck_assert_int_eq(mpe_ew_add(y, x, NULL, 4, h, NULL), MPE_EINVAL);
@@ -651,6 +654,7 @@ START_TEST(test_errors_flags)
   ck_assert_int_eq(mpe_ew_softmax(NULL, x, 2, 2, h, NULL), MPE_EINVAL);
   ck_assert_int_eq(mpe_ew_softmax(y, x, 2, 2, NULL, NULL), MPE_EINVAL);
   ck_assert_int_eq(mpe_ew_softmax(y, x, SIZE_MAX, 2, h, NULL), MPE_EINVAL);
+  ck_assert_int_eq(mpe_ew_softmax(y, x, (size_t)PTRDIFF_MAX / 8 + 1, 2, h, NULL), MPE_EINVAL);
   ck_assert(y[0] == 9);
   ck_assert_int_eq(mpe_ew_softmax(NULL, NULL, 0, 5, h, NULL), MPE_OK);
   /* flags */

@@ -6,6 +6,7 @@
    inputs in tests/fuzz are replayed through every reader. */
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "testsupport.h"
 
@@ -898,6 +899,26 @@ START_TEST(test_writers_roundtrip)
   ck_assert_int_eq(mpe_io_write_npz(p[2], twice, 3, 0), MPE_EINVAL);
   ck_assert_int_eq(access(p[1], F_OK), -1);
   ck_assert_int_eq(access(p[2], F_OK), -1);
+  /* .npz member names that would leave the archive's plain names (before: written,
+     ../x.npy among them); the file named is left as it was */
+  char sp[] = "/tmp/mpe_npz_names_XXXXXX";
+  int sfd = mkstemp(sp);
+  ck_assert_int_ge(sfd, 0);
+  close(sfd);
+  static const char *const evil[] = { "../x", "a/../../x", "/abs", "./x", "a//b", "", "a\\b", "tab\there",
+                                      "bad\xff" };
+  struct stat sb;
+  for (size_t k = 0; k < sizeof evil / sizeof *evil; k++) {
+    mpe_io_out e = out[0];
+    e.name = evil[k];
+    ck_assert_msg(mpe_io_write_npz(sp, &e, 1, 0) == MPE_EINVAL, "npz member '%s'", evil[k]);
+    ck_assert_int_eq(stat(sp, &sb), 0);
+    ck_assert_int_eq(sb.st_size, 0);
+  }
+  mpe_io_out sub = out[0];
+  sub.name = "layer.0/w";   /* a folder inside the archive, as np.savez writes it */
+  ck_assert_int_eq(mpe_io_write_npz(sp, &sub, 1, 0), 0);
+  unlink(sp);
   mpe_io_out meta = out[0];
   meta.name = "__metadata__";
   ck_assert_int_eq(mpe_io_write_safetensors(p[1], &meta, 1), MPE_EINVAL);

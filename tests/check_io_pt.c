@@ -317,6 +317,10 @@ static const struct { const char *file; int rc; const char *says; } attack[] = {
   { "leaf_walk.pt", MPE_EFORMAT, "too many times" },
   /* 5 million values made and dropped: 120 MB held for a 10 kB file */
   { "value_flood.pt", MPE_EFORMAT, "values" },
+  /* 64 broadcast views of 2^30 elements each from one stored value: streamed for hours */
+  { "broadcast_many.pt", MPE_EUNSUP, "in all" },
+  /* an int64 a.b beside a float32 a.b: a --dtype glob adopting it made a second 'a.b' */
+  { "int_beside.pt", MPE_EFORMAT, "two tensors named 'a.b'" },
 };
 
 START_TEST(test_attack)
@@ -346,6 +350,66 @@ START_TEST(test_empty_far_offset)
   ck_assert_msg(mpe_io_select(f, i) == 0, "select: %s", mpe_io_message(f));
   ck_assert_msg(mpe_io_read(f, v, 4, &n) == 0, "read: %s", mpe_io_message(f));
   ck_assert_uint_eq(n, 0);
+  mpe_io_close(f);
+}
+END_TEST
+
+/* mpe_io_opts.max_memory: what the reader holds for a file, counted before it is
+   allocated (before: a 64 MiB storage held for a transposed view and a list of
+   200,000 tensors whatever the limit) */
+START_TEST(test_max_memory)
+{
+  mpe_io *f;
+  char msg[256];
+  mpe_io_opts o;
+  memset(&o, 0, sizeof o);
+  o.max_memory = 16u << 20;
+  /* a transposed view of a deflated 64 MiB storage: opens, but selecting it would hold the storage */
+  ck_assert_msg(mpe_io_open(&f, data("pt/attack/big_view.pt"), &o, msg, sizeof msg) == 0, "%s", msg);
+  ck_assert_int_eq(mpe_io_select(f, 0), MPE_EUNSUP);
+  ck_assert_msg(strstr(mpe_io_message(f), "over the memory limit of 16777216 bytes"), "%s", mpe_io_message(f));
+  mpe_io_close(f);
+  o.max_memory = 80u << 20;   /* room for it: read whole, every value 0 */
+  ck_assert_msg(mpe_io_open(&f, data("pt/attack/big_view.pt"), &o, msg, sizeof msg) == 0, "%s", msg);
+  ck_assert_int_eq(mpe_io_select(f, 0), 0);
+  static float v[1 << 16];
+  size_t n, total = 0, nonzero = 0;
+  while (mpe_io_read(f, v, 1 << 16, &n) == 0 && n)
+    for (size_t k = 0; k < n; k++, total++)
+      nonzero += v[k] != 0;
+  ck_assert_uint_eq(total, 1u << 24);
+  ck_assert_uint_eq(nonzero, 0);
+  mpe_io_close(f);
+  /* one tensor listed 200,001 times: the tables for the list pass 8 MiB */
+  o.max_memory = 8u << 20;
+  f = (mpe_io *)1;
+  ck_assert_int_eq(mpe_io_open(&f, data("pt/attack/listed_many.pt"), &o, msg, sizeof msg), MPE_EUNSUP);
+  ck_assert_ptr_null(f);
+  ck_assert_msg(strstr(msg, "memory limit of 8388608 bytes"), "%s", msg);
+  o.max_memory = 0;
+  ck_assert_msg(mpe_io_open(&f, data("pt/attack/listed_many.pt"), &o, msg, sizeof msg) == 0, "%s", msg);
+  ck_assert_uint_eq(mpe_io_count(f), 200001);   /* w.0 and its 200,000 listings */
+  mpe_io_close(f);
+}
+END_TEST
+
+/* a storage member whose deflate stream is longer than its declared 24 bytes (CRC of the
+   24 bytes, or of all 48): refused once the tensor's values are read, as .npz does (before:
+   the values came back with no error) */
+START_TEST(test_member_longer)
+{
+  static const char *const files[] = { "pt/attack/longer_crc24.pt", "pt/attack/longer_crc48.pt" };
+  mpe_io *f;
+  char msg[256];
+  ck_assert_msg(mpe_io_open(&f, data(files[_i]), NULL, msg, sizeof msg) == 0, "%s", msg);
+  ck_assert_int_eq(mpe_io_select(f, 0), 0);
+  float v[8];
+  size_t n = 0;
+  int rc = mpe_io_read(f, v, 8, &n);
+  ck_assert_msg(rc == MPE_EFORMAT, "%s: rc %d, %zu values", files[_i], rc, n);
+  ck_assert_msg(strstr(mpe_io_message(f), "storage '0' is longer than declared") ||
+                strstr(mpe_io_message(f), "storage '0' is corrupt"), "%s", mpe_io_message(f));
+  ck_assert_ptr_null(strstr(mpe_io_message(f), "No error"));
   mpe_io_close(f);
 }
 END_TEST
@@ -397,6 +461,8 @@ int main(void)
   tcase_add_test(tc, test_fuzz_replay);
   tcase_add_loop_test(tc, test_attack, 0, (int)(sizeof attack / sizeof attack[0]));
   tcase_add_test(tc, test_empty_far_offset);
+  tcase_add_test(tc, test_max_memory);
+  tcase_add_loop_test(tc, test_member_longer, 0, 2);
   suite_add_tcase(s, tc);
   return ts_run(s);
 }

@@ -375,11 +375,55 @@ for c in refine cg; do
       && ok "$c $f: ${pk} KB: $(cat "$tmp/err")" || bad "$c $f: status $st, ${pk} KB"
   done
 done
-for args in "refine --matrix randsvd --n 1000000" "refine --matrix randsvd --n 3000 --max-memory 64M" \
-            "refine --matrix randsvd --cond-sweep 1:10:2 --n 3000 --max-memory 64M" "cg --matrix laplace3d --n 1000 --max-memory 1G"; do
+for args in "refine --matrix randsvd --n 3000 --max-memory 64M" \
+            "refine --matrix randsvd --cond-sweep 1:10:2 --n 3000 --max-memory 64M" "cg --matrix laplace3d --n 1000 --max-memory 1G" \
+            "cg --csr --matrix laplace3d --n 200 --max-memory 10M" "cg --csr --matrix laplace2d --n 2000 --max-memory 10M"; do
   peak_kb $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
   [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "raise it with --max-memory" "$tmp/err" \
     && [ "$pk" -lt 102400 ] && ok "budget: $args: $(cat "$tmp/err")" || bad "budget '$args': status $st, ${pk} KB"
+done
+# the readers and every subcommand count what a file makes them hold (before: a transposed
+# view cached 64 MiB whatever --max-memory, order loaded a broadcast view of 2^30 values,
+# 64 broadcast views of 2^30 values were streamed for minutes)
+a=$d/pt/attack
+for args in "range -q --max-memory 16M $a/big_view.pt" "scale -q --preset pytorch --max-memory 16M $a/big_view.pt" \
+            "order -q --max-memory 16M $a/big_view.pt" "update -q --max-memory 16M -w $a/big_view.pt -u $a/big_view.pt" \
+            "order -q --max-memory 64M $a/broadcast_2g30.pt" "range -q --max-memory 8M $a/listed_many.pt" \
+            "range -q $a/broadcast_many.pt" "order -q $a/broadcast_many.pt"; do
+  peak_kb $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "$pk" -lt 61440 ] \
+    && ok "limit: $args: ${pk} KB: $(cut -c1-160 "$tmp/err")" || bad "limit '$args': status $st, ${pk} KB: $(cat "$tmp/err")"
+done
+$bin range -q --max-memory 96M "$a/big_view.pt" >"$tmp/out" 2>"$tmp/err" && grep -q "zeros 16777216 (100%)" "$tmp/out" \
+  && ok "limit: big_view.pt within 96M" || bad "big_view.pt within 96M: $(cat "$tmp/err")"
+# --max-values: a 1 TiB sparse .npy (a header and holes) stops at once, before any read;
+# the limit is inclusive
+printf "\223NUMPY\001\000v\000{'descr': '<f4', 'fortran_order': False, 'shape': (274877906944,), }" >"$tmp/tib.npy"
+printf '%*s\n' $((118 - 68 - 1)) '' >>"$tmp/tib.npy"
+if truncate -s 1099511627904 "$tmp/tib.npy" 2>/dev/null; then
+  peak_kb timeout 20 $bin range -q --max-values 1e9 "$tmp/tib.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "holds 274877906944 values.*over the limit of 1000000000 values (--max-values)" "$tmp/err" \
+    && ok "--max-values: 1 TiB sparse .npy refused at once: $(cat "$tmp/err")" || bad "--max-values sparse: status $st: $(cat "$tmp/err")"
+  rm -f "$tmp/tib.npy"
+else
+  echo "skip --max-values on a 1 TiB sparse file (the file system refuses it)"
+fi
+$bin range -q --max-values 1000 "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+n=$($bin range -q --json "$d/boundary.npy" | sed -n 's/.*"count": *\([0-9]*\).*/\1/p' | tail -n 1)
+$bin range -q --max-values "$n" "$d/boundary.npy" >/dev/null 2>&1 && ! $bin range -q --max-values $((n - 1)) "$d/boundary.npy" \
+  >/dev/null 2>&1 && ok "--max-values: $n values taken at $n, refused at $((n - 1))" || bad "--max-values bound ($n)"
+# a recommended scale below binary32's smallest power of two (2^-149) is held there, as the top is
+$bin range -q --margin 200 -f fp16 "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 0 ] && grep -q "2^-149\*" "$tmp/out" && grep -q "capped at 2^-149, binary32's smallest power of two" "$tmp/out" \
+  && ok "--margin 200: the scale held at 2^-149" || bad "--margin 200: status $st: $(grep -i "scale\|note" "$tmp/out" | head -3)"
+# refine's dense solve is of order 20000 at most, whatever the matrix and the memory limit
+# (before: hilbert/dominant/randsvd at 20001 ran into the budget or out of memory, exit 2)
+for args in "refine --matrix hilbert --n 20001" "refine --matrix dominant --n 20001 --max-memory 1T" \
+            "refine --matrix randsvd --n 1000000" \
+            "refine --matrix randsvd --cond-sweep 1:10:2 --n 20001 --max-memory 1T"; do
+  peak_kb $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
+  [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "\-\-n over 20000, the largest order of a dense solve" "$tmp/err" \
+    && [ "$pk" -lt 102400 ] && ok "order cap: $args: $(cat "$tmp/err")" || bad "order cap '$args': status $st, ${pk} KB: $(cat "$tmp/err")"
 done
 for v in "0" "12Q" "200%" "-1G" "0.5" "1e-300" "1e-300%" "nan" "inf" "0x"; do
   $bin --max-memory "$v" "$d/boundary.npy" >"$tmp/out" 2>"$tmp/err"; st=$?
@@ -509,7 +553,8 @@ done
 python3 -c "import sys
 open(sys.argv[1],'w').write(' '.join(['1.0']*300000))" "$tmp/w3.txt"
 $bin update -w "$tmp/w3.txt" -u "$tmp/w3.txt" --max-memory 16M >"$tmp/out" 2>"$tmp/err"; st=$?
-[ $st -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "holds them all at once" "$tmp/err" && ok "update: budget up front" || bad "update budget: status $st"
+[ $st -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "all held at once, needs about 54.9 MiB, over the memory limit of 16.0 MiB" "$tmp/err" \
+  && ok "update: budget up front: $(cat "$tmp/err")" || bad "update budget: status $st: $(cat "$tmp/err")"
 $bin update -q -w "$tmp/w3.txt" -u "$tmp/w3.txt" --max-memory 128M >/dev/null && ok "update: within the budget" || bad "update within budget"
 }
 # 10. mixed containers and whole runs (issue 15)

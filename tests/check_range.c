@@ -195,8 +195,10 @@ START_TEST(test_f64_hand)
   ck_assert_uint_eq(s.overflow, 1);
   ck_assert_uint_eq(s.underflow, 1);
   ck_assert_uint_eq(s.subnormal, 0);
-  /* 1e300 = 0.7466*2^997 and fp32 max = 0.99999994*2^128: 2^-869 * 1e300 = 0.7466*2^128 fits, 2^-868 does not */
-  ck_assert_int_eq(s.scale_log2, -869);
+  /* 1e300 = 0.7466*2^997 and fp32 max = 0.99999994*2^128: 2^-869 * 1e300 = 0.7466*2^128 fits, 2^-868
+     does not; 2^-869 is no binary32 number (a loss scale is one): held at 2^-149 and said to be */
+  ck_assert_int_eq(s.scale_log2, -149);
+  ck_assert_int_eq(s.scale_capped, 1);
   mpe_range_summary su;
   mpe_range_summary_get(r, &su);
   ck_assert(su.max_abs == 1e300);
@@ -321,6 +323,21 @@ START_TEST(test_errors)
   for (int k = 0; k < 65; k++)
     many[k] = f;
   range_einval(many, 65, NULL);          /* at most 64 targets */
+  {
+    /* counts no array can hold (they read past x before): refused, nothing counted */
+    mpe_range *rc = new_range(&f, 1, NULL);
+    float xf[4] = { 1, 2, 3, 4 };
+    double xd[4] = { 1, 2, 3, 4 };
+    size_t two[2] = { (size_t)PTRDIFF_MAX / 8, (size_t)PTRDIFF_MAX / 8 };
+    ck_assert_int_eq(mpe_range_add_f32(rc, xf, SIZE_MAX), MPE_EINVAL);
+    ck_assert_int_eq(mpe_range_add_f32(rc, xf, (size_t)PTRDIFF_MAX / 4 + 1), MPE_EINVAL);
+    ck_assert_int_eq(mpe_range_add_f64(rc, xd, SIZE_MAX), MPE_EINVAL);
+    ck_assert_int_eq(mpe_range_add_f64_pieces(rc, xd, two, 2), MPE_EINVAL);
+    mpe_range_summary su;
+    ck_assert_int_eq(mpe_range_summary_get(rc, &su), 0);
+    ck_assert_uint_eq(su.count, 0);
+    mpe_range_free(rc);
+  }
   ck_assert_ptr_nonnull(e8m0);
   range_einval(&e8m0, 1, NULL);          /* unsigned: no rounding target */
   ck_assert_int_eq(mpe_range_create(NULL, &f, 1, NULL), MPE_EINVAL);
@@ -341,8 +358,22 @@ START_TEST(test_errors)
   mpe_range_stats sm;
   ck_assert_int_eq(mpe_range_add_f64(rm, &xm, 1), 0);
   ck_assert_int_eq(mpe_range_stats_get(rm, 0, &sm), 0);
-  ck_assert_int_eq(sm.scale_log2, 16 - 4096 - 997);   /* 2^k * 1e300 <= 65504 * 2^-4096, 1e300 = 0.75 * 2^997 */
+  /* 2^k * 1e300 <= 65504 * 2^-4096 (1e300 = 0.75 * 2^997) asks for 2^(16 - 4096 - 997), which is 0 in
+     binary32: held at 2^-149, its smallest power of two, and said to be capped */
+  ck_assert_int_eq(sm.scale_log2, MPE_RANGE_SCALE_MIN_LOG2);
+  ck_assert_int_eq(sm.scale_capped, 1);
   mpe_range_free(rm);
+  /* the floor's edge: max|x| = 1, fp16 (65504 = 0.99951 * 2^16): margin m gives 2^(15 - m) */
+  for (int m = 163; m <= 165; m++) {
+    mpe_range_opts om = { m };
+    mpe_range *re = new_range(&f, 1, &om);
+    double one = 1.0;
+    ck_assert_int_eq(mpe_range_add_f64(re, &one, 1), 0);
+    ck_assert_int_eq(mpe_range_stats_get(re, 0, &sm), 0);
+    ck_assert_int_eq(sm.scale_log2, m <= 164 ? 15 - m : -149);
+    ck_assert_int_eq(sm.scale_capped, m > 164);
+    mpe_range_free(re);
+  }
   mpe_range *r = new_range(&f, 1, NULL);
   ck_assert_uint_eq(mpe_range_nformats(r), 1);
   ck_assert_int_eq(mpe_range_add_f32(r, NULL, 3), MPE_EINVAL);

@@ -4,6 +4,7 @@
    and against the exact reference of the test-support library over the kept
    products (the default grouping), on boundary-case data, for every built-in
    model and input type, SIMD levels 0 and 1, both layouts and odd shapes. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,9 @@ START_TEST(test_errors)
   float A[16] = { 0 }, V[8], B[16] = { 0 }, C[16];
   uint16_t meta[4] = { 0x4444, 0x4444, 0x4444, 0x4444 };
   const mpe_tc_model *h = mpe_tc_model_get("h100", MPE_FP16);
+  /* k near INT_MAX: refused before its padding overflows an int or a buffer is read */
+  ck_assert_int_eq(mpe_gemm_sp(h, 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 1, 1, INT_MAX - 3, 1.0f, V, MPE_FP32, INT_MAX / 2,
+                               meta, INT_MAX / 16 + 1, B, MPE_FP32, 1, 0.0f, C, MPE_FP32, 1), MPE_EINVAL);
   /* prune */
   ck_assert_int_eq(mpe_prune_2_4(MPE_ROW_MAJOR, 2, 8, NULL, MPE_FP32, 8, A, 8), MPE_EINVAL);
   ck_assert_int_eq(mpe_prune_2_4(MPE_ROW_MAJOR, 2, 8, A, MPE_FP32, 8, NULL, 8), MPE_EINVAL);

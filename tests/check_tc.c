@@ -2,6 +2,7 @@
    of docs/DESIGN.md §5, the exact and fma-chain references, the BLAS interface, the
    documented choices for zeros and specials, and independence from the SIMD
    level and the thread count. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -1627,6 +1628,23 @@ START_TEST(test_errors)
   ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_FP32, 2, B, MPE_E4M3, 2, C, 2, D, MPE_FP32, 2), MPE_EINVAL);
   ck_assert_int_eq(mpe_mma(m, 2, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, C, 2, D, MPE_BF16, 2), MPE_EINVAL);
   ck_assert_int_eq(mpe_mma(tf, 2, 2, 2, A, MPE_FP32, 2, B, MPE_FP32, 2, Dh, 2, Dh, MPE_FP16, 2), MPE_EUNSUP);
+  /* k so near INT_MAX that K padded to whole blocks overflows an int: refused before
+     anything is read (the buffers are 16 floats); up to INT_MAX - 4096 is taken */
+  const int kbig = INT_MAX - 5, kmax = INT_MAX - 4096;
+  ck_assert_int_eq(mpe_mma(m, 1, 1, kbig, A, MPE_FP32, kbig, B, MPE_FP32, 1, C, 1, D, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma_cd(m, 1, 1, kbig, A, MPE_FP32, kbig, B, MPE_FP32, 1, Dh, MPE_FP16, 1, D, MPE_FP32, 1),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 0, 1, kmax + 1, A, MPE_FP32, kmax + 1, B, MPE_FP32, 1, C, 1, D, MPE_FP32, 1),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_mma(m, 0, 1, kmax, A, MPE_FP32, kmax, B, MPE_FP32, 1, C, 1, D, MPE_FP32, 1), 0);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, kbig, 1, A, MPE_FP32, kbig, B,
+                            MPE_FP32, 1, 0, C, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_COL_MAJOR, MPE_TRANS, MPE_TRANS, 1, 1, INT_MAX, 1, A, MPE_FP32, INT_MAX, B,
+                            MPE_FP32, 1, 0, C, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 0, kmax + 1, 1, A, MPE_FP32, kmax + 1,
+                            B, MPE_FP32, 1, 0, C, MPE_FP32, 1), MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 0, kmax, 1, A, MPE_FP32, kmax, B,
+                            MPE_FP32, 1, 0, C, MPE_FP32, 1), 0);
   /* mpe_gemm */
   ck_assert_int_eq(mpe_gemm(NULL, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 2, 2, 2, 1, A, MPE_FP32, 2, B,
                             MPE_FP32, 2, 0, C, MPE_FP32, 2), MPE_EINVAL);

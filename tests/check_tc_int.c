@@ -1,6 +1,7 @@
 /* Integer tensor cores (mpe_tc_int(3)): mpe_mma / mpe_gemm with INT8, UINT8,
    INT4, UINT4 inputs against exact int64 references, at every SIMD level, for
    every integer model in its wrap-around and saturating (.satfinite) forms. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include "testsupport.h"
@@ -391,6 +392,11 @@ START_TEST(test_models_and_errors)
   ck_assert_int_eq(mpe_mma(i8, 2, 2, 2, NULL, MPE_INT8, 2, B, MPE_INT8, 2, C, 2, D, MPE_INT32, 2), MPE_EINVAL);
   ck_assert_int_eq(mpe_mma(i8, 2, 2, 2, A, MPE_INT8, 1, B, MPE_INT8, 2, C, 2, D, MPE_INT32, 2), MPE_EINVAL);
   ck_assert_int_eq(mpe_mma(i8, 2, 2, 2, A, MPE_INT8, 2, B, MPE_INT8, 2, C, 2, NULL, MPE_INT32, 2), MPE_EINVAL);
+  /* k near INT_MAX: its padding to whole segments would overflow an int */
+  ck_assert_int_eq(mpe_mma(i8, 1, 1, INT_MAX - 5, A, MPE_INT8, INT_MAX - 5, B, MPE_INT8, 1, C, 1, D, MPE_INT32, 1),
+                   MPE_EINVAL);
+  ck_assert_int_eq(mpe_gemm(i8, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, INT_MAX, 1, A, MPE_INT8, INT_MAX,
+                            B, MPE_INT8, 1, 0, C, MPE_INT32, 1), MPE_EINVAL);
   /* well-formed but not computed: MPE_EUNSUP */
   ck_assert_int_eq(mpe_mma(i8, 2, 2, 2, A, MPE_INT4, 2, B, MPE_INT8, 2, C, 2, D, MPE_INT32, 2), MPE_EUNSUP);
   ck_assert_int_eq(mpe_mma(i8, 2, 2, 2, F, MPE_FP32, 2, B, MPE_INT8, 2, C, 2, D, MPE_INT32, 2), MPE_EUNSUP);

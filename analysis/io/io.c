@@ -1022,7 +1022,7 @@ static int open_pt(mpe_io *f, const char *path, const mpe_io_opts *o)
   snprintf(root, sizeof root, "%.*s", (int)(bl < 127 ? bl : 127), mpai_utf8_valid(b, bl) ? b : "tensor");
   f->kind = MPE_IO_PT;
   f->rd = reader_of(MPE_IO_PT);
-  int rc = mpai_pt_open(f->za, root, &f->pt, f->msg, sizeof f->msg);
+  int rc = mpai_pt_open(f->za, root, o->max_memory, &f->pt, f->msg, sizeof f->msg);
   /* integer and bool tensors a --dtype rule names are read as that type's bit patterns */
   for (size_t k = rc ? 0 : mpai_pt_nskipped(f->pt); k-- > 0;) {
     const char *nm, *dt, *why;
@@ -1034,6 +1034,17 @@ static int open_pt(mpe_io *f, const char *path, const mpe_io_opts *o)
     if (r > 0 && (rc = mpai_pt_adopt(f->pt, k, t)))
       FAIL(rc, "out of memory");
   }
+  /* the list copied here (an entry, a name and a shape per tensor) beside what the pickle's reader holds */
+  uint64_t need = rc ? 0 : mpai_pt_held(f->pt);
+  for (size_t i = 0; o->max_memory && !rc && i < mpai_pt_count(f->pt); i++) {
+    mpe_io_tensor ti;
+    uint64_t nb;
+    mpai_pt_info(f->pt, i, &ti, &nb);
+    need += sizeof *f->t + strlen(ti.name) + 1 + 8 * (uint64_t)ti.ndim;
+  }
+  if (o->max_memory && need > o->max_memory)
+    FAIL(MPE_EUNSUP, "its %zu tensors need more than the memory limit of %llu bytes for the list of them",
+         mpai_pt_count(f->pt), (unsigned long long)o->max_memory);
   for (size_t i = 0; !rc && i < mpai_pt_count(f->pt); i++) {
     mpe_io_tensor ti;
     uint64_t nb;

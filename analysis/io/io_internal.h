@@ -53,10 +53,14 @@ MPEI_HIDDEN int mpai_text_read(struct mpai_text *s, FILE *fp, double *v, size_t 
 /* torch.save archives (io_pt.c). mpai_pt_sniff: 1 when the archive holds <top>/data.pkl
    (prefix receives "<top>/"). mpai_pt_open runs the pickle and lists the tensors; *p must be
    freed with mpai_pt_free even on failure. mpai_pt_read gives the storage bytes of the next
-   n elements of the selected tensor, in C order whatever its strides. */
+   n elements of the selected tensor, in C order whatever its strides. budget (0: none) bounds
+   the bytes it holds for the file (pickle, tables, a non-contiguous view's storage): past it
+   the call fails with MPE_EUNSUP and says so. */
 struct mpai_pt;
+MPEI_HIDDEN uint64_t mpai_pt_held(const struct mpai_pt *p);
 MPEI_HIDDEN int mpai_pt_sniff(zip_t *za, char *prefix, size_t plen);
-MPEI_HIDDEN int mpai_pt_open(zip_t *za, const char *root_name, struct mpai_pt **p, char *msg, size_t msglen);
+MPEI_HIDDEN int mpai_pt_open(zip_t *za, const char *root_name, uint64_t budget, struct mpai_pt **p, char *msg,
+                             size_t msglen);
 MPEI_HIDDEN void mpai_pt_free(struct mpai_pt *p);
 MPEI_HIDDEN size_t mpai_pt_count(const struct mpai_pt *p);
 MPEI_HIDDEN void mpai_pt_info(const struct mpai_pt *p, size_t i, mpe_io_tensor *t, uint64_t *nbytes);

@@ -126,6 +126,7 @@ struct mpai_pt {
   struct out *o, *sk;     /* tensors listed, tensors skipped */
   size_t no, capo, nsk, capsk;
   size_t namebytes;
+  uint64_t repeated;      /* elements of the views listed that hold more than their storage */
   zip_t *za;
   uint32_t *by_member;    /* storage index of each zip entry, NONE_ID when none */
   uint64_t nentries;
@@ -138,25 +139,67 @@ struct mpai_pt {
   uint64_t pos;           /* next element of the view */
   uint64_t idx[MPE_IO_MAXDIM];
   int contiguous;
+  uint64_t budget, held;  /* mpe_io_opts.max_memory (0: none), bytes held for this file */
+  uint64_t cached;        /* of them, the cache's */
+  uint64_t parse_held;    /* of them, the parse's (the pickle too) */
+  int over;               /* a table would have passed the budget */
 };
 
+/* bytes more held for the file: 0, or -1 past the budget (p->over set) */
+static int take(struct mpai_pt *p, uint64_t bytes)
+{
+  p->held += bytes;
+  if (p->budget && p->held > p->budget) {
+    p->over = 1;
+    return -1;
+  }
+  return 0;
+}
+
+static int nomem(const struct mpai_pt *p, char *msg, size_t msglen)
+{
+  if (!p || !p->over) {
+    mpai_io_msg(msg, msglen, "out of memory");
+    return MPE_ENOMEM;
+  }
+  mpai_io_msg(msg, msglen, "reading it needs more than the memory limit of %llu bytes (%llu held for the "
+              "file's tables and views)", (unsigned long long)p->budget, (unsigned long long)p->held);
+  return MPE_EUNSUP;
+}
+
 #define KIDS(v) ((v)->kind == V_TUPLE ? p->tk + (v)->u.tk : (v)->u.kids)
+/* why a member's data stopped, as two %s: libzip's error (CRC, inflate) when
+   r < 0, else data that end before (r == 0) or go on after (r > 0) the size
+   its directory declares */
+#define ZWHY(zf, r) (r) < 0 ? "is corrupt: " : "", (r) < 0 ? zip_file_strerror(zf) : (r) ? "is longer than declared" \
+                                                                                   : "ends before its declared size"
 #define ERR(code, ...) do { mpai_io_msg(msg, msglen, __VA_ARGS__); return (code); } while (0)
 
-static int grow(void **p, size_t *cap, size_t need, size_t esize)
+/* Every table grows through grow(), which counts what it holds against the
+   caller's budget (mpe_io_opts.max_memory): past it, it fails as out of
+   memory does, and nomem() then says which it was. */
+static int pt_grow(struct mpai_pt *P, void **ptr, size_t *cap, size_t need, size_t esize)
 {
   if (need <= *cap)
     return 0;
   size_t nc = *cap ? *cap : 16;
   while (nc < need)
     nc *= 2;
-  void *q = realloc(*p, nc * esize);
+  uint64_t more = (uint64_t)(nc - *cap) * esize;
+  if (take(P, more))
+    return -1;
+  /* the parse's own tables go when it is done (parse_free); the results stay */
+  if (ptr != (void **)&P->s && ptr != (void **)&P->views && ptr != (void **)&P->dims && ptr != (void **)&P->o &&
+      ptr != (void **)&P->sk)
+    P->parse_held += more;
+  void *q = realloc(*ptr, nc * esize);
   if (!q)
     return -1;
-  *p = q;
+  *ptr = q;
   *cap = nc;
   return 0;
 }
+#define grow(ptr, cap, need, esize) pt_grow(p, ptr, cap, need, esize)
 
 /* Printable text of at most 48 bytes for a message: other bytes become '?'. */
 static void clean(const unsigned char *s, size_t n, char *out, size_t outlen)
@@ -272,7 +315,7 @@ static int persistent(struct mpai_pt *p, uint32_t tup, uint32_t *res, char *msg,
   } else {
     si = p->ns;
     if (grow((void **)&p->s, &p->caps_, p->ns + 1, sizeof *p->s))
-      ERR(MPE_ENOMEM, "out of memory");
+      return nomem(p, msg, msglen);
     struct storage *s = &p->s[si];
     memset(s, 0, sizeof *s);
     memcpy(s->key, kz, key->u.s.len + 1);
@@ -300,7 +343,7 @@ static int persistent(struct mpai_pt *p, uint32_t tup, uint32_t *res, char *msg,
   }
   uint32_t id;
   if (new_val(p, V_STORAGE, &id))
-    ERR(MPE_ENOMEM, "out of memory");
+    return nomem(p, msg, msglen);
   p->v[id].u.id = (uint32_t)si;
   *res = id;
   return MPE_OK;
@@ -361,7 +404,7 @@ static int rebuild(struct mpai_pt *p, uint32_t args, int version, uint32_t *res,
   w.count = count;
   if (grow((void **)&p->views, &p->capviews, p->nviews + 1, sizeof *p->views) ||
       grow((void **)&p->dims, &p->capdims, p->ndims + 2 * (size_t)w.ndim, sizeof *p->dims))
-    ERR(MPE_ENOMEM, "out of memory");
+    return nomem(p, msg, msglen);
   w.dims = p->ndims;
   memcpy(p->dims + p->ndims, size, (size_t)w.ndim * sizeof *size);
   memcpy(p->dims + p->ndims + w.ndim, stride, (size_t)w.ndim * sizeof *stride);
@@ -369,7 +412,7 @@ static int rebuild(struct mpai_pt *p, uint32_t args, int version, uint32_t *res,
   p->views[p->nviews] = w;
   uint32_t id;
   if (new_val(p, V_TENSOR, &id))
-    ERR(MPE_ENOMEM, "out of memory");
+    return nomem(p, msg, msglen);
   p->v[id].u.id = (uint32_t)p->nviews++;
   *res = id;
   return MPE_OK;
@@ -396,7 +439,7 @@ static int reduce(struct mpai_pt *p, uint32_t fn, uint32_t args, uint32_t *res, 
     if (a->n != 0)
       ERR(MPE_EFORMAT, "OrderedDict called with arguments");
     if (new_val(p, V_DICT, res))
-      ERR(MPE_ENOMEM, "out of memory");
+      return nomem(p, msg, msglen);
     return MPE_OK;
   }
 }
@@ -425,7 +468,7 @@ static int global(struct mpai_pt *p, const unsigned char *mod, size_t ml, const 
     ERR(MPE_EFORMAT, "pickle names the global '%s.%s', which is not allowed (nothing was run)", a, b);
   }
   if (new_val(p, V_GLOBAL, res))
-    ERR(MPE_ENOMEM, "out of memory");
+    return nomem(p, msg, msglen);
   p->v[*res].u.id = g;
   return MPE_OK;
 }
@@ -439,8 +482,8 @@ static int run(struct mpai_pt *p, uint32_t *root, char *msg, size_t msglen)
 #define EMPTY (p->sp == 0 || (p->nmarks && p->sp <= p->marks[p->nmarks - 1]))
 #define POP(x) do { if (EMPTY) { ERR(MPE_EFORMAT, "pickle pops an empty stack"); } (x) = p->stack[--p->sp]; } while (0)
 #define TOP(x) do { if (EMPTY) { ERR(MPE_EFORMAT, "pickle uses an empty stack"); } (x) = p->stack[p->sp - 1]; } while (0)
-#define PUSH(x) do { if (push(p, (x))) ERR(MPE_ENOMEM, "out of memory"); } while (0)
-#define NEW(kind, id) do { if (new_val(p, (kind), &(id))) ERR(MPE_ENOMEM, "out of memory"); } while (0)
+#define PUSH(x) do { if (push(p, (x))) return nomem(p, msg, msglen); } while (0)
+#define NEW(kind, id) do { if (new_val(p, (kind), &(id))) return nomem(p, msg, msglen); } while (0)
   while (c < e) {
     if (p->nv > PT_MAX_VALUES)   /* no opcode makes more than one */
       ERR(MPE_EFORMAT, "pickle makes more than %u values (the limit)", PT_MAX_VALUES);
@@ -466,7 +509,7 @@ static int run(struct mpai_pt *p, uint32_t *root, char *msg, size_t msglen)
       return MPE_OK;
     case '(':
       if (grow((void **)&p->marks, &p->capm, p->nmarks + 1, sizeof *p->marks))
-        ERR(MPE_ENOMEM, "out of memory");
+        return nomem(p, msg, msglen);
       p->marks[p->nmarks++] = p->sp;
       break;
     case '0': POP(x); break;
@@ -557,7 +600,7 @@ static int run(struct mpai_pt *p, uint32_t *root, char *msg, size_t msglen)
       }
       NEW(V_TUPLE, id);
       if (n > UINT32_MAX || (n && grow((void **)&p->tk, &p->captk, p->ntk + n, sizeof *p->tk)))
-        ERR(MPE_ENOMEM, "out of memory");
+        return nomem(p, msg, msglen);
       if (n)   /* an empty tuple first: tk and the stack may still be NULL (found by fuzz_pkl) */
         memcpy(p->tk + p->ntk, p->stack + base, n * sizeof *p->tk);
       p->v[id].u.tk = p->ntk;
@@ -571,13 +614,13 @@ static int run(struct mpai_pt *p, uint32_t *root, char *msg, size_t msglen)
       if (p->v[y].kind != V_LIST)
         ERR(MPE_EFORMAT, "pickle appends to something that is not a list");
       if (kid_add(p, y, x))
-        ERR(MPE_ENOMEM, "out of memory");
+        return nomem(p, msg, msglen);
       break;
     case 's': POP(x); POP(y); TOP(id);
       if (p->v[id].kind != V_DICT)
         ERR(MPE_EFORMAT, "pickle sets an item of something that is not a dict");
       if (kid_add(p, id, y) || kid_add(p, id, x))
-        ERR(MPE_ENOMEM, "out of memory");
+        return nomem(p, msg, msglen);
       break;
     case 'e': case 'u': {
       if (!p->nmarks)
@@ -592,7 +635,7 @@ static int run(struct mpai_pt *p, uint32_t *root, char *msg, size_t msglen)
         ERR(MPE_EFORMAT, "pickle sets a key without a value");
       for (size_t i = base; i < p->sp; i++)
         if (kid_add(p, to, p->stack[i]))
-          ERR(MPE_ENOMEM, "out of memory");
+          return nomem(p, msg, msglen);
       p->sp = base;
       break;
     }
@@ -617,7 +660,7 @@ static int run(struct mpai_pt *p, uint32_t *root, char *msg, size_t msglen)
         TOP(x);
         size_t old = p->capmemo;
         if (grow((void **)&p->memo, &p->capmemo, (size_t)len + 1, sizeof *p->memo))
-          ERR(MPE_ENOMEM, "out of memory");
+          return nomem(p, msg, msglen);
         for (size_t i = old; i < p->capmemo; i++)
           p->memo[i] = NONE_ID;
         p->nmemo += p->memo[len] == NONE_ID;
@@ -705,12 +748,21 @@ static int emit(struct mpai_pt *p, uint32_t view, const char *name, char *msg, s
   int skip = stypes[p->views[view].st].type < 0;
   struct out **o = skip ? &p->sk : &p->o;
   size_t *n = skip ? &p->nsk : &p->no, *cap = skip ? &p->capsk : &p->capo;
+  /* broadcast or overlapping views are streamed value by value: PT_MAX_REPEAT
+     bounds them over the whole file, not one view at a time */
+  const struct view *w = &p->views[view];
+  if (w->count > p->s[w->storage].nbytes / stypes[w->st].size) {
+    p->repeated += w->count;
+    if (p->repeated > PT_MAX_REPEAT)
+      ERR(MPE_EUNSUP, "its broadcast or overlapping views hold more than %llu elements in all, more than their "
+          "storages (the limit)", (unsigned long long)PT_MAX_REPEAT);
+  }
   p->namebytes += strlen(name) + 1;
   if (p->namebytes > PT_MAX_NAMES)
     ERR(MPE_EFORMAT, "tensor names take more than %u MiB (one tensor listed under very many names?)",
         PT_MAX_NAMES >> 20);
-  if (grow((void **)o, cap, *n + 1, sizeof **o) || !((*o)[*n].name = strdup(name)))
-    ERR(MPE_ENOMEM, "out of memory");
+  if (grow((void **)o, cap, *n + 1, sizeof **o) || take(p, strlen(name) + 17) || !((*o)[*n].name = strdup(name)))
+    return nomem(p, msg, msglen);
   (*o)[*n].view = view;
   (*o)[*n].type = -1;
   (*n)++;
@@ -768,16 +820,20 @@ static int cmp_name(const void *a, const void *b)
    beside a container a holding b would make --tensor pick one of them silently */
 static int unique_names(struct mpai_pt *p, char *msg, size_t msglen)
 {
-  if (p->no < 2)
+  /* skipped members too: a --dtype rule may adopt one beside a tensor of its name */
+  size_t n = p->no + p->nsk;
+  if (n < 2)
     return MPE_OK;
-  char **nm = malloc(p->no * sizeof *nm);
+  char **nm = malloc(n * sizeof *nm);
   if (!nm)
-    ERR(MPE_ENOMEM, "out of memory");
+    return nomem(p, msg, msglen);
   for (size_t i = 0; i < p->no; i++)
     nm[i] = p->o[i].name;
-  qsort(nm, p->no, sizeof *nm, cmp_name);
+  for (size_t i = 0; i < p->nsk; i++)
+    nm[p->no + i] = p->sk[i].name;
+  qsort(nm, n, sizeof *nm, cmp_name);
   int rc = MPE_OK;
-  for (size_t i = 1; i < p->no && !rc; i++)
+  for (size_t i = 1; i < n && !rc; i++)
     if (!strcmp(nm[i - 1], nm[i])) {
       mpai_io_msg(msg, msglen, "two tensors named '%.64s' (a key given twice, or a dotted key beside a container)",
                   nm[i]);
@@ -835,7 +891,7 @@ static int read_member(zip_t *za, const char *name, unsigned char **buf, size_t 
     r = zip_fread(zf, &extra, 1);   /* at the end: the CRC is checked */
   int bad = got != st.size || r != 0;
   if (bad)
-    mpai_io_msg(msg, msglen, "member %.64s is truncated or corrupt: %s", name, zip_file_strerror(zf));
+    mpai_io_msg(msg, msglen, "member %.64s %s%s", name, ZWHY(zf, r));
   zip_fclose(zf);
   if (bad) {
     free(*buf);
@@ -865,6 +921,8 @@ static void parse_free(struct mpai_pt *p)
   p->tk = NULL;
   p->pk = NULL;
   p->nv = p->capv = p->sp = p->caps = p->nmarks = p->capm = p->capmemo = p->ntk = p->captk = 0;
+  p->held -= p->parse_held;
+  p->parse_held = 0;
 }
 
 void mpai_pt_free(struct mpai_pt *p)
@@ -888,13 +946,15 @@ void mpai_pt_free(struct mpai_pt *p)
   free(p);
 }
 
-int mpai_pt_open(zip_t *za, const char *root_name, struct mpai_pt **out, char *msg, size_t msglen)
+int mpai_pt_open(zip_t *za, const char *root_name, uint64_t budget, struct mpai_pt **out, char *msg,
+                 size_t msglen)
 {
   struct mpai_pt *p = calloc(1, sizeof *p);
   *out = p;
   if (!p)
-    ERR(MPE_ENOMEM, "out of memory");
+    return nomem(p, msg, msglen);
   p->za = za;
+  p->budget = budget;
   p->cur = -1;
   if (!mpai_pt_sniff(za, p->prefix, sizeof p->prefix))
     ERR(MPE_EFORMAT, "zip archive has no <name>/data.pkl: not a torch.save file");
@@ -922,9 +982,13 @@ int mpai_pt_open(zip_t *za, const char *root_name, struct mpai_pt **out, char *m
   }
   snprintf(name, sizeof name, "%sdata.pkl", p->prefix);
   unsigned char *pk;
-  if ((rc = read_member(za, name, &pk, &p->pklen, PT_MAX_PICKLE, msg, msglen)))
+  size_t pkmax = budget && budget < PT_MAX_PICKLE ? (size_t)budget : PT_MAX_PICKLE;
+  if ((rc = read_member(za, name, &pk, &p->pklen, pkmax, msg, msglen)))
     return rc == MPE_ENOTFOUND ? (mpai_io_msg(msg, msglen, "data.pkl is missing"), MPE_EFORMAT) : rc;
   p->pk = pk;
+  p->parse_held += p->pklen;
+  if (take(p, p->pklen))
+    return nomem(p, msg, msglen);
   uint32_t root;
   if ((rc = run(p, &root, msg, msglen)))
     return rc;
@@ -943,6 +1007,7 @@ int mpai_pt_open(zip_t *za, const char *root_name, struct mpai_pt **out, char *m
 }
 
 size_t mpai_pt_count(const struct mpai_pt *p) { return p->no; }
+uint64_t mpai_pt_held(const struct mpai_pt *p) { return p->held; }
 size_t mpai_pt_nskipped(const struct mpai_pt *p) { return p->nsk; }
 
 void mpai_pt_info(const struct mpai_pt *p, size_t i, mpe_io_tensor *t, uint64_t *nbytes)
@@ -984,12 +1049,13 @@ int mpai_pt_adopt(struct mpai_pt *p, size_t i, mpe_type type)
 
 /* ------------------------------------------------------------------ reading */
 
+/* skip_bytes and fill: 0, 1 when the data end first, -1 on libzip's error */
 static int skip_bytes(zip_file_t *zf, uint64_t n, unsigned char *tmp, size_t tl)
 {
   while (n) {
     zip_int64_t r = zip_fread(zf, tmp, n < tl ? n : tl);
     if (r <= 0)
-      return -1;
+      return r < 0 ? -1 : 1;
     n -= (uint64_t)r;
   }
   return 0;
@@ -1001,7 +1067,7 @@ static int fill(zip_file_t *zf, unsigned char *dst, uint64_t n)
   while (got < n) {
     zip_int64_t r = zip_fread(zf, dst + got, n - got);
     if (r <= 0)
-      return -1;
+      return r < 0 ? -1 : 1;
     got += (uint64_t)r;
   }
   return 0;
@@ -1015,6 +1081,8 @@ int mpai_pt_select(struct mpai_pt *p, size_t i, char *msg, size_t msglen)
   }
   free(p->cache);
   p->cache = NULL;
+  p->held -= p->cached;
+  p->cached = 0;
   p->cur = -1;
   const struct view *w = &p->views[p->o[i].view];
   const struct storage *s = &p->s[w->storage];
@@ -1038,16 +1106,27 @@ int mpai_pt_select(struct mpai_pt *p, size_t i, char *msg, size_t msglen)
     ERR(MPE_EFORMAT, "cannot open storage '%s': %s", s->key, zip_strerror(p->za));
   unsigned char tmp[4096];
   if (p->contiguous) {   /* an empty view's offset may lie anywhere */
-    if (w->count && skip_bytes(p->zf, w->offset * es, tmp, sizeof tmp))
-      ERR(MPE_EFORMAT, "storage '%s' is truncated or corrupt: %s", s->key, zip_file_strerror(p->zf));
+    int e = w->count ? skip_bytes(p->zf, w->offset * es, tmp, sizeof tmp) : 0;
+    if (e)
+      ERR(MPE_EFORMAT, "storage '%s' %s%s", s->key, ZWHY(p->zf, -(e < 0)));
   } else {
     if (s->zsize > PT_MAX_CACHE)
       ERR(MPE_EUNSUP, "tensor '%.64s' is a non-contiguous view of a %llu-byte storage (the limit is %llu)",
           p->o[i].name, (unsigned long long)s->zsize, (unsigned long long)PT_MAX_CACHE);
+    if (take(p, s->zsize)) {
+      p->held -= s->zsize;
+      mpai_io_msg(msg, msglen, "tensor '%.64s' is a non-contiguous view of a %llu-byte storage, which would be held "
+                  "in memory: over the memory limit of %llu bytes", p->o[i].name, (unsigned long long)s->zsize,
+                  (unsigned long long)p->budget);
+      return MPE_EUNSUP;
+    }
+    p->cached = s->zsize;
     if (!(p->cache = malloc(s->zsize ? (size_t)s->zsize : 1)))
-      ERR(MPE_ENOMEM, "out of memory");
-    if (fill(p->zf, p->cache, s->zsize) || zip_fread(p->zf, tmp, 1) != 0)
-      ERR(MPE_EFORMAT, "storage '%s' is truncated or corrupt: %s", s->key, zip_file_strerror(p->zf));
+      return nomem(p, msg, msglen);
+    int e = fill(p->zf, p->cache, s->zsize);
+    zip_int64_t r = e ? (e < 0 ? -1 : 0) : zip_fread(p->zf, tmp, 1);
+    if (e || r)
+      ERR(MPE_EFORMAT, "storage '%s' %s%s", s->key, ZWHY(p->zf, r));
     zip_fclose(p->zf);
     p->zf = NULL;
   }
@@ -1068,16 +1147,18 @@ int mpai_pt_read(struct mpai_pt *p, unsigned char *dst, size_t n, char *msg, siz
   if (n > w->count - p->pos)
     ERR(MPE_EINVAL, "read past the end of the tensor");
   if (p->contiguous) {
-    if (fill(p->zf, dst, (uint64_t)n * es))
-      ERR(MPE_EFORMAT, "storage '%s' is truncated or corrupt: %s", s->key, zip_file_strerror(p->zf));
+    int e = fill(p->zf, dst, (uint64_t)n * es);
+    zip_int64_t r;
+    if (e)
+      ERR(MPE_EFORMAT, "storage '%s' %s%s", s->key, ZWHY(p->zf, -(e < 0)));
     p->pos += n;
     if (p->pos == w->count) {   /* read to the member's end so that its CRC is checked */
       unsigned char tmp[4096];
-      zip_int64_t r;
-      while ((r = zip_fread(p->zf, tmp, sizeof tmp)) > 0)
-        ;
-      if (r < 0)
-        ERR(MPE_EFORMAT, "storage '%s' is corrupt: %s", s->key, zip_file_strerror(p->zf));
+      uint64_t rest = s->zsize - (w->offset + w->count) * es;   /* after the view, in the storage */
+      e = skip_bytes(p->zf, rest, tmp, sizeof tmp);
+      r = e ? (e < 0 ? -1 : 0) : zip_fread(p->zf, tmp, 1);   /* at the end: nothing more, the CRC checked */
+      if (e || r)
+        ERR(MPE_EFORMAT, "storage '%s' %s%s", s->key, ZWHY(p->zf, r));
       zip_fclose(p->zf);
       p->zf = NULL;
     }

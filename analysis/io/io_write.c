@@ -103,6 +103,25 @@ static int cmp_name(const void *a, const void *b)
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* An .npz member NAME.npy is a path in the archive: a name that is empty,
+   not UTF-8, holds a control character or a backslash, starts with '/' or
+   has a "." or ".." part would be one that unzip places elsewhere. */
+static int member_name_ok(const char *name)
+{
+  size_t n = strlen(name);
+  if (!n || name[0] == '/' || !mpai_utf8_valid(name, n))
+    return 0;
+  for (const char *c = name; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == '\\')
+      return 0;
+  for (const char *part = name; part; part = strchr(part, '/') ? strchr(part, '/') + 1 : NULL) {
+    size_t len = strcspn(part, "/");
+    if (len == 0 || (len == 1 && part[0] == '.') || (len == 2 && part[0] == '.' && part[1] == '.'))
+      return 0;
+  }
+  return 1;
+}
+
 /* The readers refuse a file with two tensors of one name (and safetensors
    keeps __metadata__ for itself): the writers refuse to make one. */
 static int names_ok(const mpe_io_out *t, size_t n, int safetensors)
@@ -112,7 +131,8 @@ static int names_ok(const mpe_io_out *t, size_t n, int safetensors)
     return MPE_ENOMEM;
   int rc = MPE_OK;
   for (size_t i = 0; i < n && !rc; i++) {
-    if (!t[i].name || (safetensors && !strcmp(t[i].name, "__metadata__")))
+    if (!t[i].name || (safetensors && !strcmp(t[i].name, "__metadata__")) ||
+        (!safetensors && !member_name_ok(t[i].name)))
       rc = MPE_EINVAL;
     v[i] = t[i].name;
   }

@@ -9,7 +9,9 @@
 #include "mpanalyze.h"
 #include "../mpai.h"   /* mpai_json_path, inline */
 
-static int load(const char *path, const char *tensor, const mpe_io_opts *io, float **out, size_t *count)
+/* Read the tensor into a new binary32 array; the study's memory (the values,
+   a permutation of them, ~100 bytes a row) counted against --max-memory first. */
+static int load(const char *path, const char *tensor, const mpe_io_opts *io, long len, float **out, size_t *count)
 {
   mpe_io *f = NULL;
   int rc = mpa_open(path, io, &f);
@@ -21,13 +23,23 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, flo
     return mpa_error(path, "no tensor named '%s'", tensor);
   }
   mpe_io_tensor t;
-  if (mpe_io_count(f) == 0 || mpe_io_info(f, idx, &t) || mpe_io_select(f, idx)) {
+  if (mpe_io_count(f) == 0 || mpe_io_info(f, idx, &t)) {
     mpe_io_close(f);
     return mpa_error(path, "no floating-point tensor");
+  }
+  if ((rc = mpe_io_select(f, idx))) {   /* a view over the memory limit, a storage that cannot be opened */
+    mpa_error(path, "%s", mpe_io_message(f)[0] ? mpe_io_message(f) : mpe_strerror(rc));
+    mpe_io_close(f);
+    return rc == MPE_ENOMEM ? MPA_EXIT_FAIL : MPA_EXIT_INPUT;
   }
   if (t.count == 0 || t.count > (uint64_t)(SIZE_MAX / sizeof(double))) {
     mpe_io_close(f);
     return mpa_error(path, "%llu values: nothing to sum or too many", (unsigned long long)t.count);
+  }
+  uint64_t rows = len > 0 ? t.count / (uint64_t)len : 1;
+  if (mpa_budget(path, "the order study", t.count * 8 + rows * 96)) {
+    mpe_io_close(f);
+    return MPA_EXIT_INPUT;
   }
   size_t n = (size_t)t.count, got = 0;
   float *v = malloc(n * sizeof *v);
@@ -80,6 +92,7 @@ int mpa_cmd_order(int argc, char **argv)
   mpe_round mode = MPE_RNE;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
+  io.max_memory = mpa_max_memory;   /* what a reader may hold for one file */
   const mpa_opt opts[] = {
     { "tensor", 't', MPA_STRING, &tensor, 0, 0, "NAME", "the tensor to read (default: the first)", NULL, NULL, 0 },
     { "format", 'f', MPA_FORMAT, &f, 0, 0, "F", "the format every addition rounds to (default fp32)", NULL, NULL, 0 },
@@ -106,7 +119,7 @@ int mpa_cmd_order(int argc, char **argv)
                      mpe_format_name(f));
   float *x = NULL;
   size_t n = 0;
-  rc = load(path, tensor, &io, &x, &n);
+  rc = load(path, tensor, &io, len, &x, &n);
   if (rc)
     return rc;
   size_t k = len ? (size_t)len : n;

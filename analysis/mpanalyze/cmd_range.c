@@ -66,8 +66,10 @@ int mpa_cmd_range(int argc, char **argv)
   size_t nwant = 0;
   int json = 0, per_layer = 0, linear = 0, first;
   long margin = 0, chunk = 0, fxblock = 0;
+  double max_values = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
+  io.max_memory = mpa_max_memory;   /* what a reader may hold for one file */
   char **paths = NULL;
   size_t npaths = 0;
   const mpa_opt opts[] = {
@@ -89,6 +91,9 @@ int mpa_cmd_range(int argc, char **argv)
     { "kind", 0, MPA_KIND, &io, 0, 0, "K", "npy, npz, safetensors, raw, text, pt (default: guessed)", NULL, NULL, 0 },
     { "chunk", 0, MPA_LONG, &chunk, 4096, 0x1p40, "BYTES", "read size (4096 to 2^40; default 4 MiB)",
       "a number of bytes from 4096 to 1099511627776 = 2^40", NULL, 0 },
+    { "max-values", 0, MPA_COUNT, &max_values, 0, 0, "N",
+      "stop before a tensor that would take the values read past N\n(1 to 1e15; k, M, B, T suffixes; default no limit)",
+      NULL, NULL, 0 },
     { "per-layer", 0, MPA_FLAG, &per_layer, 0, 0, NULL,
       "with several files: every tensor's report too, not only the per-step summary", NULL, NULL, 0 },
     MPA_OPT_JSON(&json),
@@ -119,7 +124,7 @@ int mpa_cmd_range(int argc, char **argv)
   io.chunk_bytes = (size_t)chunk;
   const mpe_report_comm comm = { mpa_mpi_size(), mpa_mpi_rank(), comm_max, comm_send, comm_recv, NULL };
   const mpe_report_opts ro = { flist, fxblock, (int)margin, want, nwant, &io, per_layer, json, 0,
-                               progress, NULL, &comm, "range" };
+                               progress, NULL, &comm, "range", (uint64_t)max_values };
   mpe_report *rep;
   mpe_report_error e;
   rc = mpe_report_run(&rep, (const char *const *)paths, npaths, &ro, &e) ? said(&e) : MPA_EXIT_OK;

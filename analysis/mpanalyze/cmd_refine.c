@@ -20,6 +20,19 @@ static int fail(const char *cmd, const char *what, const char *why)
   return what ? mpa_error(cmd, "%s: %s", what, why) : mpa_error(cmd, "%s", why);
 }
 
+/* a library call's error: out of memory is exit 1, the rest bad input (2) */
+static int fail_rc(const char *cmd, const char *what, int rc)
+{
+  int st = fail(cmd, rc == MPE_ENOMEM ? NULL : what, mpe_strerror(rc));
+  return rc == MPE_ENOMEM ? MPA_EXIT_FAIL : st;
+}
+
+static int oom(const char *cmd)
+{
+  fail(cmd, NULL, "out of memory");
+  return MPA_EXIT_FAIL;
+}
+
 static int laplace_dim(const char *name)
 {
   if (!strcmp(name, "laplace1d")) return 1;
@@ -105,7 +118,7 @@ static int structurally_singular(const char *cmd, const char *path, const mpe_cs
 {
   char *seen = calloc((size_t)S->ncols + 1, 1);
   if (!seen)
-    return fail(cmd, NULL, "out of memory");
+    return oom(cmd);
   char why[128] = "";
   for (int i = 0; i < S->nrows && !why[0]; i++)
     if (S->rowptr[i] == S->rowptr[i + 1])
@@ -136,7 +149,8 @@ static int build_matrix(const refine_args *a, double **Aout, int *order, double 
     if (rc == MPE_EUNSUP && rows > 0)
       return mtx_too_empty("refine", a->matrix, rows, cols, entries);
     if (rc)
-      return fail("refine", a->matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
+      return rc == MPE_EFORMAT ? fail("refine", a->matrix, "malformed Matrix Market file")
+                               : fail_rc("refine", a->matrix, rc);
     if (rows != cols)
       return fail("refine", a->matrix, "matrix is not square");
     if (rows > MAX_DENSE)
@@ -145,7 +159,8 @@ static int build_matrix(const refine_args *a, double **Aout, int *order, double 
       return MPA_EXIT_INPUT;
     rc = mpe_mtx_read(&S, a->matrix);
     if (rc)
-      return fail("refine", a->matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
+      return rc == MPE_EFORMAT ? fail("refine", a->matrix, "malformed Matrix Market file")
+                               : fail_rc("refine", a->matrix, rc);
     if ((rc = structurally_singular("refine", a->matrix, S)) != 0) {
       mpe_csr_free(S);
       return rc;
@@ -158,13 +173,15 @@ static int build_matrix(const refine_args *a, double **Aout, int *order, double 
     if (o > MAX_DENSE)
       return fail("refine", a->matrix, "grid too large for a dense solve (order > 20000)");
     n = (int)o;
+  } else if (n > MAX_DENSE) {
+    return fail("refine", a->matrix, "--n over 20000, the largest order of a dense solve");
   }
   if (!S && mpa_budget(a->matrix, "the dense solve", dense_bytes(n)))
     return MPA_EXIT_INPUT;
   double *A = malloc((size_t)n * n * sizeof *A);
   if (!A) {
     mpe_csr_free(S);
-    return fail("refine", NULL, "out of memory");
+    return oom("refine");
   }
   int rc;
   if (S)
@@ -274,7 +291,7 @@ static int refine_one(const refine_args *a)
   mpe_ir_step *h = calloc((size_t)o.max_iter + 2, sizeof *h);
   if (!b || !x || !xt || !h) {
     free(A); free(b); free(x); free(xt); free(h);
-    return fail("refine", NULL, "out of memory");
+    return oom("refine");
   }
   make_rhs(n, A, a->seed, xt, b);
   o.xtrue = xt;
@@ -299,7 +316,7 @@ static int refine_one(const refine_args *a)
     goto out;
   }
   if (rc && rc != MPE_ECONVERGE) {
-    status = fail("refine", a->cusolver ? "--cusolver" : a->matrix, mpe_strerror(rc));
+    status = fail_rc("refine", a->cusolver ? "--cusolver" : a->matrix, rc);
     goto out;
   }
   const char *model = a->cusolver ? "cusolver" : o.model ? mpe_tc_model_name(o.model) : "none";
@@ -473,7 +490,7 @@ static int sweep_plot(const refine_args *a, const sweep_res *w)
   if (!xs || !ys || mpa_plot_open(a->plot)) {
     free(xs);
     free(ys);
-    return xs && ys ? MPA_EXIT_INPUT : fail("refine", NULL, "out of memory");
+    return xs && ys ? MPA_EXIT_INPUT : oom("refine");
   }
   plcol0(MPA_PLOT_INK);
   plenv(log10(kap[0]), log10(kap[steps - 1]) + (steps == 1), 0, cap + 1, 0, 10);
@@ -520,6 +537,8 @@ static int refine_sweep(const refine_args *a)
         return rc;
     }
   int n = a->n;
+  if (n > MAX_DENSE)
+    return fail("refine", "randsvd", "--n over 20000, the largest order of a dense solve");
   if (mpa_budget("randsvd", "the dense solve", dense_bytes(n)))
     return MPA_EXIT_INPUT;
   double *A = malloc((size_t)n * n * sizeof *A), *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x),
@@ -527,7 +546,7 @@ static int refine_sweep(const refine_args *a)
   int *it = malloc((size_t)steps * nv * sizeof *it), *st = malloc((size_t)steps * nv * sizeof *st);
   if (!A || !b || !x || !xt || !kap || !it || !st) {
     free(A); free(b); free(x); free(xt); free(kap); free(it); free(st);
-    return fail("refine", NULL, "out of memory");
+    return oom("refine");
   }
   int status = 0, np = mpa_mpi_size(), me = mpa_mpi_rank();
   /* under mpirun point k is solved by rank k mod np; the counts are summed on
@@ -542,7 +561,7 @@ static int refine_sweep(const refine_args *a)
     }
     int rc = mpe_mat_randsvd(A, n, n, kap[k], a->mode, a->seed);
     if (rc) {
-      status = fail("refine", "randsvd", mpe_strerror(rc));
+      status = fail_rc("refine", "randsvd", rc);
       break;
     }
     make_rhs(n, A, a->seed, xt, b);
@@ -551,7 +570,7 @@ static int refine_sweep(const refine_args *a)
       opts[v].xtrue = xt;
       rc = mpe_ir_solve(n, A, n, b, x, &opts[v], &r);
       if (rc && rc != MPE_ECONVERGE) {
-        status = fail("refine", "solve", mpe_strerror(rc));
+        status = fail_rc("refine", "solve", rc);
         break;
       }
       it[k * nv + v] = r.iterations;
@@ -665,7 +684,8 @@ static int cg_operator(const char *matrix, int n, int use_csr, mpe_cg_op *op, mp
     if (!rc && mpa_budget(matrix, "the CG solve", (uint64_t)entries * 2 * 16 + (uint64_t)rows * CG_BYTES_PER_ROW))
       return MPA_EXIT_INPUT;
     if ((rc = mpe_mtx_read(S, matrix)) != 0)
-      return fail("cg", matrix, rc == MPE_EFORMAT ? "malformed Matrix Market file" : mpe_strerror(rc));
+      return rc == MPE_EFORMAT ? fail("cg", matrix, "malformed Matrix Market file")
+                               : fail_rc("cg", matrix, rc);
     if ((*S)->nrows != (*S)->ncols)
       return fail("cg", matrix, "matrix is not square");
     if ((rc = structurally_singular("cg", matrix, *S)) != 0)
@@ -677,11 +697,17 @@ static int cg_operator(const char *matrix, int n, int use_csr, mpe_cg_op *op, mp
     return fail("cg", matrix, "unknown matrix (laplace1d|2d|3d or FILE.mtx)");
   op->dim = dim;
   op->m = n;
-  if (mpe_cg_op_order(op) < 0)
+  int N = mpe_cg_op_order(op);
+  if (N < 0)
     return fail("cg", matrix, "grid too large");
+  /* the stencil's CSR (2 dim + 1 entries a row, 12 bytes each, and its row
+     pointers) is counted before it is built */
+  if (mpa_budget(matrix, "the CG solve", (uint64_t)N * CG_BYTES_PER_ROW +
+                                         (use_csr ? (uint64_t)N * (2 * dim + 1) * 12 + (uint64_t)N * 8 : 0)))
+    return MPA_EXIT_INPUT;
   if (use_csr) {
     if ((rc = mpe_csr_laplace(S, dim, n)) != 0)
-      return fail("cg", matrix, mpe_strerror(rc));
+      return fail_rc("cg", matrix, rc);
     op->csr = *S;
   }
   return 0;
@@ -695,7 +721,7 @@ static int cg_plot(const char *plot, const double *hist, int k)
   if (!xs || !ys || mpa_plot_open(plot)) {
     free(xs);
     free(ys);
-    return xs && ys ? MPA_EXIT_INPUT : fail("cg", NULL, "out of memory");
+    return xs && ys ? MPA_EXIT_INPUT : oom("cg");
   }
   double lo = 0;
   for (int i = 0; i < k; i++) {
@@ -760,10 +786,6 @@ int mpa_cmd_cg(int argc, char **argv)
     return rc;
   }
   int N = mpe_cg_op_order(&op);
-  if (!S && mpa_budget(matrix, "the CG solve", (uint64_t)N * CG_BYTES_PER_ROW + (use_csr ? (uint64_t)N * 7 * 12 : 0))) {
-    mpe_csr_free(S);
-    return MPA_EXIT_INPUT;
-  }
   double *b = malloc((size_t)N * sizeof *b), *x = calloc((size_t)N, sizeof *x);
   int cap = max_iter ? max_iter : 10 * N;
   if (cap > 1000000)
@@ -771,7 +793,7 @@ int mpa_cmd_cg(int argc, char **argv)
   double *hist = malloc((size_t)cap * sizeof *hist);
   if (!b || !x || !hist) {
     free(b); free(x); free(hist); mpe_csr_free(S);
-    return fail("cg", NULL, "out of memory");
+    return oom("cg");
   }
   uint64_t st = (uint64_t)seed;
   for (int i = 0; i < N; i++)
@@ -783,7 +805,7 @@ int mpa_cmd_cg(int argc, char **argv)
   rc = mpe_cg_solve(&op, b, x, &o64, &r64);
   if (rc && rc != MPE_ECONVERGE) {
     free(b); free(x); free(hist); mpe_csr_free(S);
-    return fail("cg", matrix, mpe_strerror(rc));
+    return fail_rc("cg", matrix, rc);
   }
   memset(x, 0, (size_t)N * sizeof *x);
   o.history = hist;
@@ -791,7 +813,7 @@ int mpa_cmd_cg(int argc, char **argv)
   rc = mpe_cg_solve(&op, b, x, &o, &r);
   int status = 0;
   if (rc && rc != MPE_ECONVERGE) {
-    status = fail("cg", matrix, mpe_strerror(rc));
+    status = fail_rc("cg", matrix, rc);
     goto out;
   }
   static const char *sn[] = { "converged", "maxiter", "breakdown" };

@@ -387,6 +387,7 @@ int mpa_cmd_scale(int argc, char **argv)
   size_t ns = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
+  io.max_memory = mpa_max_memory;   /* what a reader may hold for one file */
   const mpa_opt opts[] = {
     { "preset", 'p', MPA_STRING, &a.preset, 0, 0, "NAME",
       "pytorch, apex, megatron, deepspeed, deepspeed-zero, keras, or delayed (FP8)", NULL, NULL, 0 },

@@ -54,7 +54,7 @@ static int count_of(const char *path, const char *tensor, const mpe_io_opts *io,
    binary64 and five (six for master and Kahan) binary64 arrays per weight in
    each of the four strategies, 8 * (1 + 22) bytes per weight; past
    --max-memory it stops before reading. */
-static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint64_t nu, int quiet)
+static int check_budget(const char *wpath, uint64_t nw, uint64_t nu, int quiet)
 {
   uint64_t limit = mpa_max_memory;
   if (!limit)
@@ -69,11 +69,10 @@ static int check_budget(const char *wpath, const char *upath, uint64_t nw, uint6
               (double)need / 0x1p30, (double)limit / 0x1p30);
     return MPA_EXIT_OK;
   }
-  return mpa_error(wpath, "the update study of %llu weights and %llu update values (%s) holds them all at once: "
-                   "about %.1f GiB, over the memory limit of %.1f GiB (--max-memory, default half of physical "
-                   "memory; raise it with --max-memory SIZE, e.g. --max-memory %lluG)",
-                   (unsigned long long)nw, (unsigned long long)nu, upath, (double)need / 0x1p30,
-                   (double)limit / 0x1p30, (unsigned long long)((need >> 30) + 1));
+  char what[160];
+  snprintf(what, sizeof what, "the update study of %llu weights and %llu update values, all held at once,",
+           (unsigned long long)nw, (unsigned long long)nu);
+  return mpa_budget(wpath, what, need);
 }
 
 /* Read one tensor of `path` into a new binary64 array. */
@@ -144,6 +143,7 @@ int mpa_cmd_update(int argc, char **argv)
   int json = 0, quiet = 0, first;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
+  io.max_memory = mpa_max_memory;   /* what a reader may hold for one file */
   const mpa_opt opts[] = {
     { "weights", 'w', MPA_PATH_IN, &wpath, 0, 0, "FILE", "the weights (npy, npz, safetensors, raw, text)", NULL, NULL, 0 },
     { "updates", 'u', MPA_PATH_IN, &upath, 0, 0, "FILE",
@@ -179,7 +179,7 @@ int mpa_cmd_update(int argc, char **argv)
   size_t nw = 0, nu = 0;
   uint64_t cw = 0, cu = 0;
   rc = count_of(wpath, tensor, &io, &cw);
-  if (rc || (rc = count_of(upath, tensor, &io, &cu)) || (rc = check_budget(wpath, upath, cw, cu, quiet)))
+  if (rc || (rc = count_of(upath, tensor, &io, &cu)) || (rc = check_budget(wpath, cw, cu, quiet)))
     return rc;
   rc = load(wpath, tensor, &io, &w, &nw);
   if (rc)

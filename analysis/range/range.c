@@ -366,7 +366,38 @@ static void make_categories(mpe_range *r)
   }
 }
 
+/* the thresholds of target k of `like` serve g when both round to the same grid */
+static const struct tgt *same_grid(const mpe_range *like, size_t k, const struct tgt *g)
+{
+  if (!like || k >= like->nf || like->a[k].t.kind != g->t.kind)
+    return NULL;
+  const struct tgt *h = &like->a[k];
+  if (g->t.kind == MPE_TARGET_FLOAT && h->t.format == g->t.format)
+    return h;
+  if (g->t.kind == MPE_TARGET_Q16 && h->t.frac_bits == g->t.frac_bits)
+    return h;
+  return NULL;
+}
+
+static mpe_range *alloc_like(const mpe_range_target *targets, size_t ntargets, const mpe_range_opts *o,
+                             const mpe_range *like);
+
 mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntargets, const mpe_range_opts *o)
+{
+  return alloc_like(targets, ntargets, o, NULL);
+}
+
+mpe_range *mpai_range_alloc_like(const mpe_range_target *targets, size_t ntargets, const mpe_range_opts *o,
+                                 const mpe_range *like)
+{
+  return alloc_like(targets, ntargets, o, like);
+}
+
+/* A new accumulator; the thresholds (a binary search of rounded values each,
+   most of the cost of a small tensor's accumulator) are copied from `like`
+   where it has the same target. */
+static mpe_range *alloc_like(const mpe_range_target *targets, size_t ntargets, const mpe_range_opts *o,
+                             const mpe_range *like)
 {
   MPEI_FENV_GUARD();
   if (!targets || ntargets == 0 || ntargets > MAXFMT || (o && (o->margin < 0 || o->margin > 4096)))
@@ -389,6 +420,7 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
   for (size_t k = 0; k < ntargets && ok; k++) {
     struct tgt *g = &r->a[k];
     g->t = targets[k];
+    const struct tgt *h = same_grid(like, k, g);
     switch (g->t.kind) {
     case MPE_TARGET_FLOAT:
       g->f = g->t.format;
@@ -408,9 +440,9 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
         g->thr.k1 = ldexpf(1.0f, e / 2);
         g->thr.k2 = ldexpf(1.0f, e - e / 2);
         g->thr.minsub = ldexpf(1.0f, -e);
-        g->thr.u = (uint32_t)last_true(g, P_UNDER, 0);
-        g->thr.s = (uint32_t)last_true(g, P_TINY, 0);
-        g->thr.opos = g->thr.oneg = (uint32_t)first_true(g, P_OVER, 0);   /* RNE is symmetric */
+        g->thr.u = h ? h->thr.u : (uint32_t)last_true(g, P_UNDER, 0);
+        g->thr.s = h ? h->thr.s : (uint32_t)last_true(g, P_TINY, 0);
+        g->thr.opos = g->thr.oneg = h ? h->thr.opos : (uint32_t)first_true(g, P_OVER, 0);   /* RNE is symmetric */
         if (g->fused) {
           uint32_t d = g->thr.dsh;
           g->thr.cadd = d << 23;
@@ -422,9 +454,9 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
       g->fused64 = g->p <= 53 && g->emin >= -1022;
       if (g->fused64) {
         unsigned d = (unsigned)(53 - g->p);
-        g->u64 = last_true(g, P_UNDER, 1);
-        g->s64 = last_true(g, P_TINY, 1);
-        g->o64 = first_true(g, P_OVER, 1);
+        g->u64 = h ? h->u64 : last_true(g, P_UNDER, 1);
+        g->s64 = h ? h->s64 : last_true(g, P_TINY, 1);
+        g->o64 = h ? h->o64 : first_true(g, P_OVER, 1);
         g->mnb64 = mpei_d2u(ldexp(1.0, g->emin));
         g->add64 = d ? (1ull << d >> 1) - 1 : 0;
         g->low64 = (1ull << d) - 1;
@@ -436,9 +468,9 @@ mpe_range *mpe_range_alloc_targets(const mpe_range_target *targets, size_t ntarg
     case MPE_TARGET_Q16:
       g->maxf = ldexp(32767.0, -g->t.frac_bits);
       g->fast = 1;
-      g->thr.u = g->thr.s = (uint32_t)last_true(g, P_QUNDER, 0);
-      g->thr.opos = (uint32_t)first_true(g, P_QOVER_POS, 0);
-      g->thr.oneg = (uint32_t)first_true(g, P_QOVER_NEG, 0);
+      g->thr.u = g->thr.s = h ? h->thr.u : (uint32_t)last_true(g, P_QUNDER, 0);
+      g->thr.opos = h ? h->thr.opos : (uint32_t)first_true(g, P_QOVER_POS, 0);
+      g->thr.oneg = h ? h->thr.oneg : (uint32_t)first_true(g, P_QOVER_NEG, 0);
       g->thr.two_f = ldexp(1.0, g->t.frac_bits);
       g->thr.two_mf = ldexp(1.0, -g->t.frac_bits);
       break;
@@ -1036,27 +1068,31 @@ static void add_pieces32(mpe_range *r, const float *x, const size_t *len, size_t
 int mpe_range_add_f32(mpe_range *r, const float *x, size_t n)
 {
   MPEI_FENV_GUARD();
-  if (!r || (!x && n))
+  if (!r || (!x && n) || !mpei_count_ok(n, sizeof *x))   /* no array holds more */
     return MPE_EINVAL;
   add_pieces32(r, x, &n, 1);
   return MPE_OK;
 }
 
 /* the arguments of an _add_pieces call: x may be NULL only when every piece is empty */
-static int pieces_ok(const mpe_range *r, const void *x, const size_t *len, size_t npieces)
+/* the pieces lie one after the other in one array: their total must fit one */
+static int pieces_ok(const mpe_range *r, const void *x, const size_t *len, size_t npieces, size_t esize)
 {
   if (!r || (npieces && !len))
     return 0;
-  for (size_t p = 0; p < npieces; p++)
-    if (len[p] && !x)
+  size_t total = 0;
+  for (size_t p = 0; p < npieces; p++) {
+    if ((len[p] && !x) || len[p] > (size_t)PTRDIFF_MAX / esize - total)
       return 0;
+    total += len[p];
+  }
   return 1;
 }
 
 int mpe_range_add_f32_pieces(mpe_range *r, const float *x, const size_t *len, size_t npieces)
 {
   MPEI_FENV_GUARD();
-  if (!pieces_ok(r, x, len, npieces))
+  if (!pieces_ok(r, x, len, npieces, sizeof *x))
     return MPE_EINVAL;
   add_pieces32(r, x, len, npieces);
   return MPE_OK;
@@ -1078,7 +1114,7 @@ static void fold_block(mpe_range *r, int lo, int hi)
 int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
 {
   MPEI_FENV_GUARD();
-  if (!r || (!x && n))
+  if (!r || (!x && n) || !mpei_count_ok(n, sizeof *x))
     return MPE_EINVAL;
   for (size_t s = 0; s < n; s += BLOCK) {
     size_t m = n - s < BLOCK ? n - s : BLOCK;
@@ -1132,7 +1168,7 @@ int mpe_range_add_f64(mpe_range *r, const double *x, size_t n)
 int mpe_range_add_f64_pieces(mpe_range *r, const double *x, const size_t *len, size_t npieces)
 {
   MPEI_FENV_GUARD();
-  if (!pieces_ok(r, x, len, npieces))
+  if (!pieces_ok(r, x, len, npieces, sizeof *x))
     return MPE_EINVAL;
   for (size_t p = 0; p < npieces; p++) {
     mpe_range_add_f64(r, x, len[p]);
@@ -1404,6 +1440,9 @@ int mpe_range_stats_get(const mpe_range *r, size_t k, mpe_range_stats *s)
     s->scale_log2 = best_scale(r->max_abs, g->maxf, r->margin);
     if (s->scale_log2 > MPE_RANGE_SCALE_MAX_LOG2) {   /* no binary32 loss scale is larger */
       s->scale_log2 = MPE_RANGE_SCALE_MAX_LOG2;
+      s->scale_capped = 1;
+    } else if (s->scale_log2 < MPE_RANGE_SCALE_MIN_LOG2) {   /* nor smaller: 2^-150 is 0 */
+      s->scale_log2 = MPE_RANGE_SCALE_MIN_LOG2;
       s->scale_capped = 1;
     }
     underflow_at(r, g, s->scale_log2, &s->underflow_at_scale, &s->underflow_at_scale_flush);

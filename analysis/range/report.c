@@ -109,6 +109,7 @@ struct mpe_report {
   const char *cur_path;
   const char *who;
   uint64_t part;               /* the part length of long tensors */
+  uint64_t max_values, nvalues; /* --max-values (0: none), the values of the tensors taken so far */
   mpe_range_opts ro;
   /* the walk */
   mpe_range *total;
@@ -287,14 +288,15 @@ static void set_blocks(struct target *tg, size_t nf, const mpe_io_tensor *ti)
       tg[k].t.block = (size_t)d;
 }
 
-static mpe_range *alloc_for(const struct target *tg, size_t nf, const mpe_range_opts *ro)
+/* an accumulator for the targets; like (NULL or one of the same targets) lends
+   its thresholds */
+static mpe_range *alloc_for(const struct target *tg, size_t nf, const mpe_range_opts *ro, const mpe_range *like)
 {
   mpe_range_target t[MAXF];
   for (size_t k = 0; k < nf; k++)
     t[k] = tg[k].t;
-  mpe_range *r;   /* the targets were checked when parsed: NULL means no memory */
-  mpe_range_create_targets(&r, t, nf, ro);
-  return r;
+  /* the targets were checked when parsed: NULL means no memory */
+  return mpai_range_alloc_like(t, nf, ro, like);
 }
 
 
@@ -668,15 +670,16 @@ static void print_hist(FILE *out, const struct tres *t, const struct target *tg,
 
 /* ---------------------------------------------------------------- command */
 
-/* a recommended scale held at 2^127: say so, with the scale the values would take */
+/* a recommended scale held at 2^127 or 2^-149: say so, with the scale the values would take */
 static void print_capped(FILE *out, const struct tres *all, const struct target *tg, size_t nf, int margin)
 {
   for (size_t k = 0; k < nf; k++) {
     const mpe_range_stats *s = &all->st[k];
     if (!s->has_scale || !s->scale_capped)
       continue;
-    fprintf(out, "note: %s: the recommended scale is capped at 2^%d, binary32's largest power of two (a loss scale is a "
-           "binary32 number)", tg[k].name, MPE_RANGE_SCALE_MAX_LOG2);
+    int top = s->scale_log2 == MPE_RANGE_SCALE_MAX_LOG2;
+    fprintf(out, "note: %s: the recommended scale is capped at 2^%d, binary32's %s power of two (a loss scale is a "
+           "binary32 number)", tg[k].name, s->scale_log2, top ? "largest" : "smallest");
     if (tg[k].t.kind == MPE_TARGET_FLOAT && all->sum.max_abs > 0) {
       int ea, et;
       double ma = frexp(all->sum.max_abs, &ea), mt = frexp(mpe_format_max(tg[k].t.format), &et);
@@ -1015,7 +1018,7 @@ static int run_units(struct mpe_report *R, const struct unit *un, int np, mpe_ra
        nothing is read) */
     if ((rc = mpe_io_seek(un->f, (uint64_t)u * un->L)))
       return rerr(R, rc, un->path, "%s", mpe_io_message(un->f));
-    mpe_range *r = alloc_for(R->tg, R->nf, &R->ro);
+    mpe_range *r = alloc_for(R->tg, R->nf, &R->ro, R->total);
     if (!r)
       return rerr(R, MPE_ENOMEM, NULL, "out of memory");
     /* the last part reads to the end, as a whole tensor does */
@@ -1127,7 +1130,7 @@ static int tensor_other_rank(struct mpe_report *R, const struct unit *u)
   if (u->nu > 1) {
     e = run_units(R, u, R->np, NULL);
   } else {
-    mpe_range *r = alloc_for(R->tg, R->nf, &R->ro);
+    mpe_range *r = alloc_for(R->tg, R->nf, &R->ro, R->total);
     e = !r ? rerr(R, MPE_ENOMEM, NULL, "out of memory") : feed_all(R, u, &r);
     if (!e)
       e = pack_part(R, u->g, r);
@@ -1201,6 +1204,13 @@ static int walk_tensor(struct mpe_report *R, mpe_io *f, size_t i, size_t a)
       keep = 1, R->found[w] = 1;
   if (!keep)
     return 0;
+  if (R->max_values && ti.count > R->max_values - R->nvalues) {
+    char en[256];
+    return rerr(R, MPE_ERANGE, path, "tensor '%s' holds %llu values: with the %llu read before it, over the limit "
+                "of %llu values (--max-values)", mpe_report_escape(en, sizeof en, ti.name),
+                (unsigned long long)ti.count, (unsigned long long)R->nvalues, (unsigned long long)R->max_values);
+  }
+  R->nvalues += ti.count;
   struct unit u = { f, i, path, ti.count, 0, 0, R->nu_all, R->ng++ };
   set_blocks(R->tg, R->nf, &ti);
   u.L = unit_len(R->part, R->tg, R->nf, ti.count, &u.nu);
@@ -1208,7 +1218,7 @@ static int walk_tensor(struct mpe_report *R, mpe_io *f, size_t i, size_t a)
   if (R->me > 0)
     return tensor_other_rank(R, &u);
   int share_empty = R->np == 1 && ti.count == 0 && R->empty_ok && same_blocks(R->tg, R->nf, R->empty_blocks);
-  mpe_range *r = share_empty ? NULL : alloc_for(R->tg, R->nf, &R->ro);
+  mpe_range *r = share_empty ? NULL : alloc_for(R->tg, R->nf, &R->ro, R->total);
   struct tres *t = share_empty || r ? res_push(R, &ti, a, path) : NULL;
   if (!t) {
     mpe_range_free(r);
@@ -1382,6 +1392,7 @@ static void free_strings(char **s, size_t n)
 static int setup(struct mpe_report *R, const char *const *paths, size_t npaths, const mpe_report_opts *o)
 {
   R->margin = o->margin;
+  R->max_values = o->max_values;
   R->json = o->json != 0;
   R->who = o->who;
   R->progress = o->progress;
@@ -1413,7 +1424,7 @@ static int setup(struct mpe_report *R, const char *const *paths, size_t npaths, 
     return rc;
   R->paths = copy_strings(paths, npaths);
   R->want = copy_strings(o->tensors, R->nwant);
-  R->total = alloc_for(R->tg, R->nf, &R->ro);
+  R->total = alloc_for(R->tg, R->nf, &R->ro, NULL);
   R->found = calloc(R->nwant + 1, 1);
   R->rule_used = calloc(1, sizeof *R->rule_used);
   R->steps = calloc(npaths, sizeof *R->steps);

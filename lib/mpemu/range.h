@@ -49,6 +49,7 @@ MPE_API mpe_range *mpe_range_alloc(const mpe_format *const *formats, size_t nfor
 typedef enum { MPE_TARGET_FLOAT = 0, MPE_TARGET_Q16 = 1, MPE_TARGET_FX16 = 2 } mpe_target_kind;
 #define MPE_RANGE_FX16_MAXBLOCK ((size_t)1 << 20)
 #define MPE_RANGE_SCALE_MAX_LOG2 127   /* the largest recommended loss scale: 2^127, binary32's largest power of two */
+#define MPE_RANGE_SCALE_MIN_LOG2 (-149) /* the smallest: 2^-149, binary32's smallest power of two (a subnormal) */
 typedef struct {
   mpe_target_kind kind;
   const mpe_format *format;  /* MPE_TARGET_FLOAT */
@@ -115,14 +116,14 @@ typedef struct {
   double max_rel_error;      /* max |round(x)-x|/|x| over the same x, x != 0 */
   /* (round(x): the format's value; Q16: q*2^-F exactly; FX16: the decoded binary32 q*scale) */
   /* the recommended static loss scale S = 2^scale_log2: the largest power of two with
-     S*max_abs <= max_finite*2^-margin, but at most 2^127 (a loss scale is a binary32
-     number: scale_capped is 1 when the cap lowered it); has_scale is 0 when no non-zero
+     S*max_abs <= max_finite*2^-margin, but from 2^-149 to 2^127 (a loss scale is a
+     binary32 number: scale_capped is 1 when a bound moved it); has_scale is 0 when no non-zero
      finite value was seen */
   int has_scale;
   int scale_log2;
   uint64_t underflow_at_scale;       /* non-zero finite x with S*x rounding to ±0 */
   uint64_t underflow_at_scale_flush; /* ... or to a subnormal, i.e. with subnormals flushed */
-  int scale_capped;          /* 1: S would be larger than 2^127, binary32's largest power of two */
+  int scale_capped;          /* 1: S would be above 2^127 or below 2^-149, binary32's powers of two */
 } mpe_range_stats;
 
 MPE_API int mpe_range_summary_get(const mpe_range *r, mpe_range_summary *s);

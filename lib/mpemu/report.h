@@ -78,6 +78,8 @@ typedef struct {
   void *progress_ctx;
   const mpe_report_comm *comm;  /* NULL: one process */
   const char *who;              /* names the options in their errors (mpanalyze: "range"); NULL: nothing */
+  uint64_t max_values;          /* the most values read over every tensor (0: no limit): a tensor that
+                                   would pass it stops the run before it is read, MPE_ERANGE */
 } mpe_report_opts;
 
 /* What went wrong: "WHERE: MSG" (where may be empty) */

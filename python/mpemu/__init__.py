@@ -226,8 +226,14 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str = "fp
         valid = [n for n in _MODEL_NAMES if _L.mpe_tc_model_get(n.encode(), tin)]
         raise ValueError(f"model {model!r} has no {input} tensor cores (valid: {', '.join(valid)})")
 
-    def operand(X: Any) -> Tuple[np.ndarray, int]:
+    def real(X: Any) -> np.ndarray:   # complex or object data would lose a part without a word
         a = np.asarray(X)
+        if a.dtype.kind not in "fiub":
+            raise TypeError(f"gemm: expected real numbers, got an array of dtype {a.dtype}")
+        return a
+
+    def operand(X: Any) -> Tuple[np.ndarray, int]:
+        a = real(X)
         if a.dtype == np.float16 and tin == FP16:
             return np.ascontiguousarray(a).view(np.uint16), FP16
         return np.ascontiguousarray(a, dtype=np.float32), FP32
@@ -240,6 +246,8 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str = "fp
     n = b.shape[1]
     if max(m, n, k) > 2**31 - 1:
         raise ValueError("gemm: a dimension over 2^31 - 1")
+    if C is not None:
+        C = real(C)
     if output == "fp32":
         c = np.zeros((m, n), np.float32) if C is None else np.array(C, dtype=np.float32, order="C", copy=True)
         ct = FP32

@@ -111,7 +111,8 @@ class IoTensor(ctypes.Structure):
 class IoOpts(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int), ("has_dtype", ctypes.c_int), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int),
                 ("shape", ctypes.c_uint64 * MAXDIM), ("chunk_bytes", ctypes.c_size_t),
-                ("max_member_bytes", ctypes.c_uint64), ("nrules", ctypes.c_size_t), ("rules", ctypes.c_void_p)]
+                ("max_member_bytes", ctypes.c_uint64), ("nrules", ctypes.c_size_t), ("rules", ctypes.c_void_p),
+                ("max_memory", ctypes.c_uint64)]
 
 
 class RangeTarget(ctypes.Structure):
@@ -124,7 +125,7 @@ class ReportOpts(ctypes.Structure):
                 ("tensors", ctypes.POINTER(ctypes.c_char_p)), ("ntensors", ctypes.c_size_t),
                 ("io", ctypes.POINTER(IoOpts)), ("per_layer", ctypes.c_int), ("json", ctypes.c_int),
                 ("part_values", ctypes.c_uint64), ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p),
-                ("comm", ctypes.c_void_p), ("who", ctypes.c_char_p)]
+                ("comm", ctypes.c_void_p), ("who", ctypes.c_char_p), ("max_values", ctypes.c_uint64)]
 
 
 class ReportError(ctypes.Structure):

@@ -38,6 +38,18 @@ def test_complex_is_refused():
         mpemu.round(np.array([1 + 2j]), "fp16")
 
 
+def test_gemm_refuses_complex():
+    """gemm dropped the imaginary part of complex A, B or C where round() refuses it"""
+    z = np.array([[1 + 2j, 0], [0, 1]])
+    r = np.eye(2)
+    for args in ((z, r), (r, z)):
+        with pytest.raises(TypeError):
+            mpemu.gemm(*args)
+    with pytest.raises(TypeError):
+        mpemu.gemm(r, r, z, beta=1.0)
+    assert np.array_equal(mpemu.gemm(r, r), np.eye(2, dtype=np.float32))
+
+
 def test_decode_refuses_codes_out_of_range():
     """code 256 is no e4m3 code, 70000 no fp16 code, 1.5 no code at all: not silently wrapped"""
     with pytest.raises(ValueError):

@@ -13,6 +13,11 @@
 # (pkl: the pickle of a torch.save file alone; the target wraps it in a valid archive, so that
 # mutations reach the interpreter instead of failing the zip's CRC as most pt inputs do)
 # A dictionary tests/fuzz/KIND.dict is used when there is one.
+# Each run is recorded as a line of tests/fuzz/runs.tsv (date, target, executions, seconds,
+# corpus size after the merge, crashes): tests/fuzz/total.sh sums them per target.
+# FUZZ_CI=1: a check, not a run to keep: the corpus is neither merged nor recorded, crashes
+# go to $FUZZ_BUILD/ci-crashes/, and the script fails if any target crashed, ran out of
+# memory or timed out (CI: FUZZ_CI=1 FUZZ_SECONDS=15 tests/fuzz/run.sh 100000000 KIND...).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -59,6 +64,13 @@ for k in $kinds; do
       $(pkg-config --cflags --libs jansson libzip) -lm
   fi
   mkdir -p "$here/corpus/$k" "$out/new_$k"
+  arts="$here/crashes/$k-"
+  if [ "${FUZZ_CI:-0}" = 1 ]; then
+    rm -rf "$out/ci-crashes" "$out/new_$k" && mkdir -p "$out/ci-crashes" "$out/new_$k"
+    arts="$out/ci-crashes/$k-"
+  fi
+  before=$(ls "$(dirname "$arts")" | grep -c "^$(basename "$arts")" || true)
+  t0=$(date +%s)
   echo "== fuzz_$k: $runs runs"
   dict="$here/dict/$k.dict"
   [ "$k" = pkl ] && dict="$here/dict/pt.dict"   # the pickle-only target shares the PyTorch dictionary
@@ -66,8 +78,21 @@ for k in $kinds; do
   [ "$k" = cli ] && ml=16384   # its seeds are whole files of every kind, torch.save archives included
   "$out/fuzz_$k" -runs="$runs" -max_total_time="${FUZZ_SECONDS:-0}" -max_len=$ml -timeout="${FUZZ_TIMEOUT:-10}" \
     -report_slow_units="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
-    -dict="$dict" -print_final_stats=1 -artifact_prefix="$here/crashes/$k-" "$out/new_$k" "$here/corpus/$k" 2>&1 |
-    grep -E "DONE|^Done|ERROR|crash|leak|oom|timeout|stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units" 
+    -dict="$dict" -print_final_stats=1 -artifact_prefix="$arts" "$out/new_$k" "$here/corpus/$k" >"$out/log_$k" 2>&1 ||
+    true
+  grep -E "DONE|^Done|ERROR|crash|leak|oom|timeout|stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units" \
+    "$out/log_$k" || true
+  secs=$(($(date +%s) - t0))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log_$k" | tail -n 1)
+  found=$(($(ls "$(dirname "$arts")" | grep -c "^$(basename "$arts")" || true) - before))
+  grep -q "ERROR: libFuzzer\|ERROR: AddressSanitizer\|runtime error\|SUMMARY: " "$out/log_$k" && found=$((found > 0 ? found : 1))
+  if [ "${FUZZ_CI:-0}" = 1 ]; then
+    [ -n "$execs" ] && [ "$found" -eq 0 ] || { echo "fuzz_$k: ${found} crash(es), OOM(s) or timeout(s); see $out/log_$k"; bad=1; }
+    continue
+  fi
   # keep a minimal corpus: merge what was found into the committed one
   "$out/fuzz_$k" -merge=1 "$here/corpus/$k" "$out/new_$k" >/dev/null 2>&1 || true
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%d)" "$k" "${execs:-0}" "$secs" \
+    "$(ls "$here/corpus/$k" | wc -l)" "$found" "run.sh $runs${FUZZ_SECONDS:+, at most ${FUZZ_SECONDS} s}" >>"$here/runs.tsv"
 done
+[ "${bad:-0}" = 0 ] || exit 1

@@ -10,7 +10,9 @@ class Zip(zipfile.ZipFile):
     """members with a fixed date, so that the files do not change when remade"""
 
     def writestr(self, name, data, *args):
-        super().writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), data, *args)
+        info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+        info.compress_type = self.compression   # a ZipInfo alone would be stored
+        super().writestr(info, data, *args)
 
 
 def archive(out, name, pkl, storages=None, top="archive", extra=None, comp=zipfile.ZIP_STORED):
