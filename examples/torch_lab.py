@@ -6,7 +6,7 @@ layer's GEMMs on an emulated tensor core: H100 FP16 AMP with loss scaling, H100 
 loss curves side by side and the final accuracy of each.
 
     python3 examples/torch_lab.py                      # the table (about a minute)
-    python3 examples/torch_lab.py --steps 100 --every 10
+    python3 examples/torch_lab.py --steps 300 --every 30
     python3 examples/torch_lab.py --recipes fp32,fp16-amp --json lab.json
 """
 import argparse
@@ -64,7 +64,7 @@ def train(name: str, a: argparse.Namespace, train_set, test_set) -> dict:
         scaler.scale(loss).backward()
         scaler.step(opt)
         scaler.update()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     seconds = time.perf_counter() - t0
     with torch.no_grad():
         xt, yt = test_set
@@ -76,8 +76,8 @@ def train(name: str, a: argparse.Namespace, train_set, test_set) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description="train one classifier under emulated tensor-core recipes")
     ap.add_argument("--recipes", default=",".join(RUNS), help="comma-separated: " + ", ".join(RUNS))
-    ap.add_argument("--steps", type=int, default=300)
-    ap.add_argument("--every", type=int, default=30, help="a loss row every N steps")
+    ap.add_argument("--steps", type=int, default=150)
+    ap.add_argument("--every", type=int, default=15, help="a loss row every N steps")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--dim", type=int, default=64)
     ap.add_argument("--hidden", type=int, default=64)
@@ -85,7 +85,9 @@ def main() -> int:
     ap.add_argument("--lr", type=float, default=0.02)
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--json", help="write the curves and results to this file")
+    ap.add_argument("--threads", type=int, default=1, help="torch's threads (the layers are small)")
     a = ap.parse_args()
+    torch.set_num_threads(a.threads)
     names = [r for r in a.recipes.split(",") if r]
     for r in names:
         if r not in RUNS:

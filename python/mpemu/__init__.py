@@ -514,6 +514,13 @@ _MX_MODEL = {"mxfp8_e4m3": "mxf8f6f4", "mxfp8_e5m2": "mxf8f6f4", "mxfp6_e2m3": "
              "mxfp6_e3m2": "mxf8f6f4", "mxfp4": "mxf4", "nvfp4": "mxf4nvf4"}
 
 
+def _mx_model(model: str, kind: str) -> Tuple[str, int]:
+    """the block-scaled model that multiplies `kind` on GPU `model` (or the GPU:kind named)"""
+    k = _mx_kind(kind)
+    name = model if ":" in model or kind.lower() not in _MX_MODEL else f"{model}:{_MX_MODEL[kind.lower()]}"
+    return name, _model(name, _L.mpe_mx_element_type(k), kind)
+
+
 def gemm_mx(A: Any, B: Any, C: Any = None, *, kind: str = "mxfp8_e4m3", kind_b: Optional[str] = None,
             model: str = "b200", alpha: float = 1.0, beta: float = 0.0) -> np.ndarray:
     """``alpha * A @ B + beta * C`` with A and B block-scaled along k as ``mx_quantize`` does
@@ -534,9 +541,8 @@ def gemm_mx(A: Any, B: Any, C: Any = None, *, kind: str = "mxfp8_e4m3", kind_b: 
         raise ValueError("gemm_mx: a dimension over 2^31 - 1")
     if _L.mpe_mx_block(ka_) != _L.mpe_mx_block(kb_) or _L.mpe_mx_scale_type(ka_) != _L.mpe_mx_scale_type(kb_):
         raise ValueError(f"gemm_mx: {kind} and {kb} have different scale blocks")
-    name = model if ":" in model or kind.lower() not in _MX_MODEL else f"{model}:{_MX_MODEL[kind.lower()]}"
+    name, m_ = _mx_model(model, kind)
     ta = _L.mpe_mx_element_type(ka_)
-    m_ = _model(name, ta, kind)
     ea, sa = mx_quantize(a, kind)
     eb, sb = mx_quantize(np.ascontiguousarray(b.T), kb)   # B's columns: rows of B^T, scales n x nb
     sbt = np.ascontiguousarray(sb.T)                       # op(B)'s scales: nb x n

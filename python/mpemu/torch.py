@@ -266,7 +266,9 @@ def emulate(module: nn.Module, model: str = "h100", recipe: Union[str, Recipe] =
     in place; returns ``module`` (a bare ``nn.Linear``/``nn.Conv2d`` is returned wrapped).
     Parameters are shared, not copied. :func:`restore` undoes it."""
     r = _recipe(recipe)
-    if not r.block:   # a bad model name fails here, not at the first forward pass
+    if r.block:   # a bad model name fails here, not at the first forward pass
+        mpemu._mx_model(model, r.fwd)
+    else:
         mpemu._model(model, mpemu._TYPE_OF[r.fwd], r.fwd)
     skip = set(skip)
 

@@ -208,6 +208,8 @@ def test_emulate_round_trip_restores_the_module():
     assert [m for m in net2.modules()] == mods
     with pytest.raises(ValueError, match="unknown model 'h10'.*h100"):
         mt.emulate(net, model="h10")
+    with pytest.raises(ValueError, match="unknown model 'h100:mxf8f6f4'"):
+        mt.emulate(net, model="h100", recipe="mxfp8")   # H100 has no block-scaled tensor cores
     with pytest.raises(ValueError, match="unknown recipe"):
         mt.emulate(net, recipe="fp7")
 
