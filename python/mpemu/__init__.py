@@ -273,6 +273,25 @@ def decode(codes: Any, fmt: str) -> np.ndarray:
     raise ValueError(f"decode: {fmt!r} has no packed encoding here (valid: fp16, bf16, e4m3, e5m2)")
 
 
+def _mnk(a: np.ndarray, b: np.ndarray, what: str) -> Tuple[int, int, int]:
+    """m, n, k of A (m x k) times B (k x n); ValueError when they do not multiply or are too large"""
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"{what}: shapes {a.shape} and {b.shape} do not multiply")
+    m, k = a.shape
+    n = b.shape[1]
+    if max(m, n, k) > 2**31 - 1:
+        raise ValueError(f"{what}: a dimension over 2^31 - 1")
+    return m, n, k
+
+
+def _c(C: Any, m: int, n: int, dtype: Any, what: str) -> np.ndarray:
+    """a new C-contiguous m x n array of dtype: zeros, or a copy of C (which is not modified)"""
+    c = np.zeros((m, n), dtype) if C is None else np.array(np.asarray(_np(C), dtype=dtype), order="C", copy=True)
+    if c.shape != (m, n):
+        raise ValueError(f"{what}: C has shape {c.shape}, expected {(m, n)}")
+    return c
+
+
 def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str = "fp16", output: str = "fp32",
          alpha: float = 1.0, beta: float = 0.0, input_b: Optional[str] = None) -> np.ndarray:
     """``alpha * A @ B + beta * C`` as ``model``'s tensor cores compute it (``mpe_gemm``: BLAS
@@ -308,21 +327,11 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str = "fp
 
     a, at = operand(A, input)
     b, bt = operand(B, input if input_b is None else input_b)
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"gemm: shapes {a.shape} and {b.shape} do not multiply")
-    m, k = a.shape
-    n = b.shape[1]
-    if max(m, n, k) > 2**31 - 1:
-        raise ValueError("gemm: a dimension over 2^31 - 1")
+    m, n, k = _mnk(a, b, "gemm")
     if output == "fp32":
-        c = np.zeros((m, n), np.float32) if C is None else np.array(_np(C), dtype=np.float32, order="C", copy=True)
-        ct = FP32
+        c, ct = _c(C, m, n, np.float32, "gemm"), FP32
     else:
-        c = (np.zeros((m, n), np.uint16) if C is None else
-             np.array(np.asarray(_np(C), dtype=np.float16), order="C", copy=True).view(np.uint16))
-        ct = FP16
-    if c.shape != (m, n):
-        raise ValueError(f"gemm: C has shape {c.shape}, expected {(m, n)}")
+        c, ct = _c(C, m, n, np.float16, "gemm").view(np.uint16), FP16
     _check(_L.mpe_gemm(m_, 0, 0, 0, m, n, k, float(alpha), _ptr(a), at, max(k, 1), _ptr(b), bt, max(n, 1),
                        float(beta), _ptr(c), ct, max(n, 1)), f"gemm on {model}")
     return _out(c if ct == FP32 else c.view(np.float16), like_torch)
@@ -364,18 +373,11 @@ def gemm_int(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str =
     b, ub = _int_operand(B, "B")
     base = INT8 if input == "int8" else INT4
     m_ = _model(model, base, input)
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"gemm_int: shapes {a.shape} and {b.shape} do not multiply")
-    m, k = a.shape
-    n = b.shape[1]
-    if max(m, n, k) > 2**31 - 1:
-        raise ValueError("gemm_int: a dimension over 2^31 - 1")
+    m, n, k = _mnk(a, b, "gemm_int")
     for v, what in ((alpha, "alpha"), (beta, "beta")):
         if int(v) != v:
             raise ValueError(f"gemm_int: {what} must be an integer")
-    c = np.zeros((m, n), np.int32) if C is None else np.array(_np(C), dtype=np.int32, order="C", copy=True)
-    if c.shape != (m, n):
-        raise ValueError(f"gemm_int: C has shape {c.shape}, expected {(m, n)}")
+    c = _c(C, m, n, np.int32, "gemm_int")
     _check(_L.mpe_gemm(m_, 0, 0, 0, m, n, k, float(alpha), _ptr(a), base + ua, max(k, 1), _ptr(b), base + ub,
                        max(n, 1), float(beta), _ptr(c), INT32, max(n, 1)), f"gemm_int on {model}")
     return _out(c, like_torch)
@@ -407,20 +409,13 @@ def gemm_sp(A: Any, B: Any, C: Any = None, *, model: str = "a100", input: str = 
     m_ = _model(model, _TYPE_OF[input], input)
     a = np.ascontiguousarray(_np(A), dtype=np.float32)
     b = np.ascontiguousarray(_np(B), dtype=np.float32)
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"gemm_sp: shapes {a.shape} and {b.shape} do not multiply")
-    m, k = a.shape
-    n = b.shape[1]
-    if max(m, n, k) > 2**31 - 1:
-        raise ValueError("gemm_sp: a dimension over 2^31 - 1")
+    m, n, k = _mnk(a, b, "gemm_sp")
     kept, words = _L.mpe_sparse_kept(k), _L.mpe_sparse_meta_words(k)
     v = np.zeros((m, max(kept, 1)), np.float32)
     meta = np.zeros((m, max(words, 1)), np.uint16)
     _check(_L.mpe_sparse_compress(0, m, k, _ptr(a), FP32, max(k, 1), _ptr(v), max(kept, 1), _ptr(meta),
                                   max(words, 1)), "gemm_sp: A is not 2:4 sparse (prune_2_4 makes it so)")
-    c = np.zeros((m, n), np.float32) if C is None else np.array(_np(C), dtype=np.float32, order="C", copy=True)
-    if c.shape != (m, n):
-        raise ValueError(f"gemm_sp: C has shape {c.shape}, expected {(m, n)}")
+    c = _c(C, m, n, np.float32, "gemm_sp")
     _check(_L.mpe_gemm_sp(m_, int(kept_block), 0, 0, m, n, k, float(alpha), _ptr(v), FP32, max(kept, 1),
                           _ptr(meta), max(words, 1), _ptr(b), FP32, max(n, 1), float(beta), _ptr(c), FP32,
                           max(n, 1)), f"gemm_sp on {model}")
@@ -533,12 +528,7 @@ def gemm_mx(A: Any, B: Any, C: Any = None, *, kind: str = "mxfp8_e4m3", kind_b: 
     ka_, kb_ = _mx_kind(kind), _mx_kind(kb)
     a = np.ascontiguousarray(_np(A), dtype=np.float32)
     b = np.asarray(_np(B), dtype=np.float32)
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"gemm_mx: shapes {a.shape} and {b.shape} do not multiply")
-    m, k = a.shape
-    n = b.shape[1]
-    if max(m, n, k) > 2**31 - 1:
-        raise ValueError("gemm_mx: a dimension over 2^31 - 1")
+    m, n, k = _mnk(a, b, "gemm_mx")
     if _L.mpe_mx_block(ka_) != _L.mpe_mx_block(kb_) or _L.mpe_mx_scale_type(ka_) != _L.mpe_mx_scale_type(kb_):
         raise ValueError(f"gemm_mx: {kind} and {kb} have different scale blocks")
     name, m_ = _mx_model(model, kind)
@@ -547,9 +537,7 @@ def gemm_mx(A: Any, B: Any, C: Any = None, *, kind: str = "mxfp8_e4m3", kind_b: 
     eb, sb = mx_quantize(np.ascontiguousarray(b.T), kb)   # B's columns: rows of B^T, scales n x nb
     sbt = np.ascontiguousarray(sb.T)                       # op(B)'s scales: nb x n
     nb = sa.shape[1]
-    c = np.zeros((m, n), np.float32) if C is None else np.array(_np(C), dtype=np.float32, order="C", copy=True)
-    if c.shape != (m, n):
-        raise ValueError(f"gemm_mx: C has shape {c.shape}, expected {(m, n)}")
+    c = _c(C, m, n, np.float32, "gemm_mx")
     _check(_L.mpe_gemm_scaled(m_, 0, 0, 1, m, n, k, float(alpha), _ptr(ea), ta, max(k, 1), _ptr(eb),
                               _L.mpe_mx_element_type(kb_), max(k, 1), _ptr(sa), max(nb, 1), _ptr(sbt), max(n, 1),
                               _L.mpe_mx_scale_type(ka_), _L.mpe_mx_block(ka_), float(beta), _ptr(c), FP32,
