@@ -259,11 +259,12 @@ def _convertible_conv(m: nn.Module) -> bool:
 
 def emulate(module: nn.Module, model: str = "h100", recipe: Union[str, Recipe] = "fp16-amp", *,
             conv: bool = True, skip: Iterable[str] = ()) -> nn.Module:
-    """Swap every ``nn.Linear`` (and, with ``conv``, every ``nn.Conv2d`` with groups 1 and zero
-    numeric padding) inside ``module`` for an emulated one computing its GEMMs on ``model``
-    with ``recipe``; modules whose qualified names are in ``skip`` are left alone (and so are
-    Conv2d layers with groups, 'same'/'valid' padding or non-zero padding modes). The swap is
-    in place; returns ``module`` (a bare ``nn.Linear``/``nn.Conv2d`` is returned wrapped).
+    """Swap every ``nn.Linear`` (and, with ``conv``, every ``nn.Conv2d`` with groups 1, zero
+    padding mode and numeric padding) inside ``module`` for an emulated layer computing its GEMMs
+    on ``model`` with ``recipe``. Left alone: modules whose qualified names are in ``skip``,
+    other Conv2d layers, and subclasses of nn.Linear such as MultiheadAttention's out_proj,
+    whose owner reads its weight directly (attention's own GEMMs stay in torch). The swap is in
+    place; returns ``module`` (a bare ``nn.Linear``/``nn.Conv2d`` is returned wrapped).
     Parameters are shared, not copied. :func:`restore` undoes it."""
     r = _recipe(recipe)
     if r.block:   # a bad model name fails here, not at the first forward pass
