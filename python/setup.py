@@ -43,7 +43,8 @@ LIBS = ("libmpemu", "libmpemu-analysis")
 # build outputs of an in-tree build, left out when a tree without git is copied
 _IGNORE = shutil.ignore_patterns(".git", ".libs", ".deps", "*.o", "*.lo", "*.la", "*.so", "*.so.*", "*.a",
                                  "autom4te.cache", "config.status", "config.log", "*.log", "*.trs",
-                                 "*.egg-info", "__pycache__", "_csrc")
+                                 "*.egg-info", "__pycache__", "_csrc", "Makefile", "config.h", "libtool",
+                                 "stamp-h1")
 
 
 def _ignore(d, names):
