@@ -25,6 +25,8 @@ if ldd "$lib" 2>/dev/null | grep -q libasan; then
 fi
 export MPEMU_LIB="$lib" PYTHONPATH="$top/python${PYTHONPATH:+:$PYTHONPATH}" MPE_SRCDIR="$top"
 export MPANALYZE="$(pwd)/mpanalyze"
+"$py" -c "import torch" >/dev/null 2>&1 ||
+  echo "check_python: torch is not importable by $py: python/tests/test_torch.py skipped (.ci/run's torch stage runs it)"
 "$py" -m pytest -q -p no:cacheprovider "$top/python/tests" || exit 1
 # the README's Python tour, as written, in a folder that holds its checkpoint.pt
 tmp=$(mktemp -d /tmp/mpe_check_python.XXXXXX)

@@ -34,5 +34,8 @@ bench: $(bench_programs) examples/amp_dump
 	@echo "make bench: $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1), $$(nproc 2>/dev/null || echo ?) cores, load average before: $$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null)"
 	@d=$$(mktemp -d) && ./examples/amp_dump $$d 12 >/dev/null && \
 	  for b in $(bench_programs); do MPE_BENCH_GRADS=$$d ./$$b || { rm -rf $$d; exit 1; }; done; rm -rf $$d
+	@py=$${PYTHON:-python3}; if ! command -v $$py >/dev/null 2>&1 || [ ! -f .libs/libmpemu.so ]; then \
+	  echo "bench_linear: no $$py or no shared libmpemu: skipped"; \
+	else MPEMU_LIB=$(abs_builddir)/.libs/libmpemu.so PYTHONPATH=$(abs_srcdir)/python $$py $(srcdir)/python/bench_linear.py || exit 1; fi
 	@echo "make bench: load average after: $$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null)"
 .PHONY: bench

@@ -2,10 +2,11 @@
 
 The library is looked for, in order:
   1. the file named by the environment variable MPEMU_LIB;
-  2. the libtool build tree: <repository>/.libs/libmpemu.so, for a package used from the
-     source tree (python/mpemu) or installed with `pip install ./python` (the path is
-     recorded at install time in mpemu/_where.py);
-  3. the system's dynamic linker paths (ldconfig): libmpemu.so.0, then ctypes.util.find_library.
+  2. the copy inside the package, mpemu/_libs/libmpemu.so.0 (what ``pip install ./python`` and
+     the wheel ship: setup.py builds it with the repository's autotools build);
+  3. the libtool build tree, <repository>/.libs/libmpemu.so, for the package used from the
+     source tree (PYTHONPATH=python);
+  4. the system's dynamic linker paths (ldconfig): libmpemu.so.0, then ctypes.util.find_library.
 The readers, range reports and scalers live in libmpemu-analysis, which links libmpemu: it is
 loaded from the folder libmpemu came from (or by its soname), and the handle returned finds
 the functions of both.
@@ -22,14 +23,8 @@ def _candidates():
     if env:
         yield env
         return
-    trees = [os.path.join(os.path.dirname(os.path.dirname(_here)), ".libs")]
-    try:
-        from ._where import BUILD_LIBDIR  # type: ignore
-        trees.append(BUILD_LIBDIR)
-    except ImportError:
-        pass
-    for t in trees:
-        p = os.path.join(t, "libmpemu.so")
+    for p in (os.path.join(_here, "_libs", "libmpemu.so.0"),
+              os.path.join(os.path.dirname(os.path.dirname(_here)), ".libs", "libmpemu.so")):
         if os.path.exists(p):
             yield p
     yield "libmpemu.so.0"
@@ -62,8 +57,9 @@ def load() -> ctypes.CDLL:
             return _open(c)
         except OSError as e:
             tried.append(f"{c} ({e})")
-    raise ImportError("mpemu: libmpemu not found; build the repository (make) or set MPEMU_LIB "
-                      "to the path of libmpemu.so (libmpemu-analysis.so beside it). Tried: " + "; ".join(tried))
+    raise ImportError("mpemu: libmpemu not found; install the package with pip (it builds the library), "
+                      "build the repository (make), or set MPEMU_LIB to the path of libmpemu.so "
+                      "(libmpemu-analysis.so beside it). Tried: " + "; ".join(tried))
 
 
 c_float_p = ctypes.POINTER(ctypes.c_float)
@@ -163,6 +159,28 @@ def declare(lib: ctypes.CDLL) -> None:
         "mpe_e4m3_to_fp32": (ctypes.c_float, [ctypes.c_uint8]),
         "mpe_e5m2_to_fp32": (ctypes.c_float, [ctypes.c_uint8]),
         "mpe_tc_model_get": (P, [ctypes.c_char_p, I]),
+        "mpe_seed": (None, [U64]),
+        "mpe_gemm_scaled": (I, [P, I, I, I, I, I, I, ctypes.c_float, P, I, I, P, I, I, P, I, P, I, I, I,
+                                ctypes.c_float, P, I, I]),
+        "mpe_prune_2_4": (I, [I, I, I, P, I, I, P, I]),
+        "mpe_sparse_kept": (I, [I]),
+        "mpe_sparse_meta_words": (I, [I]),
+        "mpe_sparse_compress": (I, [I, I, I, P, I, I, P, I, P, I]),
+        "mpe_gemm_sp": (I, [P, I, I, I, I, I, I, ctypes.c_float, P, I, I, P, I, P, I, I, ctypes.c_float, P, I, I]),
+        "mpe_mx_block": (I, [I]),
+        "mpe_mx_element_type": (I, [I]),
+        "mpe_mx_scale_type": (I, [I]),
+        "mpe_mx_name": (ctypes.c_char_p, [I]),
+        "mpe_mx_lookup": (I, [ctypes.c_char_p]),
+        "mpe_mx_quantize_f32": (I, [P, P, P, S, I, ctypes.POINTER(RoundOpts)]),
+        "mpe_mx_dequantize_f32": (I, [P, P, P, S, I]),
+        "mpe_quant_params": (I, [P, P, P, S, S, I, I, I]),
+        "mpe_quant_encode": (I, [P, P, S, S, I, I, P, P, ctypes.POINTER(RoundOpts)]),
+        "mpe_quant_decode": (I, [P, P, S, S, I, I, P, P]),
+        "mpe_fx16_encode": (I, [P, P, P, S, S, I]),
+        "mpe_fx16_decode": (I, [P, P, P, S, S]),
+        "mpe_fp32_to_q16": (ctypes.c_int16, [ctypes.c_float, I, I]),
+        "mpe_q16_to_fp32": (ctypes.c_float, [ctypes.c_int16, I]),
         "mpe_gemm": (I, [P, I, I, I, I, I, I, ctypes.c_float, P, I, I, P, I, I, ctypes.c_float, P, I, I]),
         "mpe_range_create": (I, [ctypes.POINTER(P), ctypes.POINTER(P), S, ctypes.POINTER(RangeOpts)]),
         "mpe_range_free": (None, [P]),

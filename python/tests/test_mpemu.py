@@ -3,7 +3,6 @@ correctly rounded float16 conversion, bfloat16 rounding done on the integer bits
 library's scalar converters (a different path from the array kernels), hand vectors of the
 tensor-core papers, exact integer products, counts computed with NumPy, and the mpanalyze
 tool's JSON."""
-import ctypes
 import json
 import os
 import subprocess
