@@ -16,7 +16,7 @@
 /* A row: name, then the parameters (mpe_tc_params order). z: the exponent a
    zero c takes with binary32 output (MMA-Sim's e_zero, mpe_tc_model_get(3)). */
 #define ROWX(nm, kind, in, L, F, rb, r32, r16, ir, late, z, zs, tn, ins) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins, 0, 0, 0, 0 }, 0 }
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins, 0, 0, 0, 0, 0 }, 0 }
 #define REF(nm, kind, in, ir) ROWX(nm, kind, in, 0, 0, 0, MPE_RNE, MPE_RNE, ir, 0, 0, 0, 0, 0)
 #define INT(nm, in, L, ins) ROWX(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
 /* a floating-point GPU row: RZ to binary32, RNE to binary16; TF32 operands
@@ -26,13 +26,18 @@
   ROWX(nm, MPE_TC_BLOCK, in, L, F, rb, MPE_RZ, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, late, z, 1, \
        (in) == MPE_TF32, ins)
 #define GPU(nm, in, L, F, rb, z, ins) GPUX(nm, in, L, F, rb, 0, z, ins)
+/* an Arm BF16 row (emu/tc_arm.c): the instruction's K and the FPCR it runs under */
+#define ARM(nm, L, ins, fpcr_)                                                                        \
+  { nm, { .kind = MPE_TC_ARM_BFDOT, .in = MPE_BF16, .block = L,                                       \
+          .round_fp32 = (fpcr_) ? MPE_RNE : MPE_RO, .round_fp16 = MPE_RNE, .input_round = MPE_RNE,     \
+          .instr = ins, .fpcr = fpcr_ }, 0 }
 #define SYNC MPE_TC_MMA_SYNC
 #define WG MPE_TC_WGMMA
 #define TC5 MPE_TC_TCGEN05
 /* A block-scaled instruction (tc_scaled.c): L elements per instruction, groups
    of G, the scale formats it takes and the exponent of a zero addend. */
 #define SCALED(nm, in, L, F, G, fmts, zexp) \
-  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, MPE_TC_TCGEN05, G, fmts, zexp, 0 }, 0 }
+  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, MPE_TC_TCGEN05, G, fmts, zexp, 0, 0 }, 0 }
 
 /* The GPU data of tests/conformance/tensor-cores and MMA-Sim 2.1.1 (mpe_tc_model_get(3)).
    A row named after the GPU alone is the instruction cuBLAS issues for that
@@ -121,6 +126,12 @@ static const struct mpe_tc_model models[] = {
   SCALED("b200:mxf8f6f4", MPE_E2M1, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
   SCALED("b200:mxf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32, -139),
   SCALED("b200:mxf4nvf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32 | MPE_TC_SF_UE8M0_16 | MPE_TC_SF_UE4M3_16, -139),
+  /* Arm A64 BF16 dot products, from the Arm ARM's pseudo-code (BFDotAdd; mpe_tc_model_get(3),
+     "Arm models"): FPCR.EBF = 0, and FEAT_EBF16 with FPCR.EBF = 1 and RN, no flushing */
+  ARM("arm-bfdot", 2, MPE_TC_ARM_BFDOT_I, 0),
+  ARM("arm-bfdot-ebf16", 2, MPE_TC_ARM_BFDOT_I, MPE_TC_FPCR_EBF),
+  ARM("arm-bfmmla", 4, MPE_TC_ARM_BFMMLA, 0),
+  ARM("arm-bfmmla-ebf16", 4, MPE_TC_ARM_BFMMLA, MPE_TC_FPCR_EBF),
   REF("exact", MPE_TC_EXACT, MPE_INT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_UINT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_INT4, MPE_RNE),
@@ -261,9 +272,11 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   memset(&pv, 0, sizeof pv);
   memcpy(&pv, p0, size < sizeof pv ? size : sizeof pv);
   const mpe_tc_params *p = &pv;
+  if (p->kind == MPE_TC_ARM_BFDOT)
+    return mpei_tc_arm_custom(out, p);
   if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
     return MPE_EINVAL;
-  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_TCGEN05)
+  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_TCGEN05 || p->fpcr != 0)
     return MPE_EINVAL;
   if (mpei_type_is_int(p->in))
     return mpei_tc_int_custom(out, p);
@@ -671,6 +684,7 @@ double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *
   switch (m->p.kind) {
   case MPE_TC_EXACT: return exact_dot(m, &o, a, b, bs, k, c);
   case MPE_TC_FMA_CHAIN: return fma_chain(&o, a, b, bs, k, c, out16);
+  case MPE_TC_ARM_BFDOT: return mpei_tc_arm_dot(m, a, b, bs, k, c);
   default: break;
   }
   const int L = m->p.block;

@@ -13,7 +13,10 @@ typedef struct mpe_tc_model mpe_tc_model;
 typedef enum {
   MPE_TC_BLOCK,     /* hardware block model: groups of `block` products + c, see mpe_tc_model_get(3) */
   MPE_TC_EXACT,     /* exact dot product of all K terms plus c, one rounding */
-  MPE_TC_FMA_CHAIN  /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
+  MPE_TC_FMA_CHAIN, /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
+  MPE_TC_ARM_BFDOT = 4  /* Arm BF16 dot products: d = c, then one BFDotAdd step per pair of k
+                           (2p, 2p + 1), ascending, under the FPCR in `fpcr`; see
+                           mpe_tc_model_get(3), "Arm models" */
 } mpe_tc_kind;
 
 /* A model is this row of parameters (see the table in mpe_tc_model_get(3)). */
@@ -69,6 +72,14 @@ typedef struct {
      whose packed operands are one E4M3 and one E5M2; see mpe_mma(3). A custom model whose
      in_b differs from `in` takes only such mixed calls (others: MPE_EINVAL). */
   int in_b;
+  /* Arm models (kind MPE_TC_ARM_BFDOT; 0 for every other kind): the FPCR the instruction
+     runs under, as the register's bits (MPE_TC_FPCR_*). With EBF clear (FEAT_EBF16 absent
+     or FPCR.EBF = 0) the instruction reads none of it (round to odd, inputs and results
+     flushed); with EBF set it reads RMode, FZ, FIZ and AH. `block` is the instruction's K
+     (2: BFDOT, 4: BFMMLA), the unit K is padded to with zero elements. round_fp32 tells
+     the resulting rounding (MPE_RO, or RMode's) and is set from fpcr by
+     mpe_tc_model_custom. */
+  int fpcr;
 } mpe_tc_params;
 
 /* Instruction families (mpe_tc_params.instr). */
@@ -76,8 +87,18 @@ typedef enum {
   MPE_TC_INSTR_NONE = 0,  /* unnamed (custom models, the references) */
   MPE_TC_MMA_SYNC = 1,    /* mma.sync (warp-level; Volta m8n8k4, Turing..Blackwell m16n8kK) */
   MPE_TC_WGMMA = 2,       /* wgmma.mma_async (Hopper, warpgroup-level) */
-  MPE_TC_TCGEN05 = 3      /* tcgen05.mma (datacenter Blackwell, tensor memory) */
+  MPE_TC_TCGEN05 = 3,     /* tcgen05.mma (datacenter Blackwell, tensor memory) */
+  /* Arm A64, Advanced SIMD and SVE (FEAT_BF16) */
+  MPE_TC_ARM_BFDOT_I = 32, /* BFDOT (vectors and by element) */
+  MPE_TC_ARM_BFMMLA = 33   /* BFMMLA */
 } mpe_tc_instr;
+
+/* mpe_tc_params.fpcr: the bits of the Arm FPCR register the models read */
+#define MPE_TC_FPCR_FIZ (1 << 0)         /* flush denormal inputs (FEAT_AFP) */
+#define MPE_TC_FPCR_AH (1 << 1)          /* alternate handling (FEAT_AFP) */
+#define MPE_TC_FPCR_EBF (1 << 13)        /* extended BF16 behaviours (FEAT_EBF16) */
+#define MPE_TC_FPCR_RMODE(r) ((r) << 22) /* 0 RN, 1 RP, 2 RM, 3 RZ */
+#define MPE_TC_FPCR_FZ (1 << 24)         /* flush to zero */
 
 /* scale_fmts bits: the (scale format, elements per scale) pairs a block-scaled model accepts */
 #define MPE_TC_SF_UE8M0_32 1   /* MPE_E8M0 scales, one per 32 elements along K */
@@ -92,7 +113,10 @@ typedef enum {
    "fma-chain" (sequential binary32 fma, ascending k). in: MPE_FP16, MPE_BF16, MPE_TF32,
    MPE_E4M3, MPE_E5M2, and for the integer tensor cores MPE_INT8, MPE_UINT8 ("t4", "a100",
    "ada", "h100", "b200", "exact") and MPE_INT4, MPE_UINT4 ("t4", "a100", "ada", "exact"): exact
-   int32 accumulation, see mpe_tc_int(3). NULL when that GPU has no such instruction. */
+   int32 accumulation, see mpe_tc_int(3). Arm BF16 dot products (MPE_BF16 only): "arm-bfdot",
+   "arm-bfmmla" (FPCR.EBF = 0) and "arm-bfdot-ebf16", "arm-bfmmla-ebf16" (FEAT_EBF16 with
+   FPCR.EBF = 1, the rest of FPCR zero: round to nearest, no flushing); see
+   mpe_tc_model_get(3), "Arm models". NULL when that GPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 
 /* How mpe_tc_params grows without breaking programs built against an older
