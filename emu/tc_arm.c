@@ -344,7 +344,7 @@ int mpei_tc_arm_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   if (!fn || K == 0 || (ebf && (fpcr & MPE_TC_FPCR_AH)))
     return MPE_EUNSUP;
   const fpcr_rules ru = rules_of(fpcr);
-  const mpei_tc_arm_kp kp = { 0, ebf, ru.mode, ebf && ru.in_flush, ebf && (ru.how & FLUSH_BEFORE) };
+  const mpei_tc_arm_kp kp = { 0, ebf, ru.mode, ebf && ru.in_flush, ebf && (ru.how & FLUSH_BEFORE), 0 };
   const int L = m->p.block, Kp = (K + L - 1) / L * L, npan = (N + vw - 1) / vw;
   const int flush_in = !ebf || ru.in_flush;
   float *ap = malloc(sizeof(float) * ((size_t)M * Kp + (size_t)npan * vw * Kp));
@@ -355,6 +355,18 @@ int mpei_tc_arm_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   arm_pack(m, b, 1, N, K, Kp, vw, flush_in, bp);
   mpei_tc_arm_kp k2 = kp;
   k2.npairs = Kp / 2;
+  if (ebf) {
+    /* products of values with exponents in [-63, 62] lie in [2^-126, 2^126): exact in
+       binary32 */
+    int ok = 1;
+    const size_t na = (size_t)M * Kp + (size_t)npan * vw * Kp;
+#pragma omp parallel for schedule(static) reduction(&&: ok) if (na > 262144)
+    for (size_t t = 0; t < na; t++) {
+      const float v = fabsf(ap[t]);
+      ok = ok && (v == 0 || (v >= 0x1p-63f && v < 0x1p63f));
+    }
+    k2.prod32 = ok;
+  }
   int r = MPE_OK;
 #pragma omp parallel for collapse(2) schedule(dynamic) if ((long)M * N * K > 100000)
   for (int i = 0; i < M; i++)

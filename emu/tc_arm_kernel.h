@@ -113,6 +113,21 @@ static inline __attribute__((always_inline)) int arm_kernel_t(const float *ap, c
       acc = add_ro(acc, add_ro(p0, p1, &amb), &amb);
       continue;
     }
+    if (mode == MPE_RNE && kp->prod32) {
+      /* exact products: binary32 additions round FPDot's sum and FPAdd's to nearest
+         (a sum below 2^-126 is exact, so the flushes are tests of it) */
+      vf d = b0 * a0 + b1 * a1;
+      if (fout)
+        d = flush32(d);
+      if (fin) {
+        d = flush32(d);
+        acc = flush32(acc);
+      }
+      acc = acc + d;
+      if (fout)
+        acc = flush32(acc);
+      continue;
+    }
     /* FPDot: both products exact in binary64, one rounding; then FPAdd */
     vd q0 = __builtin_convertvector(b0, vd) * (double)a0, q1 = __builtin_convertvector(b1, vd) * (double)a1;
     if (neg) {

@@ -11,6 +11,8 @@ typedef struct {
   int mode;       /* MPE_RNE, MPE_RU, MPE_RD or MPE_RZ (RMode) */
   int in_flush;   /* binary32 inputs of each step below 2^-126 read as zeros (FZ, AH = 0; FIZ) */
   int out_flush;  /* results below 2^-126 before rounding become zeros (FZ, AH = 0) */
+  int prod32;     /* every product of the call is zero or a binary32 normal (exact in
+                     binary32): with RMode RN, binary32 arithmetic rounds each step */
 } mpei_tc_arm_kp;
 
 /* One row of A (ap: 2 * npairs exact bfloat16 values as binary32, inputs already flushed
