@@ -346,11 +346,14 @@ int mpei_tc_arm_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   const fpcr_rules ru = rules_of(fpcr);
   const mpei_tc_arm_kp kp = { 0, ebf, ru.mode, ebf && ru.in_flush, ebf && (ru.how & FLUSH_BEFORE), 0 };
   const int L = m->p.block, Kp = (K + L - 1) / L * L, npan = (N + vw - 1) / vw;
+  const int R = MPEI_TC_ARM_MR, ngrp = (M + R - 1) / R;
   const int flush_in = !ebf || ru.in_flush;
-  float *ap = malloc(sizeof(float) * ((size_t)M * Kp + (size_t)npan * vw * Kp));
+  /* A by rows, whole groups of R (the rows past M zero), then the B panels */
+  const size_t asz = (size_t)ngrp * R * Kp;
+  float *ap = calloc(asz + (size_t)npan * vw * Kp, sizeof(float));
   if (!ap)
     return MPE_ENOMEM;
-  float *bp = ap + (size_t)M * Kp;
+  float *bp = ap + asz;
   arm_pack(m, a, 0, M, K, Kp, 1, flush_in, ap);
   arm_pack(m, b, 1, N, K, Kp, vw, flush_in, bp);
   mpei_tc_arm_kp k2 = kp;
@@ -359,7 +362,7 @@ int mpei_tc_arm_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
     /* products of values with exponents in [-63, 62] lie in [2^-126, 2^126): exact in
        binary32 */
     int ok = 1;
-    const size_t na = (size_t)M * Kp + (size_t)npan * vw * Kp;
+    const size_t na = asz + (size_t)npan * vw * Kp;
 #pragma omp parallel for schedule(static) reduction(&&: ok) if (na > 262144)
     for (size_t t = 0; t < na; t++) {
       const float v = fabsf(ap[t]);
@@ -368,32 +371,36 @@ int mpei_tc_arm_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
     k2.prod32 = ok;
   }
   int r = MPE_OK;
+  /* panel-major: a B panel (Kp x vw) stays in cache across the rows of A */
 #pragma omp parallel for collapse(2) schedule(dynamic) if ((long)M * N * K > 100000)
-  for (int i = 0; i < M; i++)
-    for (int jp = 0; jp < npan; jp++) {
+  for (int jp = 0; jp < npan; jp++)
+    for (int g = 0; g < ngrp; g++) {
       MPEI_FENV_GUARD();
-      float cv[MPEI_TC_ARM_AVX512_VW];
-      for (int t = 0; t < vw; t++) {
-        const int j = jp * vw + t;
-        float v = 0.0f;
-        if (j < N && c && c->p)
-          v = ((const float *)c->p)[(long)i * c->rs + (long)j * c->cs];
-        cv[t] = !ebf ? (float)bf_unpack(v) : v;   /* FPAdd_BF16 reads C so */
-      }
-      const int amb = fn(ap + (size_t)i * Kp, bp + (size_t)jp * Kp * vw, cv, &k2);
-      for (int t = 0; t < vw && jp * vw + t < N; t++) {
-        const int j = jp * vw + t;
-        float v = cv[t];
-        if (amb) {   /* an overflow round-to-odd may keep finite: the portable engine */
-          double d = c && c->p ? ((const float *)c->p)[(long)i * c->rs + (long)j * c->cs] : 0.0;
-          for (int l = 0; l < Kp; l += 2) {
-            const float *bq = bp + (size_t)jp * Kp * vw + (size_t)l * vw + t;
-            d = bf_dot_add0((float)d, ap[(size_t)i * Kp + l], ap[(size_t)i * Kp + l + 1], bq[0], bq[vw]);
-          }
-          v = (float)d;
+      float cv[MPEI_TC_ARM_MR * MPEI_TC_ARM_AVX512_VW];
+      for (int rr = 0; rr < R; rr++)
+        for (int t = 0; t < vw; t++) {
+          const int i = g * R + rr, j = jp * vw + t;
+          float v = 0.0f;
+          if (i < M && j < N && c && c->p)
+            v = ((const float *)c->p)[(long)i * c->rs + (long)j * c->cs];
+          cv[rr * vw + t] = !ebf ? (float)bf_unpack(v) : v;   /* FPAdd_BF16 reads C so */
         }
-        acc[(size_t)i * N + j] = isnan(v) ? mpei_u2f(0x7fffffffu) : v;
-      }
+      fn(ap + (size_t)g * R * Kp, Kp, bp + (size_t)jp * Kp * vw, cv, &k2);
+      for (int rr = 0; rr < R && g * R + rr < M; rr++)
+        for (int t = 0; t < vw && jp * vw + t < N; t++) {
+          const int i = g * R + rr, j = jp * vw + t;
+          float v = cv[rr * vw + t];
+          if (!ebf && !isfinite(v)) {   /* maybe an overflow round-to-odd keeps finite */
+            double d = c && c->p ? ((const float *)c->p)[(long)i * c->rs + (long)j * c->cs] : 0.0;
+            const float *ar = ap + (size_t)i * Kp;
+            for (int l = 0; l < Kp; l += 2) {
+              const float *bq = bp + (size_t)jp * Kp * vw + (size_t)l * vw + t;
+              d = bf_dot_add0((float)d, ar[l], ar[l + 1], bq[0], bq[vw]);
+            }
+            v = (float)d;
+          }
+          acc[(size_t)i * N + j] = isnan(v) ? mpei_u2f(0x7fffffffu) : v;
+        }
     }
   free(ap);
   return r;

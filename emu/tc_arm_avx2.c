@@ -5,7 +5,7 @@
 #define VW MPEI_TC_ARM_AVX2_VW
 #include "tc_arm_kernel.h"
 
-int mpei_tc_arm_avx2(const float *ap, const float *bp, float *c, const mpei_tc_arm_kp *kp)
+void mpei_tc_arm_avx2(const float *ap, long lda, const float *bp, float *c, const mpei_tc_arm_kp *kp)
 {
-  return arm_kernel(ap, bp, c, kp);
+  arm_kernel(ap, lda, bp, c, kp);
 }

@@ -13,8 +13,8 @@
    (flushed: such a product lies at least 2^-142 below 2^-126, so binary32 rounding
    cannot carry it up to 2^-126) or at least 2^128 (inf, as binary32 gives); a sum below
    2^-126 is exact in binary32, so its flush is a test of s. A sum of finite addends that
-   binary32 rounds to inf is left to the portable engine
-   (round to odd keeps it finite below 2^128). */
+   binary32 rounds to inf (round to odd keeps it finite below 2^128) leaves its output
+   non-finite: the caller redoes every non-finite output with the portable engine. */
 #include <stdint.h>
 #include <string.h>
 #include "tc_arm_kernel_api.h"
@@ -40,8 +40,9 @@ static inline __attribute__((always_inline)) vf flush32(vf x)
   return (vf)((tiny & (u & INT32_MIN)) | (~tiny & u));
 }
 
-/* FPAdd_BF16: round to odd, flushed below 2^-126; *amb marks an inf from finite addends */
-static inline __attribute__((always_inline)) vf add_ro(vf x, vf y, vi *amb)
+/* FPAdd_BF16: round to odd, flushed below 2^-126 (an inf from finite addends stays inf:
+   the caller redoes non-finite outputs) */
+static inline __attribute__((always_inline)) vf add_ro(vf x, vf y)
 {
   const vf s = x + y, bb = s - x;
   const vf e = (x - (s - bb)) + (y - bb);
@@ -51,7 +52,6 @@ static inline __attribute__((always_inline)) vf add_ro(vf x, vf y, vi *amb)
   u += adj & ((((vi)e ^ u) >> 31) | 1);
   const vi tiny = (u & INT32_MAX) < MIN_NORMAL32;
   u = (tiny & (u & INT32_MIN)) | (~tiny & u);
-  *amb |= ~fin & (((vi)x & INT32_MAX) < 0x7f800000) & (((vi)y & INT32_MAX) < 0x7f800000);
   return (vf)u;
 }
 
@@ -96,71 +96,79 @@ static inline __attribute__((always_inline)) vf add_fp(vf x, vf y, int neg, int 
   return neg ? -r : r;
 }
 
-static inline __attribute__((always_inline)) int arm_kernel_t(const float *ap, const float *bp, float *c,
+/* MPEI_TC_ARM_MR rows at once (independent chains: the steps' latency overlaps) */
+static inline __attribute__((always_inline)) void arm_kernel_t(const float *ap, long lda, const float *bp, float *c,
                                                               const mpei_tc_arm_kp *kp, const int ebf,
                                                               const int mode)
 {
-  vf acc = ld(c);
-  vi amb = (vi){};
+  enum { R = MPEI_TC_ARM_MR };
+  vf acc[R];
   const int neg = mode == MPE_RD, ru = mode == MPE_RU || mode == MPE_RD, rz = mode == MPE_RZ;
   const int fin = kp->in_flush, fout = kp->out_flush;
+  const int f32 = mode == MPE_RNE && kp->prod32;
+#pragma GCC unroll 4
+  for (int r = 0; r < R; r++)
+    acc[r] = ld(c + r * VW);
   for (int p = 0; p < kp->npairs; p++) {
     const vf b0 = ld(bp + (size_t)2 * p * VW), b1 = ld(bp + (size_t)(2 * p + 1) * VW);
-    const float a0 = ap[2 * p], a1 = ap[2 * p + 1];
-    if (!ebf) {
-      /* BFMulH twice, FPAdd_BF16 twice */
-      const vf p0 = flush32(b0 * a0), p1 = flush32(b1 * a1);
-      acc = add_ro(acc, add_ro(p0, p1, &amb), &amb);
-      continue;
-    }
-    if (mode == MPE_RNE && kp->prod32) {
-      /* exact products: binary32 additions round FPDot's sum and FPAdd's to nearest
-         (a sum below 2^-126 is exact, so the flushes are tests of it) */
-      vf d = b0 * a0 + b1 * a1;
-      if (fout)
-        d = flush32(d);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) {
+      const float a0 = ap[r * lda + 2 * p], a1 = ap[r * lda + 2 * p + 1];
+      if (!ebf) {
+        /* BFMulH twice, FPAdd_BF16 twice */
+        const vf p0 = flush32(b0 * a0), p1 = flush32(b1 * a1);
+        acc[r] = add_ro(acc[r], add_ro(p0, p1));
+        continue;
+      }
+      if (f32) {
+        /* exact products: binary32 additions round FPDot's sum and FPAdd's to nearest
+           (a sum below 2^-126 is exact, so the flushes are tests of it) */
+        vf d = b0 * a0 + b1 * a1;
+        if (fout)
+          d = flush32(d);
+        if (fin) {
+          d = flush32(d);
+          acc[r] = flush32(acc[r]);
+        }
+        acc[r] = acc[r] + d;
+        if (fout)
+          acc[r] = flush32(acc[r]);
+        continue;
+      }
+      /* FPDot: both products exact in binary64, one rounding; then FPAdd */
+      vd q0 = __builtin_convertvector(b0, vd) * (double)a0, q1 = __builtin_convertvector(b1, vd) * (double)a1;
+      if (neg) {
+        q0 = -q0;
+        q1 = -q1;
+      }
+      const vd s = q0 + q1, bb = s - q0;
+      const vd e = (q0 - (s - bb)) + (q1 - bb);
+      vf d = round64(s, e, ru, rz, fout);
+      if (neg)
+        d = -d;
       if (fin) {
         d = flush32(d);
-        acc = flush32(acc);
+        acc[r] = flush32(acc[r]);
       }
-      acc = acc + d;
-      if (fout)
-        acc = flush32(acc);
-      continue;
+      acc[r] = add_fp(acc[r], d, neg, ru, rz, fout);
     }
-    /* FPDot: both products exact in binary64, one rounding; then FPAdd */
-    vd q0 = __builtin_convertvector(b0, vd) * (double)a0, q1 = __builtin_convertvector(b1, vd) * (double)a1;
-    if (neg) {
-      q0 = -q0;
-      q1 = -q1;
-    }
-    const vd s = q0 + q1, bb = s - q0;
-    const vd e = (q0 - (s - bb)) + (q1 - bb);
-    vf d = round64(s, e, ru, rz, fout);
-    if (neg)
-      d = -d;
-    if (fin) {
-      d = flush32(d);
-      acc = flush32(acc);
-    }
-    acc = add_fp(acc, d, neg, ru, rz, fout);
   }
-  memcpy(c, &acc, sizeof acc);
-  int any = 0;
-  for (int l = 0; l < VW; l++)
-    any |= amb[l];
-  return any;
+#pragma GCC unroll 4
+  for (int r = 0; r < R; r++)
+    memcpy(c + r * VW, &acc[r], sizeof acc[r]);
 }
 
 /* the format and mode constants in each copy */
-static int arm_kernel(const float *ap, const float *bp, float *c, const mpei_tc_arm_kp *kp)
+static void arm_kernel(const float *ap, long lda, const float *bp, float *c, const mpei_tc_arm_kp *kp)
 {
   if (!kp->ebf)
-    return arm_kernel_t(ap, bp, c, kp, 0, MPE_RNE);
-  switch (kp->mode) {
-  case MPE_RU: return arm_kernel_t(ap, bp, c, kp, 1, MPE_RU);
-  case MPE_RD: return arm_kernel_t(ap, bp, c, kp, 1, MPE_RD);
-  case MPE_RZ: return arm_kernel_t(ap, bp, c, kp, 1, MPE_RZ);
-  default: return arm_kernel_t(ap, bp, c, kp, 1, MPE_RNE);
-  }
+    arm_kernel_t(ap, lda, bp, c, kp, 0, MPE_RNE);
+  else if (kp->mode == MPE_RU)
+    arm_kernel_t(ap, lda, bp, c, kp, 1, MPE_RU);
+  else if (kp->mode == MPE_RD)
+    arm_kernel_t(ap, lda, bp, c, kp, 1, MPE_RD);
+  else if (kp->mode == MPE_RZ)
+    arm_kernel_t(ap, lda, bp, c, kp, 1, MPE_RZ);
+  else
+    arm_kernel_t(ap, lda, bp, c, kp, 1, MPE_RNE);
 }

@@ -15,16 +15,16 @@ typedef struct {
                      binary32): with RMode RN, binary32 arithmetic rounds each step */
 } mpei_tc_arm_kp;
 
-/* One row of A (ap: 2 * npairs exact bfloat16 values as binary32, inputs already flushed
-   as the model reads them) against a panel of VW columns of B (bp: element (l, j) at
-   l * VW + j): c holds VW accumulators and is updated in place. Returns non-zero when a
-   lane met a sum the kernel does not settle (FPCR.EBF = 0: a sum of finite addends that
-   binary32 rounds to inf, which round-to-odd may keep finite): the caller recomputes that
-   panel's outputs with the portable engine. */
-typedef int (*mpei_tc_arm_fn)(const float *ap, const float *bp, float *c, const mpei_tc_arm_kp *kp);
+/* MPEI_TC_ARM_MR rows of A (row r at ap + r * lda: 2 * npairs exact bfloat16 values as
+   binary32, inputs already flushed as the model reads them) against a panel of VW columns
+   of B (bp: element (l, j) at l * VW + j): c holds MPEI_TC_ARM_MR rows of VW accumulators
+   (row r at c + r * VW) and is updated in place. With FPCR.EBF = 0 a non-finite result
+   may come from a sum of finite addends that binary32 rounds to inf, which round-to-odd
+   keeps finite below 2^128: the caller recomputes such outputs with the portable engine. */
+typedef void (*mpei_tc_arm_fn)(const float *ap, long lda, const float *bp, float *c, const mpei_tc_arm_kp *kp);
 #ifdef HAVE_X86_SIMD
-MPEI_HIDDEN int mpei_tc_arm_avx2(const float *ap, const float *bp, float *c, const mpei_tc_arm_kp *kp);
-MPEI_HIDDEN int mpei_tc_arm_avx512(const float *ap, const float *bp, float *c, const mpei_tc_arm_kp *kp);
+MPEI_HIDDEN void mpei_tc_arm_avx2(const float *ap, long lda, const float *bp, float *c, const mpei_tc_arm_kp *kp);
+MPEI_HIDDEN void mpei_tc_arm_avx512(const float *ap, long lda, const float *bp, float *c, const mpei_tc_arm_kp *kp);
 #endif
-enum { MPEI_TC_ARM_AVX2_VW = 8, MPEI_TC_ARM_AVX512_VW = 16 };
+enum { MPEI_TC_ARM_AVX2_VW = 8, MPEI_TC_ARM_AVX512_VW = 16, MPEI_TC_ARM_MR = 4 };
 #endif
