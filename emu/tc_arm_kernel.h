@@ -49,7 +49,7 @@ static inline __attribute__((always_inline)) vf add_ro(vf x, vf y)
   vi u = (vi)s;
   const vi fin = (u & INT32_MAX) < 0x7f800000;
   const vi adj = (vi)(e != 0) & fin & ((u & 1) == 0);
-  u += adj & ((((vi)e ^ u) >> 31) | 1);
+  u += adj & (1 + ((((vi)e ^ u) < 0) & -2));   /* +1, or -1 when e and s differ in sign */
   const vi tiny = (u & INT32_MAX) < MIN_NORMAL32;
   u = (tiny & (u & INT32_MIN)) | (~tiny & u);
   return (vf)u;
@@ -62,14 +62,14 @@ static inline __attribute__((always_inline)) vf round64(vd s, vd e, int ru, int 
   vl u = (vl)s;
   const vl fin = (u & INT64_MAX) < 0x7ff0000000000000;
   const vl adj = (vl)(e != 0) & fin & ((u & 1) == 0);
-  u += adj & ((((vl)e ^ u) >> 63) | 1);
+  u += adj & (1 + ((((vl)e ^ u) < 0) & -2));
   const vd r = (vd)u;
   vf t = __builtin_convertvector(r, vf);
   vi tu = (vi)t;
   if (ru) {
     const vd td = __builtin_convertvector(t, vd);
     const vi lo = __builtin_convertvector((vl)(td < r), vi);
-    tu += lo & ((tu >> 31) | 1);   /* one unit up: magnitude up when positive, down when negative */
+    tu += lo & (1 + ((tu < 0) & -2));   /* one unit up: magnitude up when positive, down when negative */
   } else if (rz) {
     const vd td = __builtin_convertvector(t, vd);
     const vd am = (vd)((vl)td & INT64_MAX), rm = (vd)((vl)r & INT64_MAX);
