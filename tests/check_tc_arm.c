@@ -452,6 +452,10 @@ START_TEST(test_errors)
   ck_assert_int_eq(mpe_gemm(mo, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, 1, 1, 4, 1.0f, a, MPE_BF16, 4, a,
                             MPE_BF16, 1, 0.0f, h, MPE_FP16, 1), MPE_EUNSUP);
   ck_assert_int_eq(mpe_mma(mo, 1, 1, 4, a, MPE_FP16, 4, a, MPE_BF16, 1, &c, 1, &d, MPE_FP32, 1), MPE_EINVAL);
+  /* no sparse BF16 dot product on Arm */
+  uint16_t meta[4] = { 0, 0, 0, 0 };
+  ck_assert_int_eq(mpe_gemm_sp(mo, 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 1, 1, 4, 1.0f, a, MPE_BF16, 2, meta,
+                               mpe_sparse_meta_words(4), a, MPE_BF16, 1, 0.0f, &d, MPE_FP32, 1), MPE_EUNSUP);
   mpe_tc_params p, q;
   mpe_tc_model_params(mo, &p);
   ck_assert_int_eq(p.kind, MPE_TC_ARM_BFDOT);
