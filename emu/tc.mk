@@ -13,3 +13,17 @@ endif
 EXTRA_DIST += emu/tc_kernel.h emu/tc_epilogue.h
 # the module's interface to the GPU path (gpu/gpu_host.c)
 libmpemu_la_SOURCES += emu/tc_iface.h
+# Arm BF16 dot products (emu/tc_arm.c) and their SIMD kernel (tc_arm_kernel.h): the
+# error-free sums need -ffp-contract=off (no a*b + c turned into an fma)
+noinst_LTLIBRARIES += libmpemu_tc_arm.la
+libmpemu_tc_arm_la_SOURCES = emu/tc_arm.c emu/tc_arm_kernel_api.h
+libmpemu_tc_arm_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) -ffp-contract=off
+libmpemu_la_LIBADD += libmpemu_tc_arm.la
+if HAVE_X86_SIMD
+noinst_LTLIBRARIES += libmpemu_tc_arm_avx2.la libmpemu_tc_arm_avx512.la
+libmpemu_tc_arm_avx2_la_SOURCES = emu/tc_arm_avx2.c emu/tc_arm_kernel.h
+libmpemu_tc_arm_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX2_CFLAGS) -ffp-contract=off -Wno-psabi
+libmpemu_tc_arm_avx512_la_SOURCES = emu/tc_arm_avx512.c emu/tc_arm_kernel.h
+libmpemu_tc_arm_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX512_CFLAGS) -ffp-contract=off -Wno-psabi
+libmpemu_la_LIBADD += libmpemu_tc_arm_avx2.la libmpemu_tc_arm_avx512.la
+endif

@@ -185,6 +185,16 @@ MPEI_HIDDEN int mpei_tc_f64_gemm(const struct mpe_tc_model *model, mpe_layout la
                                  mpe_trans tb, int m, int n, int k, float alpha, const void *A,
                                  mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                                  float beta, void *C, mpe_type ctype, int ldc);
+/* ---- Arm BF16 dot products (tc_arm.c) */
+/* mpe_tc_model_custom for kind MPE_TC_ARM_BFDOT. */
+MPEI_HIDDEN int mpei_tc_arm_custom(mpe_tc_model **out, const mpe_tc_params *p);
+/* mpei_tc_dot for kind MPE_TC_ARM_BFDOT (binary32 output): the Arm pseudo-code's
+   BFDotAdd steps over the pairs of k, K padded with zeros to a multiple of block. */
+MPEI_HIDDEN double mpei_tc_arm_dot(const struct mpe_tc_model *m, const double *a, const double *b, long bstride,
+                                   int k, double c);
+/* mpei_tc_run for those models: MPE_EUNSUP when no fast kernel covers the call. */
+MPEI_HIDDEN int mpei_tc_arm_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                                const mpei_tc_opnd *b, const mpei_tc_opnd *c, float *acc);
 
 /* ---- block-scaled models (tc_scaled.c) */
 /* The rules for a custom model's block-scaled fields (scale_group,

@@ -15,8 +15,10 @@
 
 int mpei_tc_out16_ok(const struct mpe_tc_model *m)
 {
-  /* no binary16 accumulator: the TF32 block models, AMD's matrix cores */
-  return !(m->p.in == MPE_TF32 && m->p.kind == MPE_TC_BLOCK) && m->p.instr != MPE_TC_MFMA && !m->p.mfma;
+  /* no binary16 accumulator: the TF32 block models, AMD's matrix cores, the Arm
+     instructions (binary32 only) */
+  return !(m->p.in == MPE_TF32 && m->p.kind == MPE_TC_BLOCK) && m->p.instr != MPE_TC_MFMA && !m->p.mfma &&
+         m->p.kind != MPE_TC_ARM_BFDOT;
 }
 
 int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t)
@@ -121,7 +123,8 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
 int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                 const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
 {
-  int r = mpei_tc_run_fast(m, M, N, K, a, b, c, out16, acc);   /* MPE_EUNSUP: no fast kernel */
+  int r = m->p.kind == MPE_TC_ARM_BFDOT ? mpei_tc_arm_run(m, M, N, K, a, b, c, acc)
+                                         : mpei_tc_run_fast(m, M, N, K, a, b, c, out16, acc);   /* MPE_EUNSUP: no fast kernel */
   if (r != MPE_EUNSUP)
     return r;
   return run_portable(m, M, N, K, a, b, c, out16, acc);

@@ -33,6 +33,11 @@
 #define AMDX(nm, kind, in, L, F, rb, mf) \
   { nm, { kind, in, L, F, rb, MPE_RNE, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, 1, 0, 0, 0, 0, \
           (in) == MPE_TF32, MPE_TC_MFMA, 0, 0, 0, 0, mf }, 0 }
+/* an Arm BF16 row (emu/tc_arm.c): the instruction's K and the FPCR it runs under */
+#define ARM(nm, L, ins, fpcr_)                                                                        \
+  { nm, { .kind = MPE_TC_ARM_BFDOT, .in = MPE_BF16, .block = L,                                       \
+          .round_fp32 = (fpcr_) ? MPE_RNE : MPE_RO, .round_fp16 = MPE_RNE, .input_round = MPE_RNE,     \
+          .instr = ins, .fpcr = fpcr_ }, 0 }
 #define SYNC MPE_TC_MMA_SYNC
 #define WG MPE_TC_WGMMA
 #define TC5 MPE_TC_TCGEN05
@@ -152,6 +157,12 @@ static const struct mpe_tc_model models[] = {
   AMDX("mi300", MPE_TC_BLOCK, MPE_BF16, 8, 24, 31, MPE_TC_MFMA_TWO_STAGE),
   AMDX("mi300", MPE_TC_BLOCK, MPE_TF32, 4, 24, 31, MPE_TC_MFMA_TWO_STAGE),
   F64("mi300", MPE_TC_MFMA),
+  /* Arm A64 BF16 dot products, from the Arm ARM's pseudo-code (BFDotAdd; mpe_tc_model_get(3),
+     "Arm models"): FPCR.EBF = 0, and FEAT_EBF16 with FPCR.EBF = 1 and RN, no flushing */
+  ARM("arm-bfdot", 2, MPE_TC_ARM_BFDOT_I, 0),
+  ARM("arm-bfdot-ebf16", 2, MPE_TC_ARM_BFDOT_I, MPE_TC_FPCR_EBF),
+  ARM("arm-bfmmla", 4, MPE_TC_ARM_BFMMLA, 0),
+  ARM("arm-bfmmla-ebf16", 4, MPE_TC_ARM_BFMMLA, MPE_TC_FPCR_EBF),
   REF("exact", MPE_TC_EXACT, MPE_INT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_UINT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_INT4, MPE_RNE),
@@ -294,9 +305,11 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   memset(&pv, 0, sizeof pv);
   memcpy(&pv, p0, size < sizeof pv ? size : sizeof pv);
   const mpe_tc_params *p = &pv;
+  if (p->kind == MPE_TC_ARM_BFDOT)
+    return mpei_tc_arm_custom(out, p);
   if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
     return MPE_EINVAL;
-  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_MFMA)
+  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_MFMA || p->fpcr != 0)
     return MPE_EINVAL;
   if (p->mfma != MPE_TC_MFMA_NONE) {   /* the CDNA2/CDNA3 arithmetic: FP16, BF16 (CDNA3 also TF32) */
     if (p->kind != MPE_TC_BLOCK || p->scale_group || p->in_b || p->late_c || p->round_fp32 != MPE_RNE ||
@@ -833,6 +846,7 @@ double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *
       c = exact_dot(m, &o, a + l0, b + (long)l0 * bs, bs, k - l0 < m->p.block ? k - l0 : m->p.block, c);
     return c;
   case MPE_TC_FMA_CHAIN: return fma_chain(&o, a, b, bs, k, c, out16);
+  case MPE_TC_ARM_BFDOT: return mpei_tc_arm_dot(m, a, b, bs, k, c);
   default: break;
   }
   const int L = m->p.block;

@@ -110,3 +110,10 @@ TESTS += tests/check_fenv
 tests_check_fenv_SOURCES = tests/check_fenv.c
 tests_check_fenv_CFLAGS = $(TEST_CFLAGS)
 tests_check_fenv_LDADD = $(TEST_LDADD)
+
+# the Arm BF16 models against an MPFR reference of the Arm pseudo-code
+check_PROGRAMS += tests/check_tc_arm
+TESTS += tests/check_tc_arm
+tests_check_tc_arm_SOURCES = tests/check_tc_arm.c
+tests_check_tc_arm_CFLAGS = $(TEST_CFLAGS)
+tests_check_tc_arm_LDADD = $(TEST_LDADD)

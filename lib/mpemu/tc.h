@@ -14,7 +14,10 @@ typedef enum {
   MPE_TC_BLOCK,     /* hardware block model: groups of `block` products + c, see mpe_tc_model_get(3) */
   MPE_TC_EXACT,     /* exact dot product of all K terms plus c, one rounding; with block
                        L > 0, of each block of L products plus c (AMD CDNA1) */
-  MPE_TC_FMA_CHAIN  /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
+  MPE_TC_FMA_CHAIN, /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
+  MPE_TC_ARM_BFDOT = 4  /* Arm BF16 dot products: d = c, then one BFDotAdd step per pair of k
+                           (2p, 2p + 1), ascending, under the FPCR in `fpcr`; see
+                           mpe_tc_model_get(3), "Arm models" */
 } mpe_tc_kind;
 
 /* A model is this row of parameters (see the table in mpe_tc_model_get(3)). */
@@ -75,6 +78,14 @@ typedef struct {
      MFMA instruction (mpe_tc_mfma) whose products are summed otherwise than
      by the block engine above (MPE_TC_BLOCK models, binary32 output only). */
   int mfma;
+  /* Arm models (kind MPE_TC_ARM_BFDOT; 0 for every other kind): the FPCR the instruction
+     runs under, as the register's bits (MPE_TC_FPCR_*). With EBF clear (FEAT_EBF16 absent
+     or FPCR.EBF = 0) the instruction reads none of it (round to odd, inputs and results
+     flushed); with EBF set it reads RMode, FZ, FIZ and AH. `block` is the instruction's K
+     (2: BFDOT, 4: BFMMLA), the unit K is padded to with zero elements. round_fp32 tells
+     the resulting rounding (MPE_RO, or RMode's) and is set from fpcr by
+     mpe_tc_model_custom. */
+  int fpcr;
 } mpe_tc_params;
 
 /* mpe_tc_params.mfma (mpe_tc_model_get(3)). */
@@ -100,8 +111,18 @@ typedef enum {
   MPE_TC_MMA_SYNC = 1,    /* mma.sync (warp-level; Volta m8n8k4, Turing..Blackwell m16n8kK) */
   MPE_TC_WGMMA = 2,       /* wgmma.mma_async (Hopper, warpgroup-level) */
   MPE_TC_TCGEN05 = 3,     /* tcgen05.mma (datacenter Blackwell, tensor memory) */
-  MPE_TC_MFMA = 4         /* v_mfma (AMD CDNA matrix cores: MI100, MI200, MI300) */
+  MPE_TC_MFMA = 4,        /* v_mfma (AMD CDNA matrix cores: MI100, MI200, MI300) */
+  /* Arm A64, Advanced SIMD and SVE (FEAT_BF16) */
+  MPE_TC_ARM_BFDOT_I = 32, /* BFDOT (vectors and by element) */
+  MPE_TC_ARM_BFMMLA = 33   /* BFMMLA */
 } mpe_tc_instr;
+
+/* mpe_tc_params.fpcr: the bits of the Arm FPCR register the models read */
+#define MPE_TC_FPCR_FIZ (1 << 0)         /* flush denormal inputs (FEAT_AFP) */
+#define MPE_TC_FPCR_AH (1 << 1)          /* alternate handling (FEAT_AFP) */
+#define MPE_TC_FPCR_EBF (1 << 13)        /* extended BF16 behaviours (FEAT_EBF16) */
+#define MPE_TC_FPCR_RMODE(r) ((r) << 22) /* 0 RN, 1 RP, 2 RM, 3 RZ */
+#define MPE_TC_FPCR_FZ (1 << 24)         /* flush to zero */
 
 /* scale_fmts bits: the (scale format, elements per scale) pairs a block-scaled model accepts */
 #define MPE_TC_SF_UE8M0_32 1   /* MPE_E8M0 scales, one per 32 elements along K */
@@ -122,7 +143,10 @@ typedef enum {
    (v_mfma): "mi100" (CDNA1: FP16, BF16), "mi250" (CDNA2: FP16, BF16 (the _1k
    instructions), FP64; "mi250:bf16": the BF16 instructions without _1k), "mi300"
    (CDNA3: FP16, BF16, TF32 (xf32), FP64); aliases "mi210", "mi250x", "mi300x",
-   "mi300a", "mi325x". NULL when that GPU has no such instruction. */
+   "mi300a", "mi325x". Arm BF16 dot products (MPE_BF16 only): "arm-bfdot", "arm-bfmmla"
+   (FPCR.EBF = 0) and "arm-bfdot-ebf16", "arm-bfmmla-ebf16" (FEAT_EBF16 with FPCR.EBF = 1,
+   the rest of FPCR zero: round to nearest, no flushing); see mpe_tc_model_get(3), "Arm
+   models". NULL when that GPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 
 /* How mpe_tc_params grows without breaking programs built against an older

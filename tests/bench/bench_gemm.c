@@ -461,6 +461,8 @@ int main(int argc, char **argv)
     { "a100", MPE_FP16, ">= 0.27", 0.27 }, { "v100", MPE_FP16, ">= 0.18", 0.18 },
     { "h100", MPE_BF16, "", 0 }, { "a100", MPE_BF16, "", 0 }, { "h100", MPE_TF32, "", 0 },
     { "a100", MPE_TF32, "", 0 }, { "h100", MPE_E4M3, "", 0 }, { "ada", MPE_E5M2, "", 0 }, { "b200", MPE_E4M3, ">= 0.27", 0.27 },
+    /* Arm BF16 dot products (FPCR.EBF = 0 and 1) */
+    { "arm-bfdot", MPE_BF16, "", 0 }, { "arm-bfdot-ebf16", MPE_BF16, "", 0 },
   };
   const char *envn = getenv("MPE_BENCH_GEMM_N"), *only = getenv("MPE_BENCH_GEMM_MODELS");
   char szs[256];
