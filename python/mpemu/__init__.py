@@ -30,7 +30,7 @@ _lib.declare(_L)
 FP64, FP32, TF32, FP16, BF16, E4M3, E5M2 = range(7)
 _TYPE_OF = {"fp64": FP64, "fp32": FP32, "tf32": TF32, "fp16": FP16, "bf16": BF16, "e4m3": E4M3, "e5m2": E5M2}
 _MODEL_NAMES = ("v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200", "rtx-pro-6000",
-                "exact", "fma-chain")
+                "mi100", "mi250", "mi300", "exact", "fma-chain")
 
 
 class MpemuError(RuntimeError):
