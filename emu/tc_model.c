@@ -140,8 +140,8 @@ static const struct mpe_tc_model models[] = {
      binary32 products summed in pairs with every denormal flushed (MMA_FTZ_MUL_ADD;
      4 products a step, 2 for the BF16 instructions without _1k); CDNA3 (MI300)
      the two-stage sum of 8 FP16/BF16 or 4 xf32 products (MMA_TR_FDPA, F = 24,
-     F2 = 31); FP64 the binary64 fma chain. hipBLASLt's GEMMs on MI200 issue the
-     BF16 _1k instructions (the CDNA2 ISA guide lists the others as CDNA1's). */
+     F2 = 31); FP64 the binary64 fma chain. "mi250" BF16 is the _1k instructions
+     CDNA2 added; "mi250:bf16" the older BF16 forms it runs as CDNA1's. */
   AMDX("mi100", MPE_TC_EXACT, MPE_FP16, 4, 0, 0, 0),
   AMDX("mi100", MPE_TC_EXACT, MPE_BF16, 2, 0, 0, 0),
   AMDX("mi250", MPE_TC_BLOCK, MPE_FP16, 4, 0, 0, MPE_TC_MFMA_FTZ),
