@@ -145,8 +145,8 @@ static const struct mpe_tc_model models[] = {
      binary32 products summed in pairs with every denormal flushed (MMA_FTZ_MUL_ADD;
      4 products a step, 2 for the BF16 instructions without _1k); CDNA3 (MI300)
      the two-stage sum of 8 FP16/BF16 or 4 xf32 products (MMA_TR_FDPA, F = 24,
-     F2 = 31); FP64 the binary64 fma chain. hipBLASLt's GEMMs on MI200 issue the
-     BF16 _1k instructions (the CDNA2 ISA guide lists the others as CDNA1's). */
+     F2 = 31); FP64 the binary64 fma chain. "mi250" BF16 is the _1k instructions
+     CDNA2 added; "mi250:bf16" the older BF16 forms it runs as CDNA1's. */
   AMDX("mi100", MPE_TC_EXACT, MPE_FP16, 4, 0, 0, 0),
   AMDX("mi100", MPE_TC_EXACT, MPE_BF16, 2, 0, 0, 0),
   AMDX("mi250", MPE_TC_BLOCK, MPE_FP16, 4, 0, 0, MPE_TC_MFMA_FTZ),
@@ -756,14 +756,27 @@ static double mfma_ftz(const struct mpe_tc_model *m, const double *a, const doub
   return acc;
 }
 
-/* x = s * 2^e with 1 <= |s| < 2, or e = emin and |s| < 1 (subnormals, zero) */
+/* 2^e, -1022 <= e <= 1023 */
+static inline double pow2i(int e)
+{
+  const uint64_t u = (uint64_t)(e + 1023) << 52;
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+/* x = s * 2^e with 1 <= |s| < 2, or e = emin and |s| < 1 (subnormals, zero);
+   x is zero or a normal binary64 value (every value of the engine's input
+   and output formats is), emin >= -1022 */
 static inline double sig_exp(double x, int emin, int *e)
 {
-  int ex = x == 0 ? emin : ilogb(x);
-  if (ex < emin)
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  int ex = (int)((u >> 52) & 0x7ff) - 1023;
+  if (x == 0 || ex < emin)
     ex = emin;
   *e = ex;
-  return ldexp(x, -ex);
+  return x * pow2i(-ex);
 }
 
 /* CDNA3: one block of n products and c (tc.h, MPE_TC_MFMA_TWO_STAGE). Every
@@ -812,18 +825,18 @@ static double mfma_two_stage(const struct mpe_tc_model *m, const double *a, cons
   /* stage 1: the products cut toward zero at 2^(emax - F); a zero sum is +0 */
   double sdot = 0.0;
   for (int t = 0; t < cnt; t++)
-    sdot += trunc(ldexp(ps[t], pe[t] - emax + F));
-  sdot = ldexp(sdot, -F) + 0.0;
+    sdot += trunc(ps[t] * pow2i(pe[t] - emax + F));   /* pe - emax >= -600: no underflow */
+  sdot = sdot * pow2i(-F) + 0.0;
   /* stage 2: beside c, at the larger exponent E, both cut toward -inf */
   int ec;
   const double sc = sig_exp(c, -126, &ec);
   const int E = cnt && emax > ec ? emax : ec;
-  const double d2 = cnt ? ldexp(floor(ldexp(sdot, emax - E + F2 + 1)), -(F2 + 1)) : 0.0;
-  const double c2 = ldexp(floor(ldexp(sc, ec - E + F)), -F);
+  const double d2 = cnt ? floor(sdot * pow2i(emax - E + F2 + 1)) * pow2i(-(F2 + 1)) : 0.0;
+  const double c2 = floor(sc * pow2i(ec - E + F)) * pow2i(-F);
   int ev;
-  const double sv = sig_exp(ldexp(d2 + c2, E), -126, &ev);
+  const double sv = sig_exp((d2 + c2) * pow2i(E), -126, &ev);
   /* stage 3: cut toward -inf to F2 fraction bits, rounded to nearest-even */
-  return (double)(float)ldexp(ldexp(floor(ldexp(sv, F2)), -F2), ev);
+  return (double)(float)(floor(sv * pow2i(F2)) * pow2i(-F2) * pow2i(ev));
 }
 
 double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b, long bs, int k,

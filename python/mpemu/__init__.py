@@ -42,7 +42,7 @@ INT8, UINT8, INT4, UINT4, INT32 = range(7, 12)
 E2M3, E3M2, E2M1, E8M0 = range(12, 16)
 _INT_OF = {"int8": INT8, "uint8": UINT8, "int4": INT4, "uint4": UINT4}
 _MODEL_NAMES = ("v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200", "rtx-pro-6000",
-                "exact", "fma-chain", "mi100", "mi250", "mi300",
+                "mi100", "mi250", "mi300", "exact", "fma-chain",
                 "arm-bfdot", "arm-bfdot-ebf16", "arm-bfmmla", "arm-bfmmla-ebf16")
 _ALL_TYPES = (FP16, BF16, TF32, E4M3, E5M2, INT8, UINT8, INT4, UINT4, E2M3, E3M2, E2M1)
 
