@@ -13,10 +13,12 @@
 
 /* ------------------------------------------------------------------ table */
 
-/* A row: name, then the parameters (mpe_tc_params order). z: the exponent a
+/* A row: name, then the parameters (named, so appended fields stay 0). z: the exponent a
    zero c takes with binary32 output (MMA-Sim's e_zero, mpe_tc_model_get(3)). */
-#define ROWX(nm, kind, in, L, F, rb, r32, r16, ir, late, z, zs, tn, ins) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins, 0, 0, 0, 0, 0 }, 0 }
+#define ROWX(nm, kind_, in_, L, F, rb, r32, r16, ir, late, z, zs, tn, ins)                                \
+  { nm, { .kind = kind_, .in = in_, .block = L, .align_bits = F, .result_bits = rb, .round_fp32 = r32,  \
+          .round_fp16 = r16, .input_round = ir, .zero_c_counts = 1, .late_c = late, .zero_c_exp = z,  \
+          .zero_sign = zs, .tf32_nan = tn, .instr = ins }, 0 }
 #define REF(nm, kind, in, ir) ROWX(nm, kind, in, 0, 0, 0, MPE_RNE, MPE_RNE, ir, 0, 0, 0, 0, 0)
 #define INT(nm, in, L, ins) ROWX(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
 /* a floating-point GPU row: RZ to binary32, RNE to binary16; TF32 operands
@@ -30,9 +32,10 @@
 #define F64(nm, ins) ROWX(nm, MPE_TC_FMA_CHAIN, MPE_FP64, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
 /* AMD CDNA rows (v_mfma): CDNA1 the exact model per block of L (mfma 0), CDNA2
    and CDNA3 their own arithmetic (mpe_tc_mfma); binary32 output, RNE */
-#define AMDX(nm, kind, in, L, F, rb, mf) \
-  { nm, { kind, in, L, F, rb, MPE_RNE, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, 1, 0, 0, 0, 0, \
-          (in) == MPE_TF32, MPE_TC_MFMA, 0, 0, 0, 0, mf }, 0 }
+#define AMDX(nm, kind_, in_, L, F, rb, mf)                                                           \
+  { nm, { .kind = kind_, .in = in_, .block = L, .align_bits = F, .result_bits = rb, .round_fp32 = MPE_RNE, \
+          .round_fp16 = MPE_RNE, .input_round = (in_) == MPE_TF32 ? MPE_RZ : MPE_RNE, .zero_c_counts = 1, \
+          .tf32_nan = (in_) == MPE_TF32, .instr = MPE_TC_MFMA, .mfma = mf }, 0 }
 /* an Arm BF16 row (emu/tc_arm.c): the instruction's K and the FPCR it runs under */
 #define ARM(nm, L, ins, fpcr_)                                                                        \
   { nm, { .kind = MPE_TC_ARM_BFDOT, .in = MPE_BF16, .block = L,                                       \
@@ -43,8 +46,10 @@
 #define TC5 MPE_TC_TCGEN05
 /* A block-scaled instruction (tc_scaled.c): L elements per instruction, groups
    of G, the scale formats it takes and the exponent of a zero addend. */
-#define SCALED(nm, in, L, F, G, fmts, zexp) \
-  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, MPE_TC_TCGEN05, G, fmts, zexp, 0, 0 }, 0 }
+#define SCALED(nm, in_, L, F, G, fmts, zexp)                                                        \
+  { nm, { .kind = MPE_TC_BLOCK, .in = in_, .block = L, .align_bits = F, .round_fp32 = MPE_RZ,            \
+          .round_fp16 = MPE_RNE, .input_round = MPE_RNE, .instr = MPE_TC_TCGEN05, .scale_group = G,      \
+          .scale_fmts = fmts, .scale_zero_exp = zexp }, 0 }
 
 /* The GPU data of tests/conformance/tensor-cores and MMA-Sim 2.1.1 (mpe_tc_model_get(3)).
    A row named after the GPU alone is the instruction cuBLAS issues for that
