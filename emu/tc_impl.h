@@ -161,6 +161,13 @@ MPEI_HIDDEN int mpei_tc_int_gemm(const struct mpe_tc_model *model, mpe_layout la
                                  mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
                                  float beta, void *C, mpe_type ctype, int ldc);
 
+/* ---- CPU dot-product models (tc_cpu.c) */
+/* mpe_tc_model_custom for kind MPE_TC_CPU_CHAIN. */
+MPEI_HIDDEN int mpei_tc_cpu_custom(mpe_tc_model **out, const mpe_tc_params *p);
+/* mpei_tc_dot for kind MPE_TC_CPU_CHAIN (binary32 output only). */
+MPEI_HIDDEN double mpei_tc_cpu_dot(const struct mpe_tc_model *m, const double *a, const double *b, long bstride,
+                                   int k, double c);
+
 /* ---- block-scaled models (tc_scaled.c) */
 /* The rules for a custom model's block-scaled fields (scale_group,
    scale_fmts, scale_zero_exp and what they ask of the others): MPE_OK or

@@ -163,8 +163,9 @@ int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
       mpei_tc_mma_check(model->p.in, m, n, k, A, mixed ? model->p.in : atype, lda, B,
                         mixed ? model->p.in : btype, ldb, C, ldc, D, dtype, ldd))
     return MPE_EINVAL;
-  if (dtype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
-    return MPE_EUNSUP;
+  if (dtype == MPE_FP16 && ((model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK) ||
+                             model->p.kind == MPE_TC_CPU_CHAIN))
+    return MPE_EUNSUP;   /* no binary16 output (the CPU instructions: binary32 only) */
   if (m == 0 || n == 0)
     return MPE_OK;
   float *acc = malloc(sizeof(float) * (size_t)m * n);
@@ -443,7 +444,8 @@ int mpe_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_tra
   struct mpe_tc_model tmp;
   model = run_model(model, cl.a.t, cl.b.t, &tmp);
   const int use_ab = cl.use_ab;
-  if (ctype == MPE_FP16 && model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK)
+  if (ctype == MPE_FP16 && ((model->p.in == MPE_TF32 && model->p.kind == MPE_TC_BLOCK) ||
+                             model->p.kind == MPE_TC_CPU_CHAIN))
     return MPE_EUNSUP;
   if (m == 0 || n == 0)
     return MPE_OK;

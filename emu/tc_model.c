@@ -16,7 +16,7 @@
 /* A row: name, then the parameters (mpe_tc_params order). z: the exponent a
    zero c takes with binary32 output (MMA-Sim's e_zero, mpe_tc_model_get(3)). */
 #define ROWX(nm, kind, in, L, F, rb, r32, r16, ir, late, z, zs, tn, ins) \
-  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins, 0, 0, 0, 0 }, 0 }
+  { nm, { kind, in, L, F, rb, r32, r16, ir, 1, late, 0, z, zs, tn, ins, 0, 0, 0, 0, 0, 0 }, 0 }
 #define REF(nm, kind, in, ir) ROWX(nm, kind, in, 0, 0, 0, MPE_RNE, MPE_RNE, ir, 0, 0, 0, 0, 0)
 #define INT(nm, in, L, ins) ROWX(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
 /* a floating-point GPU row: RZ to binary32, RNE to binary16; TF32 operands
@@ -26,13 +26,19 @@
   ROWX(nm, MPE_TC_BLOCK, in, L, F, rb, MPE_RZ, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, late, z, 1, \
        (in) == MPE_TF32, ins)
 #define GPU(nm, in, L, F, rb, z, ins) GPUX(nm, in, L, F, rb, 0, z, ins)
+/* an integer row whose instructions saturate (satfinite = 1) */
+#define INTSAT(nm, in, L, ins) \
+  { nm, { MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 1, 0, 1, 0, 0, 0, ins, 0, 0, 0, 0, 0, 0 }, 0 }
+/* a CPU dot-product row (MPE_TC_CPU_CHAIN): the instruction's K, pair order, flushing */
+#define CPU(nm, in, L, ord, fl, ins) \
+  { nm, { MPE_TC_CPU_CHAIN, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, ins, 0, 0, 0, 0, ord, fl }, 0 }
 #define SYNC MPE_TC_MMA_SYNC
 #define WG MPE_TC_WGMMA
 #define TC5 MPE_TC_TCGEN05
 /* A block-scaled instruction (tc_scaled.c): L elements per instruction, groups
    of G, the scale formats it takes and the exponent of a zero addend. */
 #define SCALED(nm, in, L, F, G, fmts, zexp) \
-  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, MPE_TC_TCGEN05, G, fmts, zexp, 0 }, 0 }
+  { nm, { MPE_TC_BLOCK, in, L, F, 0, MPE_RZ, MPE_RNE, MPE_RNE, 0, 0, 0, 0, 0, 0, MPE_TC_TCGEN05, G, fmts, zexp, 0, 0, 0 }, 0 }
 
 /* The GPU data of tests/conformance/tensor-cores and MMA-Sim 2.1.1 (mpe_tc_model_get(3)).
    A row named after the GPU alone is the instruction cuBLAS issues for that
@@ -121,6 +127,21 @@ static const struct mpe_tc_model models[] = {
   SCALED("b200:mxf8f6f4", MPE_E2M1, 32, 25, 1, MPE_TC_SF_UE8M0_32, -133),
   SCALED("b200:mxf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32, -139),
   SCALED("b200:mxf4nvf4", MPE_E2M1, 64, 35, 16, MPE_TC_SF_UE8M0_32 | MPE_TC_SF_UE8M0_16 | MPE_TC_SF_UE4M3_16, -139),
+  /* x86 dot-product instructions (emu/tc_cpu.c; mpe_tc_model_get(3), "CPU models"):
+     VDPBF16PS, one instruction per pair, odd k first; TDPBF16PS and TDPFP16PS, K = 32
+     per instruction, even and odd partial sums as the SDM writes them (the Intrinsics
+     Guide's sequential reading: pair_order MPE_TC_PAIR_ASCENDING); the integer
+     dot products through the integer engine (wrap-around; VPDPBUSDS saturates each
+     instruction's four products and c) */
+  CPU("avx512-bf16", MPE_BF16, 2, MPE_TC_PAIR_ODD_FIRST, MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ,
+      MPE_TC_X86_VDPBF16PS),
+  CPU("amx-bf16", MPE_BF16, 32, MPE_TC_PAIR_SPLIT, MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ,
+      MPE_TC_X86_TDPBF16PS),
+  CPU("amx-fp16", MPE_FP16, 32, MPE_TC_PAIR_SPLIT, MPE_TC_FTZ, MPE_TC_X86_TDPFP16PS),
+  INT("amx-int8", MPE_INT8, 64, MPE_TC_X86_TDPBSSD), INT("amx-int8", MPE_UINT8, 64, MPE_TC_X86_TDPBSSD),
+  INT("avx512-vnni", MPE_UINT8, 4, MPE_TC_X86_VPDPBUSD), INT("avx-vnni", MPE_UINT8, 4, MPE_TC_X86_VPDPBUSD),
+  INTSAT("avx512-vnni:vpdpbusds", MPE_UINT8, 4, MPE_TC_X86_VPDPBUSDS),
+  INTSAT("avx-vnni:vpdpbusds", MPE_UINT8, 4, MPE_TC_X86_VPDPBUSDS),
   REF("exact", MPE_TC_EXACT, MPE_INT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_UINT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_INT4, MPE_RNE),
@@ -261,10 +282,16 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   memset(&pv, 0, sizeof pv);
   memcpy(&pv, p0, size < sizeof pv ? size : sizeof pv);
   const mpe_tc_params *p = &pv;
-  if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
+  if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN &&
+      p->kind != MPE_TC_CPU_CHAIN)
     return MPE_EINVAL;
-  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_TCGEN05)
+  if ((p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_TCGEN05) &&
+      (p->instr < MPE_TC_X86_VDPBF16PS || p->instr > MPE_TC_X86_VPDPBUSDS))
     return MPE_EINVAL;
+  if (p->kind == MPE_TC_CPU_CHAIN)
+    return mpei_tc_cpu_custom(out, p);
+  if (p->pair_order != 0 || p->flush != 0)
+    return MPE_EINVAL;   /* the CPU chain's fields */
   if (mpei_type_is_int(p->in))
     return mpei_tc_int_custom(out, p);
   if (p->satfinite != 0)
@@ -671,6 +698,7 @@ double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *
   switch (m->p.kind) {
   case MPE_TC_EXACT: return exact_dot(m, &o, a, b, bs, k, c);
   case MPE_TC_FMA_CHAIN: return fma_chain(&o, a, b, bs, k, c, out16);
+  case MPE_TC_CPU_CHAIN: return mpei_tc_cpu_dot(m, a, b, bs, k, c);
   default: break;
   }
   const int L = m->p.block;

@@ -13,7 +13,9 @@ typedef struct mpe_tc_model mpe_tc_model;
 typedef enum {
   MPE_TC_BLOCK,     /* hardware block model: groups of `block` products + c, see mpe_tc_model_get(3) */
   MPE_TC_EXACT,     /* exact dot product of all K terms plus c, one rounding */
-  MPE_TC_FMA_CHAIN  /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
+  MPE_TC_FMA_CHAIN, /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
+  MPE_TC_CPU_CHAIN  /* x86 dot-product instructions: binary32 fmas over pairs of k with the
+                       order pair_order and the flushing `flush` say (mpe_tc_model_get(3)) */
 } mpe_tc_kind;
 
 /* A model is this row of parameters (see the table in mpe_tc_model_get(3)). */
@@ -69,6 +71,17 @@ typedef struct {
      whose packed operands are one E4M3 and one E5M2; see mpe_mma(3). A custom model whose
      in_b differs from `in` takes only such mixed calls (others: MPE_EINVAL). */
   int in_b;
+  /* CPU dot-product models (kind MPE_TC_CPU_CHAIN; 0 for every other kind). K is padded
+     with +0 to a whole number of pairs (k = 2p, 2p + 1); `block` is the instruction's K.
+     pair_order: MPE_TC_PAIR_ASCENDING: d = fma(a_k, b_k, d) for ascending k;
+     MPE_TC_PAIR_ODD_FIRST: the same with the odd k of each pair first (VDPBF16PS);
+     MPE_TC_PAIR_SPLIT: per instruction, the even and the odd k summed by fmas into two
+     binary32 partial sums starting at +0, then d = d + (even + odd) (TDPBF16PS as the
+     SDM writes it). flush: MPE_TC_DAZ_AB (subnormal A, B elements read as zero),
+     MPE_TC_DAZ_C (a subnormal C read as zero), MPE_TC_FTZ (every binary32 result that is
+     tiny after rounding becomes a zero of its sign). See mpe_tc_model_get(3). */
+  int pair_order;
+  int flush;
 } mpe_tc_params;
 
 /* Instruction families (mpe_tc_params.instr). */
@@ -76,8 +89,23 @@ typedef enum {
   MPE_TC_INSTR_NONE = 0,  /* unnamed (custom models, the references) */
   MPE_TC_MMA_SYNC = 1,    /* mma.sync (warp-level; Volta m8n8k4, Turing..Blackwell m16n8kK) */
   MPE_TC_WGMMA = 2,       /* wgmma.mma_async (Hopper, warpgroup-level) */
-  MPE_TC_TCGEN05 = 3      /* tcgen05.mma (datacenter Blackwell, tensor memory) */
+  MPE_TC_TCGEN05 = 3,     /* tcgen05.mma (datacenter Blackwell, tensor memory) */
+  /* x86 (mpe_tc_model_get(3), mpe_cpu_gemm(3)) */
+  MPE_TC_X86_VDPBF16PS = 16, /* AVX512_BF16 */
+  MPE_TC_X86_TDPBF16PS = 17, /* AMX-BF16 */
+  MPE_TC_X86_TDPFP16PS = 18, /* AMX-FP16 */
+  MPE_TC_X86_TDPBSSD = 19,   /* AMX-INT8: TDPBSSD, TDPBSUD, TDPBUSD, TDPBUUD */
+  MPE_TC_X86_VPDPBUSD = 20,  /* AVX512_VNNI, AVX-VNNI (u8 A, s8 B, int32 wrap-around) */
+  MPE_TC_X86_VPDPBUSDS = 21  /* the same, each instruction's int32 result saturated */
 } mpe_tc_instr;
+
+/* pair_order and flush (MPE_TC_CPU_CHAIN models) */
+#define MPE_TC_PAIR_ASCENDING 0
+#define MPE_TC_PAIR_ODD_FIRST 1
+#define MPE_TC_PAIR_SPLIT 2
+#define MPE_TC_DAZ_AB 1
+#define MPE_TC_DAZ_C 2
+#define MPE_TC_FTZ 4
 
 /* scale_fmts bits: the (scale format, elements per scale) pairs a block-scaled model accepts */
 #define MPE_TC_SF_UE8M0_32 1   /* MPE_E8M0 scales, one per 32 elements along K */
@@ -186,6 +214,23 @@ MPE_API int mpe_gemm_scaled(const mpe_tc_model *model, mpe_layout layout, mpe_tr
                             const uint8_t *SA, int ldsa, const uint8_t *SB, int ldsb,
                             mpe_type stype, int sblock,
                             float beta, void *C, mpe_type ctype, int ldc);
+
+/* The hardware path of the CPU models: mpe_mma and mpe_gemm computed by the instruction a
+   built-in CPU model describes ("avx512-bf16": VDPBF16PS, "amx-bf16": TDPBF16PS, "amx-fp16":
+   TDPFP16PS, "amx-int8": TDPB[SU][SU]D, "avx512-vnni" / "avx-vnni" and their ":vpdpbusds":
+   VPDPBUSD(S)) on the running CPU. Same arguments and argument rules as mpe_mma and
+   mpe_gemm; binary32 (int32) C and D only. MPE_EUNSUP when the model names no CPU
+   instruction (other models, custom models) or this CPU (or its operating system) does not
+   run it; mpe_gemm itself never uses the hardware. See mpe_cpu_gemm(3). */
+MPE_API int mpe_cpu_mma(const mpe_tc_model *model, int m, int n, int k,
+                        const void *A, mpe_type atype, int lda,
+                        const void *B, mpe_type btype, int ldb,
+                        const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+MPE_API int mpe_cpu_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                         int m, int n, int k, float alpha,
+                         const void *A, mpe_type atype, int lda,
+                         const void *B, mpe_type btype, int ldb,
+                         float beta, void *C, mpe_type ctype, int ldc);
 
 #ifdef __cplusplus
 }
