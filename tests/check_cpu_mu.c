@@ -203,8 +203,13 @@ __attribute__((unused)) static long run_float(const char *name, mpe_type in, int
     printf("FAIL: no model %s\n", name);
     return 1;
   }
-  mpe_tc_params p;
-  mpe_tc_model_params(m, &p);
+  /* what the instruction computes, written here (not read from the model) */
+  const int all = MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ;
+  struct { int pair_order, flush, block; } p = { MPE_TC_PAIR_SPLIT, all, 32 };
+  if (!strcmp(name, "avx512-bf16"))
+    p.pair_order = MPE_TC_PAIR_ODD_FIRST, p.block = 2;
+  else if (!strcmp(name, "amx-fp16"))
+    p.flush = MPE_TC_FTZ;
   const int fp16 = in == MPE_FP16;
   long bad = 0;
   const int rounds = 60 * iters();
@@ -247,6 +252,114 @@ __attribute__((unused)) static long run_float(const char *name, mpe_type in, int
         (*count)++;
       }
     free(A); free(B); free(C); free(D); free(H); free(X);
+  }
+  return bad;
+}
+
+/* Boundary vectors, 1 × N × 2 (column j: B's pair and C are its own, A's pair
+   is shared by a group of columns): the cases that settled the semantics on
+   the hardware (order, fma, DAZ of A, B and C, flushing of either step,
+   tininess after rounding, the sign of flushed and exact zeros, ties), then a
+   sweep of products around the flush threshold 2^-126 against c near it. */
+__attribute__((unused)) static long run_edges(const char *name, mpe_type in, int hw, int order, int flush,
+                                              long *count)
+{
+  const mpe_tc_model *m = mpe_tc_model_get(name, in);
+  const int fp16 = in == MPE_FP16;
+  /* a0 a1 b0 b1 (bfloat16) c (binary32) */
+  static const uint16_t hand[][4] = {
+    { 0x3f80, 0x4b80, 0x3f80, 0x3f80 }, { 0x5f80, 0, 0x5f80, 0 }, { 0x0040, 0, 0x4480, 0 }, { 0x0080, 0, 0x3f80, 0 },
+    { 0x0080, 0x2000, 0x3f80, 0x1f80 }, { 0x8080, 0, 0x3300, 0 }, { 0x80c0, 0, 0x3380, 0 }, { 0xa000, 0, 0x1f80, 0 },
+    { 0x8000, 0x8000, 0x3f80, 0x3f80 }, { 0x8000, 0x0000, 0x3f80, 0x3f80 }, { 0xbf80, 0, 0x3f80, 0 },
+    { 0x8000, 0, 0x3f80, 0 }, { 0x3380, 0, 0x3f80, 0 }, { 0x3380, 0, 0x3f80, 0 }, { 0x0001, 0x8001, 0x3f80, 0x3f80 } };
+  static const uint32_t hand_c[] = { 0xcb800000, 0xff7fffff, 0, 0x00400000, 0, 0x00800000, 0x00800000, 0,
+                                     0x80000000, 0x80000000, 0x3f800000, 0x80400000, 0x3f800000, 0x3f800001,
+                                     0x00000001 };
+  enum { NH = sizeof hand / sizeof hand[0] };
+  long bad = 0;
+  enum { NC = 64 };
+  uint16_t A[2], B[2 * NC];
+  float C[NC], D[NC], H[NC];
+  /* groups of columns: the hand vectors one at a time, then the sweep */
+  const int groups = fp16 ? NH + 64 : NH + 2 * 128;
+  for (int g = 0; g < groups; g++) {
+    int n = 1;
+    if (g < NH) {
+      if (fp16)
+        continue;   /* bfloat16 patterns */
+      A[0] = hand[g][0]; A[1] = hand[g][1]; B[0] = hand[g][2]; B[1] = hand[g][3];
+      C[0] = u2f(hand_c[g]);
+    } else if (!fp16) {
+      /* a = +-(1 + mt/128) 2^-64, b = (1 + x) 2^-(62..64): products near
+         2^-126, against c near +-2^-126 (normal, subnormal, zero) */
+      const int h = g - NH, mt = h % 128, sg = h / 128;
+      A[0] = (uint16_t)((sg ? 0x8000 : 0) | (127 - 64) << 7 | mt);
+      A[1] = (uint16_t)(rnd32() % 2 ? 0x0000 : (127 - 70) << 7 | (rnd32() & 0x7f));
+      n = NC;
+      for (int j = 0; j < n; j++) {
+        B[j] = (uint16_t)((127 - 62 - (int)(rnd32() % 3)) << 7 | (rnd32() & 0x7f));
+        B[n + j] = (uint16_t)(rnd32() & 0x80ff);
+        static const uint32_t cs[] = { 0x00800000, 0x00800001, 0x00800002, 0x00ffffff, 0x01000000, 0x007fffff, 0 };
+        C[j] = u2f(cs[rnd32() % 7] | (rnd32() % 2 ? 0x80000000u : 0));
+      }
+      if (rnd32() % 2) {   /* the product near 2^-126 in the odd slot, which goes first in VDPBF16PS */
+        uint16_t t = A[0]; A[0] = A[1]; A[1] = t;
+        for (int j = 0; j < n; j++) {
+          t = B[j]; B[j] = B[n + j]; B[n + j] = t;
+        }
+      }
+    } else {
+      /* binary16: c subnormal or at 2^-126 against tiny products */
+      A[0] = (uint16_t)(rnd32() & 0x83ff);
+      A[1] = (uint16_t)(rnd32() & 0x87ff);
+      n = NC;
+      for (int j = 0; j < n; j++) {
+        B[j] = (uint16_t)(rnd32() & 0x87ff);
+        B[n + j] = (uint16_t)(rnd32() & 0x83ff);
+        C[j] = u2f((rnd32() & 0x80ffffffu) >> (rnd32() % 2));
+      }
+    }
+    if (g < NH)
+      B[1] = hand[g][3];
+    const uint16_t *Bp = B;
+    uint16_t Bt[2 * NC];
+    if (g < NH) {
+      Bt[0] = B[0]; Bt[1] = B[1];
+      Bp = Bt;
+    }
+    if (mpe_mma(m, 1, n, 2, A, in, 2, Bp, in, n, C, n, D, MPE_FP32, n) != MPE_OK)
+      return bad + 1;
+    if (hw && mpe_cpu_mma(m, 1, n, 2, A, in, 2, Bp, in, n, C, n, H, MPE_FP32, n) != MPE_OK)
+      return bad + 1;
+    for (int j = 0; j < n; j++) {
+      const float ref = ref_dot(order, flush, fp16, order == MPE_TC_PAIR_ODD_FIRST ? 2 : 32, A, Bp + j, n, 2, C[j]);
+      const int miss = !same32(f2u(D[j]), f2u(ref)) || (hw && !same32(f2u(H[j]), f2u(ref)));
+      if (miss && bad < 5)
+        printf("  %s edge %d col %d: a %04x %04x b %04x %04x c %08x: model %08x hw %08x ref %08x\n", name, g, j, A[0],
+               A[1], Bp[j], Bp[n + j], f2u(C[j]), f2u(D[j]), hw ? f2u(H[j]) : 0, f2u(ref));
+      bad += miss;
+      (*count)++;
+    }
+  }
+  /* K = 1: the pair padded with +0 (a -0 accumulator becomes +0 on the pad's fma) */
+  if (!fp16) {
+    const uint16_t a1 = 0x8000;
+    for (int j = 0; j < NC; j++) {
+      B[j] = bf_pool[j % NPOOL(bf_pool)];
+      C[j] = u2f(j % 2 ? 0x80000000u : c_pool[j % NPOOL(c_pool)]);
+    }
+    if (mpe_mma(m, 1, NC, 1, &a1, in, 1, B, in, NC, C, NC, D, MPE_FP32, NC) != MPE_OK ||
+        (hw && mpe_cpu_mma(m, 1, NC, 1, &a1, in, 1, B, in, NC, C, NC, H, MPE_FP32, NC) != MPE_OK))
+      return bad + 1;
+    for (int j = 0; j < NC; j++) {
+      const float ref = ref_dot(order, flush, 0, order == MPE_TC_PAIR_ODD_FIRST ? 2 : 32, &a1, B + j, NC, 1, C[j]);
+      const int miss = !same32(f2u(D[j]), f2u(ref)) || (hw && !same32(f2u(H[j]), f2u(ref)));
+      if (miss && bad < 5)
+        printf("  %s K=1 col %d: b %04x c %08x: model %08x hw %08x ref %08x\n", name, j, B[j], f2u(C[j]),
+               f2u(D[j]), hw ? f2u(H[j]) : 0, f2u(ref));
+      bad += miss;
+      (*count)++;
+    }
   }
   return bad;
 }
@@ -311,8 +424,8 @@ __attribute__((unused)) static long run_int(const char *name, mpe_type in, mpe_t
     printf("FAIL: no model %s\n", name);
     return 1;
   }
-  mpe_tc_params p;
-  mpe_tc_model_params(m, &p);
+  /* the instruction's K and saturation, written here (not read from the model) */
+  const struct { int block, satfinite; } p = { strncmp(name, "amx", 3) ? 4 : 64, strstr(name, "vpdpbusds") != NULL };
   long bad = 0;
   for (int t = 0; t < 40 * iters(); t++) {
     const int M = 1 + (int)(rnd32() % 20), N = 1 + (int)(rnd32() % 40), K = ks[t % NK] + (t % 5 == 4 ? 200 : 0);
@@ -376,6 +489,19 @@ int main(void)
   {
     const long b_ = run_float("amx-fp16", MPE_FP16, 0, NULL, &dummy, &c);
     fail |= report("amx-fp16 model vs MPFR", b_, c);
+  }
+  {
+    const int all = MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ;
+    long b_;
+    c = 0;
+    b_ = run_edges("avx512-bf16", MPE_BF16, 0, MPE_TC_PAIR_ODD_FIRST, all, &c);
+    fail |= report("avx512-bf16 model vs MPFR, boundary vectors", b_, c);
+    c = 0;
+    b_ = run_edges("amx-bf16", MPE_BF16, 0, MPE_TC_PAIR_SPLIT, all, &c);
+    fail |= report("amx-bf16 model vs MPFR, boundary vectors", b_, c);
+    c = 0;
+    b_ = run_edges("amx-fp16", MPE_FP16, 0, MPE_TC_PAIR_SPLIT, MPE_TC_FTZ, &c);
+    fail |= report("amx-fp16 model vs MPFR, boundary vectors", b_, c);
   }
   /* the Intrinsics Guide's reading of TDPBF16PS, as a custom model */
   {
@@ -499,6 +625,14 @@ int main(void)
       p.pair_order = MPE_TC_PAIR_ASCENDING;
       if (mpe_tc_model_custom(&g, &p) != MPE_OK)
         return 1;
+    }
+    {
+      const int all = MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ;
+      const long b_ = run_edges(nm, in, 1, CPU_PART == 1 ? MPE_TC_PAIR_ODD_FIRST : MPE_TC_PAIR_SPLIT,
+                                CPU_PART == 5 ? MPE_TC_FTZ : all, &c);
+      snprintf(lab, sizeof lab, "%s: hardware vs model vs MPFR, boundary vectors", part_instr[CPU_PART]);
+      fail |= report(lab, b_, c);
+      c = 0;
     }
     snprintf(lab, sizeof lab, "%s: hardware vs model vs MPFR", part_instr[CPU_PART]);
     {
