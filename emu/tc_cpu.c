@@ -10,6 +10,9 @@
    rounding (to 24 bits, exponent unbounded) replaced by a zero of its sign (FTZ).
    The tininess rule is the one AVX512_BF16 shows: c = 2^-126, a*b = -2^-151 gives
    2^-126 (tiny before rounding, not after), tests/check_cpu_mu.c. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* syscall() */
+#endif
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -266,60 +269,69 @@ static void pack_int(const mpei_tc_opnd *a, const mpei_tc_opnd *b, int M, int N,
 
 /* ---- AVX-512 and AVX-VNNI: one row of 16 (8) outputs at a time, one
    instruction per pair (quadruple) of k, in ascending k, the accumulators
-   starting from acc */
-__attribute__((target("avx512f,avx512bf16"))) static void run_vdpbf16ps(const uint32_t *ap, const uint32_t *bp,
-                                                                        int M, int N, int KQ, int ldbp, float *acc)
+   starting from acc. The row kernels carry the target attributes; the OpenMP
+   loop that calls them does not (an outlined parallel region would not inherit
+   them under clang). */
+typedef void (*row_fn)(const uint32_t *ap, const uint32_t *bp, int i, int N, int KQ, int ldbp, int sat, void *acc);
+
+__attribute__((target("avx512f,avx512bf16"))) static void row_vdpbf16ps(const uint32_t *ap, const uint32_t *bp, int i,
+                                                                        int N, int KQ, int ldbp, int sat, void *out)
 {
-#pragma omp parallel for schedule(static) if ((long)M * N * KQ > 200000)
-  for (int i = 0; i < M; i++)
-    for (int j0 = 0; j0 < N; j0 += 16) {
-      const __mmask16 mk = N - j0 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (N - j0)) - 1);
-      __m512 c = _mm512_maskz_loadu_ps(mk, acc + (size_t)i * N + j0);
-      for (int q = 0; q < KQ; q++) {
-        const __m512i av = _mm512_set1_epi32((int)ap[(size_t)i * KQ + q]);
-        const __m512i bv = _mm512_loadu_si512((const void *)(bp + (size_t)q * ldbp + j0));
-        c = _mm512_dpbf16_ps(c, (__m512bh)av, (__m512bh)bv);
-      }
-      _mm512_mask_storeu_ps(acc + (size_t)i * N + j0, mk, c);
+  float *acc = out;
+  (void)sat;
+  for (int j0 = 0; j0 < N; j0 += 16) {
+    const __mmask16 mk = N - j0 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (N - j0)) - 1);
+    __m512 c = _mm512_maskz_loadu_ps(mk, acc + (size_t)i * N + j0);
+    for (int q = 0; q < KQ; q++) {
+      const __m512i av = _mm512_set1_epi32((int)ap[(size_t)i * KQ + q]);
+      const __m512i bv = _mm512_loadu_si512((const void *)(bp + (size_t)q * ldbp + j0));
+      c = _mm512_dpbf16_ps(c, (__m512bh)av, (__m512bh)bv);
     }
+    _mm512_mask_storeu_ps(acc + (size_t)i * N + j0, mk, c);
+  }
 }
 
-__attribute__((target("avx512f,avx512vnni"))) static void run_vnni512(const uint32_t *ap, const uint32_t *bp, int M,
-                                                                      int N, int KQ, int ldbp, int sat,
-                                                                      int32_t *acc)
+__attribute__((target("avx512f,avx512vnni"))) static void row_vnni512(const uint32_t *ap, const uint32_t *bp, int i,
+                                                                      int N, int KQ, int ldbp, int sat, void *out)
 {
-#pragma omp parallel for schedule(static) if ((long)M * N * KQ > 200000)
-  for (int i = 0; i < M; i++)
-    for (int j0 = 0; j0 < N; j0 += 16) {
-      const __mmask16 mk = N - j0 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (N - j0)) - 1);
-      __m512i c = _mm512_maskz_loadu_epi32(mk, acc + (size_t)i * N + j0);
-      for (int q = 0; q < KQ; q++) {
-        const __m512i av = _mm512_set1_epi32((int)ap[(size_t)i * KQ + q]);
-        const __m512i bv = _mm512_loadu_si512((const void *)(bp + (size_t)q * ldbp + j0));
-        c = sat ? _mm512_dpbusds_epi32(c, av, bv) : _mm512_dpbusd_epi32(c, av, bv);
-      }
-      _mm512_mask_storeu_epi32(acc + (size_t)i * N + j0, mk, c);
+  int32_t *acc = out;
+  for (int j0 = 0; j0 < N; j0 += 16) {
+    const __mmask16 mk = N - j0 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (N - j0)) - 1);
+    __m512i c = _mm512_maskz_loadu_epi32(mk, acc + (size_t)i * N + j0);
+    for (int q = 0; q < KQ; q++) {
+      const __m512i av = _mm512_set1_epi32((int)ap[(size_t)i * KQ + q]);
+      const __m512i bv = _mm512_loadu_si512((const void *)(bp + (size_t)q * ldbp + j0));
+      c = sat ? _mm512_dpbusds_epi32(c, av, bv) : _mm512_dpbusd_epi32(c, av, bv);
     }
+    _mm512_mask_storeu_epi32(acc + (size_t)i * N + j0, mk, c);
+  }
 }
 
-__attribute__((target("avx2,avxvnni"))) static void run_avxvnni(const uint32_t *ap, const uint32_t *bp, int M, int N,
-                                                                int KQ, int ldbp, int sat, int32_t *acc)
+__attribute__((target("avx2,avxvnni"))) static void row_avxvnni(const uint32_t *ap, const uint32_t *bp, int i, int N,
+                                                                int KQ, int ldbp, int sat, void *out)
+{
+  int32_t *acc = out;
+  for (int j0 = 0; j0 < N; j0 += 8) {
+    int32_t cb[8] = { 0 };
+    const int nj = N - j0 < 8 ? N - j0 : 8;
+    memcpy(cb, acc + (size_t)i * N + j0, sizeof(int32_t) * (size_t)nj);
+    __m256i c = _mm256_loadu_si256((const __m256i *)cb);
+    for (int q = 0; q < KQ; q++) {
+      const __m256i av = _mm256_set1_epi32((int)ap[(size_t)i * KQ + q]);
+      const __m256i bv = _mm256_loadu_si256((const __m256i *)(bp + (size_t)q * ldbp + j0));
+      c = sat ? _mm256_dpbusds_avx_epi32(c, av, bv) : _mm256_dpbusd_avx_epi32(c, av, bv);
+    }
+    _mm256_storeu_si256((__m256i *)cb, c);
+    memcpy(acc + (size_t)i * N + j0, cb, sizeof(int32_t) * (size_t)nj);
+  }
+}
+
+static void run_rows(row_fn f, const uint32_t *ap, const uint32_t *bp, int M, int N, int KQ, int ldbp, int sat,
+                     void *acc)
 {
 #pragma omp parallel for schedule(static) if ((long)M * N * KQ > 200000)
   for (int i = 0; i < M; i++)
-    for (int j0 = 0; j0 < N; j0 += 8) {
-      int32_t cb[8] = { 0 };
-      const int nj = N - j0 < 8 ? N - j0 : 8;
-      memcpy(cb, acc + (size_t)i * N + j0, sizeof(int32_t) * (size_t)nj);
-      __m256i c = _mm256_loadu_si256((const __m256i *)cb);
-      for (int q = 0; q < KQ; q++) {
-        const __m256i av = _mm256_set1_epi32((int)ap[(size_t)i * KQ + q]);
-        const __m256i bv = _mm256_loadu_si256((const __m256i *)(bp + (size_t)q * ldbp + j0));
-        c = sat ? _mm256_dpbusds_avx_epi32(c, av, bv) : _mm256_dpbusd_avx_epi32(c, av, bv);
-      }
-      _mm256_storeu_si256((__m256i *)cb, c);
-      memcpy(acc + (size_t)i * N + j0, cb, sizeof(int32_t) * (size_t)nj);
-    }
+    f(ap, bp, i, N, KQ, ldbp, sat, acc);
 }
 
 /* ---- AMX: tiles of up to 16 rows of 64 bytes. tmm0 holds C (16 × 16
@@ -415,12 +427,10 @@ static int hw_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_
   else
     pack_float(m, a, b, M, N, K, KQ, ldbp, ap, bp);
   switch (instr) {
-  case MPE_TC_X86_VDPBF16PS: run_vdpbf16ps(ap, bp, M, N, KQ, ldbp, acc); break;
+  case MPE_TC_X86_VDPBF16PS: run_rows(row_vdpbf16ps, ap, bp, M, N, KQ, ldbp, 0, acc); break;
   case MPE_TC_X86_VPDPBUSD: case MPE_TC_X86_VPDPBUSDS:
-    if (strncmp(m->name, "avx-vnni", 8) == 0)
-      run_avxvnni(ap, bp, M, N, KQ, ldbp, instr == MPE_TC_X86_VPDPBUSDS, acc);
-    else
-      run_vnni512(ap, bp, M, N, KQ, ldbp, instr == MPE_TC_X86_VPDPBUSDS, acc);
+    run_rows(strncmp(m->name, "avx-vnni", 8) == 0 ? row_avxvnni : row_vnni512, ap, bp, M, N, KQ, ldbp,
+             instr == MPE_TC_X86_VPDPBUSDS, acc);
     break;
   default:
     run_amx(instr, a->t == MPE_INT8, b->t == MPE_INT8, ap, bp, M, N, KQ, ldbp, acc);
