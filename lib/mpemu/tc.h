@@ -120,7 +120,10 @@ typedef enum {
    "fma-chain" (sequential binary32 fma, ascending k). in: MPE_FP16, MPE_BF16, MPE_TF32,
    MPE_E4M3, MPE_E5M2, and for the integer tensor cores MPE_INT8, MPE_UINT8 ("t4", "a100",
    "ada", "h100", "b200", "exact") and MPE_INT4, MPE_UINT4 ("t4", "a100", "ada", "exact"): exact
-   int32 accumulation, see mpe_tc_int(3). NULL when that GPU has no such instruction. */
+   int32 accumulation, see mpe_tc_int(3). The x86 dot-product instructions ("CPU models"):
+   "avx512-bf16" (VDPBF16PS), "amx-bf16" (TDPBF16PS), MPE_BF16; "amx-fp16" (TDPFP16PS),
+   MPE_FP16; "amx-int8" (MPE_INT8, MPE_UINT8); "avx512-vnni", "avx-vnni" and their
+   ":vpdpbusds" (MPE_UINT8). NULL when that GPU or CPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 
 /* How mpe_tc_params grows without breaking programs built against an older
