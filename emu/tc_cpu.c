@@ -217,53 +217,30 @@ static uint16_t bits16(const struct mpe_tc_model *m, const mpei_tc_opnd *x, long
   return isnan(v) ? 0x7fc0 : (uint16_t)(mpei_f2u((float)v) >> 16);
 }
 
-static void pack_float(const struct mpe_tc_model *m, const mpei_tc_opnd *a, const mpei_tc_opnd *b, int M, int N,
-                       int K, int KQ, int ldbp, uint32_t *ap, uint32_t *bp)
+/* element idx of x as the instruction reads it: 16 bits (floating point) or a byte */
+static uint32_t elem_bits(const struct mpe_tc_model *m, const mpei_tc_opnd *x, long idx, int per)
 {
-  for (int i = 0; i < M; i++)
-    for (int q = 0; q < KQ; q++) {
-      uint32_t w = 0;
-      for (int z = 0; z < 2; z++) {
-        const int l = 2 * q + z;
-        if (l < K)
-          w |= (uint32_t)bits16(m, a, (long)i * a->rs + (long)l * a->cs) << (16 * z);
-      }
-      ap[(size_t)i * KQ + q] = w;
-    }
-  for (int q = 0; q < KQ; q++)
-    for (int j = 0; j < ldbp; j++) {
-      uint32_t w = 0;
-      for (int z = 0; z < 2 && j < N; z++) {
-        const int l = 2 * q + z;
-        if (l < K)
-          w |= (uint32_t)bits16(m, b, (long)l * b->rs + (long)j * b->cs) << (16 * z);
-      }
-      bp[(size_t)q * ldbp + j] = w;
-    }
+  return per == 2 ? bits16(m, x, idx) : ((const uint8_t *)x->p)[idx];
 }
 
-static void pack_int(const mpei_tc_opnd *a, const mpei_tc_opnd *b, int M, int N, int K, int KQ, int ldbp,
-                     uint32_t *ap, uint32_t *bp)
+/* per: elements a dword (2 floating point, 4 integer), each 32/per bits wide */
+static void pack(const struct mpe_tc_model *m, const mpei_tc_opnd *a, const mpei_tc_opnd *b, int M, int N, int K,
+                 int KQ, int ldbp, int per, uint32_t *ap, uint32_t *bp)
 {
+  const int w = 32 / per;
   for (int i = 0; i < M; i++)
     for (int q = 0; q < KQ; q++) {
-      uint32_t w = 0;
-      for (int z = 0; z < 4; z++) {
-        const int l = 4 * q + z;
-        if (l < K)
-          w |= (uint32_t)((const uint8_t *)a->p)[(long)i * a->rs + (long)l * a->cs] << (8 * z);
-      }
-      ap[(size_t)i * KQ + q] = w;
+      uint32_t d = 0;
+      for (int z = 0; z < per && per * q + z < K; z++)
+        d |= elem_bits(m, a, (long)i * a->rs + (long)(per * q + z) * a->cs, per) << (w * z);
+      ap[(size_t)i * KQ + q] = d;
     }
   for (int q = 0; q < KQ; q++)
     for (int j = 0; j < ldbp; j++) {
-      uint32_t w = 0;
-      for (int z = 0; z < 4 && j < N; z++) {
-        const int l = 4 * q + z;
-        if (l < K)
-          w |= (uint32_t)((const uint8_t *)b->p)[(long)l * b->rs + (long)j * b->cs] << (8 * z);
-      }
-      bp[(size_t)q * ldbp + j] = w;
+      uint32_t d = 0;
+      for (int z = 0; z < per && per * q + z < K && j < N; z++)
+        d |= elem_bits(m, b, (long)(per * q + z) * b->rs + (long)j * b->cs, per) << (w * z);
+      bp[(size_t)q * ldbp + j] = d;
     }
 }
 
@@ -422,10 +399,7 @@ static int hw_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_
     free(bp);
     return MPE_ENOMEM;
   }
-  if (is_int)
-    pack_int(a, b, M, N, K, KQ, ldbp, ap, bp);
-  else
-    pack_float(m, a, b, M, N, K, KQ, ldbp, ap, bp);
+  pack(m, a, b, M, N, K, KQ, ldbp, per, ap, bp);
   switch (instr) {
   case MPE_TC_X86_VDPBF16PS: run_rows(row_vdpbf16ps, ap, bp, M, N, KQ, ldbp, 0, acc); break;
   case MPE_TC_X86_VPDPBUSD: case MPE_TC_X86_VPDPBUSDS:

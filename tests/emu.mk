@@ -137,6 +137,6 @@ tests_check_cpu_avx512fp16_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=7
 tests_check_cpu_avx512fp16_LDADD = $(TEST_LDADD)
 
 bench_programs += tests/bench/bench_cpu_mu
-tests_bench_bench_cpu_mu_SOURCES = tests/bench/bench_cpu_mu.c
+tests_bench_bench_cpu_mu_SOURCES = tests/bench/bench_cpu_mu.c tests/bench/benchutil.h
 tests_bench_bench_cpu_mu_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
 tests_bench_bench_cpu_mu_LDADD = libmpemu.la $(OPENBLAS_LIBS) $(LIBM)

@@ -3,35 +3,14 @@
    emulation), mpe_cpu_gemm (the instruction itself, "-" where this CPU lacks
    it) and OpenBLAS cblas_sgemm on the binary32 values. Square n×n×n, row-major,
    alpha 1, beta 0; medians of back-to-back runs. $MPE_BENCH_CPU_N: n (default
-   512). The ratio columns are t(cblas_sgemm) / t(row). */
+   384). The ratio columns are t(cblas_sgemm) / t(row). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <cblas.h>
 #include <mpemu.h>
-
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void settle(void)
-{
-  struct timespec t = { 0, 100000000L };
-  nanosleep(&t, NULL);
-}
-
-static double median(double *v, int n)
-{
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-      double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
-    }
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "benchutil.h"
 
 int main(void)
 {
@@ -41,7 +20,7 @@ int main(void)
     { "avx512-vnni", MPE_UINT8, MPE_UINT8, MPE_INT8 }, { "avx-vnni", MPE_UINT8, MPE_UINT8, MPE_INT8 },
   };
   const char *e = getenv("MPE_BENCH_CPU_N");
-  const int n = e && atoi(e) > 0 ? atoi(e) : 512, reps = 3;
+  const int n = e && atoi(e) > 0 ? atoi(e) : 384, reps = 3;
   const size_t nn = (size_t)n * n;
   float *a = malloc(nn * 4), *b = malloc(nn * 4), *c = malloc(nn * 4), *cf = malloc(nn * 4);
   uint16_t *a16 = malloc(nn * 2), *b16 = malloc(nn * 2);
@@ -79,27 +58,27 @@ int main(void)
     double tm[3], th[3], ts[3];
     int hw = 1, same = 1;
     for (int r = 0; r < reps; r++) {
-      settle();
-      double t0 = now();
+      bench_settle();
+      double t0 = bench_now();
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, cf, n);
-      ts[r] = now() - t0;
-      settle();
-      t0 = now();
+      ts[r] = bench_now() - t0;
+      bench_settle();
+      t0 = bench_now();
       if (mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, A, rows[ri].at, n, B, rows[ri].bt, n,
                    0.0f, C, ct, n)) {
         fprintf(stderr, "mpe_gemm %s failed\n", rows[ri].name);
         return 1;
       }
-      tm[r] = now() - t0;
+      tm[r] = bench_now() - t0;
       void *keep = malloc(nn * 4);
       if (!keep)
         return 1;
       memcpy(keep, C, nn * 4);
-      settle();
-      t0 = now();
+      bench_settle();
+      t0 = bench_now();
       int rc = mpe_cpu_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, A, rows[ri].at, n, B,
                             rows[ri].bt, n, 0.0f, C, ct, n);
-      th[r] = now() - t0;
+      th[r] = bench_now() - t0;
       hw = rc == MPE_OK;
       if (hw && memcmp(keep, C, nn * 4))
         same = 0;
@@ -109,7 +88,7 @@ int main(void)
         return 1;
       }
     }
-    const double M = median(tm, reps), H = median(th, reps), S = median(ts, reps);
+    const double M = bench_median(tm, reps), H = bench_median(th, reps), S = bench_median(ts, reps);
     char hs[16] = "-", hr[16] = "-";
     if (hw) {
       snprintf(hs, sizeof hs, "%.4f", H);
