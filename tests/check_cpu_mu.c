@@ -560,6 +560,21 @@ int main(void)
   uint16_t h = 0;
   fail |= mpe_mma(mpe_tc_model_get("avx512-bf16", MPE_BF16), 1, 1, 1, &h, MPE_BF16, 1, &h, MPE_BF16, 1, NULL, 1, &h,
                   MPE_FP16, 1) != MPE_EUNSUP;
+  /* no 2:4 sparse form */
+  uint16_t meta = 0x44;
+  fail |= mpe_gemm_sp(mpe_tc_model_get("amx-bf16", MPE_BF16), 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 1, 1, 4, 1.0f, &h,
+                      MPE_BF16, 2, &meta, 1, &h, MPE_BF16, 1, 0.0f, &x, MPE_FP32, 1) != MPE_EUNSUP;
+  /* a custom model with pair_order or flush on another kind is refused */
+  {
+    mpe_tc_params p;
+    mpe_tc_model_params(mpe_tc_model_get("h100", MPE_BF16), &p);
+    p.flush = MPE_TC_FTZ;
+    mpe_tc_model *bad = NULL;
+    fail |= mpe_tc_model_custom(&bad, &p) != MPE_EINVAL || bad != NULL;
+    mpe_tc_model_params(mpe_tc_model_get("avx512-bf16", MPE_BF16), &p);
+    p.block = 3;   /* an odd instruction K */
+    fail |= mpe_tc_model_custom(&bad, &p) != MPE_EINVAL;
+  }
   return fail;
 }
 #endif
