@@ -30,7 +30,7 @@ _lib.declare(_L)
 FP64, FP32, TF32, FP16, BF16, E4M3, E5M2 = range(7)
 _TYPE_OF = {"fp64": FP64, "fp32": FP32, "tf32": TF32, "fp16": FP16, "bf16": BF16, "e4m3": E4M3, "e5m2": E5M2}
 _MODEL_NAMES = ("v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200", "rtx-pro-6000",
-                "exact", "fma-chain")
+                "exact", "fma-chain", "avx512-bf16", "amx-bf16", "amx-fp16")
 
 
 class MpemuError(RuntimeError):
@@ -486,7 +486,8 @@ def formats() -> List[Dict[str, Any]]:
 
 
 def models() -> Dict[str, List[str]]:
-    """The tensor-core models by name, each with the input formats it has instructions for."""
+    """The tensor-core models (GPUs, references, the x86 dot-product instructions) by name, each with
+    the input formats it has instructions for."""
     out = {}
     for n in _MODEL_NAMES:
         ins = [i for i in ("fp16", "bf16", "tf32", "e4m3", "e5m2") if _L.mpe_tc_model_get(n.encode(), _TYPE_OF[i])]
