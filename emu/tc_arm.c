@@ -279,7 +279,8 @@ int mpei_tc_arm_custom(mpe_tc_model **out, const mpe_tc_params *p)
     return MPE_EINVAL;
   /* the fields of the other kinds */
   if (p->align_bits || p->result_bits || p->late_c || p->satfinite || p->zero_c_exp || p->zero_sign ||
-      p->tf32_nan || p->scale_group || p->scale_fmts || p->scale_zero_exp || p->in_b || p->mfma)
+      p->tf32_nan || p->scale_group || p->scale_fmts || p->scale_zero_exp || p->in_b || p->mfma ||
+      p->pair_order || p->flush)
     return MPE_EINVAL;
   struct mpe_tc_model *m = malloc(sizeof *m);
   if (!m)

@@ -195,6 +195,12 @@ MPEI_HIDDEN double mpei_tc_arm_dot(const struct mpe_tc_model *m, const double *a
 /* mpei_tc_run for those models: MPE_EUNSUP when no fast kernel covers the call. */
 MPEI_HIDDEN int mpei_tc_arm_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                                 const mpei_tc_opnd *b, const mpei_tc_opnd *c, float *acc);
+/* ---- CPU dot-product models (tc_cpu.c) */
+/* mpe_tc_model_custom for kind MPE_TC_CPU_CHAIN. */
+MPEI_HIDDEN int mpei_tc_cpu_custom(mpe_tc_model **out, const mpe_tc_params *p);
+/* mpei_tc_dot for kind MPE_TC_CPU_CHAIN (binary32 output only). */
+MPEI_HIDDEN double mpei_tc_cpu_dot(const struct mpe_tc_model *m, const double *a, const double *b, long bstride,
+                                   int k, double c);
 
 /* ---- block-scaled models (tc_scaled.c) */
 /* The rules for a custom model's block-scaled fields (scale_group,

@@ -16,9 +16,9 @@
 int mpei_tc_out16_ok(const struct mpe_tc_model *m)
 {
   /* no binary16 accumulator: the TF32 block models, AMD's matrix cores, the Arm
-     instructions (binary32 only) */
+     and x86 CPU instructions (binary32 only) */
   return !(m->p.in == MPE_TF32 && m->p.kind == MPE_TC_BLOCK) && m->p.instr != MPE_TC_MFMA && !m->p.mfma &&
-         m->p.kind != MPE_TC_ARM_BFDOT;
+         m->p.kind != MPE_TC_ARM_BFDOT && m->p.kind != MPE_TC_CPU_CHAIN;
 }
 
 int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t)

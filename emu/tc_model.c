@@ -41,6 +41,14 @@
   { nm, { .kind = MPE_TC_ARM_BFDOT, .in = MPE_BF16, .block = L,                                       \
           .round_fp32 = (fpcr_) ? MPE_RNE : MPE_RO, .round_fp16 = MPE_RNE, .input_round = MPE_RNE,     \
           .instr = ins, .fpcr = fpcr_ }, 0 }
+/* an integer row whose instructions saturate (satfinite = 1) */
+#define INTSAT(nm, in_, L, ins)                                                                       \
+  { nm, { .kind = MPE_TC_BLOCK, .in = in_, .block = L, .round_fp32 = MPE_RNE, .round_fp16 = MPE_RNE,     \
+          .input_round = MPE_RNE, .zero_c_counts = 1, .satfinite = 1, .instr = ins }, 0 }
+/* a CPU dot-product row (MPE_TC_CPU_CHAIN): the instruction's K, pair order, flushing */
+#define CPU(nm, in_, L, ord, fl, ins)                                                                 \
+  { nm, { .kind = MPE_TC_CPU_CHAIN, .in = in_, .block = L, .round_fp32 = MPE_RNE, .round_fp16 = MPE_RNE, \
+          .input_round = MPE_RNE, .instr = ins, .pair_order = ord, .flush = fl }, 0 }
 #define SYNC MPE_TC_MMA_SYNC
 #define WG MPE_TC_WGMMA
 #define TC5 MPE_TC_TCGEN05
@@ -168,6 +176,21 @@ static const struct mpe_tc_model models[] = {
   ARM("arm-bfdot-ebf16", 2, MPE_TC_ARM_BFDOT_I, MPE_TC_FPCR_EBF),
   ARM("arm-bfmmla", 4, MPE_TC_ARM_BFMMLA, 0),
   ARM("arm-bfmmla-ebf16", 4, MPE_TC_ARM_BFMMLA, MPE_TC_FPCR_EBF),
+  /* x86 dot-product instructions (emu/tc_cpu.c; mpe_tc_model_get(3), "CPU models"):
+     VDPBF16PS, one instruction per pair, odd k first; TDPBF16PS and TDPFP16PS, K = 32
+     per instruction, even and odd partial sums as the SDM writes them (the Intrinsics
+     Guide's sequential reading: pair_order MPE_TC_PAIR_ASCENDING); the integer
+     dot products through the integer engine (wrap-around; VPDPBUSDS saturates each
+     instruction's four products and c) */
+  CPU("avx512-bf16", MPE_BF16, 2, MPE_TC_PAIR_ODD_FIRST, MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ,
+      MPE_TC_X86_VDPBF16PS),
+  CPU("amx-bf16", MPE_BF16, 32, MPE_TC_PAIR_SPLIT, MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ,
+      MPE_TC_X86_TDPBF16PS),
+  CPU("amx-fp16", MPE_FP16, 32, MPE_TC_PAIR_SPLIT, MPE_TC_FTZ, MPE_TC_X86_TDPFP16PS),
+  INT("amx-int8", MPE_INT8, 64, MPE_TC_X86_TDPBSSD), INT("amx-int8", MPE_UINT8, 64, MPE_TC_X86_TDPBSSD),
+  INT("avx512-vnni", MPE_UINT8, 4, MPE_TC_X86_VPDPBUSD), INT("avx-vnni", MPE_UINT8, 4, MPE_TC_X86_VPDPBUSD),
+  INTSAT("avx512-vnni:vpdpbusds", MPE_UINT8, 4, MPE_TC_X86_VPDPBUSDS),
+  INTSAT("avx-vnni:vpdpbusds", MPE_UINT8, 4, MPE_TC_X86_VPDPBUSDS),
   REF("exact", MPE_TC_EXACT, MPE_INT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_UINT8, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_INT4, MPE_RNE),
@@ -312,10 +335,17 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   const mpe_tc_params *p = &pv;
   if (p->kind == MPE_TC_ARM_BFDOT)
     return mpei_tc_arm_custom(out, p);
-  if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN)
+  if (p->kind != MPE_TC_BLOCK && p->kind != MPE_TC_EXACT && p->kind != MPE_TC_FMA_CHAIN &&
+      p->kind != MPE_TC_CPU_CHAIN)
     return MPE_EINVAL;
-  if (p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_MFMA || p->fpcr != 0)
+  if (((p->instr < MPE_TC_INSTR_NONE || p->instr > MPE_TC_MFMA) &&
+       (p->instr < MPE_TC_X86_VDPBF16PS || p->instr > MPE_TC_X86_VPDPBUSDS)) ||
+      p->fpcr != 0)
     return MPE_EINVAL;
+  if (p->kind == MPE_TC_CPU_CHAIN)
+    return mpei_tc_cpu_custom(out, p);
+  if (p->pair_order != 0 || p->flush != 0)
+    return MPE_EINVAL;   /* the CPU chain's fields */
   if (p->mfma != MPE_TC_MFMA_NONE) {   /* the CDNA2/CDNA3 arithmetic: FP16, BF16 (CDNA3 also TF32) */
     if (p->kind != MPE_TC_BLOCK || p->scale_group || p->in_b || p->late_c || p->round_fp32 != MPE_RNE ||
         (p->in != MPE_FP16 && p->in != MPE_BF16 && (p->in != MPE_TF32 || p->mfma != MPE_TC_MFMA_TWO_STAGE)))
@@ -865,6 +895,7 @@ double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *
     return c;
   case MPE_TC_FMA_CHAIN: return fma_chain(&o, a, b, bs, k, c, out16);
   case MPE_TC_ARM_BFDOT: return mpei_tc_arm_dot(m, a, b, bs, k, c);
+  case MPE_TC_CPU_CHAIN: return mpei_tc_cpu_dot(m, a, b, bs, k, c);
   default: break;
   }
   const int L = m->p.block;

@@ -270,6 +270,8 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
     return MPE_EUNSUP;
   if (model->p.kind == MPE_TC_ARM_BFDOT)
     return MPE_EUNSUP;   /* Arm has no sparse BF16 dot product */
+  if (model->p.kind == MPE_TC_CPU_CHAIN)
+    return MPE_EUNSUP;   /* the CPU dot-product instructions have no 2:4 sparse form */
   /* the model with the sparse grouping: its checks are mpe_tc_model_custom's */
   mpe_tc_params p = model->p;
   if (p.kind == MPE_TC_BLOCK && kept_block > 0)

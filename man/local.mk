@@ -26,6 +26,9 @@ dist_man_MANS += man/man3/mpe_mma.3 man/man3/mpe_gemm.3 man/man3/mpe_tc_model_ge
 	man/man3/mpe_gemm_sp.3 man/man3/mpe_mma_scaled.3 man/man3/mpe_gemm_scaled.3 \
 	man/man3/mpe_mma_cd.3
 
+# the hardware path of the CPU models
+dist_man_MANS += man/man3/mpe_cpu_gemm.3 man/man3/mpe_cpu_mma.3
+
 # integer tensor cores and quantisation
 dist_man_MANS += man/man3/mpe_tc_int.3 man/man3/mpe_quant_params.3 man/man3/mpe_quant_encode.3 \
 	man/man3/mpe_quant_decode.3 man/man3/mpe_quant_range.3

@@ -243,7 +243,8 @@ static int variant_opts(const refine_args *a, const char *factor, const char *so
     if (!o->model) {
       /* name the models that have this instruction */
       static const char *names[] = { "v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200",
-                                     "rtx-pro-6000", "mi100", "mi250", "mi300", "exact", "fma-chain",
+                                     "rtx-pro-6000", "mi100", "mi250", "mi300", "exact", "fma-chain", "avx512-bf16",
+                                     "amx-bf16", "amx-fp16",
                                      "arm-bfdot", "arm-bfdot-ebf16", "arm-bfmmla", "arm-bfmmla-ebf16" };
       char why[400];
       size_t w = (size_t)snprintf(why, sizeof why, "unknown tensor-core model for --factor %s (valid: none", factor);

@@ -15,6 +15,8 @@ typedef enum {
   MPE_TC_EXACT,     /* exact dot product of all K terms plus c, one rounding; with block
                        L > 0, of each block of L products plus c (AMD CDNA1) */
   MPE_TC_FMA_CHAIN, /* d = c; d = fmaf(a_k, b_k, d) for ascending k */
+  MPE_TC_CPU_CHAIN = 3, /* x86 dot-product instructions: binary32 fmas over pairs of k with the
+                           order pair_order and the flushing `flush` say (mpe_tc_model_get(3)) */
   MPE_TC_ARM_BFDOT = 4  /* Arm BF16 dot products: d = c, then one BFDotAdd step per pair of k
                            (2p, 2p + 1), ascending, under the FPCR in `fpcr`; see
                            mpe_tc_model_get(3), "Arm models" */
@@ -86,6 +88,17 @@ typedef struct {
      the resulting rounding (MPE_RO, or RMode's) and is set from fpcr by
      mpe_tc_model_custom. */
   int fpcr;
+  /* CPU dot-product models (kind MPE_TC_CPU_CHAIN; 0 for every other kind). K is padded
+     with +0 to a whole number of pairs (k = 2p, 2p + 1); `block` is the instruction's K.
+     pair_order: MPE_TC_PAIR_ASCENDING: d = fma(a_k, b_k, d) for ascending k;
+     MPE_TC_PAIR_ODD_FIRST: the same with the odd k of each pair first (VDPBF16PS);
+     MPE_TC_PAIR_SPLIT: per instruction, the even and the odd k summed by fmas into two
+     binary32 partial sums starting at +0, then d = d + (even + odd) (TDPBF16PS as the
+     SDM writes it). flush: MPE_TC_DAZ_AB (subnormal A, B elements read as zero),
+     MPE_TC_DAZ_C (a subnormal C read as zero), MPE_TC_FTZ (every binary32 result that is
+     tiny after rounding becomes a zero of its sign). See mpe_tc_model_get(3). */
+  int pair_order;
+  int flush;
 } mpe_tc_params;
 
 /* mpe_tc_params.mfma (mpe_tc_model_get(3)). */
@@ -112,10 +125,25 @@ typedef enum {
   MPE_TC_WGMMA = 2,       /* wgmma.mma_async (Hopper, warpgroup-level) */
   MPE_TC_TCGEN05 = 3,     /* tcgen05.mma (datacenter Blackwell, tensor memory) */
   MPE_TC_MFMA = 4,        /* v_mfma (AMD CDNA matrix cores: MI100, MI200, MI300) */
+  /* x86 (mpe_tc_model_get(3), mpe_cpu_gemm(3)) */
+  MPE_TC_X86_VDPBF16PS = 16, /* AVX512_BF16 */
+  MPE_TC_X86_TDPBF16PS = 17, /* AMX-BF16 */
+  MPE_TC_X86_TDPFP16PS = 18, /* AMX-FP16 */
+  MPE_TC_X86_TDPBSSD = 19,   /* AMX-INT8: TDPBSSD, TDPBSUD, TDPBUSD, TDPBUUD */
+  MPE_TC_X86_VPDPBUSD = 20,  /* AVX512_VNNI, AVX-VNNI (u8 A, s8 B, int32 wrap-around) */
+  MPE_TC_X86_VPDPBUSDS = 21, /* the same, each instruction's int32 result saturated */
   /* Arm A64, Advanced SIMD and SVE (FEAT_BF16) */
   MPE_TC_ARM_BFDOT_I = 32, /* BFDOT (vectors and by element) */
   MPE_TC_ARM_BFMMLA = 33   /* BFMMLA */
 } mpe_tc_instr;
+
+/* pair_order and flush (MPE_TC_CPU_CHAIN models) */
+#define MPE_TC_PAIR_ASCENDING 0
+#define MPE_TC_PAIR_ODD_FIRST 1
+#define MPE_TC_PAIR_SPLIT 2
+#define MPE_TC_DAZ_AB 1
+#define MPE_TC_DAZ_C 2
+#define MPE_TC_FTZ 4
 
 /* mpe_tc_params.fpcr: the bits of the Arm FPCR register the models read */
 #define MPE_TC_FPCR_FIZ (1 << 0)         /* flush denormal inputs (FEAT_AFP) */
@@ -143,10 +171,13 @@ typedef enum {
    (v_mfma): "mi100" (CDNA1: FP16, BF16), "mi250" (CDNA2: FP16, BF16 (the _1k
    instructions), FP64; "mi250:bf16": the BF16 instructions without _1k), "mi300"
    (CDNA3: FP16, BF16, TF32 (xf32), FP64); aliases "mi210", "mi250x", "mi300x",
-   "mi300a", "mi325x". Arm BF16 dot products (MPE_BF16 only): "arm-bfdot", "arm-bfmmla"
+   "mi300a", "mi325x". The x86 dot-product instructions ("CPU models"): "avx512-bf16"
+   (VDPBF16PS), "amx-bf16" (TDPBF16PS), MPE_BF16; "amx-fp16" (TDPFP16PS), MPE_FP16;
+   "amx-int8" (MPE_INT8, MPE_UINT8); "avx512-vnni", "avx-vnni" and their ":vpdpbusds"
+   (MPE_UINT8). Arm BF16 dot products (MPE_BF16 only): "arm-bfdot", "arm-bfmmla"
    (FPCR.EBF = 0) and "arm-bfdot-ebf16", "arm-bfmmla-ebf16" (FEAT_EBF16 with FPCR.EBF = 1,
    the rest of FPCR zero: round to nearest, no flushing); see mpe_tc_model_get(3), "Arm
-   models". NULL when that GPU has no such instruction. */
+   models". NULL when that GPU or CPU has no such instruction. */
 MPE_API const mpe_tc_model *mpe_tc_model_get(const char *name, mpe_type in);
 
 /* How mpe_tc_params grows without breaking programs built against an older
@@ -240,6 +271,23 @@ MPE_API int mpe_gemm_scaled(const mpe_tc_model *model, mpe_layout layout, mpe_tr
                             const uint8_t *SA, int ldsa, const uint8_t *SB, int ldsb,
                             mpe_type stype, int sblock,
                             float beta, void *C, mpe_type ctype, int ldc);
+
+/* The hardware path of the CPU models: mpe_mma and mpe_gemm computed by the instruction a
+   built-in CPU model describes ("avx512-bf16": VDPBF16PS, "amx-bf16": TDPBF16PS, "amx-fp16":
+   TDPFP16PS, "amx-int8": TDPB[SU][SU]D, "avx512-vnni" / "avx-vnni" and their ":vpdpbusds":
+   VPDPBUSD(S)) on the running CPU. Same arguments and argument rules as mpe_mma and
+   mpe_gemm; binary32 (int32) C and D only. MPE_EUNSUP when the model names no CPU
+   instruction (other models, custom models) or this CPU (or its operating system) does not
+   run it; mpe_gemm itself never uses the hardware. See mpe_cpu_gemm(3). */
+MPE_API int mpe_cpu_mma(const mpe_tc_model *model, int m, int n, int k,
+                        const void *A, mpe_type atype, int lda,
+                        const void *B, mpe_type btype, int ldb,
+                        const void *C, int ldc, void *D, mpe_type dtype, int ldd);
+MPE_API int mpe_cpu_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb,
+                         int m, int n, int k, float alpha,
+                         const void *A, mpe_type atype, int lda,
+                         const void *B, mpe_type btype, int ldb,
+                         float beta, void *C, mpe_type ctype, int ldc);
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,7 @@ INT8, UINT8, INT4, UINT4, INT32 = range(7, 12)
 E2M3, E3M2, E2M1, E8M0 = range(12, 16)
 _INT_OF = {"int8": INT8, "uint8": UINT8, "int4": INT4, "uint4": UINT4}
 _MODEL_NAMES = ("v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200", "rtx-pro-6000",
-                "mi100", "mi250", "mi300", "exact", "fma-chain",
+                "mi100", "mi250", "mi300", "exact", "fma-chain", "avx512-bf16", "amx-bf16", "amx-fp16",
                 "arm-bfdot", "arm-bfdot-ebf16", "arm-bfmmla", "arm-bfmmla-ebf16")
 _ALL_TYPES = (FP16, BF16, TF32, E4M3, E5M2, INT8, UINT8, INT4, UINT4, E2M3, E3M2, E2M1)
 
@@ -910,7 +910,8 @@ def formats() -> List[Dict[str, Any]]:
 
 
 def models() -> Dict[str, List[str]]:
-    """The tensor-core models by name, each with the input formats it has instructions for."""
+    """The tensor-core models (GPUs, references, the x86 dot-product instructions) by name, each with
+    the input formats it has instructions for."""
     out = {}
     for n in _MODEL_NAMES:
         ins = [i for i in ("fp16", "bf16", "tf32", "e4m3", "e5m2") if _L.mpe_tc_model_get(n.encode(), _TYPE_OF[i])]

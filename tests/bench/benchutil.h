@@ -23,4 +23,20 @@ static inline double bench_now(void)
     }                                                  \
     (result) = best_;                                  \
   } while (0)
+/* let the OpenBLAS and OpenMP worker threads go to sleep between timings */
+static inline void bench_settle(void)
+{
+  struct timespec t = { 0, 100000000L };
+  nanosleep(&t, NULL);
+}
+
+/* the median of v[0..n) (sorts v) */
+static inline double bench_median(double *v, int n)
+{
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+    }
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 #endif
