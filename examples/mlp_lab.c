@@ -29,7 +29,9 @@ static void usage(FILE *o)
   fprintf(o, "usage: mlp_lab [options]\n"
              "  --levels L       comma-separated opt levels (default O0,O1,O2,O3)\n"
              "  --formats F      comma-separated low formats (default fp16,bf16)\n"
-             "  --model M        emulated GPUs, comma-separated: v100, a100, h100 (default v100,h100)\n"
+             "  --model M        tensor-core models, comma-separated: v100, a100, h100, or any other\n"
+             "                   mpe_tc_model_get(3) name, e.g. avx512-bf16, amx-bf16, arm-bfdot,\n"
+             "                   mi300 (default v100,h100)\n"
              "  --epochs E       passes over the training set (default 20)\n"
              "  --train N --test N   dataset sizes (default 4096, 1024)\n"
              "  --dim D --hidden H   input dimension and hidden width (default 32, 128)\n"
@@ -286,17 +288,21 @@ int main(int argc, char **argv)
     printf("MLP lab (b): %ld-%ld-4 %s, softmax cross-entropy, %s lr %g, batch %ld, %ld epochs (%ld steps);\n"
            "4-class spirals, %ld train / %ld test, seed %ld\n\n",
            dim, hidden, actname, optim, lr, batch, epochs, steps, ntrain, ntest, seed);
-    printf("%-5s %-6s %-6s %11s %10s %10s %9s %8s %8s %9s\n", "level", "format", "model", "final loss",
+    int mw = 6;   /* the model column fits the longest name (CPU models: "arm-bfdot-ebf16") */
+    for (int q = 0; q < nr; q++)
+      if ((int)strlen(R[q].model) > mw)
+        mw = (int)strlen(R[q].model);
+    printf("%-5s %-6s %-*s %11s %10s %10s %9s %8s %8s %9s\n", "level", "format", mw, "model", "final loss",
            "train acc", "test acc", "lost %", "skipped", "scale", "time [s]");
     for (int q = 0; q < nr; q++) {
       run *r = &R[q];
       if (r->unsupported) {
-        printf("%-5s %-6s %-6s   n/a: the %s has no %s tensor cores\n", mpe_train_level_name(r->level), r->fmt,
-               r->model, r->model, r->fmt);
+        printf("%-5s %-6s %-*s   n/a: the %s has no %s tensor cores\n", mpe_train_level_name(r->level), r->fmt,
+               mw, r->model, r->model, r->fmt);
         continue;
       }
-      printf("%-5s %-6s %-6s %11.5g %9.2f%% %9.2f%% %9.4f %8llu %8g %9.2f%s\n", mpe_train_level_name(r->level), r->fmt,
-             r->model, r->final_loss, 100 * r->train_accuracy, 100 * r->accuracy,
+      printf("%-5s %-6s %-*s %11.5g %9.2f%% %9.2f%% %9.4f %8llu %8g %9.2f%s\n", mpe_train_level_name(r->level),
+             r->fmt, mw, r->model, r->final_loss, 100 * r->train_accuracy, 100 * r->accuracy,
              r->updates ? 100.0 * (double)r->lost / (double)r->updates : 0.0, (unsigned long long)r->skipped,
              r->final_scale, r->seconds, r->diverged ? "  diverged" : "");
     }
