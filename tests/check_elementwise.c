@@ -146,12 +146,30 @@ static double ulps(double got, double want, const mpe_format *f)
 
 typedef struct { long n, bad; double worst; } tally;
 
+/* kept under MPE_CHECK_SUBSET: a zero, infinite or NaN operand or result, a
+   result below f's smallest normal or in its top binade, a first operand at
+   either end of its binade at f's precision */
+static int edge_case(const mpe_format *f, float a, float got)
+{
+  const float g = fabsf(got);
+  if (!isfinite(a) || a == 0 || !isfinite(got) || g == 0 || g < mpe_format_min_normal(f) ||
+      g >= mpe_format_max(f) / 2)
+    return 1;
+  const int p = mpe_format_precision(f);
+  const uint32_t top = (ts_f2u(a) & 0x7fffffu) >> (24 - (p < 24 ? p : 24));
+  return top == 0 || top == (1u << ((p < 24 ? p : 24) - 1)) - 1;
+}
+
+/* got[0..n-1] against MPFR: every element, or under MPE_CHECK_SUBSET every
+   Nth and every edge case; t->n counts those compared */
 static void compare(tally *t, int fn, const mpe_format *f, mpe_round r, const float *got, const float *x,
                     const float *y, const float *z, float alpha, size_t n, int verbose)
 {
   mpfr_t big;
   mpfr_init2(big, KP);
   for (size_t i = 0; i < n; i++) {
+    if (!ts_in_subset(i) && !edge_case(f, x[i], got[i]))
+      continue;
     double a = x[i], b = y ? y[i] : 0, c = z ? z[i] : 0;
     if (!mp_value(big, fn, a, b, c, alpha)) {
       ck_assert_msg(isnan(got[i]), "%s(%a) = %a, want NaN", fnames[fn], a, got[i]);
@@ -188,7 +206,7 @@ START_TEST(test_unary_exhaustive)
       ck_assert_int_eq(call(fn, y, x, NULL, NULL, 0, 65536, f, &(mpe_round_opts){ det_modes[m], 0, 0, 0, 0 }), MPE_OK);
       compare(&t, fn, f, det_modes[m], y, x, NULL, NULL, 0, 65536, 1);
     }
-    fprintf(stderr, "ew %-7s %s: all 2^16 inputs x 6 modes: %ld results, %ld not correctly rounded (rate %.2e), worst %.3g ulp\n",
+    fprintf(stderr, "ew %-7s %s: all 2^16 inputs x 6 modes: %ld results compared, %ld not correctly rounded (rate %.2e), worst %.3g ulp\n",
             fnames[fn], mpe_format_name(f), t.n, t.bad, (double)t.bad / t.n, t.worst);
     if (exact_fn[fn])
       ck_assert_int_eq(t.bad, 0);
@@ -256,8 +274,8 @@ START_TEST(test_random_binary32)
       ck_assert_int_eq(call(fn, w, x, y, z, alpha, n, f, &o), MPE_OK);
       compare(&t, fn, f, det_modes[m], w, x, fn <= F_FMA ? y : NULL, fn == F_FMA ? z : NULL, alpha, n, 1);
     }
-    fprintf(stderr, "ew %-7s %s: %zu random binary32 inputs x 6 modes: %ld not correctly rounded (rate %.2e), worst %.3g ulp\n",
-            fnames[fn], names[_i], n, t.bad, (double)t.bad / t.n, t.worst);
+    fprintf(stderr, "ew %-7s %s: %zu random binary32 inputs x 6 modes: %ld results compared, %ld not correctly rounded (rate %.2e), worst %.3g ulp\n",
+            fnames[fn], names[_i], n, t.n, t.bad, (double)t.bad / t.n, t.worst);
     if (exact_fn[fn])
       ck_assert_int_eq(t.bad, 0);
     else

@@ -284,6 +284,29 @@ int ts_expensive(void)
   return e && *e && strcmp(e, "0");
 }
 
+unsigned ts_subset(void)
+{
+  static unsigned n;   /* read from OpenMP threads: atomic */
+  unsigned c = __atomic_load_n(&n, __ATOMIC_RELAXED);
+  if (c)
+    return c;
+  const char *e = getenv("MPE_CHECK_SUBSET");
+  unsigned v = 1;
+  if (e && *e) {
+    char *end;
+    errno = 0;
+    unsigned long u = strtoul(e, &end, 10);
+    if (errno || *end || e[0] == '-' || u < 1 || u > 1000000)
+      fprintf(stderr, "MPE_CHECK_SUBSET=%s is not a whole number from 1 to 1000000: the full sets run\n", e);
+    else
+      v = (unsigned)u;
+  }
+  if (v != 1)
+    fprintf(stderr, "MPE_CHECK_SUBSET=%u: the long sweeps compare every %uth vector of their bulk\n", v, v);
+  __atomic_store_n(&n, v, __ATOMIC_RELAXED);
+  return v;
+}
+
 /* ------------------------------------------------------------ the MPFR oracle */
 
 ts_fmt ts_fmt_of(const mpe_format *f)
@@ -428,6 +451,7 @@ int ts_same_f64(double a, double b)
 int ts_run(Suite *s)
 {
   conf_map_shared();
+  ts_subset();   /* read (and printed) once, before Check forks the tests */
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   if (conf_state->files) {

@@ -56,6 +56,16 @@ uint64_t ts_rand64(uint64_t *state);
 /* MPE_CHECK_EXPENSIVE set to a non-zero value */
 int ts_expensive(void);
 
+/* MPE_CHECK_SUBSET=N (a whole number, at least 1; unset: 1) thins the bulk of
+   the long deterministic sweeps (conformance files, exhaustive and random
+   inputs) to every Nth vector; boundary and edge cases, every SIMD level and
+   every code path are kept, and each such test prints how many vectors it
+   compared. An unreadable value runs the full sets and says so. Printed once
+   when not 1. */
+unsigned ts_subset(void);
+/* whether the i-th vector of such a sweep is compared (i % N == 0) */
+static inline int ts_in_subset(unsigned long i) { return i % ts_subset() == 0; }
+
 /* ---- the MPFR oracle */
 
 /* A binary format as plain numbers: precision p (with the implicit bit; at
