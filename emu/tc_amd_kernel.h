@@ -122,10 +122,10 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
         E = maxi(E, ea[q * MR + r] + ldi(eb + q * VW));
       const vd sc = pow2v(F - E);
       vd s = tod(acc[r]) * sc;
-      vl lost = (vl)(truncv(s) != s);
+      vl lost = (vl)(floorv(s) != s);   /* an integer: floor is itself */
       for (int q = 0; q < L; q++) {
         const vd x = tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc;
-        lost |= (vl)(truncv(x) != x);
+        lost |= (vl)(floorv(x) != x);
         s += x;
       }
       bad[r] |= __builtin_convertvector(lost, vi);
