@@ -9,6 +9,7 @@
 #endif
 #include "mpemu/convert.h"
 #include "tc_impl.h"
+#include "tc_amd.h"
 #include "tc_epilogue.h"
 #include "isa.h"
 #include "mpei_fenv.h"
@@ -124,6 +125,7 @@ int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc
                 const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
 {
   int r = m->p.kind == MPE_TC_ARM_BFDOT ? mpei_tc_arm_run(m, M, N, K, a, b, c, acc)
+          : (m->p.mfma || m->p.kind == MPE_TC_EXACT) && !out16 ? mpei_tc_amd_run(m, M, N, K, a, b, c, acc)
                                          : mpei_tc_run_fast(m, M, N, K, a, b, c, out16, acc);   /* MPE_EUNSUP: no fast kernel */
   if (r != MPE_EUNSUP)
     return r;

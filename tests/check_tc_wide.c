@@ -244,6 +244,135 @@ START_TEST(test_amd_gemm)
 }
 END_TEST
 
+/* An operand element of an AMD boundary set, as mpe_mma reads it (binary16 or
+   bfloat16 bits, or the binary32 word of a TF32 operand): exponents at the
+   format's edges and across a wide spread, significands with the lowest and
+   the top bits set (ties at every grid), subnormals, signed zeros; with
+   specials, also infinities and NaNs. huge: BF16/TF32 exponents up to the
+   largest (products past 2^128); -1: BF16/TF32 normal values in [2^-47,
+   2^47) (CDNA3's binary32 first stage); -2: products and sums about
+   binary32's smallest normal (BF16/TF32 in [2^-70, 2^-55), FP16 subnormals
+   and the smallest normals: CDNA2's flushing); otherwise at most 2^62. */
+static uint32_t amd_elem(mpe_type t, uint64_t *st, int specials, int huge)
+{
+  const uint64_t r = ts_rand64(st);
+  const uint32_t sg = (uint32_t)(r >> 63);
+  static const uint32_t m16[] = { 0, 1, 0x3ff, 0x200, 0x201, 0x1ff };
+  static const uint32_t m8[] = { 0, 1, 0x7f, 0x40, 0x41, 0x3f };
+  if (t == MPE_FP16) {
+    static const uint32_t ex[] = { 0, 0, 1, 2, 15, 16, 29, 30 };
+    uint32_t e = (r & 3) ? 1 + (uint32_t)((r >> 8) % 30) : ex[(r >> 8) % 8];
+    if (specials && (r >> 16) % 40 == 0)
+      e = 31;
+    if (huge == -2)
+      e = (uint32_t)(r >> 8) % 4;
+    const uint32_t m = (r >> 20) & 1 ? m16[(r >> 24) % 6] : (uint32_t)(r >> 24) & 0x3ff;
+    return sg << 15 | e << 10 | m;
+  }
+  const uint32_t top = huge > 0 ? 254 : 127 + 62;
+  static const uint32_t ex[] = { 0, 0, 1, 2, 100, 127, 128, 60 };
+  uint32_t e = (r & 3) ? 1 + (uint32_t)((r >> 8) % top) : ex[(r >> 8) % 8];
+  if (huge == -1)   /* within [2^-47, 2^47) */
+    e = 80 + (uint32_t)((r >> 8) % 94);
+  if (huge == -2)   /* in [2^-70, 2^-55): products about 2^-126 */
+    e = 57 + (uint32_t)((r >> 8) % 15);
+  if (huge > 0 && (r >> 16) % 8 == 0)
+    e = 240 + (uint32_t)((r >> 30) % 15);
+  if (specials && (r >> 16) % 40 == 1)
+    e = 255;
+  const uint32_t m = (r >> 20) & 1 ? m8[(r >> 24) % 6] : (uint32_t)(r >> 24) & 0x7f;
+  if (t == MPE_BF16)
+    return sg << 15 | e << 7 | m;
+  /* TF32: ten significand bits, the 13 below them (dropped by the model) random */
+  return sg << 31 | e << 23 | m << 16 | ((uint32_t)(r >> 44) & 7) << 13 | (uint32_t)(r >> 40) % 0x2000u;
+}
+
+/* an initial accumulator: zeros, subnormals, the smallest normal, the
+   largest finite values, a spread of normal values; with specials, inf, NaN;
+   tiny: zeros and values about 2^-126 only */
+static float amd_c(uint64_t *st, int specials, int tiny)
+{
+  static const float pool[] = { 0.0f, -0.0f, 0x1p-149f, -0x1p-140f, 0x1p-126f, -0x1.fffffcp-127f, FLT_MAX,
+                                -FLT_MAX, 1.0f, -0x1.000002p0f, 0x1p-30f, 0x1.fffffep100f };
+  const uint64_t r = ts_rand64(st);
+  if (specials && r % 30 == 0)
+    return (r >> 8) & 1 ? INFINITY : -NAN;
+  if (r & 1)
+    return pool[(r >> 8) % (tiny ? 6 : sizeof pool / sizeof pool[0])];
+  if (tiny)   /* about binary32's smallest normal */
+    return ldexpf((float)((r >> 8) & 0xffffff) * 0x1p-24f, (int)((r >> 40) % 20) - 135) * ((r >> 39) & 1 ? -1 : 1);
+  return ldexpf((float)((r >> 8) & 0xffffff) * 0x1p-24f, (int)((r >> 40) % 120) - 60) * ((r >> 39) & 1 ? -1 : 1);
+}
+
+/* the AMD rows' fast kernels (emu/tc_amd*.c) equal the portable engine bit for
+   bit at every SIMD level, on sizes past the tiles and the k chunk with K not
+   a multiple of the block, on boundary data: finite sets (the kernels run
+   every output; CDNA1's binary64 sums lose bits on the wide exponent spreads
+   and hand those outputs back), sets with inf/NaN operands and c (their
+   outputs go to the portable engine), huge BF16/TF32 exponents, pairs of
+   products cancelling exactly, BF16/TF32 values in the window of CDNA3's
+   binary32 first stage, and products and sums about 2^-126 */
+START_TEST(test_amd_levels)
+{
+  static const struct { const char *name; mpe_type t; } am[] = {
+    { "mi100", MPE_FP16 }, { "mi100", MPE_BF16 }, { "mi250", MPE_FP16 }, { "mi250", MPE_BF16 },
+    { "mi250:bf16", MPE_BF16 }, { "mi300", MPE_FP16 }, { "mi300", MPE_BF16 }, { "mi300", MPE_TF32 },
+  };
+  const mpe_tc_model *m = mpe_tc_model_get(am[_i].name, am[_i].t);
+  ck_assert_ptr_nonnull(m);
+  const mpe_type t = am[_i].t, at = t == MPE_TF32 ? MPE_FP32 : t;
+  const int es = t == MPE_TF32 ? 4 : 2;
+  static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 } };
+  for (int set = 0; set < 6; set++)
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+      const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
+      uint64_t st = ts_seed() + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
+      unsigned char *A = malloc((size_t)M * K * es), *B = malloc((size_t)K * N * es);
+      float *C = malloc(sizeof(float) * M * N), *D0 = malloc(sizeof(float) * M * N);
+      float *D = malloc(sizeof(float) * M * N), *G = malloc(sizeof(float) * M * N);
+      float *G0 = malloc(sizeof(float) * M * N);
+      ck_assert(A && B && C && D0 && D && G && G0);
+      const int specials = set == 1, huge = set == 2 ? 1 : set == 4 ? -1 : set == 5 ? -2 : 0;
+      for (int q = 0; q < M * K; q++) {
+        uint32_t w = amd_elem(t, &st, specials, huge);
+        memcpy(A + (size_t)q * es, &w, (size_t)es);
+      }
+      for (int q = 0; q < K * N; q++) {
+        uint32_t w = amd_elem(t, &st, specials, huge);
+        memcpy(B + (size_t)q * es, &w, (size_t)es);
+      }
+      if (set == 3)   /* products a*b and (-a)*b in every row: exact cancellation */
+        for (int i = 0; i < M; i++)
+          for (int l = 0; l + 1 < K; l += 3) {
+            memcpy(A + ((size_t)i * K + l + 1) * es, A + ((size_t)i * K + l) * es, (size_t)es);
+            A[((size_t)i * K + l + 1) * es + es - 1] ^= 0x80;
+            memcpy(B + ((size_t)(l + 1) * N) * es, B + ((size_t)l * N) * es, (size_t)N * es);
+          }
+      for (int q = 0; q < M * N; q++)
+        C[q] = amd_c(&st, specials, set == 5);
+      /* mpe_mma with C, and mpe_gemm's C = A B + C (one more binary32 addition) */
+      for (int lvl = 0; lvl <= 2; lvl++) {
+        mpe_simd_level_set(lvl);
+        float *d = lvl ? D : D0, *g = lvl ? G : G0;
+        ck_assert_int_eq(mpe_mma(m, M, N, K, A, at, K, B, at, N, C, N, d, MPE_FP32, N), MPE_OK);
+        memcpy(g, C, sizeof(float) * M * N);
+        ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, at, K, B, at, N,
+                                  1.0f, g, MPE_FP32, N),
+                         MPE_OK);
+        for (int q = 0; q < M * N && lvl; q++) {
+          ck_assert_msg(ts_f2u(D[q]) == ts_f2u(D0[q]), "%s %s set %d shape %zu level %d (%d,%d): %a, portable %a",
+                        am[_i].name, mpe_type_name(t), set, sh, lvl, q / N, q % N, D[q], D0[q]);
+          ck_assert_msg(ts_f2u(G[q]) == ts_f2u(G0[q]) || (isnan(G[q]) && isnan(G0[q])),
+                        "%s %s gemm set %d shape %zu level %d (%d,%d): %a, portable %a", am[_i].name,
+                        mpe_type_name(t), set, sh, lvl, q / N, q % N, G[q], G0[q]);
+        }
+      }
+      mpe_simd_level_set(-1);
+      free(A); free(B); free(C); free(D0); free(D); free(G); free(G0);
+    }
+}
+END_TEST
+
 START_TEST(test_models_and_errors)
 {
   /* which GPUs have FP64 and AMD rows */
@@ -334,6 +463,7 @@ static Suite *wide_suite(void)
   tcase_add_test(tc, test_f64_gemm);
   tcase_add_test(tc, test_amd_reproducers);
   tcase_add_loop_test(tc, test_amd_gemm, 0, 8);
+  tcase_add_loop_test(tc, test_amd_levels, 0, 8);
   tcase_add_test(tc, test_models_and_errors);
   suite_add_tcase(s, tc);
   return s;

@@ -376,8 +376,9 @@ static int c16_rows(int n)
 }
 
 /* The FP64 models (DMMA, v_mfma_f64: a binary64 fma chain) against
-   cblas_dgemm, and AMD's FP16/BF16/TF32 matrix-core models against
-   cblas_sgemm on the same values, n × n × n: ratio t(BLAS) / t(model),
+   cblas_dgemm, and AMD's FP16/BF16/TF32 matrix-core models (and two NVIDIA
+   block models of the same block lengths) against cblas_sgemm on the same
+   values, n × n × n: ratio t(BLAS) / t(model),
    medians of back-to-back pairs. */
 static int wide_rows(int n)
 {
@@ -395,8 +396,11 @@ static int wide_rows(int n)
     bf[i] = (float)b[i];
   }
   static const struct { const char *name; mpe_type in; } rows[] = {
-    { "h100", MPE_FP64 }, { "mi300", MPE_FP64 }, { "mi100", MPE_FP16 }, { "mi250", MPE_FP16 },
-    { "mi250", MPE_BF16 }, { "mi300", MPE_FP16 }, { "mi300", MPE_BF16 }, { "mi300", MPE_TF32 },
+    { "h100", MPE_FP64 }, { "mi300", MPE_FP64 }, { "mi100", MPE_FP16 }, { "mi100", MPE_BF16 },
+    { "mi250", MPE_FP16 }, { "mi250", MPE_BF16 }, { "mi250:bf16", MPE_BF16 }, { "mi300", MPE_FP16 },
+    { "mi300", MPE_BF16 }, { "mi300", MPE_TF32 },
+    /* NVIDIA block models of the same block lengths (v100: 4, a100: 8), for comparison */
+    { "v100", MPE_FP16 }, { "a100", MPE_FP16 },
   };
   const int reps = 3;
   printf("\nmpe_gemm FP64 models vs cblas_dgemm, AMD models vs cblas_sgemm, n = %d\n", n);

@@ -1,0 +1,198 @@
+/* AMD's CDNA matrix cores on vector registers: mpe_mma / mpe_gemm with the
+   v_mfma models (mpe_tc_model_get(3), "AMD models"). The operands are packed
+   as the block engine's fast path packs them (emu/tc_pack.h), the output cut
+   into tiles run in parallel, K into chunks of whole blocks, and each tile runs
+   the SIMD level's kernel (tc_amd_kernel.h), which computes the portable
+   engine's arithmetic (emu/tc_model.c) lane by lane. Outputs the kernels do
+   not cover (an inf or NaN operand or initial c; CDNA1 blocks whose addends
+   span more bits than binary64 holds) are redone by the portable engine. */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpemu/convert.h"
+#include "tc_amd.h"
+#include "tc_pack.h"
+#include "mpei_fenv.h"
+
+#ifdef HAVE_X86_SIMD
+
+enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8 };
+
+/* the kernel arithmetic of model m, or 0 when none covers it */
+static int amd_kind(const struct mpe_tc_model *m)
+{
+  const mpe_tc_params *p = &m->p;
+  if (p->in_b || p->scale_group)
+    return 0;
+  if (p->mfma == MPE_TC_MFMA_FTZ)
+    return MPEI_TC_AMD_FTZ;
+  if (p->mfma == MPE_TC_MFMA_TWO_STAGE)
+    return MPEI_TC_AMD_TWO;   /* align_bits, result_bits <= 40, block <= 64 (mpe_tc_model_custom) */
+  if (p->mfma == MPE_TC_MFMA_NONE && p->kind == MPE_TC_EXACT && p->block >= 1 && p->block <= 64 &&
+      p->round_fp32 == MPE_RNE)
+    return MPEI_TC_AMD_EXACT;
+  return 0;
+}
+
+/* EXACT: the largest F with L * 2^(F+2) + 2^(F+1) <= 2^53 (L products and c) */
+static int exact_bits(int L)
+{
+  int F = 51;
+  while ((double)L * ldexp(1.0, F + 2) + ldexp(1.0, F + 1) > 0x1p53)
+    F--;
+  return F;
+}
+
+static double load_c(const mpei_tc_opnd *c, int i, int j)
+{
+  if (!c || !c->p)
+    return 0.0;
+  const size_t idx = (size_t)((long)i * c->rs + (long)j * c->cs);
+  return c->t == MPE_FP16 ? mpe_fp16_to_fp32(((const uint16_t *)c->p)[idx]) : ((const float *)c->p)[idx];
+}
+
+/* the largest exponent among n packed exponents (zeros: MPEI_TC_ZERO_EXP) */
+static int max_exp(const int32_t *e, size_t n)
+{
+  int32_t mx = MPEI_TC_ZERO_EXP;
+  for (size_t i = 0; i < n; i++)
+    mx = e[i] > mx ? e[i] : mx;
+  return mx;
+}
+
+int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                    const mpei_tc_opnd *b, const mpei_tc_opnd *c, float *acc)
+{
+  const int kind = amd_kind(m), lvl = mpei_simd_level();
+  if (!kind || lvl < MPEI_SIMD_AVX2 || a->sc || (long)M * N * (K + 1) < 4096)
+    return MPE_EUNSUP;
+  const mpei_tc_amd_fn kern = lvl >= MPEI_SIMD_AVX512 ? mpei_tc_amd_avx512 : mpei_tc_amd_avx2;
+  const int vw = lvl >= MPEI_SIMD_AVX512 ? MPEI_TC_AMD_AVX512_VW : MPEI_TC_AMD_AVX2_VW, mr = MPEI_TC_AMD_MR;
+  const int L = m->p.block, ftz = kind == MPEI_TC_AMD_FTZ;
+  const int Kp = (K + L - 1) / L * L, mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
+  const size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
+  mpei_tc_panels pa = { malloc(sizeof(float) * (asz ? asz : 1)), NULL };
+  mpei_tc_panels pb = { malloc(sizeof(float) * (bsz ? bsz : 1)), NULL };
+  unsigned char *bad = calloc((size_t)mp * mr + (size_t)np * vw, 1);
+  int32_t *fl = kind == MPEI_TC_AMD_EXACT ? calloc((size_t)M * N, sizeof(int32_t)) : NULL;
+  if (!ftz) {
+    pa.e = malloc(sizeof(int32_t) * (asz ? asz : 1));
+    pb.e = malloc(sizeof(int32_t) * (bsz ? bsz : 1));
+  }
+  int r = MPE_OK;
+  if (!pa.v || !pb.v || !bad || (!ftz && (!pa.e || !pb.e)) || (kind == MPEI_TC_AMD_EXACT && !fl)) {
+    r = MPE_ENOMEM;
+    goto out;
+  }
+  unsigned char *rowbad = bad, *colbad = bad + (size_t)mp * mr;
+  /* wide: some operand outside [2^-48, 2^63) (the packers' window); the
+     kernels take any finite value (without exponents, FTZ keeps inf and NaN
+     in the panels) */
+  int wide = mpei_tc_pack(m, a, 0, M, K, Kp, mr, &pa, rowbad);
+  wide |= mpei_tc_pack(m, b, 1, N, K, Kp, vw, &pb, colbad);
+  if (ftz) {   /* operands below the input format's smallest normal read as +0 */
+    const float tiny = ldexpf(1.0f, ((const struct mpe_format *)mpe_format_of(m->p.in))->emin);
+    for (size_t i = 0; i < asz; i++)
+      pa.v[i] = fabsf(pa.v[i]) < tiny ? 0.0f : pa.v[i];
+    for (size_t i = 0; i < bsz; i++)
+      pb.v[i] = fabsf(pb.v[i]) < tiny ? 0.0f : pb.v[i];
+  } else if (kind == MPEI_TC_AMD_TWO && max_exp(pa.e, asz) + max_exp(pb.e, bsz) + 2 >= 128) {
+    r = MPE_EUNSUP;   /* a product may reach 2^128 (infinite in the model): the portable engine */
+    goto out;
+  }
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      const float cv = (float)load_c(c, i, j);
+      /* FTZ: a c below 2^-126 (-0 included) is +0 */
+      acc[(size_t)i * N + j] = ftz && fabsf(cv) < 0x1p-126f ? 0.0f : cv;
+    }
+  const int F = kind == MPEI_TC_AMD_EXACT ? exact_bits(L) : m->p.align_bits;
+  mpei_tc_amd_kp kp0 = { kind, L, F, m->p.result_bits, 0, ftz && m->p.in != MPE_FP16,
+                         kind == MPEI_TC_AMD_TWO && !wide && F <= 29 &&
+                             (double)L * (ldexp(1.0, F + 2) - 1.0) <= 2147483647.0 };
+  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
+  const int kcb = (KC / L > 0 ? KC / L : 1) * L;
+#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
+  for (int ti = 0; ti < mt; ti++)
+    for (int tj = 0; tj < nt; tj++) {
+      MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+      float cbuf[MPEI_TC_AMD_MR * MPEI_TC_AMD_AVX512_VW];
+      int32_t fbuf[MPEI_TC_AMD_MR * MPEI_TC_AMD_AVX512_VW];
+      for (int k0 = 0; k0 < Kp; k0 += kcb) {
+        mpei_tc_amd_kp kp = kp0;
+        kp.nblk = (Kp - k0 < kcb ? Kp - k0 : kcb) / L;
+        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
+          for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
+            const size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
+            const int32_t *ae = pa.e ? pa.e + ao : NULL, *be = pb.e ? pb.e + bo : NULL;
+            long ldc;
+            float *cp = mpei_tc_tile_get(acc, M, N, ip, jp, mr, vw, cbuf, &ldc);
+            int32_t *fp = NULL;
+            if (fl && cp == cbuf) {
+              memset(fbuf, 0, sizeof fbuf);
+              fp = fbuf;
+            } else if (fl) {
+              fp = fl + (size_t)ip * mr * N + (size_t)jp * vw;
+            }
+            kern(pa.v + ao, ae, pb.v + bo, be, cp, fp, ldc, &kp);
+            if (cp != cbuf)
+              continue;
+            mpei_tc_tile_put(acc, M, N, ip, jp, mr, vw, cbuf, cp);
+            for (int rr = 0; rr < mr && fl; rr++)
+              for (int jj = 0; jj < vw; jj++) {
+                const int i = ip * mr + rr, j = jp * vw + jj;
+                if (i < M && j < N)
+                  fl[(size_t)i * N + j] |= fbuf[rr * vw + jj];
+              }
+          }
+      }
+    }
+  if (!ftz) {
+    /* the outputs the kernels leave to the portable engine: inf/NaN operands
+       or c, and (CDNA1) blocks that lost bits */
+#pragma omp parallel if ((long)M * N > 4096)
+    {
+      MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+      double *ra = malloc(sizeof(double) * ((size_t)K + 1) * 2);
+#pragma omp for schedule(dynamic, 8)
+      for (int i = 0; i < M; i++) {
+        int have_row = 0;
+        for (int j = 0; j < N; j++) {
+          const double cv = load_c(c, i, j);
+          if (!rowbad[i] && !colbad[j] && isfinite(cv) && !(fl && fl[(size_t)i * N + j]))
+            continue;
+          if (!ra) {   /* no room: the caller's portable engine redoes the whole call */
+#pragma omp atomic write
+            r = MPE_EUNSUP;
+            break;
+          }
+          double *rb = ra + K + 1;
+          for (int l = 0; l < K && !have_row; l++)
+            ra[l] = mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
+          have_row = 1;
+          for (int l = 0; l < K; l++)
+            rb[l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
+          acc[(size_t)i * N + j] = mpei_tc_f_canon(mpei_tc_dot(m, ra, rb, 1, K, cv, 0));
+        }
+      }
+      free(ra);
+    }
+  }
+  if (r == MPE_OK)
+    mpei_tc_finish(acc, (size_t)M * N, 0, 0);
+out:
+  free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad); free(fl);
+  return r;
+}
+
+#else
+
+int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                    const mpei_tc_opnd *b, const mpei_tc_opnd *c, float *acc)
+{
+  (void)m; (void)M; (void)N; (void)K; (void)a; (void)b; (void)c; (void)acc;
+  return MPE_EUNSUP;
+}
+
+#endif

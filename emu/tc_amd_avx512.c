@@ -1,0 +1,15 @@
+/* AVX-512 build of the AMD matrix-core kernels (compiled with AVX512_CFLAGS). */
+#include "config.h"
+#include <string.h>
+#include "isa_avx512.h"
+#include "tc_amd.h"
+#define VW MPEI_TC_AMD_AVX512_VW
+#define FLOOR_PD(x) \
+  ((__typeof__(x))_mm512_roundscale_pd((__m512d)(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC))
+#include "tc_amd_kernel.h"
+
+void mpei_tc_amd_avx512(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c,
+                        int32_t *fl, long ldc, const mpei_tc_amd_kp *kp)
+{
+  amd_kernel(av, ae, bv, be, c, fl, ldc, kp);
+}
