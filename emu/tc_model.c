@@ -292,6 +292,21 @@ const char *mpe_tc_model_name(const mpe_tc_model *m)
   return m ? m->name : NULL;
 }
 
+const char *mpe_tc_model_name_at(int i)
+{
+  if (i < 0)
+    return NULL;
+  const size_t nm = sizeof models / sizeof models[0], na = sizeof aliases / sizeof aliases[0];
+  for (size_t r = 0; r < nm; r++) {   /* a name counts at its first row */
+    size_t q = 0;
+    while (q < r && strcmp(models[q].name, models[r].name) != 0)
+      q++;
+    if (q == r && i-- == 0)
+      return models[r].name;
+  }
+  return (size_t)i < na ? aliases[i].alias : NULL;
+}
+
 mpei_tc_acc mpei_tc_acc_of(const mpe_tc_params *p)
 {
   if (p->kind == MPE_TC_FMA_CHAIN)
