@@ -177,86 +177,25 @@ static uint16_t fma16(uint16_t a, uint16_t b, uint16_t cc, int k, mpe_round r)
   return finish(&c, mpei_zero_sum_sign(s, p, z, c.r));
 }
 
-uint16_t mpe_fp16_add(uint16_t a, uint16_t b, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b);
-  MPEI_FENV_RETURN(add16(a, b, K_FP16, r));
-}
+/* The public calls, one set per format (mpe_fp16_add ... mpe_fp16_fma, mpe_bf16_add ...
+   mpe_bf16_fma): each runs its operation under the library's environment, the
+   arguments entering and the result leaving through the fences of mpei_fenv.h. */
+#define FENCED(ret, name, params, args, expr) \
+  ret name params                             \
+  {                                           \
+    MPEI_FENV_GUARD();                        \
+    MPEI_FENV_IN args;                        \
+    MPEI_FENV_RETURN(expr);                   \
+  }
+#define ARITH16(pfx, kind)                                                                                  \
+  FENCED(uint16_t, mpe_##pfx##_add, (uint16_t a, uint16_t b, mpe_round r), (a, b), add16(a, b, kind, r))   \
+  FENCED(uint16_t, mpe_##pfx##_sub, (uint16_t a, uint16_t b, mpe_round r), (a, b),                         \
+         add16(a, b ^ 0x8000u, kind, r))                                                                    \
+  FENCED(uint16_t, mpe_##pfx##_mul, (uint16_t a, uint16_t b, mpe_round r), (a, b), mul16(a, b, kind, r))   \
+  FENCED(uint16_t, mpe_##pfx##_div, (uint16_t a, uint16_t b, mpe_round r), (a, b), div16(a, b, kind, r))   \
+  FENCED(uint16_t, mpe_##pfx##_sqrt, (uint16_t a, mpe_round r), (a), sqrt16(a, kind, r))                   \
+  FENCED(uint16_t, mpe_##pfx##_fma, (uint16_t a, uint16_t b, uint16_t c, mpe_round r), (a, b, c),          \
+         fma16(a, b, c, kind, r))
 
-uint16_t mpe_fp16_sub(uint16_t a, uint16_t b, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b);
-  MPEI_FENV_RETURN(add16(a, b ^ 0x8000u, K_FP16, r));
-}
-
-uint16_t mpe_fp16_mul(uint16_t a, uint16_t b, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b);
-  MPEI_FENV_RETURN(mul16(a, b, K_FP16, r));
-}
-
-uint16_t mpe_fp16_div(uint16_t a, uint16_t b, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b);
-  MPEI_FENV_RETURN(div16(a, b, K_FP16, r));
-}
-
-uint16_t mpe_fp16_sqrt(uint16_t a, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a);
-  MPEI_FENV_RETURN(sqrt16(a, K_FP16, r));
-}
-
-uint16_t mpe_fp16_fma(uint16_t a, uint16_t b, uint16_t c, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b, c);
-  MPEI_FENV_RETURN(fma16(a, b, c, K_FP16, r));
-}
-
-uint16_t mpe_bf16_add(uint16_t a, uint16_t b, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b);
-  MPEI_FENV_RETURN(add16(a, b, K_BF16, r));
-}
-
-uint16_t mpe_bf16_sub(uint16_t a, uint16_t b, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b);
-  MPEI_FENV_RETURN(add16(a, b ^ 0x8000u, K_BF16, r));
-}
-
-uint16_t mpe_bf16_mul(uint16_t a, uint16_t b, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b);
-  MPEI_FENV_RETURN(mul16(a, b, K_BF16, r));
-}
-
-uint16_t mpe_bf16_div(uint16_t a, uint16_t b, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b);
-  MPEI_FENV_RETURN(div16(a, b, K_BF16, r));
-}
-
-uint16_t mpe_bf16_sqrt(uint16_t a, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a);
-  MPEI_FENV_RETURN(sqrt16(a, K_BF16, r));
-}
-
-uint16_t mpe_bf16_fma(uint16_t a, uint16_t b, uint16_t c, mpe_round r)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(a, b, c);
-  MPEI_FENV_RETURN(fma16(a, b, c, K_BF16, r));
-}
+ARITH16(fp16, K_FP16)
+ARITH16(bf16, K_BF16)

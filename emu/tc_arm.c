@@ -273,24 +273,11 @@ int mpei_tc_arm_custom(mpe_tc_model **out, const mpe_tc_params *p)
     return MPE_EINVAL;
   if (p->instr != MPE_TC_INSTR_NONE && p->instr != MPE_TC_ARM_BFDOT_I && p->instr != MPE_TC_ARM_BFMMLA)
     return MPE_EINVAL;
-  if (p->input_round != MPE_RZ && p->input_round != MPE_RNE && p->input_round != MPE_RNA)
-    return MPE_EINVAL;
-  if (p->zero_c_counts != 0 && p->zero_c_counts != 1)
-    return MPE_EINVAL;
-  /* the fields of the other kinds */
-  if (p->align_bits || p->result_bits || p->late_c || p->satfinite || p->zero_c_exp || p->zero_sign ||
-      p->tf32_nan || p->scale_group || p->scale_fmts || p->scale_zero_exp || p->in_b || p->mfma ||
-      p->pair_order || p->flush)
-    return MPE_EINVAL;
-  struct mpe_tc_model *m = malloc(sizeof *m);
-  if (!m)
-    return MPE_ENOMEM;
-  m->name = "custom";
-  m->p = *p;
-  m->p.round_fp32 = (p->fpcr & MPE_TC_FPCR_EBF) ? rules_of(p->fpcr).mode : MPE_RO;
-  m->custom = 1;
-  *out = m;
-  return MPE_OK;
+  if (p->pair_order || p->flush)
+    return MPE_EINVAL;   /* the CPU chain's fields */
+  mpe_tc_params q = *p;
+  q.round_fp32 = (p->fpcr & MPE_TC_FPCR_EBF) ? rules_of(p->fpcr).mode : MPE_RO;
+  return mpei_tc_custom_new(out, &q, 0);
 }
 
 /* ------------------------------------------------------------------ driver */

@@ -35,29 +35,9 @@ int mpei_tc_cpu_custom(mpe_tc_model **out, const mpe_tc_params *p)
     return MPE_EINVAL;
   if (p->flush & ~(MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ))
     return MPE_EINVAL;
-  if (p->input_round != MPE_RZ && p->input_round != MPE_RNE && p->input_round != MPE_RNA)
-    return MPE_EINVAL;
-  /* the block engine's fields have no meaning here */
-  if (p->align_bits || p->result_bits || p->late_c || p->satfinite || p->zero_c_exp || p->zero_sign ||
-      p->tf32_nan || p->scale_group || p->scale_fmts || p->scale_zero_exp || p->in_b || p->mfma)
-    return MPE_EINVAL;
-  struct mpe_tc_model *m = malloc(sizeof *m);
-  if (!m)
-    return MPE_ENOMEM;
-  m->name = "custom";
-  memset(&m->p, 0, sizeof m->p);
-  m->p.kind = MPE_TC_CPU_CHAIN;
-  m->p.in = p->in;
-  m->p.block = p->block;
-  m->p.round_fp32 = m->p.round_fp16 = MPE_RNE;
-  m->p.input_round = p->input_round;
-  m->p.zero_c_counts = p->zero_c_counts;
-  m->p.instr = p->instr;
-  m->p.pair_order = p->pair_order;
-  m->p.flush = p->flush;
-  m->custom = 1;
-  *out = m;
-  return MPE_OK;
+  mpe_tc_params q = *p;
+  q.round_fp32 = q.round_fp16 = MPE_RNE;
+  return mpei_tc_custom_new(out, &q, 0);
 }
 
 /* x read as zero when it lies below `tiny` (keeping its sign) */

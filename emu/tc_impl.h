@@ -162,6 +162,12 @@ enum { MPEI_TC_AVX2_VW = 8, MPEI_TC_AVX2_MR = 4, MPEI_TC_AVX2_MRF = 6,
 /* The same in the int16 exponents: twice it still fits int16. */
 #define MPEI_TC_ZERO_EXP16 (-(1 << 14))
 
+/* The end of mpe_tc_model_custom for every kind (tc_model.c): the checks all kinds
+   share (input_round MPE_RZ, MPE_RNE or MPE_RNA; zero_c_counts 0 or 1; unless
+   block_fields, the fields only the block engines read, align_bits .. mfma, zero),
+   then *out = a new model "custom" holding *p. MPE_OK, MPE_EINVAL or MPE_ENOMEM. */
+MPEI_HIDDEN int mpei_tc_custom_new(mpe_tc_model **out, const mpe_tc_params *p, int block_fields);
+
 /* ---- integer tensor cores (tc_int.c) */
 /* mpe_tc_model_custom for an integer input type. */
 MPEI_HIDDEN int mpei_tc_int_custom(mpe_tc_model **out, const mpe_tc_params *p);

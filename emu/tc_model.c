@@ -292,6 +292,21 @@ const char *mpe_tc_model_name(const mpe_tc_model *m)
   return m ? m->name : NULL;
 }
 
+const char *mpe_tc_model_name_at(int i)
+{
+  if (i < 0)
+    return NULL;
+  const size_t nm = sizeof models / sizeof models[0], na = sizeof aliases / sizeof aliases[0];
+  for (size_t r = 0; r < nm; r++) {   /* a name counts at its first row */
+    size_t q = 0;
+    while (q < r && strcmp(models[q].name, models[r].name) != 0)
+      q++;
+    if (q == r && i-- == 0)
+      return models[r].name;
+  }
+  return (size_t)i < na ? aliases[i].alias : NULL;
+}
+
 mpei_tc_acc mpei_tc_acc_of(const mpe_tc_params *p)
 {
   if (p->kind == MPE_TC_FMA_CHAIN)
@@ -313,6 +328,26 @@ mpei_tc_acc mpei_tc_acc_of(const mpe_tc_params *p)
 static int round_ok(mpe_round r)
 {
   return r == MPE_RNE || r == MPE_RNA || r == MPE_RZ || r == MPE_RU || r == MPE_RD;
+}
+
+int mpei_tc_custom_new(mpe_tc_model **out, const mpe_tc_params *p, int block_fields)
+{
+  if (p->input_round != MPE_RZ && p->input_round != MPE_RNE && p->input_round != MPE_RNA)
+    return MPE_EINVAL;
+  if (p->zero_c_counts != 0 && p->zero_c_counts != 1)
+    return MPE_EINVAL;
+  if (!block_fields && (p->align_bits || p->result_bits || p->late_c || p->satfinite || p->zero_c_exp ||
+                        p->zero_sign || p->tf32_nan || p->scale_group || p->scale_fmts || p->scale_zero_exp ||
+                        p->in_b || p->mfma))
+    return MPE_EINVAL;
+  struct mpe_tc_model *m = malloc(sizeof *m);
+  if (!m)
+    return MPE_ENOMEM;
+  m->name = "custom";
+  m->p = *p;
+  m->custom = 1;
+  *out = m;
+  return MPE_OK;
 }
 
 int (mpe_tc_model_custom)(mpe_tc_model **out, const mpe_tc_params *p)
@@ -369,10 +404,6 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
   }
   if (!round_ok(p->round_fp32) || !round_ok(p->round_fp16))
     return MPE_EINVAL;
-  if (p->input_round != MPE_RZ && p->input_round != MPE_RNE && p->input_round != MPE_RNA)
-    return MPE_EINVAL;
-  if (p->zero_c_counts != 0 && p->zero_c_counts != 1)
-    return MPE_EINVAL;
   if (p->in_b != 0 && ((p->in != MPE_E4M3 && p->in != MPE_E5M2) || (p->in_b != MPE_E4M3 && p->in_b != MPE_E5M2)))
     return MPE_EINVAL;   /* B in its own format: the mixed FP8 instructions only */
   if (p->late_c != 0 && p->late_c != 1)
@@ -397,23 +428,16 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     if (p->result_bits < 0 || p->result_bits > 40)
       return MPE_EINVAL;
   }
-  struct mpe_tc_model *m = malloc(sizeof *m);
-  if (!m)
-    return MPE_ENOMEM;
-  m->name = "custom";
-  m->p = *p;
-  if (p->kind != MPE_TC_BLOCK) {
+  if (p->kind != MPE_TC_BLOCK) {   /* the block engine's fields, read by no other kind */
     if (p->kind != MPE_TC_EXACT)   /* the exact model keeps its blocks (0: all of K) */
-      m->p.block = 0;
-    m->p.align_bits = 0;
-    m->p.result_bits = 0;
-    m->p.late_c = 0;
-    m->p.zero_c_exp = 0;
-    m->p.zero_sign = 0;
+      pv.block = 0;
+    pv.align_bits = 0;
+    pv.result_bits = 0;
+    pv.late_c = 0;
+    pv.zero_c_exp = 0;
+    pv.zero_sign = 0;
   }
-  m->custom = 1;
-  *out = m;
-  return MPE_OK;
+  return mpei_tc_custom_new(out, p, 1);
 }
 
 void mpe_tc_model_free(mpe_tc_model *m)

@@ -20,7 +20,7 @@ dist_man_MANS += man/man3/mpemu.3 \
 
 # tensor cores, mpe_mma / mpe_gemm, 2:4 sparsity
 dist_man_MANS += man/man3/mpe_mma.3 man/man3/mpe_gemm.3 man/man3/mpe_tc_model_get.3 \
-	man/man3/mpe_tc_model_params.3 man/man3/mpe_tc_model_name.3 man/man3/mpe_tc_model_custom.3 \
+	man/man3/mpe_tc_model_params.3 man/man3/mpe_tc_model_name.3 man/man3/mpe_tc_model_name_at.3 man/man3/mpe_tc_model_custom.3 \
 	man/man3/mpe_tc_model_free.3 man/man3/mpe_prune_2_4.3 man/man3/mpe_sparse_compress.3 \
 	man/man3/mpe_sparse_decompress.3 man/man3/mpe_sparse_kept.3 man/man3/mpe_sparse_meta_words.3 \
 	man/man3/mpe_gemm_sp.3 man/man3/mpe_mma_scaled.3 man/man3/mpe_gemm_scaled.3 \

@@ -2,8 +2,10 @@
    CPU's own instructions and against exact references, and the binary16
    arithmetic of mpe_fp16_* against AVX512_FP16.
 
-   One source, built once per part (CPU_PART): each part that needs an
-   instruction this CPU lacks exits 77 and names it.
+   One program, run once per part: its argument is the part's name (model,
+   avx512bf16, avx512vnni, avxvnni, amxbf16, amxfp16, amxint8, avx512fp16) or the
+   test name make check gives it, tests/check_cpu_NAME.cpu (tests/emu.mk). A part
+   that needs an instruction this CPU lacks exits 77 and names it.
      0  model:       every CPU model through mpe_mma against an MPFR reference of the
                      instruction's pseudo-code (binary32 fmas rounded once each,
                      flushing as documented) and exact int64 for the integer rows
@@ -24,12 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <cpuid.h>
 #include <mpfr.h>
 #include "mpemu.h"
-
-#ifndef CPU_PART
-#define CPU_PART 0
-#endif
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd32(void)
@@ -471,8 +470,7 @@ __attribute__((unused)) static int report(const char *what, long bad, long count
   return bad != 0;
 }
 
-#if CPU_PART == 0
-int main(void)
+static int part_model(void)
 {
   int fail = 0;
   long c = 0, dummy = 0;
@@ -577,12 +575,9 @@ int main(void)
   }
   return fail;
 }
-#endif
 
 /* the instruction of the part, by CPUID (the library's own detection is what is tested) */
-#if CPU_PART >= 1
-#include <cpuid.h>
-__attribute__((unused)) static int cpu_has(int part)
+static int cpu_has(int part)
 {
   unsigned a, b, c, d, a1 = 0, b1, c1, d1;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
@@ -603,38 +598,37 @@ __attribute__((unused)) static int cpu_has(int part)
 static const char *const part_instr[] = { "", "VDPBF16PS (AVX512_BF16)", "VPDPBUSD (AVX512_VNNI)",
                                           "VPDPBUSD (AVX-VNNI)", "TDPBF16PS (AMX-BF16)", "TDPFP16PS (AMX-FP16)",
                                           "TDPBSSD (AMX-INT8)", "VADDPH (AVX512_FP16)" };
-#endif
 
-#if CPU_PART >= 1 && CPU_PART <= 6
-int main(void)
+/* parts 1 to 6: the instruction of the part against its model */
+static int part_insn(int part)
 {
-  if (!cpu_has(CPU_PART)) {
-    printf("SKIP: %s not on this CPU\n", part_instr[CPU_PART]);
+  if (!cpu_has(part)) {
+    printf("SKIP: %s not on this CPU\n", part_instr[part]);
     return 77;
   }
   static const char *const models[] = { "", "avx512-bf16", "avx512-vnni", "avx-vnni", "amx-bf16", "amx-fp16",
                                         "amx-int8" };
-  const char *nm = models[CPU_PART];
-  const mpe_type in = CPU_PART == 5 ? MPE_FP16 : CPU_PART == 2 || CPU_PART == 3 ? MPE_UINT8
-                    : CPU_PART == 6 ? MPE_INT8 : MPE_BF16;
+  const char *nm = models[part];
+  const mpe_type in = part == 5 ? MPE_FP16 : part == 2 || part == 3 ? MPE_UINT8
+                    : part == 6 ? MPE_INT8 : MPE_BF16;
   float x = 0;
   int32_t xi = 0;
-  const int r0 = CPU_PART == 2 || CPU_PART == 3 || CPU_PART == 6
+  const int r0 = part == 2 || part == 3 || part == 6
                      ? mpe_cpu_mma(mpe_tc_model_get(nm, in), 1, 1, 1, &xi, MPE_UINT8, 1, &xi, MPE_INT8, 1, NULL, 1, &xi,
                                    MPE_INT32, 1)
                      : mpe_cpu_mma(mpe_tc_model_get(nm, in), 1, 1, 1, &x, MPE_FP32, 1, &x, MPE_FP32, 1, NULL, 1, &x,
                                    MPE_FP32, 1);
   if (r0 == MPE_EUNSUP) {   /* on the CPU, not granted by the operating system */
-    printf("SKIP: %s not usable here (operating system)\n", part_instr[CPU_PART]);
+    printf("SKIP: %s not usable here (operating system)\n", part_instr[part]);
     return 77;
   }
   int fail = 0;
   long c = 0;
   char lab[120];
-  if (CPU_PART == 1 || CPU_PART == 4 || CPU_PART == 5) {
+  if (part == 1 || part == 4 || part == 5) {
     mpe_tc_model *g = NULL;
     long gm = 0;
-    if (CPU_PART == 4) {   /* the Intrinsics Guide's reading beside the SDM's */
+    if (part == 4) {   /* the Intrinsics Guide's reading beside the SDM's */
       mpe_tc_params p;
       mpe_tc_model_params(mpe_tc_model_get(nm, in), &p);
       p.pair_order = MPE_TC_PAIR_ASCENDING;
@@ -643,13 +637,13 @@ int main(void)
     }
     {
       const int all = MPE_TC_DAZ_AB | MPE_TC_DAZ_C | MPE_TC_FTZ;
-      const long b_ = run_edges(nm, in, 1, CPU_PART == 1 ? MPE_TC_PAIR_ODD_FIRST : MPE_TC_PAIR_SPLIT,
-                                CPU_PART == 5 ? MPE_TC_FTZ : all, &c);
-      snprintf(lab, sizeof lab, "%s: hardware vs model vs MPFR, boundary vectors", part_instr[CPU_PART]);
+      const long b_ = run_edges(nm, in, 1, part == 1 ? MPE_TC_PAIR_ODD_FIRST : MPE_TC_PAIR_SPLIT,
+                                part == 5 ? MPE_TC_FTZ : all, &c);
+      snprintf(lab, sizeof lab, "%s: hardware vs model vs MPFR, boundary vectors", part_instr[part]);
       fail |= report(lab, b_, c);
       c = 0;
     }
-    snprintf(lab, sizeof lab, "%s: hardware vs model vs MPFR", part_instr[CPU_PART]);
+    snprintf(lab, sizeof lab, "%s: hardware vs model vs MPFR", part_instr[part]);
     {
       const long b_ = run_float(nm, in, 1, g, &gm, &c);
       fail |= report(lab, b_, c);
@@ -660,14 +654,14 @@ int main(void)
       mpe_tc_model_free(g);
     }
     c = 0;
-    snprintf(lab, sizeof lab, "%s: mpe_cpu_gemm vs mpe_gemm (layouts, alpha, beta)", part_instr[CPU_PART]);
+    snprintf(lab, sizeof lab, "%s: mpe_cpu_gemm vs mpe_gemm (layouts, alpha, beta)", part_instr[part]);
     {
       const long b_ = run_gemm(nm, in, &c);
       fail |= report(lab, b_, c);
     }
     return fail;
   }
-  if (CPU_PART == 6) {
+  if (part == 6) {
     const mpe_type ty[2] = { MPE_INT8, MPE_UINT8 };
     for (int s = 0; s < 4; s++) {
       c = 0;
@@ -684,7 +678,7 @@ int main(void)
     char full[64];
     snprintf(full, sizeof full, "%s%s", nm, s ? ":vpdpbusds" : "");
     c = 0;
-    snprintf(lab, sizeof lab, "%s%s: hardware vs model vs int64", part_instr[CPU_PART], s ? " saturating" : "");
+    snprintf(lab, sizeof lab, "%s%s: hardware vs model vs int64", part_instr[part], s ? " saturating" : "");
     {
       const long b_ = run_int(full, in, MPE_UINT8, MPE_INT8, 1, &c);
       fail |= report(lab, b_, c);
@@ -707,16 +701,16 @@ int main(void)
   }
   return fail;
 }
-#endif
 
-#if CPU_PART == 7 && defined(__clang__) && __clang_major__ < 16 && !defined(__AVX512FP16__)
+/* part 7: the binary16 arithmetic against AVX512_FP16 */
+#if defined(__clang__) && __clang_major__ < 16 && !defined(__AVX512FP16__)
 /* older clang declares the AVX512_FP16 intrinsics only under -mavx512fp16 */
-int main(void)
+static int part_fp16(void)
 {
   printf("SKIP: %s: this compiler has no AVX512_FP16 intrinsics without -mavx512fp16\n", part_instr[7]);
   return 77;
 }
-#elif CPU_PART == 7
+#else
 #include <immintrin.h>
 /* one operation on the hardware, rounding r (a compile-time constant per case) */
 #define HW_CASES(OP)                                                                               \
@@ -755,7 +749,7 @@ static int same16(uint16_t x, uint16_t y)
   return nx || ny ? nx && ny : x == y;
 }
 
-int main(void)
+static int part_fp16(void)
 {
   if (!cpu_has(7) || !__builtin_cpu_supports("avx512f")) {
     printf("SKIP: %s not on this CPU\n", part_instr[7]);
@@ -814,3 +808,21 @@ int main(void)
   return fail;
 }
 #endif
+
+int main(int argc, char **argv)
+{
+  static const char *const parts[] = { "model", "avx512bf16", "avx512vnni", "avxvnni",
+                                       "amxbf16", "amxfp16", "amxint8", "avx512fp16" };
+  /* the part's name, alone or in the test's name (a folder, "check_cpu_", ".cpu") */
+  const char *a = argc == 2 ? argv[1] : "", *s = strrchr(a, '/');
+  s = s ? s + 1 : a;
+  if (strncmp(s, "check_cpu_", 10) == 0)
+    s += 10;
+  const size_t n = strcspn(s, ".");
+  for (int p = 0; p < (int)(sizeof parts / sizeof parts[0]); p++)
+    if (strlen(parts[p]) == n && strncmp(s, parts[p], n) == 0)
+      return p == 0 ? part_model() : p == 7 ? part_fp16() : part_insn(p);
+  fprintf(stderr, "usage: check_cpu_mu PART: model, avx512bf16, avx512vnni, avxvnni, amxbf16, amxfp16, "
+                  "amxint8 or avx512fp16\n");
+  return 99;
+}

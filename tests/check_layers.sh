@@ -7,6 +7,8 @@
 # `pkg-config --libs mpemu` alone, a reader program with `pkg-config --libs
 # mpemu-analysis` (no -llapack, no -lgsl on its link line or in its ldd), a
 # refinement program with `pkg-config --libs mpemu-solvers`.
+# `make install prefix=OTHER` (not the configured prefix) is refused before anything
+# is installed, with a message naming ./configure --prefix=OTHER.
 top=${MPE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 fails=0
 ok() { echo "ok   $*"; }
@@ -71,6 +73,14 @@ elif command -v pkg-config >/dev/null 2>&1 && [ -f Makefile ]; then
   tmp=$(mktemp -d /tmp/mpe_check_layers.XXXXXX)
   trap 'rm -rf "$tmp"' EXIT
   jansson=$(pkg-config --cflags --libs jansson 2>/dev/null || echo -ljansson)   # the system's, before the prefix's
+  # another prefix at install time: refused before anything is installed, naming ./configure --prefix
+  if ${MAKE:-make} -s install prefix="$tmp/other" >"$tmp/other.log" 2>&1; then
+    bad "make install prefix=$tmp/other (not the configured prefix) succeeded"
+  elif grep -q "configure --prefix=$tmp/other" "$tmp/other.log" && [ ! -e "$tmp/other" ]; then
+    ok "make install prefix=OTHER refuses at once: $(head -n 1 "$tmp/other.log")"
+  else
+    bad "make install prefix=OTHER: $(head -c 600 "$tmp/other.log"); installed: $(find "$tmp/other" 2>/dev/null | head -n 3)"
+  fi
   if ${MAKE:-make} -s install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1; then
     pc=$(find "$tmp/root" -name mpemu.pc | head -n 1)
     libdir=$(dirname "$(dirname "$pc")")

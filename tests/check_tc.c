@@ -779,6 +779,51 @@ START_TEST(test_agreement_classes)
 }
 END_TEST
 
+/* mpe_tc_model_name_at: every canonical name once, then the aliases, each valid for some type */
+START_TEST(test_model_name_at)
+{
+  enum { NT = 16 };   /* mpe_type values 0 (MPE_FP64) .. 15 (MPE_E8M0) */
+  ck_assert_ptr_null(mpe_tc_model_name_at(-1));
+  ck_assert_ptr_null(mpe_tc_model_name_at(INT_MIN));
+  ck_assert_ptr_null(mpe_tc_model_name_at(INT_MAX));
+  int n = 0, first_alias = -1;
+  for (const char *s; (s = mpe_tc_model_name_at(n)) != NULL; n++) {
+    ck_assert_msg(n < 1000, "no end to the list");
+    ck_assert_ptr_eq(mpe_tc_model_name_at(n), s);   /* the same string each time */
+    for (int j = 0; j < n; j++)
+      ck_assert_msg(strcmp(mpe_tc_model_name_at(j), s) != 0, "%s listed twice", s);
+    int types = 0, canonical = 0;
+    for (int t = 0; t < NT; t++) {
+      const mpe_tc_model *m = mpe_tc_model_get(s, (mpe_type)t);
+      if (!m)
+        continue;
+      types++;
+      canonical += strcmp(mpe_tc_model_name(m), s) == 0;
+    }
+    ck_assert_msg(types > 0, "%s: mpe_tc_model_get gives no model", s);
+    /* a canonical name is the name of a model it finds (for another type it may select a row
+       by instruction: "h100:mma.sync" FP64 is "h100"); an alias is none's, and comes last */
+    if (canonical == 0 && first_alias < 0)
+      first_alias = n;
+    ck_assert_msg(canonical == 0 || first_alias < 0, "%s: a canonical name after the aliases", s);
+  }
+  ck_assert_ptr_null(mpe_tc_model_name_at(n));
+  ck_assert_int_gt(first_alias, 20);
+  ck_assert_int_gt(n, first_alias);
+  /* the names of each family, and the models of the MMA-Sim vectors, are listed */
+  static const char *const want[] = { "v100", "rtx-pro-6000", "h100:mma.sync", "b200:mxf4nvf4", "exact",
+                                      "fma-chain", "mi100", "mi250:bf16", "arm-bfmmla-ebf16", "amx-fp16",
+                                      "amx-int8", "avx-vnni:vpdpbusds", "a30", "h200", "fma", "mi325x" };
+  for (size_t w = 0; w < sizeof want / sizeof want[0] + sizeof mmasim_instrs / sizeof mmasim_instrs[0]; w++) {
+    const char *s = w < sizeof want / sizeof want[0] ? want[w] : mmasim_instrs[w - sizeof want / sizeof want[0]].model;
+    int found = 0;
+    for (int i = 0; i < n && !found; i++)
+      found = strcmp(mpe_tc_model_name_at(i), s) == 0;
+    ck_assert_msg(found, "%s is not listed", s);
+  }
+}
+END_TEST
+
 /* Instruction names: "gpu[:instr]", the GPU alone naming cuBLAS's instruction. */
 START_TEST(test_instruction_names)
 {
@@ -1952,6 +1997,9 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(tc, test_conformance_fp8_fp16, 0, NCONFIG);
   tcase_add_loop_test(tc, test_conformance_mmasim, 0, NMMASIM_FILES);
   suite_add_tcase(s, tc);
+  TCase *tn = tcase_create("names");
+  tcase_add_test(tn, test_model_name_at);
+  suite_add_tcase(s, tn);
   TCase *t2 = tcase_create("semantics");
   tcase_set_timeout(t2, 600);
   tcase_add_test(t2, test_hand_vectors);

@@ -117,37 +117,21 @@ TESTS += tests/check_tc_arm
 tests_check_tc_arm_SOURCES = tests/check_tc_arm.c
 tests_check_tc_arm_CFLAGS = $(TEST_CFLAGS)
 tests_check_tc_arm_LDADD = $(TEST_LDADD)
-# the CPU dot-product models and the hardware path (mpe_cpu_gemm(3)): one source,
-# one program per part; a part whose instruction this CPU lacks exits 77
-CPU_MU_PARTS = tests/check_cpu_model tests/check_cpu_avx512bf16 tests/check_cpu_avx512vnni \
-	tests/check_cpu_avxvnni tests/check_cpu_amxbf16 tests/check_cpu_amxfp16 tests/check_cpu_amxint8 \
-	tests/check_cpu_avx512fp16
-check_PROGRAMS += $(CPU_MU_PARTS)
-TESTS += $(CPU_MU_PARTS)
-tests_check_cpu_model_SOURCES = tests/check_cpu_mu.c
-tests_check_cpu_model_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=0
-tests_check_cpu_model_LDADD = $(TEST_LDADD)
-tests_check_cpu_avx512bf16_SOURCES = tests/check_cpu_mu.c
-tests_check_cpu_avx512bf16_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=1
-tests_check_cpu_avx512bf16_LDADD = $(TEST_LDADD)
-tests_check_cpu_avx512vnni_SOURCES = tests/check_cpu_mu.c
-tests_check_cpu_avx512vnni_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=2
-tests_check_cpu_avx512vnni_LDADD = $(TEST_LDADD)
-tests_check_cpu_avxvnni_SOURCES = tests/check_cpu_mu.c
-tests_check_cpu_avxvnni_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=3
-tests_check_cpu_avxvnni_LDADD = $(TEST_LDADD)
-tests_check_cpu_amxbf16_SOURCES = tests/check_cpu_mu.c
-tests_check_cpu_amxbf16_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=4
-tests_check_cpu_amxbf16_LDADD = $(TEST_LDADD)
-tests_check_cpu_amxfp16_SOURCES = tests/check_cpu_mu.c
-tests_check_cpu_amxfp16_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=5
-tests_check_cpu_amxfp16_LDADD = $(TEST_LDADD)
-tests_check_cpu_amxint8_SOURCES = tests/check_cpu_mu.c
-tests_check_cpu_amxint8_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=6
-tests_check_cpu_amxint8_LDADD = $(TEST_LDADD)
-tests_check_cpu_avx512fp16_SOURCES = tests/check_cpu_mu.c
-tests_check_cpu_avx512fp16_CFLAGS = $(TEST_CFLAGS) -DCPU_PART=7
-tests_check_cpu_avx512fp16_LDADD = $(TEST_LDADD)
+# the CPU dot-product models and the hardware path (mpe_cpu_gemm(3)): one program,
+# a test per part, tests/check_cpu_PART.cpu, which make check runs as
+# `tests/check_cpu_mu tests/check_cpu_PART.cpu` (no such file: the name is the argument);
+# a part whose instruction this CPU lacks exits 77
+CPU_MU_PARTS = model avx512bf16 avx512vnni avxvnni amxbf16 amxfp16 amxint8 avx512fp16
+CPU_MU_TESTS = $(CPU_MU_PARTS:%=tests/check_cpu_%.cpu)
+check_PROGRAMS += tests/check_cpu_mu
+tests_check_cpu_mu_SOURCES = tests/check_cpu_mu.c
+tests_check_cpu_mu_CFLAGS = $(TEST_CFLAGS)
+tests_check_cpu_mu_LDADD = $(TEST_LDADD)
+TESTS += $(CPU_MU_TESTS)
+TEST_EXTENSIONS = .cpu
+CPU_LOG_COMPILER = tests/check_cpu_mu$(EXEEXT)
+$(CPU_MU_TESTS): tests/check_cpu_mu$(EXEEXT)
+	@:
 
 bench_programs += tests/bench/bench_cpu_mu
 tests_bench_bench_cpu_mu_SOURCES = tests/bench/bench_cpu_mu.c tests/bench/benchutil.h

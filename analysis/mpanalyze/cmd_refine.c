@@ -242,15 +242,12 @@ static int variant_opts(const refine_args *a, const char *factor, const char *so
     o->model = mpe_tc_model_get(a->model, o->factor);
     if (!o->model) {
       /* name the models that have this instruction */
-      static const char *names[] = { "v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200",
-                                     "rtx-pro-6000", "mi100", "mi250", "mi300", "exact", "fma-chain", "avx512-bf16",
-                                     "amx-bf16", "amx-fp16",
-                                     "arm-bfdot", "arm-bfdot-ebf16", "arm-bfmmla", "arm-bfmmla-ebf16" };
-      char why[400];
+      char why[1024];
       size_t w = (size_t)snprintf(why, sizeof why, "unknown tensor-core model for --factor %s (valid: none", factor);
-      for (size_t k = 0; k < sizeof names / sizeof names[0] && w < sizeof why; k++)
-        if (mpe_tc_model_get(names[k], o->factor))
-          w += (size_t)snprintf(why + w, sizeof why - w, ", %s", names[k]);
+      const char *nm;
+      for (int k = 0; (nm = mpe_tc_model_name_at(k)) != NULL && w < sizeof why; k++)
+        if (mpe_tc_model_get(nm, o->factor))
+          w += (size_t)snprintf(why + w, sizeof why - w, ", %s", nm);
       if (w < sizeof why)
         snprintf(why + w, sizeof why - w, ")");
       return fail("refine", a->model, why);

@@ -202,6 +202,12 @@ MPE_API int (mpe_tc_model_params)(const mpe_tc_model *model, mpe_tc_params *p);
    "gpu:instruction" ("h100:mma.sync"); "exact", "fma-chain"; "custom" for a model made by
    mpe_tc_model_custom. */
 MPE_API const char *mpe_tc_model_name(const mpe_tc_model *model);
+/* The names mpe_tc_model_get takes, one for each i from 0: first every canonical name
+   (as mpe_tc_model_name gives it: "v100", ..., "h100:mma.sync", "b200:mxf4", "exact",
+   "avx512-vnni:vpdpbusds", ...), each once, then the aliases ("a2", "h200", "mi300x",
+   ...); NULL for i < 0 and past the last. A name is valid for the input types whose
+   mpe_tc_model_get is not NULL. See mpe_tc_model_name_at(3). */
+MPE_API const char *mpe_tc_model_name_at(int i);
 /* A model from parameters (for "what if the H100 kept one more bit" questions):
    start from mpe_tc_model_params of a named model and change fields. On
    failure *m is NULL (<mpemu/core.h>); MPE_EINVAL for a parameter out of range, MPE_ENOMEM.

@@ -41,9 +41,19 @@ _TYPE_OF = {"fp64": FP64, "fp32": FP32, "tf32": TF32, "fp16": FP16, "bf16": BF16
 INT8, UINT8, INT4, UINT4, INT32 = range(7, 12)
 E2M3, E3M2, E2M1, E8M0 = range(12, 16)
 _INT_OF = {"int8": INT8, "uint8": UINT8, "int4": INT4, "uint4": UINT4}
-_MODEL_NAMES = ("v100", "t4", "a100", "a2", "a30", "ada", "l40s", "h100", "h200", "b200", "rtx-pro-6000",
-                "mi100", "mi250", "mi300", "exact", "fma-chain", "avx512-bf16", "amx-bf16", "amx-fp16",
-                "arm-bfdot", "arm-bfdot-ebf16", "arm-bfmmla", "arm-bfmmla-ebf16")
+
+
+def _model_names() -> Tuple[str, ...]:
+    """every name mpe_tc_model_get takes: the canonical names, then the aliases (mpe_tc_model_name_at(3))"""
+    out = []
+    while True:
+        n = _L.mpe_tc_model_name_at(len(out))
+        if n is None:
+            return tuple(out)
+        out.append(n.decode())
+
+
+_MODEL_NAMES = _model_names()
 _ALL_TYPES = (FP16, BF16, TF32, E4M3, E5M2, INT8, UINT8, INT4, UINT4, E2M3, E3M2, E2M1)
 
 
@@ -353,8 +363,8 @@ def _model(model: str, t: int, what: str) -> int:
     if m_:
         return m_
     if not any(_L.mpe_tc_model_get(model.encode(), u) for u in _ALL_TYPES):
-        raise ValueError(f"unknown model {model!r} (valid: {', '.join(_MODEL_NAMES)}, and GPU:instruction "
-                         "forms such as h100:mma.sync, b200:mxf8f6f4; see mpe_tc_model_get(3))")
+        raise ValueError(f"unknown model {model!r} (valid: {', '.join(_MODEL_NAMES)}, and the GPU:instruction "
+                         "forms such as h100:wgmma; see mpe_tc_model_get(3))")
     valid = [n for n in _MODEL_NAMES if _L.mpe_tc_model_get(n.encode(), t)]
     raise ValueError(f"model {model!r} has no {what} tensor cores (valid: {', '.join(valid)})")
 
@@ -910,8 +920,9 @@ def formats() -> List[Dict[str, Any]]:
 
 
 def models() -> Dict[str, List[str]]:
-    """The tensor-core models (GPUs, references, the x86 dot-product instructions) by name, each with
-    the input formats it has instructions for."""
+    """The tensor-core models by name (every name mpe_tc_model_get(3) takes, aliases included: GPUs,
+    references, the CPU dot-product instructions), each with the input formats among fp16, bf16, tf32,
+    e4m3 and e5m2 it has instructions for; the names with none of these are left out."""
     out = {}
     for n in _MODEL_NAMES:
         ins = [i for i in ("fp16", "bf16", "tf32", "e4m3", "e5m2") if _L.mpe_tc_model_get(n.encode(), _TYPE_OF[i])]

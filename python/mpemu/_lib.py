@@ -159,6 +159,7 @@ def declare(lib: ctypes.CDLL) -> None:
         "mpe_e4m3_to_fp32": (ctypes.c_float, [ctypes.c_uint8]),
         "mpe_e5m2_to_fp32": (ctypes.c_float, [ctypes.c_uint8]),
         "mpe_tc_model_get": (P, [ctypes.c_char_p, I]),
+        "mpe_tc_model_name_at": (ctypes.c_char_p, [I]),
         "mpe_seed": (None, [U64]),
         "mpe_gemm_scaled": (I, [P, I, I, I, I, I, I, ctypes.c_float, P, I, I, P, I, I, P, I, P, I, I, I,
                                 ctypes.c_float, P, I, I]),
