@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "isa.h"
+#include "mpei_threads.h"
 #include "tc_drive.h"
 #include "tc_int.h"
 
@@ -133,7 +134,7 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
   if (r == MPE_OK) {
     const int L = block_len(m, K), sat = m->p.satfinite;
     long total = (long)M * N;
-#pragma omp parallel for schedule(static) if (total * (long)(K + 1) > 100000)
+#pragma omp parallel for schedule(static) if (total * (long)(K + 1) > 100000) num_threads(mpei_threads_team())
     for (long t = 0; t < total; t++) {
       int i = (int)(t / N), j = (int)(t % N);
       acc[t] = dot_ref(ad + (size_t)i * K, bt + (size_t)j * K, K, L, sat, acc[t]);
@@ -352,7 +353,7 @@ int mpei_tc_int_gemm_check(mpe_type in, mpe_layout layout, mpe_trans ta, mpe_tra
 void mpei_tc_int_epilogue_strided(const int32_t *acc, int M, int N, int32_t ia, int32_t ib, int use_ab, int sat,
                                   int32_t *C, long crs, long ccs)
 {
-#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536) num_threads(mpei_threads_team())
   for (int i = 0; i < M; i++) {
     const int32_t *v = acc + (size_t)i * N;
     for (int j = 0; j < N; j++) {
