@@ -13,7 +13,10 @@ static const mpei_isa_kernels isa_portable = { .name = "portable" };
     .tc_mrf = MPEI_TC_##ISA##_MRF, .tc_dec16 = mpei_tc_dec16_##isa,                          \
     .tc_pack_exp = mpei_tc_pack_exp_##isa, .tc_blk_sp = mpei_tc_blk_sp_##isa,                         \
     .tc_blkw_sp = mpei_tc_blkw_sp_##isa, .tc_fma_sp = mpei_tc_fma_sp_##isa,                   \
-    .tc_mrs = MPEI_TC_##ISA##_MRS, .tc_mrfs = MPEI_TC_##ISA##_MRFS                             \
+    .tc_mrs = MPEI_TC_##ISA##_MRS, .tc_mrfs = MPEI_TC_##ISA##_MRFS,                            \
+    .tc_int = mpei_tc_int_##isa, .tc_int_mr = MPEI_TC_INT_##ISA##_MR, .tc_int_nb = MPEI_TC_INT_##ISA##_NB, \
+    .tc_f64 = mpei_tc_f64_##isa, .tc_f64_mr = MPEI_TC_F64_##ISA##_MR, .tc_f64_nb = MPEI_TC_F64_##ISA##_NB, \
+    .tc_arm = mpei_tc_arm_##isa, .tc_arm_vw = MPEI_TC_ARM_##ISA##_VW                           \
   }
 static const mpei_isa_kernels isa_avx2 = ISA_ROW(avx2, AVX2);
 static const mpei_isa_kernels isa_avx512 = ISA_ROW(avx512, AVX512);

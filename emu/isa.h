@@ -10,6 +10,9 @@
 #include "mpei.h"
 #include "elementwise.h"
 #include "tc_impl.h"
+#include "tc_int.h"
+#include "tc_f64.h"
+#include "tc_arm_kernel_api.h"
 
 typedef struct {
   const char *name;
@@ -33,6 +36,15 @@ typedef struct {
   mpei_tc_blk_sp_fn tc_blk_sp, tc_blkw_sp;
   mpei_tc_fma_sp_fn tc_fma_sp;
   int tc_mrs, tc_mrfs;
+  /* integer (tc_int_kernel.h, emu/tc_int.c): tiles of tc_int_mr × tc_int_nb */
+  mpei_tc_int_fn tc_int;
+  int tc_int_mr, tc_int_nb;
+  /* binary64 fma chain (tc_f64_kernel.h, emu/tc_f64.c): tiles of tc_f64_mr × tc_f64_nb */
+  mpei_tc_f64_fn tc_f64;
+  int tc_f64_mr, tc_f64_nb;
+  /* Arm BF16 dot products (tc_arm_kernel.h, emu/tc_arm.c): B panels tc_arm_vw wide */
+  mpei_tc_arm_fn tc_arm;
+  int tc_arm_vw;
 } mpei_isa_kernels;
 
 MPEI_HIDDEN const mpei_isa_kernels *mpei_isa(void);

@@ -1,7 +1,7 @@
 # emu/tc.mk: tensor-core models, mpe_mma / mpe_gemm, 2:4 sparsity and their
 # SIMD kernels
 libmpemu_la_SOURCES += emu/tc_impl.h emu/tc_model.c emu/tc_mma.c emu/tc_gemm.c emu/tc_kernel.h emu/tc_epilogue.h \
-	emu/tc_pack.h emu/sparse_impl.h emu/sparse.c emu/tc_sparse.c emu/tc_scaled.c emu/tc_cpu.c
+	emu/tc_pack.h emu/tc_drive.h emu/tc_drive.c emu/sparse_impl.h emu/sparse.c emu/tc_sparse.c emu/tc_scaled.c emu/tc_cpu.c
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_tc_avx2.la libmpemu_tc_avx512.la
 libmpemu_tc_avx2_la_SOURCES = emu/tc_avx2.c

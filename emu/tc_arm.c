@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tc_impl.h"
+#include "isa.h"
 #include "tc_arm_kernel_api.h"
 #include "mpei_fenv.h"
 
@@ -315,18 +316,9 @@ static void arm_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int tr
 int mpei_tc_arm_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, float *acc)
 {
-  mpei_tc_arm_fn fn = NULL;
-  int vw = 0;
-#ifdef HAVE_X86_SIMD
-  const int lvl = mpe_simd_level();   /* level 0: the portable engine, the oracle */
-  if (lvl >= 2) {
-    fn = mpei_tc_arm_avx512;
-    vw = MPEI_TC_ARM_AVX512_VW;
-  } else if (lvl == 1) {
-    fn = mpei_tc_arm_avx2;
-    vw = MPEI_TC_ARM_AVX2_VW;
-  }
-#endif
+  const mpei_isa_kernels *isa = mpei_isa();   /* the SIMD level's kernels (emu/isa.c) */
+  const mpei_tc_arm_fn fn = isa->tc_arm;
+  const int vw = isa->tc_arm_vw;
   const int fpcr = m->p.fpcr, ebf = (fpcr & MPE_TC_FPCR_EBF) != 0;
   /* FPCR.AH = 1 (flushing after rounding) with EBF: the portable engine */
   if (!fn || K == 0 || (ebf && (fpcr & MPE_TC_FPCR_AH)))

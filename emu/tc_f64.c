@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "isa.h"
+#include "tc_drive.h"
 #include "tc_f64.h"
 #include "mpei_fenv.h"
 
@@ -44,8 +46,6 @@ static void run_portable(int M, int N, int K, const mpei_tc_opnd *a, const mpei_
   }
 }
 
-#ifdef HAVE_X86_SIMD
-
 enum { KC = 256, MC_PANELS = 8, NC_PANELS = 4 };
 
 /* X (rows × K, element (i, l) at i*rs + l*cs) in panels of w rows: panel p,
@@ -53,7 +53,8 @@ enum { KC = 256, MC_PANELS = 8, NC_PANELS = 4 };
 static void pack(const mpei_tc_opnd *x, int rows, int K, int w, double *out)
 {
   const int npan = (rows + w - 1) / w;
-#pragma omp parallel for schedule(static) if ((long)rows * K > 32768)
+  const int par = (long)rows * K > 32768, nthr = par ? mpei_gemm_threads() : 1;
+#pragma omp parallel for schedule(static) if (par) num_threads(nthr)
   for (int p = 0; p < npan; p++)
     for (int k = 0; k < K; k++)
       for (int r = 0; r < w; r++) {
@@ -62,75 +63,48 @@ static void pack(const mpei_tc_opnd *x, int rows, int K, int w, double *out)
       }
 }
 
+/* One call of the driver (tc_drive.h): the panels and the kernel. */
+typedef struct {
+  const double *pa, *pb;
+  int K, mr, nb;
+  mpei_tc_f64_fn kern;
+} f64_call;
+
+/* the driver's kernel: tile (ip, jp), k-steps [k0, k0 + kn), the chain
+   continuing in c */
+static void f64_tile(const void *ctx, int ip, int jp, int k0, int kn, void *c, long ldc)
+{
+  const f64_call *d = ctx;
+  d->kern(d->pa + ((size_t)ip * d->K + k0) * d->mr, d->pb + ((size_t)jp * d->K + k0) * d->nb, c, ldc, kn);
+}
+
 static int run_fast(int M, int N, int K, const mpei_tc_opnd *a, const mpei_tc_opnd *b, double *acc)
 {
-  int mr, nb;
-  mpei_tc_f64_fn kern;
-  if (mpei_simd_level() >= MPEI_SIMD_AVX512) {
-    mr = MPEI_TC_F64_AVX512_MR; nb = MPEI_TC_F64_AVX512_NB; kern = mpei_tc_f64_avx512;
-  } else {
-    mr = MPEI_TC_F64_AVX2_MR; nb = MPEI_TC_F64_AVX2_NB; kern = mpei_tc_f64_avx2;
-  }
+  const mpei_isa_kernels *isa = mpei_isa();   /* the SIMD level's kernels (emu/isa.c) */
+  if (!isa->tc_f64)
+    return MPE_EUNSUP;
+  const int mr = isa->tc_f64_mr, nb = isa->tc_f64_nb;
   const int mp = (M + mr - 1) / mr, np = (N + nb - 1) / nb;
   double *pa = malloc(sizeof(double) * ((size_t)mp * mr * K + 1));
   double *pb = malloc(sizeof(double) * ((size_t)np * nb * K + 1));
-  if (!pa || !pb) {
-    free(pa);
-    free(pb);
-    return MPE_ENOMEM;
+  int r = MPE_ENOMEM;
+  if (pa && pb) {
+    mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs, NULL };   /* column j of B as row j */
+    pack(a, M, K, mr, pa);
+    pack(&bT, N, K, nb, pb);
+    const f64_call d = { pa, pb, K, mr, nb, isa->tc_f64 };
+    const mpei_gemm_plan plan = { M, N, K, KC, mr, nb, MC_PANELS, NC_PANELS, sizeof(double), (long)M * N * K,
+                                  f64_tile, &d, .acc = acc };
+    r = mpei_gemm_run(&plan);
   }
-  mpei_tc_opnd bT = { b->p, b->t, b->cs, b->rs, NULL };   /* column j of B as row j */
-  pack(a, M, K, mr, pa);
-  pack(&bT, N, K, nb, pb);
-  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
-#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
-  for (int ti = 0; ti < mt; ti++)
-    for (int tj = 0; tj < nt; tj++) {
-      MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
-      double cbuf[MPEI_TC_F64_AVX512_MR * MPEI_TC_F64_AVX512_NB];
-      /* k in chunks, ascending: each tile's chain continues in acc */
-      for (int k0 = 0; k0 < K; k0 += KC) {
-        const int kc = K - k0 < KC ? K - k0 : KC;
-        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
-          for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
-            const double *ap = pa + ((size_t)ip * K + k0) * mr, *bp = pb + ((size_t)jp * K + k0) * nb;
-            if ((ip + 1) * mr <= M && (jp + 1) * nb <= N) {
-              kern(ap, bp, acc + (size_t)ip * mr * N + (size_t)jp * nb, N, kc);
-              continue;
-            }
-            for (int rr = 0; rr < mr; rr++)
-              for (int jj = 0; jj < nb; jj++) {
-                int i = ip * mr + rr, j = jp * nb + jj;
-                cbuf[rr * nb + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0;
-              }
-            kern(ap, bp, cbuf, nb, kc);
-            for (int rr = 0; rr < mr; rr++)
-              for (int jj = 0; jj < nb; jj++) {
-                int i = ip * mr + rr, j = jp * nb + jj;
-                if (i < M && j < N)
-                  acc[(size_t)i * N + j] = cbuf[rr * nb + jj];
-              }
-          }
-      }
-    }
   free(pa);
   free(pb);
-  return MPE_OK;
+  return r;
 }
-
-#else
-
-static int run_fast(int M, int N, int K, const mpei_tc_opnd *a, const mpei_tc_opnd *b, double *acc)
-{
-  (void)M; (void)N; (void)K; (void)a; (void)b; (void)acc;
-  return MPE_EUNSUP;
-}
-
-#endif
 
 static int f64_run(int M, int N, int K, const mpei_tc_opnd *a, const mpei_tc_opnd *b, double *acc)
 {
-  if (K > 0 && mpei_simd_level() > MPEI_SIMD_NONE) {
+  if (K > 0) {
     int r = run_fast(M, N, K, a, b, acc);
     if (r != MPE_EUNSUP)
       return r;

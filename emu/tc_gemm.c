@@ -11,13 +11,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "mpemu/convert.h"
 #include "tc_pack.h"
 #include "mpei_round_core.h"
 #include "isa.h"
+#include "tc_drive.h"
 
 int mpei_tc_run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                      const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc);
@@ -176,7 +174,8 @@ int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transp
   const mpei_isa_kernels *isa = mpei_isa();
   const long sr = transpose ? x->cs : x->rs, sl = transpose ? x->rs : x->cs;
   const int vec = (t == MPE_FP16 || t == MPE_BF16) && isa->tc_dec16 && w <= 32 && (sr == 1 || sl == 1);
-#pragma omp parallel for schedule(static) reduction(|: unsafe) if ((long)rows * K > 65536)
+  const int par = (long)rows * K > 65536, nthr = par ? mpei_gemm_threads() : 1;
+#pragma omp parallel for schedule(static) reduction(|: unsafe) if (par) num_threads(nthr)
   for (int p = 0; p < npan; p++) {
     MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
     if (vec) {
@@ -213,53 +212,87 @@ void mpei_tc_finish(float *acc, size_t n, int fma, int out16)
       acc[t] = mpei_u2f(0x7fffffffu);
 }
 
-float *mpei_tc_tile_get(float *acc, int M, int N, int ip, int jp, int mr, int vw, float *buf, long *ldc)
+/* One call of the dense driver: the model, the operands and their panels. */
+typedef struct {
+  const struct mpe_tc_model *m;
+  const mpei_tc_opnd *a, *b, *c;   /* c: the initial accumulators, or NULL */
+  int K, Kp, mr, vw, kcb, fma, out16;
+  mpei_tc_panels pa, pb;
+  mpei_tc_blk_fn blk;
+  mpei_tc_fma_fn fmak;
+  mpei_tc_kp kp;   /* a whole chunk's block-kernel parameters */
+} dense_call;
+
+/* element (i, j) of the initial accumulators, 0 without */
+static float c_at(const mpei_tc_opnd *c, int i, int j)
 {
-  if ((ip + 1) * mr <= M && (jp + 1) * vw <= N) {
-    *ldc = N;
-    return acc + (size_t)ip * mr * N + (size_t)jp * vw;   /* the kernel works in place */
-  }
-  for (int rr = 0; rr < mr; rr++)
-    for (int jj = 0; jj < vw; jj++) {
-      int i = ip * mr + rr, j = jp * vw + jj;
-      buf[rr * vw + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0.0f;
-    }
-  *ldc = vw;
-  return buf;
+  if (!c || !c->p)
+    return 0.0f;
+  size_t idx = (size_t)((long)i * c->rs + (long)j * c->cs);
+  return c->t == MPE_FP16 ? mpe_fp16_to_fp32(((const uint16_t *)c->p)[idx]) : ((const float *)c->p)[idx];
 }
 
-void mpei_tc_tile_put(float *acc, int M, int N, int ip, int jp, int mr, int vw, const float *buf,
-                      const float *tile)
+/* the driver's kernel (tc_drive.h): tile (ip, jp), k-steps [k0, k0 + kn) */
+static void dense_tile(const void *ctx, int ip, int jp, int k0, int kn, void *c, long ldc)
 {
-  if (tile != buf)
+  const dense_call *d = ctx;
+  const size_t ao = ((size_t)ip * d->Kp + k0) * d->mr, bo = ((size_t)jp * d->Kp + k0) * d->vw;
+  if (d->fma) {
+    d->fmak(d->pa.v + ao, d->pb.v + bo, c, ldc, kn);
     return;
-  for (int rr = 0; rr < mr; rr++)
-    for (int jj = 0; jj < vw; jj++) {
-      int i = ip * mr + rr, j = jp * vw + jj;
-      if (i < M && j < N)
-        acc[(size_t)i * N + j] = buf[rr * vw + jj];
-    }
+  }
+  mpei_tc_kp kp = d->kp;
+  kp.nblk = kn / kp.L;
+  d->blk(d->pa.v + ao, d->pa.e + ao, d->pb.v + bo, d->pb.e + bo, c, ldc, &kp);
 }
 
 /* Output (i, j) by the portable engine (the fix-up of outputs touched by
-   inf/NaN); ra: room for 2K + 2 values. */
-static double fix_dot(const struct mpe_tc_model *m, const mpei_tc_opnd *a, const mpei_tc_opnd *b, int i, int j,
-                      int K, double cv, int out16, double *ra)
+   inf/NaN); scratch: room for 2K + 2 doubles. */
+static float dense_fix(const void *ctx, int i, int j, void *scratch)
 {
+  const dense_call *d = ctx;
+  const mpei_tc_opnd *a = d->a, *b = d->b;
+  const int K = d->K;
+  const double cv = c_at(d->c, i, j);
   if (a->sc)
-    return mpei_tc_dot_scaled(m, a, b, i, j, K, cv);
-  double *cb = ra + K + 1;
+    return mpei_tc_f_canon(mpei_tc_dot_scaled(d->m, a, b, i, j, K, cv));
+  double *ra = scratch, *cb = ra + K + 1;
   for (int l = 0; l < K; l++) {
-    ra[l] = mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
-    cb[l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
+    ra[l] = mpei_tc_load(d->m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs));
+    cb[l] = mpei_tc_load(d->m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
   }
-  return mpei_tc_dot(m, ra, cb, 1, K, cv, out16);
+  return mpei_tc_f_canon(mpei_tc_dot(d->m, ra, cb, 1, K, cv, d->out16));
 }
 
-/* The output one thread tile at a time: with epi, each tile's accumulators live
-   in a buffer of the thread (zero at the start, padded to whole kernel tiles)
-   and go through the fix-up and the BLAS epilogue into C as soon as the tile's
-   K loop ends, while they are in cache; without, acc holds all M × N. */
+/* an initial accumulator that is inf or NaN: the portable engine too */
+static int dense_cbad(const void *ctx, int i, int j)
+{
+  return !isfinite(c_at(((const dense_call *)ctx)->c, i, j));
+}
+
+/* The int16 exponents of the block kernel's pass 1 (blk_kernel without half):
+   exponents are in [EXP_LO, EXP_HI] here, zeros MPEI_TC_ZERO_EXP16. NULL when
+   out of memory (pass 1 then runs in int32 lanes). */
+static int16_t *exp16(const mpei_tc_panels *pa, size_t asz, const mpei_tc_panels *pb, size_t bsz)
+{
+  int16_t *e16 = malloc(sizeof(int16_t) * (asz + 2 * bsz + 1));
+  if (!e16)
+    return NULL;
+  int16_t *a16 = e16, *b16 = e16 + asz;
+  const int nthr = mpei_gemm_threads();
+#pragma omp parallel for schedule(static) if (asz > 262144) num_threads(nthr)
+  for (size_t i = 0; i < asz; i++)
+    a16[i] = (int16_t)(pa->e[i] < MPEI_TC_ZERO_EXP16 ? MPEI_TC_ZERO_EXP16 : pa->e[i]);
+#pragma omp parallel for schedule(static) if (bsz > 131072) num_threads(nthr)
+  for (size_t i = 0; i < bsz; i++)
+    b16[2 * i] = b16[2 * i + 1] = (int16_t)(pb->e[i] < MPEI_TC_ZERO_EXP16 ? MPEI_TC_ZERO_EXP16 : pb->e[i]);
+  return e16;
+}
+
+/* The output one thread tile at a time (tc_drive.h): with epi, each tile's
+   accumulators go through the fix-up and the BLAS epilogue into C as soon as
+   the tile's K loop ends, while they are in cache; without, acc holds all
+   M × N. */
 typedef struct { float alpha, beta; float *C; int ldc, c_apart; } epi_args;
 
 static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
@@ -274,177 +307,67 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   const mpei_tc_acc path = mpei_tc_acc_of(&m->p);
   if (path == MPEI_TC_ACC_NONE)
     return MPE_EUNSUP;
-  const int L = fma ? 1 : m->p.block, F = m->p.align_bits, wide = path == MPEI_TC_ACC_F64;
+  const int L = fma ? 1 : m->p.block, wide = path == MPEI_TC_ACC_F64;
   /* vw: the columns of a tile (and of a B panel) */
   const int vw = fma ? MPEI_TC_NRF * isa->tc_vw : isa->tc_vw, mr = fma ? isa->tc_mrf : isa->tc_mr;
-  const mpei_tc_blk_fn blk = wide ? isa->tc_blkw : isa->tc_blk;
-  const mpei_tc_fma_fn fmak = isa->tc_fma;
   const int Kp = (K + L - 1) / L * L;
   const int mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
   size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
-  mpei_tc_panels pa = { malloc(sizeof(float) * (asz ? asz : 1)), NULL };
-  mpei_tc_panels pb = { malloc(sizeof(float) * (bsz ? bsz : 1)), NULL };
+  dense_call d = { m, a, b, epi ? NULL : c, K, Kp, mr, vw, 0, fma, epi ? 0 : out16,
+                   { malloc(sizeof(float) * (asz ? asz : 1)), NULL }, { malloc(sizeof(float) * (bsz ? bsz : 1)), NULL },
+                   wide ? isa->tc_blkw : isa->tc_blk, isa->tc_fma, { 0 } };
   unsigned char *bad = calloc((size_t)mp * mr + (size_t)np * vw, 1);
-  double *ra = malloc(sizeof(double) * ((size_t)K + 1) * 2);   /* for the portable fix-up */
   if (!fma) {
-    pa.e = malloc(sizeof(int32_t) * (asz ? asz : 1));
-    pb.e = malloc(sizeof(int32_t) * (bsz ? bsz : 1));
+    d.pa.e = malloc(sizeof(int32_t) * (asz ? asz : 1));
+    d.pb.e = malloc(sizeof(int32_t) * (bsz ? bsz : 1));
   }
   int16_t *e16 = NULL;   /* optional: without it, pass 1 in int32 lanes */
   int r = MPE_OK;
-  if (!pa.v || !pb.v || !bad || !ra || (!fma && (!pa.e || !pb.e))) {
+  if (!d.pa.v || !d.pb.v || !bad || (!fma && (!d.pa.e || !d.pb.e))) {
     r = MPE_ENOMEM;
     goto out;
   }
   unsigned char *rowbad = bad, *colbad = bad + (size_t)mp * mr;
-  int unsafe = mpei_tc_pack(m, a, 0, M, K, Kp, mr, &pa, rowbad);
-  unsafe |= mpei_tc_pack(m, b, 1, N, K, Kp, vw, &pb, colbad);
-  if (unsafe) {
+  if (mpei_tc_pack(m, a, 0, M, K, Kp, mr, &d.pa, rowbad) | mpei_tc_pack(m, b, 1, N, K, Kp, vw, &d.pb, colbad)) {
     r = MPE_EUNSUP;
     goto out;
   }
-  /* the int16 exponents of the block kernel's pass 1 (blk_kernel without
-     half): exponents are in [EXP_LO, EXP_HI] here, zeros MPEI_TC_ZERO_EXP16.
-     Only for L >= 16: with shorter blocks, the unpacking of the two rows per
-     block and building these arrays cost what pass 1 saves (AVX-512, n = 1024,
-     one thread, CPU time against the int32 pass: h100 FP16 (L = 16) 0.95-0.97x,
-     a100 (L = 8) 0.99-1.0x, v100 (L = 4) 1.02-1.05x) */
-  if (!fma && !wide && path != MPEI_TC_ACC_I32X2 && mr % 2 == 0 && L >= 16) {
-    e16 = malloc(sizeof(int16_t) * (asz + 2 * bsz + 1));
-    if (e16) {
-      int16_t *a16 = e16, *b16 = e16 + asz;
-#pragma omp parallel for schedule(static) if (asz > 262144)
-      for (size_t i = 0; i < asz; i++)
-        a16[i] = (int16_t)(pa.e[i] < MPEI_TC_ZERO_EXP16 ? MPEI_TC_ZERO_EXP16 : pa.e[i]);
-#pragma omp parallel for schedule(static) if (bsz > 131072)
-      for (size_t i = 0; i < bsz; i++)
-        b16[2 * i] = b16[2 * i + 1] = (int16_t)(pb.e[i] < MPEI_TC_ZERO_EXP16 ? MPEI_TC_ZERO_EXP16 : pb.e[i]);
-    }
-  }
+  /* int16 exponents only for L >= 16: with shorter blocks, the unpacking of the
+     two rows per block and building these arrays cost what pass 1 saves
+     (AVX-512, n = 1024, one thread, CPU time against the int32 pass: h100 FP16
+     (L = 16) 0.95-0.97x, a100 (L = 8) 0.99-1.0x, v100 (L = 4) 1.02-1.05x) */
+  if (!fma && !wide && path != MPEI_TC_ACC_I32X2 && mr % 2 == 0 && L >= 16)
+    e16 = exp16(&d.pa, asz, &d.pb, bsz);
   /* with epi, a C that shares bytes with A or B is written while the portable
      fix-up below may still read them: only when no output needs one */
-  if (epi && !epi->c_apart && !fma) {
-    int any = 0;
-    for (int i = 0; i < mp * mr + np * vw; i++)
-      any |= bad[i];
-    if (any) {
-      r = MPE_EUNSUP;
-      goto out;
-    }
-  }
-  /* initial accumulators: C, or zero */
-  for (int i = 0; i < (epi ? 0 : M); i++)
-    for (int j = 0; j < N; j++) {
-      float cv = 0.0f;
-      if (c && c->p) {
-        size_t idx = (size_t)((long)i * c->rs + (long)j * c->cs);
-        cv = c->t == MPE_FP16 ? mpe_fp16_to_fp32(((const uint16_t *)c->p)[idx]) : ((const float *)c->p)[idx];
-      }
-      acc[(size_t)i * N + j] = cv;
-    }
-  mpei_tc_out o;
-  mpei_tc_out_of(m, out16, &o);
-  /* a thread tile of mcp × ncp kernel tiles: the fma chain's bigger tiles
-     reuse each B panel over more rows of A (the block kernels keep theirs) */
-  const int mcp = fma ? MC_PANELS_F : MC_PANELS, ncp = fma ? NC_PANELS_F : NC_PANELS;
-  const int mt = (mp + mcp - 1) / mcp, nt = (np + ncp - 1) / ncp;
-  const int kcb = fma ? KC : (KC / L > 0 ? KC / L : 1) * L;   /* a chunk of whole blocks */
-  const int tm = mcp * mr, tn = ncp * vw;   /* a thread tile */
-  /* with epi, each thread's tile buffer, allocated before C is touched */
-  int nthr = 1;
-#ifdef _OPENMP
-  nthr = omp_get_max_threads();
-#endif
-  float *tacc_all = NULL;
-  double *tra_all = NULL;
-  if (epi) {
-    tacc_all = malloc(sizeof(float) * (size_t)tm * tn * nthr);
-    tra_all = malloc(sizeof(double) * ((size_t)K + 1) * 2 * nthr);
-    if (!tacc_all || !tra_all) {
-      free(tacc_all);
-      free(tra_all);
-      r = MPE_ENOMEM;
-      goto out;
-    }
-  }
-#pragma omp parallel if ((long)M * N * K > 100000) num_threads(nthr)
-  {
-    MPEI_FENV_GUARD();
-    int me = 0;
-#ifdef _OPENMP
-    me = omp_get_thread_num();
-#endif
-    float *tacc = epi ? tacc_all + (size_t)tm * tn * me : NULL;
-    double *tra = epi ? tra_all + ((size_t)K + 1) * 2 * me : NULL;
-#pragma omp for schedule(dynamic) collapse(2)
-    for (int ti = 0; ti < mt; ti++)
-      for (int tj = 0; tj < nt; tj++) {
-        float cbuf[32 * 32];
-        const int i0 = ti * tm, j0 = tj * tn;
-        if (epi)
-          memset(tacc, 0, sizeof(float) * (size_t)tm * tn);
-        for (int k0 = 0; k0 < Kp; k0 += kcb) {
-          int kn = Kp - k0 < kcb ? Kp - k0 : kcb;
-          mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                            o.mode, o.zexp, m->p.late_c, o.zero_sign,
-                            path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0, pa.e, pb.e, e16,
-                            e16 ? e16 + asz : NULL };
-          for (int jp = tj * ncp; jp < np && jp < (tj + 1) * ncp; jp++)
-            for (int ip = ti * mcp; ip < mp && ip < (ti + 1) * mcp; ip++) {
-              size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
-              long ldc;
-              float *cp;
-              if (epi) {   /* the thread's tile buffer, whole kernel tiles: in place */
-                ldc = tn;
-                cp = tacc + (size_t)(ip * mr - i0) * tn + (size_t)(jp * vw - j0);
-              } else {
-                cp = mpei_tc_tile_get(acc, M, N, ip, jp, mr, vw, cbuf, &ldc);
-              }
-              if (fma)
-                fmak(pa.v + ao, pb.v + bo, cp, ldc, kn);
-              else
-                blk(pa.v + ao, pa.e + ao, pb.v + bo, pb.e + bo, cp, ldc, &kp);
-              if (!epi)
-                mpei_tc_tile_put(acc, M, N, ip, jp, mr, vw, cbuf, cp);
-            }
-        }
-        if (!epi)
-          continue;
-        const int ni = M - i0 < tm ? M - i0 : tm, nj = N - j0 < tn ? N - j0 : tn;
-        if (!fma)   /* outputs touched by inf/NaN: the portable engine */
-          for (int ii = 0; ii < ni; ii++)
-            for (int jj = 0; jj < nj; jj++) {
-              const int i = i0 + ii, j = j0 + jj;
-              if (!rowbad[i] && !colbad[j])
-                continue;
-              tacc[(size_t)ii * tn + jj] = mpei_tc_f_canon(fix_dot(m, a, b, i, j, K, 0.0, 0, tra));
-            }
-        for (int ii = 0; ii < ni; ii++)
-          isa->tc_epilogue(epi->C + (size_t)(i0 + ii) * epi->ldc + j0, tacc + (size_t)ii * tn, nj, epi->alpha,
-                           epi->beta, 1);
-      }
-  }
-  free(tacc_all);
-  free(tra_all);
-  if (epi)
+  if (epi && !epi->c_apart && !fma && memchr(bad, 1, (size_t)mp * mr + (size_t)np * vw)) {
+    r = MPE_EUNSUP;
     goto out;
-  mpei_tc_finish(acc, (size_t)M * N, fma, out16);
-  if (!fma) {
-    /* outputs touched by inf/NaN: the portable engine */
-    for (int i = 0; i < M; i++)
-      for (int j = 0; j < N; j++) {
-        double cv = 0.0;
-        if (c && c->p) {
-          size_t idx = (size_t)((long)i * c->rs + (long)j * c->cs);
-          cv = c->t == MPE_FP16 ? mpe_fp16_to_fp32(((const uint16_t *)c->p)[idx]) : ((const float *)c->p)[idx];
-        }
-        if (!rowbad[i] && !colbad[j] && isfinite(cv))
-          continue;
-        acc[(size_t)i * N + j] = mpei_tc_f_canon(fix_dot(m, a, b, i, j, K, cv, out16, ra));
-      }
+  }
+  for (int i = 0; i < (epi ? 0 : M); i++)   /* initial accumulators: C, or zero */
+    for (int j = 0; j < N; j++)
+      acc[(size_t)i * N + j] = c_at(c, i, j);
+  mpei_tc_out o;
+  mpei_tc_out_of(m, d.out16, &o);
+  /* a thread tile of mcp × ncp kernel tiles: the fma chain's bigger tiles
+     reuse each B panel over more rows of A (the block kernels keep theirs);
+     K in chunks of whole blocks */
+  const int kcb = fma ? KC : (KC / L > 0 ? KC / L : 1) * L;
+  d.kp = (mpei_tc_kp){ L, m->p.align_bits, kcb / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
+                       o.mode, o.zexp, m->p.late_c, o.zero_sign, path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0,
+                       d.pa.e, d.pb.e, e16, e16 ? e16 + asz : NULL };
+  const mpei_gemm_plan plan = {
+    M, N, Kp, kcb, mr, vw, fma ? MC_PANELS_F : MC_PANELS, fma ? NC_PANELS_F : NC_PANELS, 4, (long)M * N * K,
+    dense_tile, &d, fma ? NULL : rowbad, colbad, dense_fix, d.c ? dense_cbad : NULL,
+    sizeof(double) * ((size_t)K + 1) * 2, epi ? NULL : acc, epi ? isa->tc_epilogue : NULL,
+    epi ? epi->alpha : 0.0f, epi ? epi->beta : 0.0f, epi ? epi->C : NULL, epi ? epi->ldc : 0 };
+  r = mpei_gemm_run(&plan);
+  if (r == MPE_OK && !epi) {
+    mpei_tc_finish(acc, (size_t)M * N, fma, out16);
+    r = mpei_gemm_fixup(&plan, acc);
   }
 out:
-  free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(bad); free(ra); free(e16);
+  free(d.pa.v); free(d.pa.e); free(d.pb.v); free(d.pb.e); free(bad); free(e16);
   return r;
 }
 

@@ -14,9 +14,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "isa.h"
+#include "mpei_threads.h"
+#include "tc_drive.h"
 #include "tc_int.h"
 
 static int width_of(mpe_type t)
@@ -134,7 +134,7 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
   if (r == MPE_OK) {
     const int L = block_len(m, K), sat = m->p.satfinite;
     long total = (long)M * N;
-#pragma omp parallel for schedule(static) if (total * (long)(K + 1) > 100000)
+#pragma omp parallel for schedule(static) if (total * (long)(K + 1) > 100000) num_threads(mpei_threads_team())
     for (long t = 0; t < total; t++) {
       int i = (int)(t / N), j = (int)(t % N);
       acc[t] = dot_ref(ad + (size_t)i * K, bt + (size_t)j * K, K, L, sat, acc[t]);
@@ -146,8 +146,6 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
 
 /* ------------------------------------------------------------ fast path */
 
-#ifdef HAVE_X86_SIMD
-
 enum { KC_PAIRS = 256, MC_PANELS = 8, NC_PANELS = 4 };
 
 /* Pack X (rows × K, element (i, l) at i*rs + l*cs) into panels of w rows:
@@ -157,7 +155,8 @@ static int pack(const mpei_tc_opnd *x, int rows, int KP, const int *kmap, int w,
 {
   int npan = (rows + w - 1) / w, bad = 0;
   const mpe_type t = x->t;
-#pragma omp parallel for schedule(static) reduction(|: bad) if ((long)rows * KP > 32768)
+  const int par = (long)rows * KP > 32768, nthr = par ? mpei_gemm_threads() : 1;
+#pragma omp parallel for schedule(static) reduction(|: bad) if (par) num_threads(nthr)
   for (int p = 0; p < npan; p++)
     for (int kp = 0; kp < KP; kp++)
       for (int r = 0; r < w; r++) {
@@ -175,10 +174,29 @@ static int pack(const mpei_tc_opnd *x, int rows, int KP, const int *kmap, int w,
   return bad;
 }
 
+/* One call of the driver (tc_drive.h): the panels and the kernel. */
+typedef struct {
+  const int32_t *pa, *pb;
+  int KP, segp, mr, nb, sat;
+  mpei_tc_int_fn kern;
+} int_call;
+
+/* the driver's kernel: tile (ip, jp), segments [s0, s0 + ns) */
+static void int_tile(const void *ctx, int ip, int jp, int s0, int ns, void *c, long ldc)
+{
+  const int_call *d = ctx;
+  const size_t k0 = (size_t)s0 * d->segp;
+  d->kern(d->pa + ((size_t)ip * d->KP + k0) * d->mr, d->pb + ((size_t)jp * d->KP + k0) * d->nb, c, ldc, ns,
+          d->segp, d->sat);
+}
+
 static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                     const mpei_tc_opnd *b, int32_t *acc)
 {
-  const int level = mpei_simd_level(), sat = m->p.satfinite;
+  const mpei_isa_kernels *isa = mpei_isa();   /* the SIMD level's kernels (emu/isa.c) */
+  const int sat = m->p.satfinite;
+  if (!isa->tc_int)
+    return MPE_EUNSUP;
   /* segment: one block when saturating (the exact model: all of K, which must
      then fit an int32 lane); anything when wrapping (the sum is modular) */
   int seg = sat ? block_len(m, K) : (K < 2 * KC_PAIRS ? K : 2 * KC_PAIRS);
@@ -187,13 +205,7 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   if (seg < 1)
     seg = 1;
   const int segp = (seg + 1) / 2, nseg = (K + seg - 1) / seg, KP = nseg * segp;
-  int mr, nb;
-  mpei_tc_int_fn kern;
-  if (level >= MPEI_SIMD_AVX512) {
-    mr = MPEI_TC_INT_AVX512_MR; nb = MPEI_TC_INT_AVX512_NB; kern = mpei_tc_int_avx512;
-  } else {
-    mr = MPEI_TC_INT_AVX2_MR; nb = MPEI_TC_INT_AVX2_NB; kern = mpei_tc_int_avx2;
-  }
+  const int mr = isa->tc_int_mr, nb = isa->tc_int_nb;
   const int mp = (M + mr - 1) / mr, np = (N + nb - 1) / nb;
   int *kmap = malloc(sizeof(int) * ((size_t)2 * KP + 1));
   int32_t *pa = malloc(sizeof(int32_t) * ((size_t)mp * mr * KP + 1));
@@ -212,54 +224,15 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
     r = MPE_ERANGE;
     goto out;
   }
+  const int_call d = { pa, pb, KP, segp, mr, nb, sat, isa->tc_int };
   /* k chunks of whole segments, for the caches */
-  const int cseg = segp >= KC_PAIRS ? 1 : KC_PAIRS / segp;
-  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
-#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
-  for (int ti = 0; ti < mt; ti++)
-    for (int tj = 0; tj < nt; tj++) {
-      int32_t cbuf[MPEI_TC_INT_AVX512_MR * MPEI_TC_INT_AVX512_NB];
-      for (int s0 = 0; s0 < nseg; s0 += cseg) {
-        int ns = nseg - s0 < cseg ? nseg - s0 : cseg;
-        size_t k0 = (size_t)s0 * segp;
-        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
-          for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
-            const int32_t *ap = pa + ((size_t)ip * KP + k0) * mr, *bp = pb + ((size_t)jp * KP + k0) * nb;
-            int full = (ip + 1) * mr <= M && (jp + 1) * nb <= N;
-            if (full) {
-              kern(ap, bp, acc + (size_t)ip * mr * N + (size_t)jp * nb, N, ns, segp, sat);
-              continue;
-            }
-            for (int rr = 0; rr < mr; rr++)
-              for (int jj = 0; jj < nb; jj++) {
-                int i = ip * mr + rr, j = jp * nb + jj;
-                cbuf[rr * nb + jj] = i < M && j < N ? acc[(size_t)i * N + j] : 0;
-              }
-            kern(ap, bp, cbuf, nb, ns, segp, sat);
-            for (int rr = 0; rr < mr; rr++)
-              for (int jj = 0; jj < nb; jj++) {
-                int i = ip * mr + rr, j = jp * nb + jj;
-                if (i < M && j < N)
-                  acc[(size_t)i * N + j] = cbuf[rr * nb + jj];
-              }
-          }
-      }
-    }
+  const mpei_gemm_plan plan = { M, N, nseg, segp >= KC_PAIRS ? 1 : KC_PAIRS / segp, mr, nb, MC_PANELS, NC_PANELS,
+                                sizeof(int32_t), (long)M * N * K, int_tile, &d, .acc = acc };
+  r = mpei_gemm_run(&plan);
 out:
   free(kmap); free(pa); free(pb);
   return r;
 }
-
-#else
-
-static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
-                    const mpei_tc_opnd *b, int32_t *acc)
-{
-  (void)m; (void)M; (void)N; (void)K; (void)a; (void)b; (void)acc;
-  return MPE_EUNSUP;
-}
-
-#endif
 
 /* acc (M×N, row-major) holds the initial accumulators on entry and the
    results on return. */
@@ -268,12 +241,8 @@ static int int_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei
 {
   if (K == 0)
     return MPE_OK;
-  if (mpei_simd_level() > MPEI_SIMD_NONE) {
-    int r = run_fast(m, M, N, K, a, b, acc);
-    if (r != MPE_EUNSUP)
-      return r;
-  }
-  return run_portable(m, M, N, K, a, b, acc);
+  int r = run_fast(m, M, N, K, a, b, acc);
+  return r != MPE_EUNSUP ? r : run_portable(m, M, N, K, a, b, acc);
 }
 
 /* ------------------------------------------------------------ public entries */
@@ -384,7 +353,7 @@ int mpei_tc_int_gemm_check(mpe_type in, mpe_layout layout, mpe_trans ta, mpe_tra
 void mpei_tc_int_epilogue_strided(const int32_t *acc, int M, int N, int32_t ia, int32_t ib, int use_ab, int sat,
                                   int32_t *C, long crs, long ccs)
 {
-#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536) num_threads(mpei_threads_team())
   for (int i = 0; i < M; i++) {
     const int32_t *v = acc + (size_t)i * N;
     for (int j = 0; j < N; j++) {

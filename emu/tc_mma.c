@@ -12,6 +12,7 @@
 #include "tc_amd.h"
 #include "tc_epilogue.h"
 #include "isa.h"
+#include "mpei_threads.h"
 #include "mpei_fenv.h"
 
 int mpei_tc_out16_ok(const struct mpe_tc_model *m)
@@ -109,7 +110,7 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
     for (int l = 0; l < K; l++)
       bt[(size_t)j * K + l] = mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs));
   long total = (long)M * N;
-#pragma omp parallel for schedule(dynamic, 16) if (total * (long)(K + 1) > 20000)
+#pragma omp parallel for schedule(dynamic, 16) if (total * (long)(K + 1) > 20000) num_threads(mpei_threads_team())
   for (long t = 0; t < total; t++) {
     MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
     int i = (int)(t / N), j = (int)(t % N);
@@ -239,7 +240,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
   if (C && !c32)
     return MPE_ENOMEM;
   long nsub = 0;
-#pragma omp parallel if ((long)m * n > 65536)
+#pragma omp parallel if ((long)m * n > 65536) num_threads(mpei_threads_team())
   {
     MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
 #pragma omp for schedule(static) reduction(+: nsub)
@@ -287,7 +288,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
         if ((h & 0x7fffu) && !(h & 0x7c00u))
           need[i] = need[m + j] = 1;
       }
-#pragma omp parallel if ((long)m * k1 > 65536)
+#pragma omp parallel if ((long)m * k1 > 65536) num_threads(mpei_threads_team())
   {
     MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
 #pragma omp for schedule(static)
@@ -295,7 +296,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
       for (int l = 0; l < k1 && need[i]; l++)
         ad[(size_t)i * k1 + l] = mpei_tc_load(model, A, atype, (size_t)i * lda + l);
   }
-#pragma omp parallel if ((long)n * k1 > 65536)
+#pragma omp parallel if ((long)n * k1 > 65536) num_threads(mpei_threads_team())
   {
     MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
 #pragma omp for schedule(static)
@@ -304,7 +305,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
         bd[(size_t)j * k1 + l] = mpei_tc_load(model, B, btype, (size_t)l * ldb + j);
   }
     free(need);
-#pragma omp parallel if ((long)nsub * k1 > 20000)
+#pragma omp parallel if ((long)nsub * k1 > 20000) num_threads(mpei_threads_team())
   {
     MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
 #pragma omp for schedule(static)
@@ -412,7 +413,7 @@ void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float
 {
   const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
   mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
-#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
+#pragma omp parallel for schedule(static) if ((long)M * N > 65536) num_threads(mpei_threads_team())
   for (int i = 0; i < M; i++) {
     MPEI_FENV_GUARD();
     const float *v = acc + (size_t)i * N;

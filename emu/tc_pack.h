@@ -18,13 +18,6 @@ typedef struct {
 MPEI_HIDDEN int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows,
                              int K, int Kp, int w, mpei_tc_panels *pk, unsigned char *bad);
 
-/* The mr × vw output tile (ip, jp) of the M × N accumulators acc: a pointer the
-   kernel can update in place (*ldc = N) when the tile is whole, else the tile
-   copied to buf (*ldc = vw, zeros outside) and mpei_tc_tile_put copies it back. */
-MPEI_HIDDEN float *mpei_tc_tile_get(float *acc, int M, int N, int ip, int jp, int mr, int vw, float *buf,
-                                    long *ldc);
-MPEI_HIDDEN void mpei_tc_tile_put(float *acc, int M, int N, int ip, int jp, int mr, int vw, const float *buf,
-                                  const float *tile);
 /* After the kernels: a binary16 fma-chain result rounded once (RNE), every NaN
    made the one quiet NaN. */
 MPEI_HIDDEN void mpei_tc_finish(float *acc, size_t n, int fma, int out16);

@@ -20,6 +20,7 @@
 #include "tc_pack.h"
 #include "sparse_impl.h"
 #include "isa.h"
+#include "tc_drive.h"
 #include "mpei_fenv.h"
 
 enum { MC_PANELS = 32, NC_PAIRS = 2 };
@@ -48,15 +49,12 @@ static float sp_dot(const sp_call *s, int i, int j, double *ra, double *rb)
 
 static int sp_run_portable(const sp_call *s, float *acc)
 {
-  int nt = 1;
-#ifdef _OPENMP
-  nt = omp_get_max_threads();
-#endif
+  const long total = (long)s->M * s->N;
+  const int par = total * (long)(s->kc + 1) > 20000, nt = par ? mpei_gemm_threads() : 1;
   double *buf = malloc(sizeof(double) * 2 * ((size_t)s->kc + 1) * (size_t)nt);
   if (!buf)
     return MPE_ENOMEM;
-  const long total = (long)s->M * s->N;
-#pragma omp parallel if (total * (long)(s->kc + 1) > 20000)
+#pragma omp parallel if (par) num_threads(nt)
   {
     MPEI_FENV_GUARD();
     int t = 0;
@@ -83,6 +81,52 @@ static void *sp_alloc64(size_t size)
   return posix_memalign(&p, 64, size ? size : 1) ? NULL : p;
 }
 
+/* One call of the sparse driver: the operands, their panels and kernels. */
+typedef struct {
+  const sp_call *s;
+  int Kcp, mr, fma, vw;
+  long bpitch;
+  mpei_tc_panels pa, pb;
+  const int32_t *ax;
+  mpei_tc_blk_sp_fn blk;
+  mpei_tc_fma_sp_fn fmak;
+  mpei_tc_kp kp;   /* a whole chunk's block-kernel parameters */
+} sp_drive;
+
+/* the driver's kernel (tc_drive.h): tile (ip, jq), kept values [k0, k0 + kn) */
+static void sp_tile(const void *ctx, int ip, int jq, int k0, int kn, void *c, long ldc)
+{
+  const sp_drive *d = ctx;
+  const size_t ao = ((size_t)ip * d->Kcp + k0) * d->mr, bo = (size_t)jq * d->bpitch;
+  if (d->fma) {
+    d->fmak(d->pa.v + ao, d->ax + ao, d->pb.v + bo, c, ldc, kn);
+    return;
+  }
+  mpei_tc_kp kp = d->kp;
+  kp.nblk = kn / kp.L;
+  d->blk(d->pa.v + ao, d->pa.e + ao, d->ax + ao, d->pb.v + bo, d->pb.e + bo, d->vw, c, ldc, &kp);
+}
+
+static float sp_fix(const void *ctx, int i, int j, void *scratch)
+{
+  const sp_drive *d = ctx;
+  return sp_dot(d->s, i, j, scratch, (double *)scratch + d->s->kc + 1);
+}
+
+/* ax: for each packed kept value, the offset of the B row it multiplies
+   (padding: the zero row Kb - 1) */
+static void sp_offsets(const sp_call *s, int mp, int mr, int Kcp, int Kb, int nw, int32_t *ax)
+{
+  const int nthr = mpei_gemm_threads();
+#pragma omp parallel for schedule(static) if ((long)mp * Kcp * mr > 65536) num_threads(nthr)
+  for (int p = 0; p < mp; p++)
+    for (int q = 0; q < Kcp; q++)
+      for (int rr = 0; rr < mr; rr++) {
+        int i = p * mr + rr, l = i < s->M && q < s->kc ? s->kidx[(size_t)i * s->kc + q] : -1;
+        ax[((size_t)p * Kcp + q) * mr + rr] = (l < 0 ? Kb - 1 : l) * nw;
+      }
+}
+
 /* Fills acc (M × N, without epi) or applies the epilogue to C (with epi). */
 static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
 {
@@ -97,9 +141,8 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
   if (path == MPEI_TC_ACC_NONE)
     return MPE_EUNSUP;
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
-  const int L = fma ? 1 : m->p.block, F = m->p.align_bits;
+  const int L = fma ? 1 : m->p.block;
   const int vw = isa->tc_vw, mr = fma ? isa->tc_mrfs : isa->tc_mrs;
-  const mpei_tc_blk_sp_fn blk = path == MPEI_TC_ACC_F64 ? isa->tc_blkw_sp : isa->tc_blk_sp;
   /* kept values padded to whole blocks; B rows to whole groups plus one zero
      row that padding values point at */
   const int Kcp = (kc + L - 1) / L * L, Kb = (K + 3) / 4 * 4 + 1;
@@ -110,116 +153,52 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
   const size_t asz = (size_t)mp * mr * Kcp + 1, bsz = (size_t)nq * nw * Kb;
   /* B's rows on cache-line boundaries: a gathered row's vectors never
      straddle two lines (each vector load would then cost two) */
-  mpei_tc_panels pa = { malloc(sizeof(float) * asz), NULL }, pb = { sp_alloc64(sizeof(float) * bsz), NULL };
+  sp_drive d = { s, Kcp, mr, fma, vw, (long)Kb * nw, { malloc(sizeof(float) * asz), NULL },
+                 { sp_alloc64(sizeof(float) * bsz), NULL }, NULL,
+                 path == MPEI_TC_ACC_F64 ? isa->tc_blkw_sp : isa->tc_blk_sp, isa->tc_fma_sp, { 0 } };
   int32_t *ax = malloc(sizeof(int32_t) * asz);
   unsigned char *bad = calloc((size_t)mp * mr + (size_t)nq * nw, 1);
-  int nthr = 1;
-#ifdef _OPENMP
-  nthr = omp_get_max_threads();
-#endif
-  const int tm = MC_PANELS * mr, tn = NC_PAIRS * nw;   /* a thread tile */
-  /* per thread: the portable fix-up's scratch, and with epi the tile's accumulators */
-  double *ra = malloc(sizeof(double) * 2 * ((size_t)kc + 1) * (size_t)nthr);
-  float *tacc_all = epi ? malloc(sizeof(float) * (size_t)tm * tn * (size_t)nthr) : NULL;
   if (!fma) {
-    pa.e = malloc(sizeof(int32_t) * asz);
-    pb.e = sp_alloc64(sizeof(int32_t) * bsz);
+    d.pa.e = malloc(sizeof(int32_t) * asz);
+    d.pb.e = sp_alloc64(sizeof(int32_t) * bsz);
   }
   int r = MPE_OK;
-  if (!pa.v || !pb.v || !ax || !bad || !ra || (epi && !tacc_all) || (!fma && (!pa.e || !pb.e))) {
+  if (!d.pa.v || !d.pb.v || !ax || !bad || (!fma && (!d.pa.e || !d.pb.e))) {
     r = MPE_ENOMEM;
     goto out;
   }
   unsigned char *rowbad = bad, *colbad = bad + (size_t)mp * mr;
-  if (mpei_tc_pack(m, s->v, 0, M, kc, Kcp, mr, &pa, rowbad) | mpei_tc_pack(m, s->b, 1, N, K, Kb, nw, &pb, colbad)) {
+  if (mpei_tc_pack(m, s->v, 0, M, kc, Kcp, mr, &d.pa, rowbad) | mpei_tc_pack(m, s->b, 1, N, K, Kb, nw, &d.pb, colbad)) {
     r = MPE_EUNSUP;
     goto out;
   }
-#pragma omp parallel for schedule(static) if ((long)mp * Kcp * mr > 65536)
-  for (int p = 0; p < mp; p++)
-    for (int q = 0; q < Kcp; q++)
-      for (int rr = 0; rr < mr; rr++) {
-        int i = p * mr + rr, l = i < M && q < kc ? s->kidx[(size_t)i * kc + q] : -1;
-        ax[((size_t)p * Kcp + q) * mr + rr] = (l < 0 ? Kb - 1 : l) * nw;
-      }
-  if (!epi) {
-#pragma omp parallel for schedule(static) if ((long)M * N > 65536)
-    for (long t = 0; t < (long)M * N; t++)
-      acc[t] = 0.0f;
-  }
+  sp_offsets(s, mp, mr, Kcp, Kb, nw, ax);
+  d.ax = ax;
+  if (!epi)
+    memset(acc, 0, sizeof(float) * (size_t)M * N);
   mpei_tc_out o;
   mpei_tc_out_of(m, s->out16, &o);
-  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (nq + NC_PAIRS - 1) / NC_PAIRS;
   /* a chunk of whole blocks whose B rows (two per kept value, nw columns,
      value and exponent; the fma chain's values only) stay within 16 KiB, half
      of a level-1 cache */
   const int kct = 1024 / nw > 4 ? 1024 / nw : 4;
   const int kcb = fma ? 2 * kct : (kct / L > 0 ? kct / L : 1) * L;
-  const long bpitch = (long)Kb * nw;
-#pragma omp parallel if ((long)M * N * kc > 100000) num_threads(nthr)
-  {
-    MPEI_FENV_GUARD();
-    int me = 0;
-#ifdef _OPENMP
-    me = omp_get_thread_num();
-#endif
-    double *tra = ra + 2 * ((size_t)kc + 1) * (size_t)me;
-    float *tacc = epi ? tacc_all + (size_t)tm * tn * (size_t)me : NULL;
-#pragma omp for schedule(dynamic) collapse(2)
-    for (int ti = 0; ti < mt; ti++)
-      for (int tj = 0; tj < nt; tj++) {
-        float cbuf[16 * 64];
-        const int i0 = ti * tm, j0 = tj * tn;
-        if (epi)
-          memset(tacc, 0, sizeof(float) * (size_t)tm * tn);
-        for (int k0 = 0; k0 < Kcp; k0 += kcb) {
-          const int kn = Kcp - k0 < kcb ? Kcp - k0 : kcb;
-          const mpei_tc_kp kp = { L, F, kn / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                                  o.mode, o.zexp, m->p.late_c, o.zero_sign,
-                                  path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0, NULL, NULL, NULL, NULL };
-          for (int jq = tj * NC_PAIRS; jq < nq && jq < (tj + 1) * NC_PAIRS; jq++)
-            for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
-              const size_t ao = ((size_t)ip * Kcp + k0) * mr, bo = (size_t)jq * bpitch;
-              long ldc;
-              float *cp;
-              if (epi) {   /* the thread's tile buffer, whole kernel tiles: in place */
-                ldc = tn;
-                cp = tacc + (size_t)(ip * mr - i0) * tn + (size_t)(jq * nw - j0);
-              } else {
-                cp = mpei_tc_tile_get(acc, M, N, ip, jq, mr, nw, cbuf, &ldc);
-              }
-              if (fma)
-                isa->tc_fma_sp(pa.v + ao, ax + ao, pb.v + bo, cp, ldc, kn);
-              else
-                blk(pa.v + ao, pa.e + ao, ax + ao, pb.v + bo, pb.e + bo, vw, cp, ldc, &kp);
-              if (!epi)
-                mpei_tc_tile_put(acc, M, N, ip, jq, mr, nw, cbuf, cp);
-            }
-        }
-        if (!epi)
-          continue;
-        const int ni = M - i0 < tm ? M - i0 : tm, nj = N - j0 < tn ? N - j0 : tn;
-        if (!fma)   /* outputs touched by inf/NaN: the portable engine */
-          for (int ii = 0; ii < ni; ii++)
-            for (int jj = 0; jj < nj; jj++)
-              if (rowbad[i0 + ii] || colbad[j0 + jj])
-                tacc[(size_t)ii * tn + jj] = sp_dot(s, i0 + ii, j0 + jj, tra, tra + kc + 1);
-        /* the epilogue makes every NaN the one quiet NaN, as mpei_tc_finish does */
-        for (int ii = 0; ii < ni; ii++)
-          isa->tc_epilogue(epi->C + (size_t)(i0 + ii) * epi->ldc + j0, tacc + (size_t)ii * tn, nj, epi->alpha,
-                           epi->beta, 1);
-      }
+  d.kp = (mpei_tc_kp){ L, m->p.align_bits, kcb / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
+                       o.mode, o.zexp, m->p.late_c, o.zero_sign, path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0,
+                       NULL, NULL, NULL, NULL };
+  /* a thread tile: MC_PANELS × NC_PAIRS kernel tiles */
+  const mpei_gemm_plan plan = {
+    M, N, Kcp, kcb, mr, nw, MC_PANELS, NC_PAIRS, 4, (long)M * N * kc, sp_tile, &d, fma ? NULL : rowbad, colbad,
+    sp_fix, NULL, sizeof(double) * 2 * ((size_t)kc + 1), epi ? NULL : acc, epi ? isa->tc_epilogue : NULL,
+    epi ? epi->alpha : 0.0f, epi ? epi->beta : 0.0f, epi ? epi->C : NULL, epi ? epi->ldc : 0 };
+  /* the epilogue makes every NaN the one quiet NaN, as mpei_tc_finish does */
+  r = mpei_gemm_run(&plan);
+  if (r == MPE_OK && !epi) {
+    mpei_tc_finish(acc, (size_t)M * N, fma, s->out16);
+    r = mpei_gemm_fixup(&plan, acc);
   }
-  if (epi)
-    goto out;
-  mpei_tc_finish(acc, (size_t)M * N, fma, s->out16);
-  if (!fma)
-    for (int i = 0; i < M; i++)
-      for (int j = 0; j < N; j++)
-        if (rowbad[i] || colbad[j])
-          acc[(size_t)i * N + j] = sp_dot(s, i, j, ra, ra + kc + 1);
 out:
-  free(pa.v); free(pa.e); free(pb.v); free(pb.e); free(ax); free(bad); free(ra); free(tacc_all);
+  free(d.pa.v); free(d.pa.e); free(d.pb.v); free(d.pb.e); free(ax); free(bad);
   return r;
 }
 

@@ -11,7 +11,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "mpei.h"
+#include "mpei_threads.h"
 
 #ifdef _OPENMP
 /* Threads of this process that are running or runnable now (its own OpenMP
@@ -64,12 +64,11 @@ static int free_cores(void)
 }
 #endif
 
-int mpe_threads_fit(void)
-{
 #ifdef _OPENMP
-  if (getenv("OMP_NUM_THREADS") || getenv("OMP_DYNAMIC"))
-    return omp_get_max_threads();   /* the user decides, by OpenMP's own rules */
-  /* the answer is kept for 50 ms per thread: a training loop may ask every step */
+/* The team that fits the free cores, kept for 50 ms per thread (a training
+   loop may ask every step). */
+static int fit(void)
+{
   static _Thread_local struct timespec last;
   static _Thread_local int team;
   struct timespec now;
@@ -80,8 +79,37 @@ int mpe_threads_fit(void)
     team = spare < 0 ? procs : spare < 1 ? 1 : spare < procs ? spare : procs;
     last = now;
   }
+  return team;
+}
+
+/* OMP_NUM_THREADS or OMP_DYNAMIC set: the user decides, by OpenMP's own rules */
+static int user_decides(void)
+{
+  return getenv("OMP_NUM_THREADS") || getenv("OMP_DYNAMIC");
+}
+#endif
+
+int mpe_threads_fit(void)
+{
+#ifdef _OPENMP
+  if (user_decides())
+    return omp_get_max_threads();
+  const int team = fit();
   omp_set_num_threads(team);
   return team;
+#else
+  return 1;
+#endif
+}
+
+int mpei_threads_team(void)
+{
+#ifdef _OPENMP
+  const int max = omp_get_max_threads();
+  if (user_decides())
+    return max;
+  const int team = fit();
+  return team < max ? team : max;
 #else
   return 1;
 #endif
