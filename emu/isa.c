@@ -13,7 +13,8 @@ static const mpei_isa_kernels isa_portable = { .name = "portable" };
     .tc_mrf = MPEI_TC_##ISA##_MRF, .tc_dec16 = mpei_tc_dec16_##isa,                          \
     .tc_pack_exp = mpei_tc_pack_exp_##isa, .tc_blk_sp = mpei_tc_blk_sp_##isa,                         \
     .tc_blkw_sp = mpei_tc_blkw_sp_##isa, .tc_fma_sp = mpei_tc_fma_sp_##isa,                   \
-    .tc_mrs = MPEI_TC_##ISA##_MRS, .tc_mrfs = MPEI_TC_##ISA##_MRFS                             \
+    .tc_mrs = MPEI_TC_##ISA##_MRS, .tc_mrfs = MPEI_TC_##ISA##_MRFS,                            \
+    .tc_fp4 = mpei_tc_fp4_##isa, .tc_fp4_mr = MPEI_TC_FP4_##ISA##_MR                           \
   }
 static const mpei_isa_kernels isa_avx2 = ISA_ROW(avx2, AVX2);
 static const mpei_isa_kernels isa_avx512 = ISA_ROW(avx512, AVX512);

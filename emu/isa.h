@@ -10,6 +10,7 @@
 #include "mpei.h"
 #include "elementwise.h"
 #include "tc_impl.h"
+#include "tc_fp4.h"
 
 typedef struct {
   const char *name;
@@ -33,6 +34,10 @@ typedef struct {
   mpei_tc_blk_sp_fn tc_blk_sp, tc_blkw_sp;
   mpei_tc_fma_sp_fn tc_fma_sp;
   int tc_mrs, tc_mrfs;
+  /* block-scaled FP4 (tc_fp4_kernel.h, emu/tc_scaled.c) and its rows per call;
+     tiles are MPEI_TC_FP4_NV*tc_vw wide */
+  mpei_tc_fp4_fn tc_fp4;
+  int tc_fp4_mr;
 } mpei_isa_kernels;
 
 MPEI_HIDDEN const mpei_isa_kernels *mpei_isa(void);
