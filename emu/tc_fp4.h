@@ -40,6 +40,6 @@ MPEI_HIDDEN void mpei_tc_fp4_avx2(const float *, const int32_t *, const float *,
 MPEI_HIDDEN void mpei_tc_fp4_avx512(const float *, const int32_t *, const float *, const int32_t *, float *, long,
                                     float *, const mpei_tc_fp4_kp *);
 #endif
-/* rows per call; the tiles are MPEI_TC_FP4_NV vectors wide */
-enum { MPEI_TC_FP4_AVX2_MR = 6, MPEI_TC_FP4_AVX512_MR = 12, MPEI_TC_FP4_NV = 2 };
+/* rows per call; the tiles are MPEI_TC_FP4_NV vectors wide (the fma kernel's tile) */
+enum { MPEI_TC_FP4_AVX2_MR = MPEI_TC_AVX2_MRF, MPEI_TC_FP4_AVX512_MR = MPEI_TC_AVX512_MRF, MPEI_TC_FP4_NV = MPEI_TC_NRF };
 #endif

@@ -41,31 +41,13 @@ static inline __attribute__((always_inline)) float fp4_i2f(int32_t x)
   return f;
 }
 
-/* The group sums of one group over the tile: ws[r*W + j] for G k-steps. */
+/* The group sums of one group over the tile, ws[r*W + j] for G k-steps: the
+   fma-chain kernel (tc_kernel.h) from zeros, whose tile this one is. */
+_Static_assert((int)MR4 == (int)MRF && (int)MPEI_TC_FP4_NV == (int)NRF, "the FP4 tile is the fma kernel's");
 static inline __attribute__((always_inline)) void fp4_sums(const float *a, const float *b, float *ws, int G)
 {
-  enum { W = MPEI_TC_FP4_NV * VW };
-  vf acc[MR4 * MPEI_TC_FP4_NV];
-#pragma GCC unroll 32
-  for (int u = 0; u < MR4 * MPEI_TC_FP4_NV; u++)
-    acc[u] = (vf){};
-#pragma GCC unroll 4
-  for (int k = 0; k < G; k++) {
-    vf bk[MPEI_TC_FP4_NV];
-#pragma GCC unroll 4
-    for (int h = 0; h < MPEI_TC_FP4_NV; h++)
-      bk[h] = loadf(b + (size_t)k * W + h * VW);
-#pragma GCC unroll 16
-    for (int r = 0; r < MR4; r++) {
-      const vf x = (vf)MPEI_BCAST_PS(a + (size_t)k * MR4 + r);
-#pragma GCC unroll 4
-      for (int h = 0; h < MPEI_TC_FP4_NV; h++)
-        acc[MPEI_TC_FP4_NV * r + h] = MPEI_FMA_PS(bk[h], x, acc[MPEI_TC_FP4_NV * r + h]);
-    }
-  }
-#pragma GCC unroll 32
-  for (int u = 0; u < MR4 * MPEI_TC_FP4_NV; u++)
-    memcpy(ws + (u / MPEI_TC_FP4_NV) * W + (u % MPEI_TC_FP4_NV) * VW, &acc[u], sizeof acc[u]);
+  memset(ws, 0, sizeof(float) * MR4 * MPEI_TC_FP4_NV * VW);
+  fma_kernel(a, b, ws, MPEI_TC_FP4_NV * VW, G);
 }
 
 /* The end of one instruction for one vector of outputs: cv the accumulators,
