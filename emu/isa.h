@@ -13,6 +13,7 @@
 #include "tc_int.h"
 #include "tc_f64.h"
 #include "tc_arm_kernel_api.h"
+#include "tc_fp4.h"
 
 typedef struct {
   const char *name;
@@ -45,6 +46,10 @@ typedef struct {
   /* Arm BF16 dot products (tc_arm_kernel.h, emu/tc_arm.c): B panels tc_arm_vw wide */
   mpei_tc_arm_fn tc_arm;
   int tc_arm_vw;
+  /* block-scaled FP4 (tc_fp4_kernel.h, emu/tc_scaled.c) and its rows per call;
+     tiles are MPEI_TC_FP4_NV*tc_vw wide */
+  mpei_tc_fp4_fn tc_fp4;
+  int tc_fp4_mr;
 } mpei_isa_kernels;
 
 MPEI_HIDDEN const mpei_isa_kernels *mpei_isa(void);

@@ -12,6 +12,10 @@
 #define TC_MAX_EPI16(a, b) ((__typeof__(a))_mm512_max_epi16((__m512i)(a), (__m512i)(b)))
 #include "tc_kernel.h"
 #include "tc_epilogue.h"
+#include "tc_fp4.h"
+#define MR4 MPEI_TC_FP4_AVX512_MR
+#define TC_TRUNC_PS(x) ((__typeof__(x))_mm512_roundscale_ps((__m512)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
+#include "tc_fp4_kernel.h"
 
 void mpei_tc_blk_avx512(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c,
                         long ldc, const mpei_tc_kp *kp)
@@ -60,4 +64,10 @@ void mpei_tc_dec16_avx512(const uint16_t *src, int bf16, float *dst, int n)
 int mpei_tc_pack_exp_avx512(const float *v, int32_t *e, size_t n, int pin, int lo, int hi)
 {
   return pack_exp(v, e, n, pin, lo, hi);
+}
+
+void mpei_tc_fp4_avx512(const float *av, const int32_t *ai, const float *bv, const int32_t *bi, float *c, long ldc,
+                        float *ws, const mpei_tc_fp4_kp *kp)
+{
+  fp4_kernel(av, ai, bv, bi, c, ldc, ws, kp);
 }

@@ -3,8 +3,7 @@
    groups of products are the addends). mpe_mma_scaled and mpe_gemm_scaled,
    the portable engine that is the oracle of their fast paths, the packer that
    hands kind::mxf8f6f4 to the shared block kernels (emu/tc_gemm.c), and the
-   group driver of the FP4 kinds, whose group sums come from the SIMD level's
-   fma kernel.
+   driver of the FP4 kinds' SIMD kernel (emu/tc_fp4_kernel.h).
 
    One instruction (model block L, K padded with zeros to a whole number of
    them) computes, for each output, from the initial accumulator c:
@@ -368,118 +367,123 @@ int mpei_tc_pack_scaled(const mpei_tc_opnd *x, int transpose, int rows, int K, i
   return unsafe;
 }
 
-/* ------------------------------------------------------------------ kind::mxf4 / mxf4nvf4: the group driver */
+/* ------------------------------------------------------------------ kind::mxf4 / mxf4nvf4: the SIMD kernel */
 
-/* The values of operand x (rows × K; transposed: element (i, l) at (l, i))
-   in panels of w rows, (l, r) of panel p at (p*Kp + l)*w + r, and their
-   magnitudes in va; zeros past rows and K. */
-static void pack_values(const mpei_tc_opnd *x, int transpose, int rows, int K, int Kp, int w, const elem_table *t,
-                        float *v, float *va)
+/* Does the SIMD kernel hold the model (emu/tc_fp4.h)? Groups of at most 16,
+   and one instruction's cut addends summing below 2^53: a group's value is at
+   most 36 G * 15 * 15 (|S_g| <= 36 G, scale significands at most 15), cut at
+   2^(e_g - 6 + F - E_max) with e_g <= E_max; c's below 2^(F+1). */
+static int fp4_fits(const mpe_tc_params *p)
 {
-  const int np = (rows + w - 1) / w;
+  const int G = p->scale_group;
+  return G <= 16 && (double)(p->block / G) * G * 36 * 225 * ldexp(1.0, p->align_bits - 6) +
+                        ldexp(1.0, p->align_bits + 1) <= 0x1p53;
+}
+
+/* The panels of operand x (rows × K; transposed: element (i, l) at (l, i)) in
+   panels of w rows, as emu/tc_fp4.h lays them out: values and, per group of
+   G elements, the scale's exponent and significand, the NaN flag and the mask
+   of non-zero elements. Zeros with scale 1 past rows and K. */
+static void fp4_pack(const mpei_tc_opnd *x, int transpose, int rows, int K, int Kp, int G, int w,
+                     const elem_table *t, float *v, int32_t *info)
+{
+  scl st[256];
+  for (int c = 0; c < 256; c++)
+    st[c] = scale_of((uint8_t)c, x->sc->t);
+  const int np = (rows + w - 1) / w, nb = Kp / G;
 #pragma omp parallel if ((long)rows * K > 65536)
   {
     MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
 #pragma omp for schedule(static)
   for (int p = 0; p < np; p++)
-    for (int l = 0; l < Kp; l++)
+    for (int gi = 0; gi < nb; gi++)
       for (int r = 0; r < w; r++) {
-        const int i = p * w + r;
-        const float y = i < rows && l < K ? t->el[transpose ? code_at(x, l, i) : code_at(x, i, l)].v : 0.0f;
-        v[((size_t)p * Kp + l) * w + r] = y;
-        va[((size_t)p * Kp + l) * w + r] = fabsf(y);
+        const int i = p * w + r, l0 = gi * G;
+        const scl s = i < rows && l0 < K ? st[scale_code_at(x->sc, i, l0)] : (scl){ 0, 8, 0 };
+        float *vp = v + ((size_t)p * Kp + l0) * w + r;
+        uint32_t nz = 0;
+        for (int q = 0; q < G; q++) {
+          const int l = l0 + q;
+          const float y = i < rows && l < K ? t->el[transpose ? code_at(x, l, i) : code_at(x, i, l)].v : 0.0f;
+          vp[(size_t)q * w] = y;
+          nz |= (uint32_t)(y != 0.0f) << q;
+        }
+        int32_t *f = info + ((size_t)p * nb + gi) * 4 * w + r;
+        const float sm = s.sm;
+        f[MPEI_FP4_E * w] = s.se;
+        f[MPEI_FP4_NZ * w] = s.sm ? (int32_t)nz : 0;
+        f[MPEI_FP4_NAN * w] = s.nan ? -1 : 0;
+        memcpy(&f[MPEI_FP4_SM * w], &sm, sizeof sm);
       }
   }
 }
 
-/* The group sums of a tile come from the SIMD level's fma kernel (tc_kernel.h):
-   FP4 values are multiples of 1/2 below 6, so every partial sum of G <= 16
-   products is a multiple of 1/4 below 2^10, exact in binary32 whatever the
-   order. A second pass over |a| and |b| tells the groups whose products are
-   all zero. The instruction's end (gst_end) runs per output. Returns
-   MPE_EUNSUP when the level has no kernels (the portable engine runs). */
+/* acc (M × N) by the SIMD level's FP4 kernel, from c (NULL: zeros); tiles of
+   tc_fp4_mr rows × MPEI_TC_FP4_NV vectors. Returns MPE_EUNSUP when the level
+   has no kernel or the model is outside its bound (the portable engine runs). */
 static int run_groups(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                       const mpei_tc_opnd *b, const float *c, int ldc, float *acc)
 {
   const mpei_isa_kernels *isa = mpei_isa();
   const int L = m->p.block, G = m->p.scale_group;
-  if (!isa->tc_fma || !isa->tc_blk || G > 16 || L / G > 64 || (long)M * N * (K + 1) < 4096)
+  if (!isa->tc_fp4 || !fp4_fits(&m->p) || (long)M * N * (K + 1) < 4096)
     return MPE_EUNSUP;
-  const int mr = isa->tc_mrf, vw = MPEI_TC_NRF * isa->tc_vw;
-  enum { TILE = 12 * 32 };   /* the tile buffers below: AVX-512's 12 x 32, AVX2's 6 x 16 */
-  if (mr * vw > TILE)
-    return MPE_EUNSUP;
-  const int Kp = (K + L - 1) / L * L, mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
-  const int nb = Kp / G;   /* groups along K; the scales of group g are those of element g*G */
-  const size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
-  float *av = malloc(sizeof(float) * 2 * (asz + bsz));
-  scl *sa = malloc(sizeof(scl) * ((size_t)mp * mr + (size_t)np * vw) * (size_t)nb);
-  if (!av || !sa) {
+  const int mr = isa->tc_fp4_mr, w = MPEI_TC_FP4_NV * isa->tc_vw;
+  const int Kp = (K + L - 1) / L * L, mp = (M + mr - 1) / mr, np = (N + w - 1) / w, nb = Kp / G;
+  const size_t arows = (size_t)mp * mr, brows = (size_t)np * w;
+#ifdef _OPENMP
+  const int nthr = omp_get_max_threads();
+#else
+  const int nthr = 1;
+#endif
+  const size_t wsz = (size_t)(L / G + 1) * mr * w;   /* per thread: the group sums and the tile */
+  float *av = malloc(sizeof(float) * (arows + brows) * Kp);
+  int32_t *ai = malloc(sizeof(int32_t) * 4 * (arows + brows) * nb);
+  float *ws = malloc(sizeof(float) * wsz * nthr);
+  if (!av || !ai || !ws) {
     free(av);
-    free(sa);
+    free(ai);
+    free(ws);
     return MPE_ENOMEM;
   }
-  float *aab = av + asz, *bv = aab + asz, *bab = bv + bsz;
-  scl *sb = sa + (size_t)mp * mr * nb;
+  float *bv = av + arows * Kp;
+  int32_t *bi = ai + 4 * arows * nb;
   elem_table ta, tb;
   elem_table_init(&ta, a->t);
   elem_table_init(&tb, b->t);
-  /* panels as the fma kernel reads them: A (k, r) at k*mr + r, B (k, j) at k*vw + j */
-  pack_values(a, 0, M, K, Kp, mr, &ta, av, aab);
-  pack_values(b, 1, N, K, Kp, vw, &tb, bv, bab);
-  for (int i = 0; i < mp * mr; i++)
-    for (int g = 0; g < nb; g++)
-      sa[(size_t)i * nb + g] = i < M && g * G < K ? scale_of(scale_code_at(a->sc, i, g * G), a->sc->t) : (scl){ 0, 8, 0 };
-  for (int j = 0; j < np * vw; j++)
-    for (int g = 0; g < nb; g++)
-      sb[(size_t)j * nb + g] = j < N && g * G < K ? scale_of(scale_code_at(b->sc, j, g * G), b->sc->t) : (scl){ 0, 8, 0 };
-  const int ngl = L / G;
-#pragma omp parallel if ((long)M * N * K > 100000)
+  fp4_pack(a, 0, M, K, Kp, G, mr, &ta, av, ai);
+  fp4_pack(b, 1, N, K, Kp, G, w, &tb, bv, bi);
+  const mpei_tc_fp4_kp kp = { Kp / L, L / G, G, m->p.align_bits, m->p.scale_zero_exp, m->p.round_fp32 };
+#pragma omp parallel if ((long)M * N * K > 100000) num_threads(nthr)
   {
     MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
+#ifdef _OPENMP
+    float *gs = ws + wsz * (size_t)omp_get_thread_num();
+#else
+    float *gs = ws;
+#endif
+    float *cur = gs + (size_t)(L / G) * mr * w;
 #pragma omp for schedule(dynamic) collapse(2)
   for (int ip = 0; ip < mp; ip++)
     for (int jp = 0; jp < np; jp++) {
-      float gs[64][TILE], ga[64][TILE], cur[TILE];
       for (int r = 0; r < mr; r++)
-        for (int jj = 0; jj < vw; jj++) {
-          const int i = ip * mr + r, j = jp * vw + jj;
-          cur[r * vw + jj] = c && i < M && j < N ? c[(size_t)i * ldc + j] : 0.0f;
+        for (int jj = 0; jj < w; jj++) {
+          const int i = ip * mr + r, j = jp * w + jj;
+          cur[r * w + jj] = c && i < M && j < N ? c[(size_t)i * ldc + j] : 0.0f;
         }
-      for (int l0 = 0; l0 < Kp; l0 += L) {
-        const int nreal = l0 + L <= K ? ngl : (K - l0 + G - 1) / G;
-        for (int g = 0; g < ngl; g++) {
-          const size_t ao = ((size_t)ip * Kp + l0 + (size_t)g * G) * mr, bo = ((size_t)jp * Kp + l0 + (size_t)g * G) * vw;
-          memset(gs[g], 0, sizeof(float) * (size_t)mr * vw);
-          memset(ga[g], 0, sizeof(float) * (size_t)mr * vw);
-          isa->tc_fma(av + ao, bv + bo, gs[g], vw, G);
-          isa->tc_fma(aab + ao, bab + bo, ga[g], vw, G);
-        }
-        for (int r = 0; r < mr; r++)
-          for (int jj = 0; jj < vw; jj++) {
-            const int t = r * vw + jj;
-            int64_t ps[64];
-            unsigned char nz[64];
-            scl sx[64], sy[64];
-            for (int g = 0; g < nreal; g++) {
-              ps[g] = (int64_t)(gs[g][t] * 4.0f);
-              nz[g] = ga[g][t] != 0.0f;
-              sx[g] = sa[(size_t)(ip * mr + r) * nb + (size_t)(l0 / G + g)];
-              sy[g] = sb[(size_t)(jp * vw + jj) * nb + (size_t)(l0 / G + g)];
-            }
-            cur[t] = mpei_tc_f_canon(gst_end(m, ps, nz, sx, sy, nreal, cur[t]));
-          }
-      }
+      isa->tc_fp4(av + (size_t)ip * Kp * mr, ai + (size_t)ip * nb * 4 * mr, bv + (size_t)jp * Kp * w,
+                  bi + (size_t)jp * nb * 4 * w, cur, w, gs, &kp);
       for (int r = 0; r < mr; r++)
-        for (int jj = 0; jj < vw; jj++) {
-          const int i = ip * mr + r, j = jp * vw + jj;
+        for (int jj = 0; jj < w; jj++) {
+          const int i = ip * mr + r, j = jp * w + jj;
           if (i < M && j < N)
-            acc[(size_t)i * N + j] = cur[r * vw + jj];
+            acc[(size_t)i * N + j] = cur[r * w + jj];
         }
     }
   }
   free(av);
-  free(sa);
+  free(ai);
+  free(ws);
   return MPE_OK;
 }
 

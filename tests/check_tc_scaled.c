@@ -202,6 +202,11 @@ static uint8_t edge_code(uint64_t *s, mpe_type t, int pat)
   const uint64_t r = ts_rand64(s);
   if (pat == 0)
     return (uint8_t)(r & (sgn | top));
+  if (pat == 3)   /* half zeros: groups whose products are all zero */
+    return r % 2 ? 0 : (uint8_t)((r >> 8) & (sgn | top));
+  if (pat == 4)   /* mostly the largest magnitude */
+    return (uint8_t)((r % 4 ? (t == MPE_E4M3 ? 0x7e : t == MPE_E5M2 ? 0x7b : top) : (r >> 8) & top) |
+                     ((r >> 40) & 1 ? sgn : 0));
   unsigned mag;
   const unsigned maxfin = t == MPE_E4M3 ? 0x7e : t == MPE_E5M2 ? 0x7b : top;
   switch (r % 8) {
@@ -220,10 +225,17 @@ static uint8_t edge_code(uint64_t *s, mpe_type t, int pat)
   return (uint8_t)(mag | ((r >> 40) & 1 ? sgn : 0));
 }
 
-/* a scale code: pattern 0/1 realistic (around 1), 2 the whole range with the NaN code */
+/* a scale code: pattern 0/1 realistic (around 1), 2 the whole range with the NaN code,
+   3 small (UE8M0: products of two around 2^-126..2^-150: subnormal results; UE4M3:
+   the subnormal and smallest normal scales, zero included), 4 large (UE8M0:
+   results around the largest binary32 and past it; UE4M3: the largest codes) */
 static uint8_t edge_scale(uint64_t *s, mpe_type st, int pat)
 {
   const uint64_t r = ts_rand64(s);
+  if (pat == 3)
+    return st == MPE_E8M0 ? (uint8_t)(58 + r % 12) : (uint8_t)(r % 12) | (r & (1u << 20) ? 0x80 : 0);
+  if (pat == 4)
+    return st == MPE_E8M0 ? (uint8_t)(r % 8 ? 180 + r % 12 : 250 + r % 5) : (uint8_t)(0x70 + r % 15);
   if (st == MPE_E8M0) {
     if (pat < 2)
       return (uint8_t)(127 - 12 + (int)(r % 25));
@@ -244,6 +256,10 @@ static float edge_c(uint64_t *s, int pat)
                                 0x0a000000u, 0x9a400000u };
   if (pat == 2)
     return ts_u2f(e[r % (sizeof e / sizeof e[0])]);
+  if (pat == 3)   /* zero or subnormal */
+    return r % 4 == 0 ? 0.0f : ts_u2f((uint32_t)(r >> 8) & 0x807fffffu);
+  if (pat == 4)   /* around the largest finite */
+    return ts_u2f((r & 2 ? 0xff7fffffu : 0x7f7fffffu) - (uint32_t)((r >> 8) % 4 ? 0 : (r >> 16) % 4096));
   if (r % 4 == 0)
     return 0.0f;
   return ldexpf((r & 2 ? -1.0f : 1.0f) * (1.0f + (float)((r >> 8) & 0x7fffff) * 0x1p-23f), (int)((r >> 40) % 60) - 30);
@@ -360,6 +376,41 @@ START_TEST(test_mxf4_oracle)
       checked += check_case(m, MPE_E2M1, MPE_E2M1, cfg[q].st, cfg[q].blk, 13, 35, Ks[(q + (size_t)pat) % 3], pat, &s);
   }
   printf("mxf4/mxf4nvf4 oracle: %ld outputs equal to the MPFR model\n", checked);
+}
+END_TEST
+
+/* The FP4 kinds' SIMD kernel (emu/tc_fp4_kernel.h) on boundary data at every level:
+   every pattern (random; cancelling pairs; scale extremes with the NaN codes and
+   inf/NaN c; subnormal results; the largest magnitudes) on each scale format, K
+   not a multiple of the group, the block or the scale block, several instructions,
+   partial tiles, and a custom model with groups of 8 and another F. */
+START_TEST(test_fp4_boundary)
+{
+  static const struct { const char *nm; mpe_type st; int blk; } cfg[] = {
+    { "b200:mxf4", MPE_E8M0, 32 }, { "b200:mxf4nvf4", MPE_E8M0, 16 }, { "b200:mxf4nvf4", MPE_E4M3, 16 },
+  };
+  static const int Ks[] = { 17, 40, 64, 131, 200 };
+  uint64_t s = ts_seed() + 3030;
+  long checked = 0;
+  for (size_t q = 0; q < sizeof cfg / sizeof cfg[0]; q++) {
+    const mpe_tc_model *m = mpe_tc_model_get(cfg[q].nm, MPE_E2M1);
+    ck_assert_ptr_nonnull(m);
+    for (int pat = 0; pat < 5; pat++)
+      checked += check_case(m, MPE_E2M1, MPE_E2M1, cfg[q].st, cfg[q].blk, 26, 37, Ks[(q + (size_t)pat) % 5], pat,
+                            &s);
+  }
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("b200:mxf4nvf4", MPE_E2M1), &p), 0);
+  p.block = 32;
+  p.scale_group = 8;
+  p.align_bits = 30;
+  p.scale_zero_exp = -150;
+  mpe_tc_model *cm;
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &p), 0);
+  for (int pat = 0; pat < 5; pat++)
+    checked += check_case(cm, MPE_E2M1, MPE_E2M1, pat % 2 ? MPE_E4M3 : MPE_E8M0, 16, 13, 35, Ks[pat], pat, &s);
+  mpe_tc_model_free(cm);
+  printf("FP4 kernel boundary data: %ld outputs equal to the MPFR model\n", checked);
 }
 END_TEST
 
@@ -952,6 +1003,7 @@ static Suite *scaled_suite(void)
   tcase_add_test(tc, test_hand);
   tcase_add_test(tc, test_mxf8f6f4_oracle);
   tcase_add_test(tc, test_mxf4_oracle);
+  tcase_add_test(tc, test_fp4_boundary);
   tcase_add_test(tc, test_mmasim);
   tcase_add_test(tc, test_mixed_fp8_oracle);
   tcase_add_test(tc, test_mixed_fp8_mmasim);

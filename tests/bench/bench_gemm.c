@@ -182,7 +182,7 @@ static int scaled_rows(int n)
 {
   static const struct { const char *name; mpe_mx_kind kind; } rows[] = {
     { "b200:mxf8f6f4", MPE_MXFP8_E4M3 }, { "b200:mxf8f6f4", MPE_MXFP6_E2M3 }, { "b200:mxf4", MPE_MXFP4 },
-    { "b200:mxf4nvf4", MPE_NVFP4 },
+    { "b200:mxf4nvf4", MPE_NVFP4 }, { "b200:mxf4nvf4", MPE_MXFP4 },
   };
   static const double sig[] = { 0, 1, 1e-3, 1e-5 };
   const size_t nn = (size_t)n * n;
