@@ -396,6 +396,36 @@ for args in "range -q --max-memory 16M $a/big_view.pt" "scale -q --preset pytorc
 done
 $bin range -q --max-memory 96M "$a/big_view.pt" >"$tmp/out" 2>"$tmp/err" && grep -q "zeros 16777216 (100%)" "$tmp/out" \
   && ok "limit: big_view.pt within 96M" || bad "big_view.pt within 96M: $(cat "$tmp/err")"
+# a safetensors header is counted as well (before: a 12 MiB header was read whole, and
+# 200,000 tensor entries listed, whatever --max-memory): the header, its __metadata__ keys
+# and the list of tensors
+if [ $have_py = 1 ]; then
+  python3 - "$tmp" <<'PY'
+import json, struct, sys
+def st(name, entries, data=b""):
+    h = json.dumps(entries, separators=(",", ":")).encode()
+    open(sys.argv[1] + "/" + name, "wb").write(struct.pack("<Q", len(h)) + h + data)
+w = {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}
+st("meta_12m.safetensors", {"__metadata__": {"x": "y" * (12 << 20)}, "w": w}, struct.pack("<f", 1))
+st("keys.safetensors", {"__metadata__": {"k%06d%s" % (i, "k" * 40): "" for i in range(200000)}, "w": w},
+   struct.pack("<f", 1))
+st("empty_200k.safetensors", {"t%d" % i: {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}
+                              for i in range(200000)})
+PY
+  for args in "range -q --max-memory 8M $tmp/meta_12m.safetensors" "range -q --max-memory 16M $tmp/keys.safetensors" \
+              "range -q --json --max-memory 16M $tmp/empty_200k.safetensors" \
+              "scale -q --preset pytorch --max-memory 8M $tmp/meta_12m.safetensors" \
+              "order -q --max-memory 8M $tmp/meta_12m.safetensors" \
+              "update -q --max-memory 8M -w $tmp/meta_12m.safetensors -u $tmp/meta_12m.safetensors"; do
+    peak_kb $bin $args >"$tmp/out" 2>"$tmp/err"; st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "memory limit of" "$tmp/err" \
+      && [ "$pk" -lt 61440 ] && ok "limit: ${args%% *} $(basename "${args##* }"): ${pk} KB: $(cut -c1-160 "$tmp/err")" \
+      || bad "limit '$args': status $st, ${pk} KB: $(cat "$tmp/err")"
+  done
+  $bin range -q --max-memory 64M "$tmp/meta_12m.safetensors" >"$tmp/out" 2>"$tmp/err" && grep -q ": w  fp32 (1)  1 values" "$tmp/out" \
+    && ok "limit: a 12 MiB safetensors header within 64M" || bad "12 MiB header within 64M: $(cat "$tmp/err")"
+  rm -f "$tmp"/meta_12m.safetensors "$tmp"/keys.safetensors "$tmp"/empty_200k.safetensors
+fi
 # --max-values: a 1 TiB sparse .npy (a header and holes) stops at once, before any read;
 # the limit is inclusive
 printf "\223NUMPY\001\000v\000{'descr': '<f4', 'fortran_order': False, 'shape': (274877906944,), }" >"$tmp/tib.npy"

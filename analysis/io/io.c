@@ -80,6 +80,8 @@ struct mpe_io {
   struct mpai_text txt;
   struct mpai_pt *pt;   /* PyTorch archives (io_pt.c) */
   struct mpai_skips sk; /* members skipped, other kinds (io_member.c) */
+  uint64_t budget;      /* mpe_io_opts.max_memory (0: none) */
+  uint64_t parsing;     /* bytes held while the file's header is parsed (safetensors) */
   char msg[256];
 };
 
@@ -94,6 +96,19 @@ void mpai_io_msg(char *msg, size_t len, const char *fmt, ...)
 }
 
 #define FAIL(code, ...) do { mpai_io_msg(f->msg, sizeof f->msg, __VA_ARGS__); return (code); } while (0)
+
+/* The bytes held for the file (its tensor tables, what parsing its header holds,
+   and `more` about to be taken) against mpe_io_opts.max_memory: 0, or MPE_EUNSUP
+   with the message. */
+static int over_budget(mpe_io *f, uint64_t more)
+{
+  uint64_t held = (uint64_t)f->cap * sizeof *f->t + f->ncap + (uint64_t)f->dcap * sizeof *f->dims + f->parsing;
+  held = more > UINT64_MAX - held ? UINT64_MAX : held + more;
+  if (!f->budget || held <= f->budget)
+    return 0;
+  FAIL(MPE_EUNSUP, "reading it needs more than the memory limit of %llu bytes (%llu for its header and the list "
+       "of its tensors)", (unsigned long long)f->budget, (unsigned long long)held);
+}
 
 /* sizes and names: the rows of lib/mpemu/formats.def with a file dtype */
 size_t mpe_io_dtype_size(mpe_type t)
@@ -811,6 +826,12 @@ static int st_metadata(mpe_io *f, const char *h, size_t at, size_t len)
       json_decref(jk);
       STFAIL(MPE_ENOMEM, "out of memory");
     }
+    /* the keys kept, and the value decoded next (jansson copies it) */
+    if (over_budget(f, kcap + capk * sizeof *ka + vl)) {
+      json_decref(jk);
+      rc = MPE_EUNSUP;
+      goto done;
+    }
     memcpy(keys + klen, json_string_value(jk), sl + 1);
     ka[nk++] = klen;
     klen += sl + 1;
@@ -826,6 +847,8 @@ static int st_metadata(mpe_io *f, const char *h, size_t at, size_t len)
   jw_ws(&w);
   if (w.p != w.n)
     STJSON(w.p, "end of __metadata__ expected");
+  if (over_budget(f, kcap + capk * sizeof *ka + nk * sizeof *kp))
+    { rc = MPE_EUNSUP; goto done; }
   if (nk && !(kp = malloc(nk * sizeof *kp)))
     STFAIL(MPE_ENOMEM, "out of memory");
   for (size_t i = 0; i < nk; i++)
@@ -926,6 +949,9 @@ static int open_safetensors(mpe_io *f, const char *path, const mpe_io_opts *o, c
     FAIL(MPE_EFORMAT, "safetensors header length %llu is implausibly large", (unsigned long long)n);
   if (n < 2)
     FAIL(MPE_EFORMAT, "safetensors header is empty");
+  if (over_budget(f, n))
+    return MPE_EUNSUP;
+  f->parsing = n;   /* the header, until it is parsed */
   char *h = malloc(n);
   if (!h)
     FAIL(MPE_ENOMEM, "out of memory");
@@ -971,6 +997,11 @@ static int open_safetensors(mpe_io *f, const char *path, const mpe_io_opts *o, c
       json_decref(jk);
       STFAIL(MPE_ENOMEM, "out of memory");
     }
+    if (over_budget(f, capsp * sizeof *sp + vl)) {   /* the spans, the entry decoded next */
+      json_decref(jk);
+      rc = MPE_EUNSUP;
+      goto done;
+    }
     rc = st_entry(f, o, key, json_string_length(jk), v, vl, (size_t)(v - h), n, dsize, &sp[nsp]);
     json_decref(jk);
     if (rc)
@@ -982,7 +1013,10 @@ static int open_safetensors(mpe_io *f, const char *path, const mpe_io_opts *o, c
     STJSON(w.p, "end of header expected");
   free(h);
   h = NULL;
+  f->parsing = 0;
   /* every key once: the names of all entries, sorted */
+  if (over_budget(f, capsp * sizeof *sp + nsp * sizeof *names))
+    { rc = MPE_EUNSUP; goto done; }
   if (nsp && !(names = malloc(nsp * sizeof *names)))
     STFAIL(MPE_ENOMEM, "out of memory");
   for (size_t i = 0; i < nsp; i++)
@@ -999,6 +1033,7 @@ static int open_safetensors(mpe_io *f, const char *path, const mpe_io_opts *o, c
   if (f->nt > 1)   /* f->t is NULL when no entry is a float tensor */
     qsort(f->t, f->nt, sizeof *f->t, cmp_tens);
 done:
+  f->parsing = 0;
   free(h);
   free(sp);
   free(names);
@@ -1253,6 +1288,7 @@ int mpe_io_open(mpe_io **out, const char *path, const mpe_io_opts *o, char *msg,
     }
   f->cur = -1;
   f->tab8_type = -1;
+  f->budget = o->max_memory;
   f->bufsize = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;
   if (f->bufsize < 4096)
     f->bufsize = 4096;

@@ -45,9 +45,10 @@ typedef struct {
   uint64_t max_member_bytes; /* .npz: refuse members larger than this once inflated (0: 64 GiB) */
   size_t nrules;       /* per-member element types, the first matching rule wins; */
   const mpe_io_dtype_rule *rules;   /* they take precedence over has_dtype/dtype */
-  uint64_t max_memory; /* PyTorch files: the most bytes the reader may hold for one file (its pickle,
-                          tables, tensor list and a non-contiguous view's storage); past it
-                          MPE_EUNSUP (0: only the built-in limits) */
+  uint64_t max_memory; /* the most bytes the reader may hold for one file: PyTorch files (the pickle,
+                          tables, tensor list and a non-contiguous view's storage), safetensors
+                          (the header and the tensor list); past it MPE_EUNSUP (0: only the
+                          built-in limits) */
 } mpe_io_opts;         /* a zeroed struct or NULL means the defaults */
 
 typedef struct {

@@ -48,11 +48,11 @@ for k in $kinds; do
          LDFLAGS="-fsanitize=address,undefined" --disable-shared --without-cuda --without-mpi >/dev/null &&
        make -s -j2 libmpemu.la libmpemu-analysis.la mpanalyze >/dev/null)
     fi
-    deps=$(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$tree/libmpemu.la" "$tree/libmpemu-analysis.la" | tr '\n' ' ' |
-           sed 's|[^ ]*libmpemu\.la||g')
+    deps=$(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$tree/libmpemu.la" "$tree/libmpemu-analysis.la" \
+             "$tree/libmpemu-solvers.la" | tr '\n' ' ' | sed 's|[^ ]*libmpemu[-a-z]*\.la||g')
     $CC $flags -fopenmp -o "$out/fuzz_cli" "$here/fuzz_cli.c" \
-      $(ls "$tree"/analysis/mpanalyze/mpanalyze-*.o | grep -v mpanalyze-main.o) "$tree/.libs/libmpemu-analysis.a" \
-      "$tree/.libs/libmpemu.a" \
+      $(ls "$tree"/analysis/mpanalyze/mpanalyze-*.o | grep -v mpanalyze-main.o) "$tree/.libs/libmpemu-solvers.a" \
+      "$tree/.libs/libmpemu-analysis.a" "$tree/.libs/libmpemu.a" \
       $deps $(sed -n 's/^PLPLOT_LIBS = //p' "$tree/Makefile") $(pkg-config --libs jansson libzip) -lm
   elif [ "$K" = pkl ]; then   # the PyTorch pickle alone, wrapped in a valid archive by the target
     $CC $flags -o "$out/fuzz_pkl" "$here/fuzz_pt_pickle.c" $srcs $(pkg-config --cflags --libs jansson libzip) -lm
