@@ -17,7 +17,8 @@ static const mpei_isa_kernels isa_portable = { .name = "portable" };
     .tc_int = mpei_tc_int_##isa, .tc_int_mr = MPEI_TC_INT_##ISA##_MR, .tc_int_nb = MPEI_TC_INT_##ISA##_NB, \
     .tc_f64 = mpei_tc_f64_##isa, .tc_f64_mr = MPEI_TC_F64_##ISA##_MR, .tc_f64_nb = MPEI_TC_F64_##ISA##_NB, \
     .tc_arm = mpei_tc_arm_##isa, .tc_arm_vw = MPEI_TC_ARM_##ISA##_VW,                          \
-    .tc_fp4 = mpei_tc_fp4_##isa, .tc_fp4_mr = MPEI_TC_FP4_##ISA##_MR                           \
+    .tc_fp4 = mpei_tc_fp4_##isa, .tc_fp4_mr = MPEI_TC_FP4_##ISA##_MR,                          \
+    .tc_amd = mpei_tc_amd_##isa, .tc_amd_vw = MPEI_TC_AMD_##ISA##_VW                           \
   }
 static const mpei_isa_kernels isa_avx2 = ISA_ROW(avx2, AVX2);
 static const mpei_isa_kernels isa_avx512 = ISA_ROW(avx512, AVX512);

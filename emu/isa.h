@@ -14,6 +14,7 @@
 #include "tc_f64.h"
 #include "tc_arm_kernel_api.h"
 #include "tc_fp4.h"
+#include "tc_amd.h"
 
 typedef struct {
   const char *name;
@@ -50,6 +51,9 @@ typedef struct {
      tiles are MPEI_TC_FP4_NV*tc_vw wide */
   mpei_tc_fp4_fn tc_fp4;
   int tc_fp4_mr;
+  /* AMD CDNA matrix cores (tc_amd_kernel.h, emu/tc_amd.c): B panels tc_amd_vw wide */
+  mpei_tc_amd_fn tc_amd;
+  int tc_amd_vw;
 } mpei_isa_kernels;
 
 MPEI_HIDDEN const mpei_isa_kernels *mpei_isa(void);

@@ -13,6 +13,8 @@
 #include "mpemu/convert.h"
 #include "tc_amd.h"
 #include "tc_pack.h"
+#include "tc_drive.h"
+#include "isa.h"
 #include "mpei_fenv.h"
 
 #ifdef HAVE_X86_SIMD
@@ -61,14 +63,53 @@ static int max_exp(const int32_t *e, size_t n)
   return mx;
 }
 
+typedef struct {
+  mpei_tc_amd_fn kern;
+  const mpei_tc_panels *pa, *pb;
+  int Kp, mr, vw;
+  mpei_tc_amd_kp kp0;
+  int32_t *fl;        /* EXACT: M x N lost-bits flags */
+  const float *acc;   /* the driver's accumulators (whole tiles are updated in place) */
+  int M, N;
+} amd_ctx;
+
+/* The driver's kernel tile (emu/tc_drive.h): K steps [k0, k0 + kn), whole
+   blocks. A whole tile lies in acc, its flags at the same place in fl; an edge
+   tile is the driver's padded copy, its flags a copy merged afterwards. */
+static void amd_tile(const void *ctx, int ip, int jp, int k0, int kn, void *cv, long ldc)
+{
+  const amd_ctx *x = ctx;
+  float *c = cv;
+  mpei_tc_amd_kp kp = x->kp0;
+  kp.nblk = kn / kp.L;
+  const size_t ao = ((size_t)ip * x->Kp + k0) * x->mr, bo = ((size_t)jp * x->Kp + k0) * x->vw;
+  const int32_t *ae = x->pa->e ? x->pa->e + ao : NULL, *be = x->pb->e ? x->pb->e + bo : NULL;
+  int32_t fbuf[MPEI_TC_AMD_MR * MPEI_TC_AMD_AVX512_VW];
+  const uintptr_t off = (uintptr_t)c - (uintptr_t)x->acc;
+  const int inside = (uintptr_t)c >= (uintptr_t)x->acc && off < (size_t)x->M * x->N * sizeof(float);
+  int32_t *fp = !x->fl ? NULL : inside ? x->fl + off / sizeof(float) : fbuf;
+  if (fp == fbuf)
+    memset(fbuf, 0, sizeof fbuf);
+  x->kern(x->pa->v + ao, ae, x->pb->v + bo, be, c, fp, ldc, &kp);
+  if (fp != fbuf)
+    return;
+  for (int rr = 0; rr < x->mr; rr++)
+    for (int jj = 0; jj < x->vw; jj++) {
+      const int i = ip * x->mr + rr, j = jp * x->vw + jj;
+      if (i < x->M && j < x->N)
+        x->fl[(size_t)i * x->N + j] |= fbuf[rr * ldc + jj];
+    }
+}
+
 int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, float *acc)
 {
   const int kind = amd_kind(m), lvl = mpei_simd_level();
   if (!kind || lvl < MPEI_SIMD_AVX2 || a->sc || (long)M * N * (K + 1) < 4096)
     return MPE_EUNSUP;
-  const mpei_tc_amd_fn kern = lvl >= MPEI_SIMD_AVX512 ? mpei_tc_amd_avx512 : mpei_tc_amd_avx2;
-  const int vw = lvl >= MPEI_SIMD_AVX512 ? MPEI_TC_AMD_AVX512_VW : MPEI_TC_AMD_AVX2_VW, mr = MPEI_TC_AMD_MR;
+  const mpei_isa_kernels *ik = mpei_isa();
+  const mpei_tc_amd_fn kern = ik->tc_amd;
+  const int vw = ik->tc_amd_vw, mr = MPEI_TC_AMD_MR;
   const int L = m->p.block, ftz = kind == MPEI_TC_AMD_FTZ;
   const int Kp = (K + L - 1) / L * L, mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
   const size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
@@ -111,43 +152,13 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   mpei_tc_amd_kp kp0 = { kind, L, F, m->p.result_bits, 0, ftz && m->p.in != MPE_FP16,
                          kind == MPEI_TC_AMD_TWO && !wide && F <= 29 &&
                              (double)L * (ldexp(1.0, F + 2) - 1.0) <= 2147483647.0 };
-  const int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
-  const int kcb = (KC / L > 0 ? KC / L : 1) * L;
-#pragma omp parallel for schedule(dynamic) collapse(2) if ((long)M * N * K > 100000)
-  for (int ti = 0; ti < mt; ti++)
-    for (int tj = 0; tj < nt; tj++) {
-      MPEI_FENV_GUARD();   /* a worker of the team: the library's environment (mpemu(3)) */
-      float cbuf[MPEI_TC_AMD_MR * MPEI_TC_AMD_AVX512_VW];
-      int32_t fbuf[MPEI_TC_AMD_MR * MPEI_TC_AMD_AVX512_VW];
-      for (int k0 = 0; k0 < Kp; k0 += kcb) {
-        mpei_tc_amd_kp kp = kp0;
-        kp.nblk = (Kp - k0 < kcb ? Kp - k0 : kcb) / L;
-        for (int jp = tj * NC_PANELS; jp < np && jp < (tj + 1) * NC_PANELS; jp++)
-          for (int ip = ti * MC_PANELS; ip < mp && ip < (ti + 1) * MC_PANELS; ip++) {
-            const size_t ao = ((size_t)ip * Kp + k0) * mr, bo = ((size_t)jp * Kp + k0) * vw;
-            const int32_t *ae = pa.e ? pa.e + ao : NULL, *be = pb.e ? pb.e + bo : NULL;
-            long ldc;
-            float *cp = mpei_tc_tile_get(acc, M, N, ip, jp, mr, vw, cbuf, &ldc);
-            int32_t *fp = NULL;
-            if (fl && cp == cbuf) {
-              memset(fbuf, 0, sizeof fbuf);
-              fp = fbuf;
-            } else if (fl) {
-              fp = fl + (size_t)ip * mr * N + (size_t)jp * vw;
-            }
-            kern(pa.v + ao, ae, pb.v + bo, be, cp, fp, ldc, &kp);
-            if (cp != cbuf)
-              continue;
-            mpei_tc_tile_put(acc, M, N, ip, jp, mr, vw, cbuf, cp);
-            for (int rr = 0; rr < mr && fl; rr++)
-              for (int jj = 0; jj < vw; jj++) {
-                const int i = ip * mr + rr, j = jp * vw + jj;
-                if (i < M && j < N)
-                  fl[(size_t)i * N + j] |= fbuf[rr * vw + jj];
-              }
-          }
-      }
-    }
+  const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, acc, M, N };
+  const mpei_gemm_plan plan = { .M = M, .N = N, .K = Kp, .kc = (KC / L > 0 ? KC / L : 1) * L, .mr = mr, .nr = vw,
+                                .mcp = MC_PANELS, .ncp = NC_PANELS, .esize = 4, .work = (long)M * N * K,
+                                .tile = amd_tile, .ctx = &x, .acc = acc };
+  r = mpei_gemm_run(&plan);
+  if (r != MPE_OK)
+    goto out;
   if (!ftz) {
     /* the outputs the kernels leave to the portable engine: inf/NaN operands
        or c, and (CDNA1) blocks that lost bits */
