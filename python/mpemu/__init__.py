@@ -24,7 +24,8 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["MpemuError", "round", "encode", "decode", "gemm", "gemm_int", "gemm_sp", "gemm_mx", "prune_2_4",
+__all__ = ["MpemuError", "round", "encode", "decode", "gemm", "gemm_int", "gemm_sp", "gemm_mx", "gemm_scaled",
+           "mma_scaled", "prune_2_4",
            "mx_quantize", "mx_dequantize", "mx_round", "quantize_int", "dequantize_int", "fx16_encode",
            "fx16_decode", "q16_encode", "q16_decode", "range_report", "analyze", "read", "Scaler", "formats",
            "models", "mx_kinds", "version"]
@@ -561,6 +562,167 @@ def gemm_mx(A: Any, B: Any, C: Any = None, *, kind: str = "mxfp8_e4m3", kind_b: 
                               _L.mpe_mx_element_type(kb_), max(k, 1), _ptr(sa), max(nb, 1), _ptr(sbt), max(n, 1),
                               _L.mpe_mx_scale_type(ka_), _L.mpe_mx_block(ka_), float(beta), _ptr(c), FP32,
                               max(n, 1)), f"gemm_mx on {name}")
+    return _out(c, like_torch)
+
+
+# element and scale formats of the block-scaled tensor cores (mpe_mma_scaled(3)): the mpe_type
+# and the code width (a code lies in the low bits of its byte)
+_SCALED_ELEM = {"e4m3": (E4M3, 8), "e5m2": (E5M2, 8), "e2m3": (E2M3, 6), "e3m2": (E3M2, 6), "e2m1": (E2M1, 4)}
+_SCALED_SCALE = {"ue8m0": E8M0, "ue4m3": E4M3}
+_SF_BIT = {(E8M0, 32): 1, (E8M0, 16): 2, (E4M3, 16): 4}   # MPE_TC_SF_* (<mpemu/tc.h>)
+_SF_NAME = {1: "ue8m0/32", 2: "ue8m0/16", 4: "ue4m3/16"}
+_TYPE_NAME = {t: n for n, (t, _) in _SCALED_ELEM.items()}
+_SCALED_MODELS = [n for n in _MODEL_NAMES if _L.mpe_tc_model_get(n.encode(), E2M1)]   # only they take E2M1
+
+
+def _scaled_formats(kind: Optional[str], fmt: Optional[str], fmt_b: Optional[str], scale_fmt: Optional[str],
+                    block: Optional[int], what: str) -> Tuple[str, str, int, int]:
+    """(A's element format, B's, scale type, block) from either ``kind`` or the explicit names"""
+    if kind is not None:
+        if fmt is not None or scale_fmt is not None or block is not None:
+            raise ValueError(f"{what}: give kind or fmt/scale_fmt/block, not both")
+        k = _mx_kind(kind)
+        fa = _TYPE_NAME.get(_L.mpe_mx_element_type(k))
+        if fa is None:
+            raise ValueError(f"{what}: {kind!r} has no block-scaled tensor-core instruction")
+        st, blk = _L.mpe_mx_scale_type(k), _L.mpe_mx_block(k)
+    else:
+        fa = "e4m3" if fmt is None else fmt
+        sf = "ue8m0" if scale_fmt is None else scale_fmt
+        if sf not in _SCALED_SCALE:
+            raise ValueError(f"{what}: unknown scale format {sf!r} (valid: {', '.join(_SCALED_SCALE)})")
+        st, blk = _SCALED_SCALE[sf], 32 if block is None else block
+        if isinstance(blk, bool) or int(blk) != blk or int(blk) not in (16, 32):
+            raise ValueError(f"{what}: block must be 16 or 32, not {blk!r}")
+        blk = int(blk)
+    fb = fa if fmt_b is None else fmt_b
+    for f in (fa, fb):
+        if f not in _SCALED_ELEM:
+            raise ValueError(f"{what}: unknown element format {f!r} (valid: {', '.join(_SCALED_ELEM)})")
+    return fa, fb, st, blk
+
+
+def _scaled_model(model: str, fa: str, fb: str, st: int, blk: int, what: str) -> Tuple[str, int]:
+    """the block-scaled model (a bare GPU name picks the kind as gemm_mx does) and its handle,
+    with ValueError when it is not block-scaled or does not take these formats"""
+    if not isinstance(model, str):
+        raise TypeError(f"{what}: model must be a str, not {type(model).__name__}")
+    name = model
+    if ":" not in model:
+        kind = "mxf8f6f4" if fa != "e2m1" or fb != "e2m1" else "mxf4" if (st, blk) == (E8M0, 32) else "mxf4nvf4"
+        name = f"{model}:{kind}"
+    scaled = _SCALED_MODELS
+    if not any(_L.mpe_tc_model_get(_name(name, "model"), t) for t in _ALL_TYPES):
+        if not any(_L.mpe_tc_model_get(model.encode(), t) for t in _ALL_TYPES):
+            raise ValueError(f"{what}: unknown model {model!r} (valid: {', '.join(scaled)})")
+        raise ValueError(f"{what}: {model!r} has no block-scaled tensor cores (valid: {', '.join(scaled)})")
+    if name not in scaled:
+        raise ValueError(f"{what}: {name!r} is not a block-scaled model (valid: {', '.join(scaled)})")
+    valid = [f for f, (t, _) in _SCALED_ELEM.items() if _L.mpe_tc_model_get(name.encode(), t)]
+    for f in (fa, fb):
+        if f not in valid:
+            raise ValueError(f"{what}: {name!r} takes no {f} operands (valid: {', '.join(valid)})")
+    m_ = _L.mpe_tc_model_get(name.encode(), _SCALED_ELEM[fa][0])
+    p = _lib.TcParamsScaled()
+    _check(_L.mpe_tc_model_params_sized(m_, ctypes.byref(p), ctypes.sizeof(p)), f"{what}: {name}")
+    if p.scale_group == 0:   # cannot happen for the names listed: the library's word is final
+        raise ValueError(f"{what}: {name!r} is not a block-scaled model (valid: {', '.join(scaled)})")
+    if not p.scale_fmts & _SF_BIT.get((st, blk), 0):
+        valid = [v for b, v in _SF_NAME.items() if p.scale_fmts & b]
+        got = f"{'ue8m0' if st == E8M0 else 'ue4m3'}/{blk}"
+        raise ValueError(f"{what}: {name!r} takes no {got} scales (valid: {', '.join(valid)})")
+    return name, m_
+
+
+def _codes(X: Any, fmt: str, what: str) -> np.ndarray:
+    """element codes as a C-contiguous 2-D uint8 array, each within its format's width"""
+    a = np.asarray(_np(X))
+    if a.dtype != np.uint8:
+        raise TypeError(f"{what} must hold uint8 {fmt} codes (mx_quantize's elements), not {a.dtype}")
+    if a.ndim != 2:
+        raise ValueError(f"{what} must be 2-D, not of shape {a.shape}")
+    bits = _SCALED_ELEM[fmt][1]
+    if bits < 8 and a.size and int(a.max()) >> bits:
+        raise ValueError(f"{what}: {fmt} codes lie in 0..{(1 << bits) - 1:#x}; found {int(a.max()):#x}")
+    return np.ascontiguousarray(a)
+
+
+def _scale_codes(S: Any, shape: Tuple[int, int], what: str) -> np.ndarray:
+    s = np.asarray(_np(S))
+    if s.dtype != np.uint8:
+        raise TypeError(f"{what} must hold uint8 scale codes (mx_quantize's scales), not {s.dtype}")
+    if s.shape != shape:
+        raise ValueError(f"{what} has shape {s.shape}, expected {shape} (one scale per block of k)")
+    return np.ascontiguousarray(s)
+
+
+def _scaled_operands(A: Any, B: Any, scale_a: Any, scale_b: Any, model: str, kind: Optional[str],
+                     fmt: Optional[str], fmt_b: Optional[str], scale_fmt: Optional[str], block: Optional[int],
+                     what: str) -> Tuple[Any, ...]:
+    fa, fb, st, blk = _scaled_formats(kind, fmt, fmt_b, scale_fmt, block, what)
+    name, m_ = _scaled_model(model, fa, fb, st, blk, what)
+    a, b = _codes(A, fa, f"{what}: A"), _codes(B, fb, f"{what}: B")
+    m, n, k = _mnk(a, b, what)
+    kb = -(-k // blk)
+    sa = _scale_codes(scale_a, (m, kb), f"{what}: scale_a")
+    sb = _scale_codes(scale_b, (kb, n), f"{what}: scale_b")
+    return name, m_, a, _SCALED_ELEM[fa][0], b, _SCALED_ELEM[fb][0], sa, sb, st, blk, m, n, k, kb
+
+
+def mma_scaled(A: Any, B: Any, scale_a: Any, scale_b: Any, C: Any = None, *, model: str = "b200",
+               kind: Optional[str] = None, fmt: Optional[str] = None, fmt_b: Optional[str] = None,
+               scale_fmt: Optional[str] = None, block: Optional[int] = None) -> np.ndarray:
+    """``D = (A*scale_a) @ (B*scale_b) + C`` with the instruction semantics of a block-scaled
+    tensor core (``mpe_mma_scaled``: C enters the first instruction as its accumulator, the
+    instructions chained in ascending k).
+
+    A (m x k) and B (k x n) are uint8 element codes, one a byte in the low bits (what
+    ``mx_quantize`` returns as elements); ``scale_a`` (m x ceil(k/block)) holds the scale of
+    each block of ``block`` consecutive elements of A's rows, ``scale_b`` (ceil(k/block) x n)
+    that of B's columns. The formats are either ``kind`` (an ``mx_kinds()`` name such as
+    ``"mxfp8_e4m3"`` or ``"nvfp4"``) or ``fmt`` (A's elements: ``e4m3`` (default), ``e5m2``,
+    ``e2m3``, ``e3m2``, ``e2m1``), ``scale_fmt`` (``ue8m0`` (default) or ``ue4m3``) and
+    ``block`` (32 (default) or 16); ``fmt_b``: B's element format when it differs from A's.
+    ``model``: ``"b200:mxf8f6f4"``, ``"b200:mxf4"``, ``"b200:mxf4nvf4"``, or ``"b200"``, which
+    picks mxf8f6f4 unless both operands are e2m1, then mxf4 for ue8m0/32 scales and
+    mxf4nvf4 otherwise. C (m x n, binary32) may be None (+0). Returns float32 (a torch tensor
+    when A or B is one). Codes wider than their format, scales of the wrong shape and formats
+    the model does not take raise ValueError; a dtype other than uint8 raises TypeError.
+    """
+    like_torch = _is_torch(A) or _is_torch(B)
+    name, m_, a, at, b, bt, sa, sb, st, blk, m, n, k, kb = _scaled_operands(
+        A, B, scale_a, scale_b, model, kind, fmt, fmt_b, scale_fmt, block, "mma_scaled")
+    c = None if C is None else _c(C, m, n, np.float32, "mma_scaled")
+    d = np.empty((m, n), np.float32)
+    _check(_L.mpe_mma_scaled(m_, m, n, k, _ptr(a), at, max(k, 1), _ptr(b), bt, max(n, 1), _ptr(sa), max(kb, 1),
+                             _ptr(sb), max(n, 1), st, blk, None if c is None else _ptr(c), max(n, 1), _ptr(d), FP32,
+                             max(n, 1)), f"mma_scaled on {name}")
+    return _out(d, like_torch)
+
+
+def gemm_scaled(A: Any, B: Any, scale_a: Any, scale_b: Any, C: Any = None, *, model: str = "b200",
+                kind: Optional[str] = None, fmt: Optional[str] = None, fmt_b: Optional[str] = None,
+                scale_fmt: Optional[str] = None, block: Optional[int] = None, alpha: float = 1.0,
+                beta: float = 0.0) -> np.ndarray:
+    """``alpha * (A*scale_a) @ (B*scale_b) + beta * C`` with BLAS semantics on a block-scaled
+    tensor core (``mpe_gemm_scaled``, the block-scaled cublasLtMatmul: accumulator from 0,
+    then the binary32 epilogue). The operands, scales, formats and ``model`` are those of
+    ``mma_scaled``. For float data quantised with ``mx_quantize``::
+
+        ea, sa = mpemu.mx_quantize(X, "nvfp4")      # X's rows
+        eb, sb = mpemu.mx_quantize(W.T, "nvfp4")    # W's columns
+        D = mpemu.gemm_scaled(ea, eb.T, sa, sb.T, kind="nvfp4")   # = gemm_mx(X, W, kind="nvfp4")
+
+    C (m x n) is read only when beta != 0 and is not modified: a new float32 array is
+    returned (a torch tensor when A or B is one). A NaN alpha or beta raises MpemuError.
+    """
+    like_torch = _is_torch(A) or _is_torch(B)
+    name, m_, a, at, b, bt, sa, sb, st, blk, m, n, k, kb = _scaled_operands(
+        A, B, scale_a, scale_b, model, kind, fmt, fmt_b, scale_fmt, block, "gemm_scaled")
+    c = _c(C, m, n, np.float32, "gemm_scaled")
+    _check(_L.mpe_gemm_scaled(m_, 0, 0, 0, m, n, k, float(alpha), _ptr(a), at, max(k, 1), _ptr(b), bt, max(n, 1),
+                              _ptr(sa), max(kb, 1), _ptr(sb), max(n, 1), st, blk, float(beta), _ptr(c), FP32,
+                              max(n, 1)), f"gemm_scaled on {name}")
     return _out(c, like_torch)
 
 

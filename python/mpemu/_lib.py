@@ -95,6 +95,15 @@ class ScalerParams(ctypes.Structure):
                 ("growth_interval", ctypes.c_int), ("hysteresis", ctypes.c_int), ("growth_delay", ctypes.c_int)]
 
 
+class TcParamsScaled(ctypes.Structure):
+    """mpe_tc_params from kind through scale_zero_exp: the prefix the block-scaled calls read
+    (mpe_tc_model_params_sized fills the size it is given)"""
+    _fields_ = [(f, ctypes.c_int) for f in (
+        "kind", "in_", "block", "align_bits", "result_bits", "round_fp32", "round_fp16", "input_round",
+        "zero_c_counts", "late_c", "satfinite", "zero_c_exp", "zero_sign", "tf32_nan", "instr",
+        "scale_group", "scale_fmts", "scale_zero_exp")]
+
+
 MAXDIM = 32
 
 
@@ -161,6 +170,8 @@ def declare(lib: ctypes.CDLL) -> None:
         "mpe_tc_model_get": (P, [ctypes.c_char_p, I]),
         "mpe_tc_model_name_at": (ctypes.c_char_p, [I]),
         "mpe_seed": (None, [U64]),
+        "mpe_tc_model_params_sized": (I, [P, ctypes.POINTER(TcParamsScaled), S]),
+        "mpe_mma_scaled": (I, [P, I, I, I, P, I, I, P, I, I, P, I, P, I, I, I, P, I, P, I, I]),
         "mpe_gemm_scaled": (I, [P, I, I, I, I, I, I, ctypes.c_float, P, I, I, P, I, I, P, I, P, I, I, I,
                                 ctypes.c_float, P, I, I]),
         "mpe_prune_2_4": (I, [I, I, I, P, I, I, P, I]),
