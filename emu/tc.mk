@@ -10,7 +10,7 @@ libmpemu_tc_avx512_la_SOURCES = emu/tc_avx512.c
 libmpemu_tc_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX512_CFLAGS)
 libmpemu_la_LIBADD += libmpemu_tc_avx2.la libmpemu_tc_avx512.la
 endif
-EXTRA_DIST += emu/tc_kernel.h emu/tc_epilogue.h emu/tc_fp4_kernel.h
+EXTRA_DIST += emu/tc_kernel.h emu/tc_epilogue.h emu/tc_fp4_kernel.h emu/tc_entry.h
 # the module's interface to the GPU path (gpu/gpu_host.c)
 libmpemu_la_SOURCES += emu/tc_iface.h
 # Arm BF16 dot products (emu/tc_arm.c) and their SIMD kernel (tc_arm_kernel.h): the
