@@ -258,7 +258,7 @@ int mpa_plot_steps(const char *file, const char *title, const char *const *names
     }
   if (!(hi >= lo))
     lo = -3, hi = 0;
-  double floor_y = floor(lo) - 1, top = (hi > 2 ? 2 : ceil(hi)) + 0.3 + 0.25 * (double)nf;
+  double floor_y = floor(lo) - 1, top = (hi > 2 ? 2 : ceil(hi)) + 0.3;   /* 100 % at most */
   PLFLT *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
   if (!x || !y) {
     free(x);
@@ -274,7 +274,9 @@ int mpa_plot_steps(const char *file, const char *title, const char *const *names
   plschr(0, 0.8);
   plenv(-0.5, n > 1 ? (double)n - 0.5 : 1, floor_y - 0.3, top, 0, 20);
   char t[600];
-  pllab("step (input file, in order)", "% of values (log scale; bottom line: none)", plot_text(t, sizeof t, title));
+  /* the title above two lines of key: the formats' colours, then the line styles */
+  pllab("step (input file, in order)", "% of values (log scale; bottom line: none)", "");
+  plmtex("t", 2.9, 0.5, 0.5, plot_text(t, sizeof t, title));
   static const char *kind[3] = { "underflow", "subnormal", "overflow" };
   for (size_t k = 0; k < nf; k++) {
     format_colour(k);
@@ -290,14 +292,13 @@ int mpa_plot_steps(const char *file, const char *title, const char *const *names
       plpoin((PLINT)n, x, y, j == 0 ? 4 : j == 1 ? 17 : 5);
     }
     pllsty(1);
-    char lab[96];
-    snprintf(lab, sizeof lab, "%s", names[k]);
-    plptex(-0.4, top - 0.25 * (double)(k + 1), 1, 0, 0, lab);
+    /* the names left to right along the top, in their colours */
+    plmtex("t", 1.7, (double)k / (double)(nf > 8 ? nf : 8), 0, plot_text(t, sizeof t, names[k]));
   }
   plcol0(MPA_PLOT_INK);
   char key[128];
   snprintf(key, sizeof key, "solid, o: %s   dashed, dot: %s   dotted, x: %s", kind[0], kind[1], kind[2]);
-  plmtex("t", 0.6, 1.0, 1.0, key);
+  plmtex("t", 0.5, 1.0, 1.0, key);
   free(x);
   free(y);
   return mpa_plot_end(file);
