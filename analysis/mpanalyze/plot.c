@@ -188,22 +188,25 @@ int mpa_plot_histogram(const char *file, const mpa_hist_plot *h)
     plcol0(3);
     plfill(4, x, y);
   }
+  /* each format as a bar at its own height: a line down at its smallest
+     subnormal, smallest normal (Q formats: none) and the end of its largest
+     binade, joined at the top, its name above the middle */
   for (size_t k = 0; k < h->nmarks; k++) {
     const mpa_mark *f = &h->marks[k];
     double lines[3] = { f->min_sub, f->min_normal, f->max_end };
-    static const char *what[3] = { "min sub", "min normal", "max" };
+    double ybar = y0 + (ymax - y0) * (0.93 - 0.075 * (double)k);
     format_colour(k);
-    for (int j = 0; j < 3; j++) {
-      if (lines[j] < xmin || lines[j] > xmax)
-        continue;
-      double ylab = y0 + (ymax - y0) * (0.97 - 0.045 * (double)(3 * k + (size_t)j));   /* stagger the labels */
-      plline(2, (PLFLT[]){ lines[j], lines[j] }, (PLFLT[]){ y0, ylab });
-      char lab[64];
-      if (j == 1 && f->min_normal == f->min_sub)
-        continue;   /* Q formats: no subnormal range */
-      snprintf(lab, sizeof lab, "%s %s", f->name, what[j]);
-      plptex(lines[j], ylab, 1, 0, j == 2 ? 1.02 : -0.02, lab);
-    }
+    for (int j = 0; j < 3; j++)
+      if (lines[j] >= xmin && lines[j] <= xmax && !(j == 1 && f->min_normal == f->min_sub))
+        plline(2, (PLFLT[]){ lines[j], lines[j] }, (PLFLT[]){ y0, ybar });
+    plline(2, (PLFLT[]){ f->min_sub, f->max_end }, (PLFLT[]){ ybar, ybar });
+    char lab[64];
+    snprintf(lab, sizeof lab, "%s", f->name);
+    plptex(0.5 * (f->min_sub + f->max_end), ybar + (ymax - y0) * 0.012, 1, 0, 0.5, plot_text(title, sizeof title, lab));
+  }
+  if (h->nmarks) {
+    plcol0(MPA_PLOT_INK);
+    plmtex("t", 0.5, 1.0, 1.0, "each format: min subnormal, min normal, end of its largest binade");
   }
   return mpa_plot_end(file);
 }
