@@ -26,8 +26,10 @@ static void usage(FILE *o)
   fprintf(o, "usage: amp_lab [options]\n"
              "  --levels L       comma-separated opt levels (default O0,O1,O2,O3)\n"
              "  --format F       fp16 or bf16 (default fp16)\n"
-             "  --model M        emulated GPU: v100, a100, h100 (default h100)\n"
-             "  --steps N        training steps (default 500)\n"
+             "  --model M        tensor-core model (default h100); the names with FP16 or BF16\n"
+             "                   tensor cores:\n");
+  lab_print_models(o, "                     ", (const mpe_type[]){ MPE_FP16, MPE_BF16 }, 2);
+  fprintf(o, "  --steps N        training steps (default 500)\n"
              "  --n N --din D --dout D   sizes (default 64, 1024, 512)\n"
              "  --lr LR          SGD learning rate (default 1e-3)\n"
              "  --seed S         data and initial weights (default 1)\n"

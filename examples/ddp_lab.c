@@ -42,8 +42,10 @@ static void usage(FILE *o)
              "  --workers N      data-parallel workers, emulated here (default 4; must divide --n)\n"
              "  --algo A         all-reduce order: ring, tree or naive (default ring)\n"
              "  --formats LIST   all-reduce formats, comma-separated (default fp32,fp16,bf16)\n"
-             "  --model M        tensor-core model of the O1 GEMMs (default h100)\n"
-             "  --steps N        training steps (default 60)\n"
+             "  --model M        tensor-core model of the O1 GEMMs (default h100); the names with\n"
+             "                   FP16 tensor cores:\n");
+  lab_print_models(o, "                     ", (const mpe_type[]){ MPE_FP16 }, 1);
+  fprintf(o, "  --steps N        training steps (default 60)\n"
              "  --n N --din D --dout D   global batch and sizes (default 64, 1024, 512)\n"
              "  --lr LR          SGD learning rate (default 1e-3)\n"
              "  --xscale S       inputs multiplied by S (default 0.01: gradients near FP16's subnormals)\n"
@@ -128,7 +130,8 @@ done:
   free(out);
 }
 
-int main(int argc, char **argv)
+/* Reads the options into *c, *formats and *plot: -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, config *c, const char **formats, const char **plot)
 {
   static const struct option lo[] = {
     { "workers", required_argument, 0, 'w' }, { "algo", required_argument, 0, 'a' },
@@ -138,33 +141,30 @@ int main(int argc, char **argv)
     { "lr", required_argument, 0, 'r' }, { "xscale", required_argument, 0, 'x' },
     { "seed", required_argument, 0, 'S' }, { "plot", required_argument, 0, 'p' },
     { "every", required_argument, 0, 'e' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
-  config c = { .workers = 4, .steps = 60, .n = 64, .din = 1024, .dout = 512, .every = 20,
-               .lr = 1e-3, .xscale = 0.01, .seed = 1, .model = "h100", .algo = MPE_ALLREDUCE_RING };
-  const char *formats = "fp32,fp16,bf16", *plot = NULL;
   long seed = 1;
   int ch, li = 0;
   while ((ch = getopt_long(argc, argv, "h", lo, &li)) != -1) {
     int bad = 0;
     switch (ch) {
-    case 'w': bad = lab_parse_long(optarg, 1, MAX_WORKERS, &c.workers); break;
+    case 'w': bad = lab_parse_long(optarg, 1, MAX_WORKERS, &c->workers); break;
     case 'a': {
       int a = mpe_allreduce_algo_lookup(optarg);
       bad = a < 0;
       if (!bad)
-        c.algo = (mpe_allreduce_algo)a;
+        c->algo = (mpe_allreduce_algo)a;
       break;
     }
-    case 'f': formats = optarg; break;
-    case 'm': c.model = optarg; break;
-    case 's': bad = lab_parse_long(optarg, 1, 1000000, &c.steps); break;
-    case 'N': bad = lab_parse_long(optarg, 1, 1 << 16, &c.n); break;
-    case 'I': bad = lab_parse_long(optarg, 1, 1 << 16, &c.din); break;
-    case 'O': bad = lab_parse_long(optarg, 1, 1 << 16, &c.dout); break;
-    case 'e': bad = lab_parse_long(optarg, 0, 1000000, &c.every); break;
+    case 'f': *formats = optarg; break;
+    case 'm': c->model = optarg; break;
+    case 's': bad = lab_parse_long(optarg, 1, 1000000, &c->steps); break;
+    case 'N': bad = lab_parse_long(optarg, 1, 1 << 16, &c->n); break;
+    case 'I': bad = lab_parse_long(optarg, 1, 1 << 16, &c->din); break;
+    case 'O': bad = lab_parse_long(optarg, 1, 1 << 16, &c->dout); break;
+    case 'e': bad = lab_parse_long(optarg, 0, 1000000, &c->every); break;
     case 'S': bad = lab_parse_long(optarg, 0, 1L << 40, &seed); break;
-    case 'r': bad = lab_parse_pos(optarg, &c.lr); break;
-    case 'x': bad = lab_parse_pos(optarg, &c.xscale); break;
-    case 'p': plot = optarg; break;
+    case 'r': bad = lab_parse_pos(optarg, &c->lr); break;
+    case 'x': bad = lab_parse_pos(optarg, &c->xscale); break;
+    case 'p': *plot = optarg; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -177,32 +177,78 @@ int main(int argc, char **argv)
     fprintf(stderr, "ddp_lab: unexpected argument '%s' (see --help)\n", argv[optind]);
     return 2;
   }
-  if (c.n % c.workers) {
-    fprintf(stderr, "ddp_lab: --workers %ld does not divide the batch --n %ld\n", c.workers, c.n);
+  if (c->n % c->workers) {
+    fprintf(stderr, "ddp_lab: --workers %ld does not divide the batch --n %ld\n", c->workers, c->n);
     return 2;
   }
-  c.seed = (uint64_t)seed;
-  if (plot && lab_plot_check("ddp_lab", plot))
+  c->seed = (uint64_t)seed;
+  if (*plot && lab_plot_check("ddp_lab", *plot))
     return 2;
-  const char *fl[MAX_FORMATS];
+  return -1;
+}
+
+/* The comma-separated formats (copied into fbuf, fblen bytes) into fl[0..MAX_FORMATS):
+   how many, or 0 with a message. */
+static int split_formats(const char *formats, char *fbuf, size_t fblen, const char **fl)
+{
   int nf = 0;
-  char fbuf[256];
-  if (strlen(formats) >= sizeof fbuf) {
+  if (strlen(formats) >= fblen) {
     fprintf(stderr, "ddp_lab: --formats is too long\n");
-    return 2;
+    return 0;
   }
   strcpy(fbuf, formats);
   for (char *t = strtok(fbuf, ","); t; t = strtok(NULL, ",")) {
     if (nf == MAX_FORMATS || (strcmp(t, "fp32") != 0 && !mpe_format_lookup(t))) {
       fprintf(stderr, "ddp_lab: --formats: '%s' is not a format (or more than %d given)\n", t, MAX_FORMATS);
-      return 2;
+      return 0;
     }
     fl[nf++] = t;
   }
-  if (!nf) {
+  if (!nf)
     fprintf(stderr, "ddp_lab: --formats is empty\n");
-    return 2;
+  return nf;
+}
+
+/* The table of the runs, each against the scaled FP32 run */
+static void print_table(const config *c, const run *runs, int nr)
+{
+  printf("data-parallel O1 training, %ld workers x %ld rows, %s all-reduce, %s GEMMs, %ld steps\n",
+         c->workers, c->n / c->workers, mpe_allreduce_algo_name(c->algo), c->model, c->steps);
+  printf("%-6s %-9s %12s %10s %8s %11s %12s %12s %8s\n", "reduce", "scaling", "final loss", "vs fp32",
+         "skipped", "final scale", "grads zeroed", "updates lost", "time s");
+  const run *ref = NULL;
+  for (int i = 0; i < nr; i++)
+    if (!strcmp(runs[i].fmt, "fp32") && runs[i].scaled)
+      ref = &runs[i];
+  for (int i = 0; i < nr; i++) {
+    const run *r = &runs[i];
+    double fin = r->loss[c->steps - 1];
+    char vs[32] = "-";
+    if (ref && ref != r)
+      snprintf(vs, sizeof vs, "%+.2e", (fin - ref->loss[c->steps - 1]) / ref->loss[c->steps - 1]);
+    printf("%-6s %-9s %12.6g %10s %8llu %11g %11.3f%% %11.3f%% %8.1f%s\n", r->fmt,
+           r->scaled ? "dynamic" : "none", fin, vs, (unsigned long long)r->skipped, r->final_scale,
+           r->reduced ? 100.0 * (double)r->zeroed / (double)r->reduced : 0.0,
+           r->updates ? 100.0 * (double)r->lost / (double)r->updates : 0.0, r->seconds,
+           r->diverged ? "  diverged" : "");
   }
+  printf("grads zeroed: averaged gradient values that are non-zero in binary64 but 0 after the all-reduce;\n"
+         "updates lost: weight updates u != 0 after which the FP32 master weight did not change.\n");
+}
+
+int main(int argc, char **argv)
+{
+  config c = { .workers = 4, .steps = 60, .n = 64, .din = 1024, .dout = 512, .every = 20,
+               .lr = 1e-3, .xscale = 0.01, .seed = 1, .model = "h100", .algo = MPE_ALLREDUCE_RING };
+  const char *formats = "fp32,fp16,bf16", *plot = NULL;
+  int rc = parse_options(argc, argv, &c, &formats, &plot);
+  if (rc >= 0)
+    return rc;
+  const char *fl[MAX_FORMATS];
+  char fbuf[256];
+  int nf = split_formats(formats, fbuf, sizeof fbuf, fl);
+  if (!nf)
+    return 2;
 
   float *x = malloc(sizeof(float) * (size_t)c.n * c.din), *y = malloc(sizeof(float) * (size_t)c.n * c.dout);
   run runs[2 * MAX_FORMATS];
@@ -234,28 +280,7 @@ int main(int argc, char **argv)
       }
     }
 
-  printf("data-parallel O1 training, %ld workers x %ld rows, %s all-reduce, %s GEMMs, %ld steps\n",
-         c.workers, c.n / c.workers, mpe_allreduce_algo_name(c.algo), c.model, c.steps);
-  printf("%-6s %-9s %12s %10s %8s %11s %12s %12s %8s\n", "reduce", "scaling", "final loss", "vs fp32",
-         "skipped", "final scale", "grads zeroed", "updates lost", "time s");
-  const run *ref = NULL;
-  for (int i = 0; i < nr; i++)
-    if (!strcmp(runs[i].fmt, "fp32") && runs[i].scaled)
-      ref = &runs[i];
-  for (int i = 0; i < nr; i++) {
-    const run *r = &runs[i];
-    double fin = r->loss[c.steps - 1];
-    char vs[32] = "-";
-    if (ref && ref != r)
-      snprintf(vs, sizeof vs, "%+.2e", (fin - ref->loss[c.steps - 1]) / ref->loss[c.steps - 1]);
-    printf("%-6s %-9s %12.6g %10s %8llu %11g %11.3f%% %11.3f%% %8.1f%s\n", r->fmt,
-           r->scaled ? "dynamic" : "none", fin, vs, (unsigned long long)r->skipped, r->final_scale,
-           r->reduced ? 100.0 * (double)r->zeroed / (double)r->reduced : 0.0,
-           r->updates ? 100.0 * (double)r->lost / (double)r->updates : 0.0, r->seconds,
-           r->diverged ? "  diverged" : "");
-  }
-  printf("grads zeroed: averaged gradient values that are non-zero in binary64 but 0 after the all-reduce;\n"
-         "updates lost: weight updates u != 0 after which the FP32 master weight did not change.\n");
+  print_table(&c, runs, nr);
   if (plot) {
     const char *names[2 * MAX_FORMATS];
     const double *ys[2 * MAX_FORMATS];

@@ -41,6 +41,44 @@ int lab_parse_pos(const char *s, double *v)
   return 0;
 }
 
+void lab_print_models(FILE *o, const char *indent, const mpe_type *in, int nin)
+{
+  size_t col = 0;
+  const char *name;
+  for (int i = 0; (name = mpe_tc_model_name_at(i)) != NULL; i++) {
+    int fits = 0;
+    for (int t = 0; t < nin && !fits; t++)
+      fits = mpe_tc_model_get(name, in[t]) != NULL;
+    if (!fits)
+      continue;
+    if (col && col + strlen(name) + 2 > 80) {
+      fputs(",\n", o);
+      col = 0;
+    } else if (col) {
+      fputs(", ", o);
+      col += 2;
+    }
+    if (!col)
+      col = (size_t)fprintf(o, "%s", indent);
+    col += (size_t)fprintf(o, "%s", name);
+  }
+  if (col)
+    fputc('\n', o);
+}
+
+int lab_count_correct(const float *out, const int *lab, int m, int nclass)
+{
+  int good = 0;
+  for (int i = 0; i < m; i++) {
+    int best = 0;
+    for (int j = 1; j < nclass; j++)
+      if (out[(size_t)i * nclass + j] > out[(size_t)i * nclass + best])
+        best = j;
+    good += best == lab[i];
+  }
+  return good;
+}
+
 int lab_plot_available(void)
 {
 #ifdef HAVE_PLPLOT

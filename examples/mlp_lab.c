@@ -30,10 +30,10 @@ static void usage(FILE *o)
   fprintf(o, "usage: mlp_lab [options]\n"
              "  --levels L       comma-separated opt levels (default O0,O1,O2,O3)\n"
              "  --formats F      comma-separated low formats (default fp16,bf16)\n"
-             "  --model M        tensor-core models, comma-separated: v100, a100, h100, or any other\n"
-             "                   mpe_tc_model_get(3) name, e.g. avx512-bf16, amx-bf16, arm-bfdot,\n"
-             "                   mi300 (default v100,h100)\n"
-             "  --epochs E       passes over the training set (default 20)\n"
+             "  --model M        tensor-core models, comma-separated (default v100,h100); the\n"
+             "                   names with FP16 or BF16 tensor cores:\n");
+  lab_print_models(o, "                     ", (const mpe_type[]){ MPE_FP16, MPE_BF16 }, 2);
+  fprintf(o, "  --epochs E       passes over the training set (default 20)\n"
              "  --train N --test N   dataset sizes (default 4096, 1024)\n"
              "  --dim D --hidden H   input dimension and hidden width (default 32, 128)\n"
              "  --batch B        minibatch (default 128)\n"
@@ -60,13 +60,7 @@ static double accuracy(mpe_train_net *net, const float *x, const int *lab, int n
     int m = n - i0 < batch ? n - i0 : batch;
     if (mpe_train_forward(net, x + (size_t)i0 * d, m, out))
       return NAN;
-    for (int i = 0; i < m; i++) {
-      int best = 0;
-      for (int j = 1; j < 4; j++)
-        if (out[i * 4 + j] > out[i * 4 + best])
-          best = j;
-      good += best == lab[i0 + i];
-    }
+    good += lab_count_correct(out, lab + i0, m, 4);
   }
   return (double)good / n;
 }

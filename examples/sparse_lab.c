@@ -28,13 +28,7 @@ static double accuracy(mpe_train_net *net, const dataset *d, float *out)
     int m = d->n - i0 < d->batch ? d->n - i0 : d->batch;
     if (mpe_train_forward(net, d->x + (size_t)i0 * d->dim, m, out))
       return NAN;
-    for (int i = 0; i < m; i++) {
-      int best = 0;
-      for (int j = 1; j < 4; j++)
-        if (out[i * 4 + j] > out[i * 4 + best])
-          best = j;
-      good += best == d->lab[i0 + i];
-    }
+    good += lab_count_correct(out, d->lab + i0, m, 4);
   }
   return (double)good / d->n;
 }
@@ -88,13 +82,7 @@ static double accuracy_int8(mpe_train_net *net, const dataset *d)
         good = -1;   /* a weight or activation not finite: no INT8 accuracy */
         break;
       }
-      for (int i = 0; i < m; i++) {
-        int best = 0;
-        for (int j = 1; j < 4; j++)
-          if (o[i * 4 + j] > o[i * 4 + best])
-            best = j;
-        good += best == d->lab[i0 + i];
-      }
+      good += lab_count_correct(o, d->lab + i0, m, 4);
     }
     acc = good < 0 ? NAN : (double)good / d->n;
   }
@@ -195,7 +183,9 @@ int main(int argc, char **argv)
     case 'S': seed = v; break;
     case 'm': model = optarg; break;
     case 'h':
-      printf("usage: sparse_lab [--epochs E (20)] [--model GPU (h100)] [--train N (4096)] [--test N (1024)] [--seed S (1)]\n");
+      printf("usage: sparse_lab [--epochs E (20)] [--model M (h100)] [--train N (4096)] [--test N (1024)] [--seed S (1)]\n"
+             "  --model M: a tensor-core model with FP16 tensor cores:\n");
+      lab_print_models(stdout, "    ", (const mpe_type[]){ MPE_FP16 }, 1);
       return 0;
     default: return 2;
     }
