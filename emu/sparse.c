@@ -83,17 +83,24 @@ static int args_ok(mpe_layout layout, int m, int k, mpe_type t)
 
 /* The arguments of a call between a dense m x k matrix A and its packed form
    (values V, metadata meta): MPE_EINVAL for a bad layout, size, type or
-   leading dimension, or a NULL array when m and k are not 0. */
+   leading dimension, a NULL array when m and k are not 0, or an output that
+   shares memory with another array (packed: V and meta are written, else A). */
 static int packed_args(mpe_layout layout, int m, int k, mpe_type type, int lda, int ldv, int ldm, const void *A,
-                       const void *V, const uint16_t *meta)
+                       const void *V, const uint16_t *meta, int packed)
 {
   if (!args_ok(layout, m, k, type))
     return MPE_EINVAL;
-  const int row = layout == MPE_ROW_MAJOR;
-  if (!ld_ok(row, m, k, lda) || !ld_ok(row, m, mpe_sparse_kept(k), ldv) ||
-      !ld_ok(row, m, mpe_sparse_meta_words(k), ldm))
+  const int row = layout == MPE_ROW_MAJOR, kc = mpe_sparse_kept(k), nw = mpe_sparse_meta_words(k);
+  if (!ld_ok(row, m, k, lda) || !ld_ok(row, m, kc, ldv) || !ld_ok(row, m, nw, ldm))
     return MPE_EINVAL;
-  if (m > 0 && k > 0 && (!A || !V || !meta))
+  if (m == 0 || k == 0)
+    return MPE_OK;
+  if (!A || !V || !meta)
+    return MPE_EINVAL;
+  const size_t es = (size_t)mpei_sp_esize(type);
+  if (overlap(A, row, m, k, lda, es, V, m, kc, ldv, es) ||
+      overlap(A, row, m, k, lda, es, meta, m, nw, ldm, sizeof *meta) ||
+      (packed && overlap(V, row, m, kc, ldv, es, meta, m, nw, ldm, sizeof *meta)))
     return MPE_EINVAL;
   return MPE_OK;
 }
@@ -164,15 +171,11 @@ int mpe_sparse_compress(mpe_layout layout, int m, int k, const void *A, mpe_type
                         int ldv, uint16_t *meta, int ldm)
 {
   MPEI_FENV_GUARD();
-  int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta);
+  int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta, 1);
   if (r || m == 0 || k == 0)
     return r;
-  const int row = layout == MPE_ROW_MAJOR, kc = mpe_sparse_kept(k), nw = mpe_sparse_meta_words(k);
+  const int row = layout == MPE_ROW_MAJOR, nw = mpe_sparse_meta_words(k);
   const int es = mpei_sp_esize(type), ng = k / 4 + (k % 4 != 0);
-  if (overlap(A, row, m, k, lda, (size_t)es, V, m, kc, ldv, (size_t)es) ||
-      overlap(A, row, m, k, lda, (size_t)es, meta, m, nw, ldm, sizeof *meta) ||
-      overlap(V, row, m, kc, ldv, (size_t)es, meta, m, nw, ldm, sizeof *meta))
-    return MPE_EINVAL;
   /* check the whole matrix first: nothing is written for a matrix that is not 2:4 */
   for (int i = 0; i < m; i++)
     for (int l0 = 0; l0 < k; l0 += 4) {
@@ -253,14 +256,11 @@ int mpe_sparse_decompress(mpe_layout layout, int m, int k, const void *V, mpe_ty
                           const uint16_t *meta, int ldm, void *A, int lda)
 {
   MPEI_FENV_GUARD();
-  int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta);
+  int r = packed_args(layout, m, k, type, lda, ldv, ldm, A, V, meta, 0);
   if (r || m == 0 || k == 0)
     return r;
-  const int row = layout == MPE_ROW_MAJOR, kc = mpe_sparse_kept(k), nw = mpe_sparse_meta_words(k);
+  const int row = layout == MPE_ROW_MAJOR;
   const int es = mpei_sp_esize(type), ng = k / 4 + (k % 4 != 0);
-  if (overlap(A, row, m, k, lda, (size_t)es, V, m, kc, ldv, (size_t)es) ||
-      overlap(A, row, m, k, lda, (size_t)es, meta, m, nw, ldm, sizeof *meta))
-    return MPE_EINVAL;
   /* validate everything before writing: a refused call leaves A as it was */
   r = mpei_sp_index(V, type, row, m, k, ldv, meta, ldm, NULL);
   if (r)

@@ -268,14 +268,7 @@ int mpei_tc_int_mma_check(mpe_type in, int m, int n, int k, const void *A, mpe_t
   if (m < 0 || n < 0 || k < 0 || k > MPEI_TC_K_MAX)
     return MPE_EINVAL;
   int r = check_types(in, atype, btype, dtype);
-  if (r)
-    return r;
-  if (lda < (k > 1 ? k : 1) || ldb < (n > 1 ? n : 1) || ldd < (n > 1 ? n : 1) ||
-      (C && ldc < (n > 1 ? n : 1)))
-    return MPE_EINVAL;
-  if ((m > 0 && k > 0 && !A) || (k > 0 && n > 0 && !B) || (m > 0 && n > 0 && !D))
-    return MPE_EINVAL;
-  return MPE_OK;
+  return r ? r : mpei_tc_mma_shape_check(m, n, k, A, lda, B, ldb, C, ldc, D, ldd);
 }
 
 int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const void *A, mpe_type atype,
