@@ -2,6 +2,7 @@
 #include <strings.h>
 #include "mpemu/version.h"
 #include "mpemu/core.h"
+#include "mpei_names.h"
 
 const char *mpe_version_string(void) { return MPE_VERSION_STRING; }
 
@@ -14,12 +15,7 @@ const char *mpe_round_name(mpe_round r)
 
 int mpe_round_lookup(const char *name)
 {
-  if (!name)
-    return -1;
-  for (int i = 0; i < MPE_NROUND; i++)
-    if (!strcasecmp(name, round_names[i]))
-      return i;
-  return -1;
+  return mpei_name_index(round_names, MPE_NROUND, name, 1);
 }
 
 const char *mpe_type_name(mpe_type t)

@@ -11,6 +11,7 @@
 #include "mpemu/dist.h"
 #include "exactsum.h"
 #include "mpei_fenv.h"
+#include "mpei_names.h"
 
 static const char *const algo_names[MPE_ALLREDUCE_NALGOS] = { "ring", "tree", "naive" };
 
@@ -21,10 +22,7 @@ const char *mpe_allreduce_algo_name(mpe_allreduce_algo a)
 
 int mpe_allreduce_algo_lookup(const char *name)
 {
-  for (int i = 0; name && i < MPE_ALLREDUCE_NALGOS; i++)
-    if (!strcmp(name, algo_names[i]))
-      return i;
-  return -1;
+  return mpei_name_index(algo_names, MPE_ALLREDUCE_NALGOS, name, 0);
 }
 
 void mpe_allreduce_chunk(size_t n, size_t workers, size_t c, size_t *begin, size_t *end)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "mpemu/dist.h"
 #include "mpei_fenv.h"
+#include "mpei_names.h"
 
 static const char *const opt_names[MPE_MEMORY_NOPTIMIZERS] = { "adam", "sgd", "adafactor" };
 static const char *const prec_names[MPE_MEMORY_NPRECISIONS] = { "fp32", "amp-fp16", "amp-bf16", "fp8" };
@@ -21,10 +22,7 @@ const char *mpe_memory_optimizer_name(mpe_memory_optimizer o)
 
 int mpe_memory_optimizer_lookup(const char *name)
 {
-  for (int i = 0; name && i < MPE_MEMORY_NOPTIMIZERS; i++)
-    if (!strcmp(name, opt_names[i]))
-      return i;
-  return -1;
+  return mpei_name_index(opt_names, MPE_MEMORY_NOPTIMIZERS, name, 0);
 }
 
 const char *mpe_memory_precision_name(mpe_memory_precision p)
@@ -34,10 +32,7 @@ const char *mpe_memory_precision_name(mpe_memory_precision p)
 
 int mpe_memory_precision_lookup(const char *name)
 {
-  for (int i = 0; name && i < MPE_MEMORY_NPRECISIONS; i++)
-    if (!strcmp(name, prec_names[i]))
-      return i;
-  return -1;
+  return mpei_name_index(prec_names, MPE_MEMORY_NPRECISIONS, name, 0);
 }
 
 /* Bytes per parameter: the working weights and gradients in the compute

@@ -741,6 +741,17 @@ static int jw_value(struct jwalk *w)
   return -1;
 }
 
+/* white space and the '{' that opens an object: 1 with w->p past it, else 0 (w->p at
+   what stands there instead) */
+static int jw_open(struct jwalk *w)
+{
+  jw_ws(w);
+  if (w->p >= w->n || w->h[w->p] != '{')
+    return 0;
+  w->p++;
+  return 1;
+}
+
 /* the next member of the object being walked (w->p just past '{' or a member):
    1 with [*k, *k + *kl) the key's text (quotes included) and [*v, *v + *vl) the
    value's; 0 at the closing '}' (w->p past it); -1 malformed, *why says how */
@@ -798,6 +809,21 @@ static json_t *st_decode(mpe_io *f, const char *p, size_t len, size_t at)
   return j;
 }
 
+/* st_decode of the next member's key (jw_member): 1 with *jk the key, [*v, *v + *vl)
+   the value's text; 0 at the closing '}'; -1 with a message when it is not valid JSON */
+static int st_member(mpe_io *f, struct jwalk *w, int first, json_t **jk, const char **v, size_t *vl)
+{
+  const char *k, *why;
+  size_t kl;
+  int m = jw_member(w, first, &k, &kl, v, vl, &why);
+  if (m < 0)
+    mpai_io_msg(f->msg, sizeof f->msg, "safetensors header is not valid JSON: %s (byte %zu)", why, w->p);
+  if (m <= 0)
+    return m;
+  *jk = st_decode(f, k, kl, (size_t)(k - w->h));
+  return *jk ? 1 : -1;
+}
+
 /* __metadata__: an object of strings (as the safetensors format has it), keys unique */
 static int st_metadata(mpe_io *f, const char *h, size_t at, size_t len)
 {
@@ -806,21 +832,13 @@ static int st_metadata(mpe_io *f, const char *h, size_t at, size_t len)
   char *keys = NULL;
   size_t *ka = NULL, nk = 0, capk = 0, klen = 0, kcap = 0;
   const char **kp = NULL;
-  jw_ws(&w);
-  if (w.p >= w.n || h[w.p] != '{')
+  if (!jw_open(&w))
     STFAIL(MPE_EFORMAT, "safetensors __metadata__ is not an object");
-  w.p++;
-  for (int first = 1;; first = 0) {
-    const char *k, *v, *why;
-    size_t kl, vl;
-    int m = jw_member(&w, first, &k, &kl, &v, &vl, &why);
-    if (m < 0)
-      STJSON(w.p, why);
-    if (m == 0)
-      break;
-    json_t *jk = st_decode(f, k, kl, (size_t)(k - h));
-    if (!jk)
-      { rc = MPE_EFORMAT; goto done; }
+  json_t *jk;
+  const char *v;
+  size_t vl;
+  int m;
+  for (int first = 1; (m = st_member(f, &w, first, &jk, &v, &vl)) > 0; first = 0) {
     size_t sl = json_string_length(jk);
     if (mpai_grow((void **)&keys, &kcap, klen + sl + 1, 1) || mpai_grow((void **)&ka, &capk, nk + 1, sizeof *ka)) {
       json_decref(jk);
@@ -844,6 +862,8 @@ static int st_metadata(mpe_io *f, const char *h, size_t at, size_t len)
     if (!is_str)
       STFAIL(MPE_EFORMAT, "safetensors __metadata__ '%.64s' is not a string", keys + ka[nk - 1]);
   }
+  if (m < 0)
+    { rc = MPE_EFORMAT; goto done; }
   jw_ws(&w);
   if (w.p != w.n)
     STJSON(w.p, "end of __metadata__ expected");
@@ -965,25 +985,17 @@ static int open_safetensors(mpe_io *f, const char *path, const mpe_io_opts *o, c
   size_t nsp = 0, capsp = 0;
   const char **names = NULL;
   struct jwalk w = { h, (size_t)n, 0 };
-  jw_ws(&w);
-  if (w.p >= w.n || h[w.p] != '{') {
+  if (!jw_open(&w)) {
     /* a JSON value of another kind, or not JSON at all */
     if (w.p < w.n && strchr("[\"-0123456789tfn", h[w.p]))
       STFAIL(MPE_EFORMAT, "safetensors header is not a JSON object");
     STJSON(w.p, w.p < w.n ? "'{' expected" : "no JSON text");
   }
-  w.p++;
-  for (int first = 1;; first = 0) {
-    const char *k, *v, *why;
-    size_t kl, vl;
-    int m = jw_member(&w, first, &k, &kl, &v, &vl, &why);
-    if (m < 0)
-      STJSON(w.p, why);
-    if (m == 0)
-      break;
-    json_t *jk = st_decode(f, k, kl, (size_t)(k - h));
-    if (!jk)
-      { rc = MPE_EFORMAT; goto done; }
+  json_t *jk;
+  const char *v;
+  size_t vl;
+  int m;
+  for (int first = 1; (m = st_member(f, &w, first, &jk, &v, &vl)) > 0; first = 0) {
     const char *key = json_string_value(jk);
     if (!strcmp(key, "__metadata__")) {
       json_decref(jk);
@@ -1008,6 +1020,8 @@ static int open_safetensors(mpe_io *f, const char *path, const mpe_io_opts *o, c
       goto done;
     nsp++;
   }
+  if (m < 0)
+    { rc = MPE_EFORMAT; goto done; }
   jw_ws(&w);
   if (w.p != w.n)
     STJSON(w.p, "end of header expected");

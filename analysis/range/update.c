@@ -12,6 +12,7 @@
 #include <string.h>
 #include "mpei.h"
 #include "mpemu/update.h"
+#include "mpei_names.h"
 
 struct mpe_update {
   mpe_update_strategy strategy;
@@ -34,12 +35,7 @@ const char *mpe_update_strategy_name(mpe_update_strategy s)
 
 int mpe_update_strategy_lookup(const char *name)
 {
-  if (!name)
-    return -1;
-  for (int i = 0; i < MPE_UPDATE_NSTRATEGIES; i++)
-    if (!strcmp(name, strategy_names[i]))
-      return i;
-  return -1;
+  return mpei_name_index(strategy_names, MPE_UPDATE_NSTRATEGIES, name, 0);
 }
 
 /* a + b rounded to odd at 53 bits: the binary64 sum with the sticky bit of

@@ -173,12 +173,9 @@ static int store(store_ctx *st, float *v, size_t n)
   return MPE_OK;
 }
 
-/* The power of two just above max |v| (1 for a zero vector). */
-static double pow2_scale_d(const double *v, int n)
+/* The power of two just above m >= 0 (1 for 0, inf and NaN). */
+static double pow2_above(double m)
 {
-  double m = 0.0;
-  for (int i = 0; i < n; i++)
-    m = fmax(m, fabs(v[i]));
   if (m == 0.0 || !isfinite(m))
     return 1.0;
   int e;
@@ -186,16 +183,21 @@ static double pow2_scale_d(const double *v, int n)
   return ldexp(1.0, e);
 }
 
+/* The power of two just above max |v| (1 for a zero vector). */
+static double pow2_scale_d(const double *v, int n)
+{
+  double m = 0.0;
+  for (int i = 0; i < n; i++)
+    m = fmax(m, fabs(v[i]));
+  return pow2_above(m);
+}
+
 static double pow2_scale_f(const float *v, int n)
 {
   float m = 0.0f;
   for (int i = 0; i < n; i++)
     m = fmaxf(m, fabsf(v[i]));
-  if (m == 0.0f || !isfinite(m))
-    return 1.0;
-  int e;
-  frexp(m, &e);
-  return ldexp(1.0, e);
+  return pow2_above(m);
 }
 
 static double dot_ff(const float *a, const float *b, int n)

@@ -102,6 +102,15 @@ static int coo_push(coo *c, int i, int j, double v)
   return MPE_OK;
 }
 
+/* entry (i, j) and, in a symmetric or skew-symmetric matrix, its mirror (j, i) */
+static int push_entry(coo *c, int i, int j, double v, int symm)
+{
+  int rc = coo_push(c, i, j, v);
+  if (rc == MPE_OK && symm != S_GENERAL && i != j)
+    rc = coo_push(c, j, i, symm == S_SKEW ? -v : v);
+  return rc;
+}
+
 /* COO -> CSR with columns sorted in each row and duplicates summed (in file order). */
 static int coo_to_csr(mpe_csr **out, const coo *c, int m, int n)
 {
@@ -246,19 +255,26 @@ static int read_header(reader *rd, size_t fsize, header *h)
   return MPE_OK;
 }
 
-static int open_regular(reader *rd, const char *path, size_t *fsize)
+/* Opens path (a regular file) and reads its header into *h: the read_header
+   result, or MPE_EIO. rd is to be closed with close_reader whatever the result. */
+static int open_matrix(reader *rd, const char *path, header *h)
 {
+  memset(h, 0, sizeof *h);
   rd->line = NULL;
   rd->cap = 0;
   if (mpai_fopen_regular(path, &rd->f))
     return MPE_EIO;
   struct stat st;
-  if (fstat(fileno(rd->f), &st) != 0) {
-    fclose(rd->f);
+  if (fstat(fileno(rd->f), &st) != 0)
     return MPE_EIO;
-  }
-  *fsize = (size_t)st.st_size;
-  return MPE_OK;
+  return read_header(rd, (size_t)st.st_size, h);
+}
+
+static void close_reader(reader *rd)
+{
+  free(rd->line);
+  if (rd->f)
+    fclose(rd->f);
 }
 
 int mpe_mtx_size(const char *path, int *nrows, int *ncols, size_t *entries)
@@ -267,19 +283,14 @@ int mpe_mtx_size(const char *path, int *nrows, int *ncols, size_t *entries)
   if (!path || !nrows || !ncols || !entries)
     return MPE_EINVAL;
   reader rd;
-  size_t fsize;
-  int rc = open_regular(&rd, path, &fsize);
-  if (rc)
-    return rc;
   header h;
-  rc = read_header(&rd, fsize, &h);
+  int rc = open_matrix(&rd, path, &h);
   if (rc == MPE_OK || (rc == MPE_EUNSUP && h.m > 0)) {
     *nrows = (int)h.m;
     *ncols = (int)h.n;
     *entries = (size_t)h.want;
   }
-  free(rd.line);
-  fclose(rd.f);
+  close_reader(&rd);
   return rc;
 }
 
@@ -292,14 +303,11 @@ int mpe_mtx_read(mpe_csr **out, const char *path)
   if (!path)
     return MPE_EINVAL;
   reader rd;
-  size_t fsize;
-  int rc = open_regular(&rd, path, &fsize);
-  if (rc)
-    return rc;
   coo c = { 0 };
   header h;
   const char *s;
-  if ((rc = read_header(&rd, fsize, &h)) != MPE_OK)
+  int rc = open_matrix(&rd, path, &h);
+  if (rc != MPE_OK)
     goto out;
   rc = MPE_EFORMAT;
   int coordinate = h.coordinate, fld = h.fld, symm = h.symm;
@@ -317,10 +325,8 @@ int mpe_mtx_read(mpe_csr **out, const char *path)
         goto out;
       if (fld == F_REAL) {
         int pr = parse_double(&s, &v);
-        if (pr == 0)
-          goto out;
-        if (pr < 0) {
-          rc = MPE_ERANGE;
+        if (pr <= 0) {
+          rc = pr < 0 ? MPE_ERANGE : MPE_EFORMAT;
           goto out;
         }
       }
@@ -330,10 +336,7 @@ int mpe_mtx_read(mpe_csr **out, const char *path)
         goto out;   /* only the lower triangle may be given */
       if (symm == S_SKEW && i == j)
         goto out;
-      if ((rc = coo_push(&c, (int)i - 1, (int)j - 1, v)) != MPE_OK)
-        goto out;
-      if (symm != S_GENERAL && i != j &&
-          (rc = coo_push(&c, (int)j - 1, (int)i - 1, symm == S_SKEW ? -v : v)) != MPE_OK)
+      if ((rc = push_entry(&c, (int)i - 1, (int)j - 1, v, symm)) != MPE_OK)
         goto out;
       rc = MPE_EFORMAT;
     }
@@ -351,17 +354,12 @@ int mpe_mtx_read(mpe_csr **out, const char *path)
       }
       double v;
       int pr = parse_double(&s, &v);
-      if (pr == 0)
-        goto out;
-      if (pr < 0) {
-        rc = MPE_ERANGE;
+      if (pr <= 0) {
+        rc = pr < 0 ? MPE_ERANGE : MPE_EFORMAT;
         goto out;
       }
       if (v != 0.0) {
-        if ((rc = coo_push(&c, (int)i, (int)j, v)) != MPE_OK)
-          goto out;
-        if (symm != S_GENERAL && i != j &&
-            (rc = coo_push(&c, (int)j, (int)i, symm == S_SKEW ? -v : v)) != MPE_OK)
+        if ((rc = push_entry(&c, (int)i, (int)j, v, symm)) != MPE_OK)
           goto out;
         rc = MPE_EFORMAT;
       }
@@ -386,7 +384,6 @@ out:
   free(c.i);
   free(c.j);
   free(c.v);
-  free(rd.line);
-  fclose(rd.f);
+  close_reader(&rd);
   return rc;
 }
