@@ -41,42 +41,12 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, lon
     mpe_io_close(f);
     return MPA_EXIT_INPUT;
   }
-  size_t n = (size_t)t.count, got = 0;
-  float *v = malloc(n * sizeof *v);
-  double *d = t.value_type == MPE_FP64 ? malloc(4096 * sizeof *d) : NULL;
-  if (!v || (t.value_type == MPE_FP64 && !d)) {
-    free(v);
-    free(d);
-    mpe_io_close(f);
-    mpa_error(path, "out of memory");
-    return MPA_EXIT_FAIL;
-  }
-  while (got < n) {
-    size_t k = 0;
-    if (d) {
-      rc = mpe_io_read(f, d, n - got < 4096 ? n - got : 4096, &k);
-      for (size_t i = 0; !rc && i < k; i++)
-        v[got + i] = (float)d[i];   /* binary64 data are summed as binary32 */
-    } else {
-      rc = mpe_io_read(f, v + got, n - got, &k);
-    }
-    if (rc) {
-      mpa_error(path, "%s", mpe_io_message(f)[0] ? mpe_io_message(f) : mpe_strerror(rc));
-      free(v);
-      free(d);
-      mpe_io_close(f);
-      return MPA_EXIT_INPUT;
-    }
-    if (k == 0)
-      break;
-    got += k;
-  }
-  free(d);
+  size_t n = (size_t)t.count;
+  void *v;
+  rc = mpa_read_values(f, path, t.value_type, MPE_FP32, n, &v);   /* binary64 data are summed as binary32 */
   mpe_io_close(f);
-  if (got != n) {
-    free(v);
-    return mpa_error(path, "%zu values read, the header says %zu", got, n);
-  }
+  if (rc)
+    return rc;
   *out = v;
   *count = n;
   return MPA_EXIT_OK;

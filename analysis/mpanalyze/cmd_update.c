@@ -93,42 +93,11 @@ static int load(const char *path, const char *tensor, const mpe_io_opts *io, dou
     return mpa_error(path, "tensor too large");
   }
   size_t n = (size_t)t.count;
-  double *v = malloc((n ? n : 1) * sizeof *v);
-  float *buf = malloc(4096 * sizeof *buf);
-  if (!v || !buf) {
-    free(v);
-    free(buf);
-    mpe_io_close(f);
-    mpa_error(path, "out of memory");
-    return MPA_EXIT_FAIL;
-  }
-  size_t got = 0;
-  for (;;) {
-    size_t k = 0;
-    if (t.value_type == MPE_FP64)
-      rc = mpe_io_read(f, v + got, n - got, &k);
-    else
-      rc = mpe_io_read(f, buf, n - got < 4096 ? n - got : 4096, &k);
-    if (rc) {
-      mpa_error(path, "%s", mpe_io_message(f)[0] ? mpe_io_message(f) : mpe_strerror(rc));
-      free(v);
-      free(buf);
-      mpe_io_close(f);
-      return MPA_EXIT_INPUT;
-    }
-    if (t.value_type != MPE_FP64)
-      for (size_t i = 0; i < k; i++)
-        v[got + i] = buf[i];
-    got += k;
-    if (k == 0 || got == n)
-      break;
-  }
-  free(buf);
+  void *v;
+  rc = mpa_read_values(f, path, t.value_type, MPE_FP64, n, &v);
   mpe_io_close(f);
-  if (got != n) {
-    free(v);
-    return mpa_error(path, "%zu values read, the header says %zu", got, n);
-  }
+  if (rc)
+    return rc;
   *out = v;
   *count = n;
   return MPA_EXIT_OK;

@@ -121,6 +121,50 @@ int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, do
   return rc ? mpa_error(path, "%s", msg) : 0;
 }
 
+int mpa_read_values(mpe_io *f, const char *path, mpe_type from, mpe_type to, size_t n, void **out)
+{
+  enum { CHUNK = 4096 };
+  const size_t es = to == MPE_FP64 ? sizeof(double) : sizeof(float);
+  void *v = malloc((n ? n : 1) * es), *buf = NULL;
+  *out = NULL;
+  if (!v || (from != to && !(buf = malloc(CHUNK * (from == MPE_FP64 ? sizeof(double) : sizeof(float)))))) {
+    free(v);
+    mpa_error(path, "out of memory");
+    return MPA_EXIT_FAIL;
+  }
+  size_t got = 0;
+  while (got < n) {
+    size_t k = 0;
+    int rc;
+    if (buf) {
+      rc = mpe_io_read(f, buf, n - got < CHUNK ? n - got : CHUNK, &k);
+      for (size_t i = 0; !rc && i < k; i++)
+        if (to == MPE_FP32)
+          ((float *)v)[got + i] = (float)((const double *)buf)[i];
+        else
+          ((double *)v)[got + i] = ((const float *)buf)[i];
+    } else {
+      rc = mpe_io_read(f, (char *)v + got * es, n - got, &k);
+    }
+    if (rc) {
+      mpa_error(path, "%s", mpe_io_message(f)[0] ? mpe_io_message(f) : mpe_strerror(rc));
+      free(buf);
+      free(v);
+      return MPA_EXIT_INPUT;
+    }
+    if (k == 0)
+      break;
+    got += k;
+  }
+  free(buf);
+  if (got != n) {
+    free(v);
+    return mpa_error(path, "%zu values read, the header says %zu", got, n);
+  }
+  *out = v;
+  return MPA_EXIT_OK;
+}
+
 int mpa_json_print(json_t *doc)
 {
   if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) == 0 &&

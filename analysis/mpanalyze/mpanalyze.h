@@ -154,6 +154,11 @@ int mpa_getopt(int argc, char **argv, const char *shortopts, const struct option
    NULL, raised to the largest |x| seen, NaN if a NaN is seen), with the
    progress bar. Returns 0 or prints and returns 2 (1: out of memory). */
 int mpa_feed(mpe_io *f, size_t i, const char *path, mpe_range **r, size_t nr, double scale, double *amax);
+/* The n values of the selected tensor of f, which come as `from` (MPE_FP32 or
+   MPE_FP64: mpe_io_tensor's value_type), into *out (malloc'ed) as `to` values
+   (MPE_FP32 or MPE_FP64; binary64 rounded to nearest into binary32). 0, or
+   prints and returns 2 (1: out of memory) with *out NULL; f stays open. */
+int mpa_read_values(mpe_io *f, const char *path, mpe_type from, mpe_type to, size_t n, void **out);
 /* progress bar on stderr when it is a terminal and not -q */
 void mpa_progress(const char *label, uint64_t done, uint64_t total);
 void mpa_progress_end(void);
