@@ -452,19 +452,13 @@ int mpe_cpu_mma(const mpe_tc_model *model, int m, int n, int k, const void *A, m
     return MPE_EUNSUP;
   if (m == 0 || n == 0)
     return MPE_OK;
-  uint32_t *acc = malloc(sizeof(uint32_t) * (size_t)m * n);
+  uint32_t *acc = mpei_tc_acc_in(C, ldc, m, n, sizeof *acc);
   if (!acc)
     return MPE_ENOMEM;
-  for (int i = 0; i < m; i++)
-    if (C)
-      memcpy(acc + (size_t)i * n, (const uint32_t *)C + (size_t)i * ldc, sizeof(uint32_t) * (size_t)n);
-    else
-      memset(acc + (size_t)i * n, 0, sizeof(uint32_t) * (size_t)n);
   mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
   r = hw_run(model, m, n, k, &a, &b, acc);
   if (r == MPE_OK)
-    for (int i = 0; i < m; i++)
-      memcpy((uint32_t *)D + (size_t)i * ldd, acc + (size_t)i * n, sizeof(uint32_t) * (size_t)n);
+    mpei_tc_acc_out(D, ldd, acc, m, n, sizeof *acc);
   free(acc);
   return r;
 }

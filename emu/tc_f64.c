@@ -127,12 +127,9 @@ int mpei_tc_f64_mma(const struct mpe_tc_model *model, int m, int n, int k, const
     return MPE_EINVAL;
   if (m == 0 || n == 0)
     return MPE_OK;
-  double *acc = malloc(sizeof(double) * (size_t)m * n);
+  double *acc = mpei_tc_acc_in(C, ldc, m, n, sizeof *acc);
   if (!acc)
     return MPE_ENOMEM;
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < n; j++)
-      acc[(size_t)i * n + j] = C ? ((const double *)C)[(size_t)i * ldc + j] : 0.0;
   mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
   int r = f64_run(m, n, k, &a, &b, acc);
   if (r == MPE_OK)

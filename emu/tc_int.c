@@ -282,17 +282,13 @@ int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const
     return r;
   if (m == 0 || n == 0)
     return MPE_OK;
-  int32_t *acc = malloc(sizeof(int32_t) * (size_t)m * n);
+  int32_t *acc = mpei_tc_acc_in(C, ldc, m, n, sizeof *acc);
   if (!acc)
     return MPE_ENOMEM;
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < n; j++)
-      acc[(size_t)i * n + j] = C ? ((const int32_t *)C)[(size_t)i * ldc + j] : 0;
   mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
   r = int_run(model, m, n, k, &a, &b, acc);
   if (r == MPE_OK)
-    for (int i = 0; i < m; i++)
-      memcpy((int32_t *)D + (size_t)i * ldd, acc + (size_t)i * n, sizeof(int32_t) * (size_t)n);
+    mpei_tc_acc_out(D, ldd, acc, m, n, sizeof *acc);
   free(acc);
   return r;
 }

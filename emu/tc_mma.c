@@ -60,6 +60,25 @@ int mpei_tc_mma_shape_check(int m, int n, int k, const void *A, int lda, const v
   return MPE_OK;
 }
 
+void *mpei_tc_acc_in(const void *C, int ldc, int m, int n, size_t es)
+{
+  unsigned char *acc = malloc(es * (size_t)m * n);
+  for (int i = 0; acc && i < m; i++) {
+    if (C)
+      memcpy(acc + es * (size_t)i * n, (const unsigned char *)C + es * (size_t)i * ldc, es * (size_t)n);
+    else
+      memset(acc + es * (size_t)i * n, 0, es * (size_t)n);
+  }
+  return acc;
+}
+
+void mpei_tc_acc_out(void *D, int ldd, const void *acc, int m, int n, size_t es)
+{
+  for (int i = 0; i < m; i++)
+    memcpy((unsigned char *)D + es * (size_t)i * ldd, (const unsigned char *)acc + es * (size_t)i * n,
+           es * (size_t)n);
+}
+
 /* The argument rules of mpe_gemm (tc_impl.h). */
 int mpei_tc_gemm_check(mpe_type in, mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n, int k,
                        float alpha, const void *A, mpe_type atype, int lda, const void *B, mpe_type btype,
