@@ -524,6 +524,14 @@ START_TEST(test_models_and_errors)
     ck_assert_int_eq(mpe_mma(m8, 1, 1, 2, e8, MPE_E4M3FNUZ, 2, b8, MPE_E5M2FNUZ, 1, &c8, 1, &d8, MPE_FP32, 1),
                      MPE_OK);
     ck_assert_float_eq(d8, 240.0f * 57344.0f + 1.0f);
+    /* mpe_tc_model_get(3)'s example: the odd partial sum -2^-20 cut toward -inf at
+       2^(14 - 24) beside the even 2^14: 16384 - 2^-10 (one sum cut toward zero: 16384) */
+    const uint8_t xa[2] = { 0x78, 0x81 }, xb[2] = { 0x78, 0x01 };
+    const float z8 = 0.0f;
+    ck_assert_int_eq(mpe_mma(mpe_tc_model_get("mi300", MPE_E4M3FNUZ), 1, 1, 2, xa, MPE_E4M3FNUZ, 2, xb, MPE_E4M3FNUZ,
+                             1, &z8, 1, &d8, MPE_FP32, 1),
+                     MPE_OK);
+    ck_assert_uint_eq(ts_f2u(d8), 0x467fffffu);
     /* 0x80 is NaN */
     const uint8_t n8[2] = { 0x80, 0x00 };
     ck_assert_int_eq(mpe_mma(m8, 1, 1, 2, n8, MPE_E5M2FNUZ, 2, b8, MPE_E5M2FNUZ, 1, &c8, 1, &d8, MPE_FP32, 1),
