@@ -312,6 +312,37 @@ static float amd_c(uint64_t *st, int specials, int tiny)
    outputs go to the portable engine), huge BF16/TF32 exponents, pairs of
    products cancelling exactly, BF16/TF32 values in the window of CDNA3's
    binary32 first stage, and products and sums about 2^-126 */
+/* mpe_mma with C, and mpe_gemm's C = A B + C (one more binary32 addition), at
+   SIMD levels 1 and 2 equal to level 0 (the portable engine) bit for bit (a
+   NaN of mpe_gemm: any NaN); what names the model and A's type (bt, B's type,
+   follows it in a message). Returns the outputs compared. */
+static long amd_levels_run(const mpe_tc_model *m, int M, int N, int K, const void *A, mpe_type at, const void *B,
+                           mpe_type bt, const float *C, const char *what, int set, int sh)
+{
+  float *D0 = malloc(sizeof(float) * M * N), *D = malloc(sizeof(float) * M * N);
+  float *G = malloc(sizeof(float) * M * N), *G0 = malloc(sizeof(float) * M * N);
+  ck_assert(D0 && D && G && G0);
+  for (int lvl = 0; lvl <= 2; lvl++) {
+    mpe_simd_level_set(lvl);
+    float *d = lvl ? D : D0, *g = lvl ? G : G0;
+    ck_assert_int_eq(mpe_mma(m, M, N, K, A, at, K, B, bt, N, C, N, d, MPE_FP32, N), MPE_OK);
+    memcpy(g, C, sizeof(float) * M * N);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, at, K, B, bt, N, 1.0f,
+                              g, MPE_FP32, N),
+                     MPE_OK);
+    for (int q = 0; q < M * N && lvl; q++) {
+      ck_assert_msg(ts_f2u(D[q]) == ts_f2u(D0[q]), "%s %s set %d shape %d level %d (%d,%d): %a, portable %a", what,
+                    mpe_type_name(bt), set, sh, lvl, q / N, q % N, D[q], D0[q]);
+      ck_assert_msg(ts_f2u(G[q]) == ts_f2u(G0[q]) || (isnan(G[q]) && isnan(G0[q])),
+                    "%s %s gemm set %d shape %d level %d (%d,%d): %a, portable %a", what, mpe_type_name(bt), set, sh,
+                    lvl, q / N, q % N, G[q], G0[q]);
+    }
+  }
+  mpe_simd_level_set(-1);
+  free(D0); free(D); free(G); free(G0);
+  return 2L * M * N * 2;
+}
+
 START_TEST(test_amd_levels)
 {
   static const struct { const char *name; mpe_type t; } am[] = {
@@ -328,10 +359,8 @@ START_TEST(test_amd_levels)
       const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
       uint64_t st = ts_seed() + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
       unsigned char *A = malloc((size_t)M * K * es), *B = malloc((size_t)K * N * es);
-      float *C = malloc(sizeof(float) * M * N), *D0 = malloc(sizeof(float) * M * N);
-      float *D = malloc(sizeof(float) * M * N), *G = malloc(sizeof(float) * M * N);
-      float *G0 = malloc(sizeof(float) * M * N);
-      ck_assert(A && B && C && D0 && D && G && G0);
+      float *C = malloc(sizeof(float) * M * N);
+      ck_assert(A && B && C);
       const int specials = set == 1, huge = set == 2 ? 1 : set == 4 ? -1 : set == 5 ? -2 : 0;
       for (int q = 0; q < M * K; q++) {
         uint32_t w = amd_elem(t, &st, specials, huge);
@@ -350,25 +379,8 @@ START_TEST(test_amd_levels)
           }
       for (int q = 0; q < M * N; q++)
         C[q] = amd_c(&st, specials, set == 5);
-      /* mpe_mma with C, and mpe_gemm's C = A B + C (one more binary32 addition) */
-      for (int lvl = 0; lvl <= 2; lvl++) {
-        mpe_simd_level_set(lvl);
-        float *d = lvl ? D : D0, *g = lvl ? G : G0;
-        ck_assert_int_eq(mpe_mma(m, M, N, K, A, at, K, B, at, N, C, N, d, MPE_FP32, N), MPE_OK);
-        memcpy(g, C, sizeof(float) * M * N);
-        ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, at, K, B, at, N,
-                                  1.0f, g, MPE_FP32, N),
-                         MPE_OK);
-        for (int q = 0; q < M * N && lvl; q++) {
-          ck_assert_msg(ts_f2u(D[q]) == ts_f2u(D0[q]), "%s %s set %d shape %zu level %d (%d,%d): %a, portable %a",
-                        am[_i].name, mpe_type_name(t), set, sh, lvl, q / N, q % N, D[q], D0[q]);
-          ck_assert_msg(ts_f2u(G[q]) == ts_f2u(G0[q]) || (isnan(G[q]) && isnan(G0[q])),
-                        "%s %s gemm set %d shape %zu level %d (%d,%d): %a, portable %a", am[_i].name,
-                        mpe_type_name(t), set, sh, lvl, q / N, q % N, G[q], G0[q]);
-        }
-      }
-      mpe_simd_level_set(-1);
-      free(A); free(B); free(C); free(D0); free(D); free(G); free(G0);
+      amd_levels_run(m, M, N, K, A, at, B, at, C, am[_i].name, set, (int)sh);
+      free(A); free(B); free(C);
     }
 }
 END_TEST
@@ -406,10 +418,8 @@ START_TEST(test_amd_fnuz_levels)
       const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
       uint64_t st = ts_seed() + 5000 + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
       uint8_t *A = malloc((size_t)M * K), *B = malloc((size_t)K * N);
-      float *C = malloc(sizeof(float) * M * N), *D0 = malloc(sizeof(float) * M * N);
-      float *D = malloc(sizeof(float) * M * N), *G = malloc(sizeof(float) * M * N);
-      float *G0 = malloc(sizeof(float) * M * N);
-      ck_assert(A && B && C && D0 && D && G && G0);
+      float *C = malloc(sizeof(float) * M * N);
+      ck_assert(A && B && C);
       const int edge = set == 1 || set == 2, specials = set == 2;
       for (int i = 0; i < M; i++) {
         const int par = set == 4 ? (int)(ts_rand64(&st) & 1) : -1;
@@ -427,25 +437,10 @@ START_TEST(test_amd_fnuz_levels)
           }
       for (int q = 0; q < M * N; q++)
         C[q] = amd_c(&st, specials, set == 5);
-      for (int lvl = 0; lvl <= 2; lvl++) {
-        mpe_simd_level_set(lvl);
-        float *d = lvl ? D : D0, *g = lvl ? G : G0;
-        ck_assert_int_eq(mpe_mma(m, M, N, K, A, ta, K, B, tb, N, C, N, d, MPE_FP32, N), MPE_OK);
-        memcpy(g, C, sizeof(float) * M * N);
-        ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, ta, K, B, tb, N,
-                                  1.0f, g, MPE_FP32, N),
-                         MPE_OK);
-        for (int q = 0; q < M * N && lvl; q++) {
-          ck_assert_msg(ts_f2u(D[q]) == ts_f2u(D0[q]), "mi300 %s x %s set %d shape %zu level %d (%d,%d): %a, portable %a",
-                        mpe_type_name(ta), mpe_type_name(tb), set, sh, lvl, q / N, q % N, D[q], D0[q]);
-          ck_assert_msg(ts_f2u(G[q]) == ts_f2u(G0[q]) || (isnan(G[q]) && isnan(G0[q])),
-                        "mi300 %s x %s gemm set %d shape %zu level %d (%d,%d): %a, portable %a", mpe_type_name(ta),
-                        mpe_type_name(tb), set, sh, lvl, q / N, q % N, G[q], G0[q]);
-        }
-        compared += lvl ? 2L * M * N : 0;
-      }
-      mpe_simd_level_set(-1);
-      free(A); free(B); free(C); free(D0); free(D); free(G); free(G0);
+      char what[48];
+      snprintf(what, sizeof what, "mi300 %s x", mpe_type_name(ta));
+      compared += amd_levels_run(m, M, N, K, A, ta, B, tb, C, what, set, (int)sh);
+      free(A); free(B); free(C);
     }
   printf("check_tc_wide: mi300 %s x %s: %ld outputs of SIMD levels 1, 2 equal the portable engine\n",
          mpe_type_name(ta), mpe_type_name(tb), compared);
