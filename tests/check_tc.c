@@ -241,8 +241,6 @@ static const struct {
   int late;
   int nanany;   /* a NaN matches any NaN: MMA-Sim's FP64 fma chain and its CDNA1/CDNA2
                    models keep the host CPU's NaN bits, mpemu gives its one quiet NaN */
-  mpe_type tb;  /* B's format when it differs from A's (0: t): the mixed FNUZ FP8 pairs,
-                   whose sets hold byte codes each instruction reads in its own formats */
 } mmasim_instrs[] = {
   { 1, "fp16_k4_f32", "Volta mma.m8n8k4.f32.f16.f16.f32", "v100", MPE_FP16, 0, 0 },
   { 2, "fp16_k4_f16", "Volta mma.m8n8k4.f16.f16.f16.f16", "v100", MPE_FP16, 0, 0 },
@@ -363,16 +361,23 @@ static const struct {
   { 237, "tf32_k8_f32", "CDNA3 v_mfma_f32_16x16x8_xf32", "mi300", MPE_TF32, 0, 0 },
   { 238, "f64_k4_f64", "CDNA3 v_mfma_f64_16x16x4_f64", "mi300", MPE_FP64, 0, 1 },
   /* CDNA3 FP8 (gen_cdna3_fp8.py): fp8 = E4M3FNUZ, bf8 = E5M2FNUZ */
-  { 240, "fnuz_k32_f32", "CDNA3 v_mfma_f32_16x16x32_fp8_fp8", "mi300", MPE_E4M3FNUZ, 0, 0, 0 },
-  { 241, "fnuz_k32_f32", "CDNA3 v_mfma_f32_16x16x32_fp8_bf8", "mi300", MPE_E4M3FNUZ, 0, 0, MPE_E5M2FNUZ },
-  { 242, "fnuz_k32_f32", "CDNA3 v_mfma_f32_16x16x32_bf8_fp8", "mi300", MPE_E5M2FNUZ, 0, 0, MPE_E4M3FNUZ },
-  { 243, "fnuz_k32_f32", "CDNA3 v_mfma_f32_16x16x32_bf8_bf8", "mi300", MPE_E5M2FNUZ, 0, 0, 0 },
-  { 244, "fnuz_k16_f32", "CDNA3 v_mfma_f32_32x32x16_fp8_fp8", "mi300", MPE_E4M3FNUZ, 0, 0, 0 },
-  { 245, "fnuz_k16_f32", "CDNA3 v_mfma_f32_32x32x16_fp8_bf8", "mi300", MPE_E4M3FNUZ, 0, 0, MPE_E5M2FNUZ },
-  { 246, "fnuz_k16_f32", "CDNA3 v_mfma_f32_32x32x16_bf8_fp8", "mi300", MPE_E5M2FNUZ, 0, 0, MPE_E4M3FNUZ },
-  { 247, "fnuz_k16_f32", "CDNA3 v_mfma_f32_32x32x16_bf8_bf8", "mi300", MPE_E5M2FNUZ, 0, 0, 0 },
+  { 240, "fnuz_k32_f32", "CDNA3 v_mfma_f32_16x16x32_fp8_fp8", "mi300", MPE_E4M3FNUZ, 0, 0 },
+  { 241, "fnuz_k32_f32", "CDNA3 v_mfma_f32_16x16x32_fp8_bf8", "mi300", MPE_E4M3FNUZ, 0, 0 },
+  { 242, "fnuz_k32_f32", "CDNA3 v_mfma_f32_16x16x32_bf8_fp8", "mi300", MPE_E5M2FNUZ, 0, 0 },
+  { 243, "fnuz_k32_f32", "CDNA3 v_mfma_f32_16x16x32_bf8_bf8", "mi300", MPE_E5M2FNUZ, 0, 0 },
+  { 244, "fnuz_k16_f32", "CDNA3 v_mfma_f32_32x32x16_fp8_fp8", "mi300", MPE_E4M3FNUZ, 0, 0 },
+  { 245, "fnuz_k16_f32", "CDNA3 v_mfma_f32_32x32x16_fp8_bf8", "mi300", MPE_E4M3FNUZ, 0, 0 },
+  { 246, "fnuz_k16_f32", "CDNA3 v_mfma_f32_32x32x16_bf8_fp8", "mi300", MPE_E5M2FNUZ, 0, 0 },
+  { 247, "fnuz_k16_f32", "CDNA3 v_mfma_f32_32x32x16_bf8_bf8", "mi300", MPE_E5M2FNUZ, 0, 0 },
 };
 #define NMMASIM (int)(sizeof mmasim_instrs / sizeof mmasim_instrs[0])
+/* B's format where it differs from A's: the mixed FNUZ FP8 pairs (_fp8_bf8,
+   _bf8_fp8), whose sets hold byte codes each instruction reads in its own
+   formats; else t */
+static mpe_type mm_btype(int id, mpe_type t)
+{
+  return id == 241 || id == 245 ? MPE_E5M2FNUZ : id == 242 || id == 246 ? MPE_E4M3FNUZ : t;
+}
 /* the operand sets, one file each */
 static const char *const mmasim_files[] = {
   "fp16_k4_f32", "fp16_k4_f16", "fp16_k8_f32", "fp16_k8_f16", "fp16_k16_f32", "fp16_k16_f16",
@@ -513,7 +518,7 @@ START_TEST(test_conformance_mmasim)
          word, FP64 as binary64 */
       const int es = t == MPE_FP64 ? 8 : t == MPE_TF32 ? 4
                      : t == MPE_E4M3 || t == MPE_E5M2 || t == MPE_E4M3FNUZ || t == MPE_E5M2FNUZ ? 1 : 2;
-      const mpe_type at = t == MPE_TF32 ? MPE_FP32 : t, bt = mmasim_instrs[i].tb ? mmasim_instrs[i].tb : at;
+      const mpe_type at = t == MPE_TF32 ? MPE_FP32 : t, bt = mm_btype(mmasim_instrs[i].id, at);
       const mpe_type dt = out64 ? MPE_FP64 : out16 ? MPE_FP16 : MPE_FP32;
       unsigned char *pa = malloc((size_t)R * K * es), *pb = malloc((size_t)K * Cc * es);
       void *pc = malloc((size_t)R * Cc * 8), *pd = malloc((size_t)R * Cc * 8);
