@@ -232,7 +232,8 @@ MPE_API void mpe_tc_model_free(mpe_tc_model *m);
    blocks chained in ascending k. A is m×k, B k×n, C and D m×n. atype/btype: MPE_FP32 (binary32
    values, converted with the model's input rule) or the packed input type (uint16_t for
    FP16/BF16, uint8_t for FP8; with an FP8 model, one operand may be packed E4M3 and the other
-   packed E5M2: the mixed FP8 instructions). dtype: MPE_FP32 (C, D are float) or MPE_FP16 (uint16_t).
+   packed E5M2, or with mi300's FNUZ models one E4M3FNUZ and one E5M2FNUZ: the mixed FP8
+   instructions). dtype: MPE_FP32 (C, D are float) or MPE_FP16 (uint16_t).
    Integer models: atype/btype MPE_INT8 or MPE_UINT8 (8-bit models), MPE_INT4 or MPE_UINT4
    (4-bit models, one value per byte), dtype MPE_INT32 (C, D are int32_t); see mpe_tc_int(3). */
 MPE_API int mpe_mma(const mpe_tc_model *model, int m, int n, int k,
