@@ -73,19 +73,20 @@ float mpe_fp32_to_tf32(float x, mpe_round r)
   MPEI_FENV_RETURN((float)conv(x, snan32(x), MPE_TF32, r, 0));
 }
 
-uint8_t mpe_fp32_to_e4m3(float x, mpe_round r, int saturate)
+/* binary32 to an FP8 code of format t */
+static uint8_t fp8_of(float x, mpe_type t, mpe_round r, int saturate)
 {
   MPEI_FENV_GUARD();
   MPEI_FENV_IN(x);
-  MPEI_FENV_RETURN((uint8_t)mpei_encode(conv(x, snan32(x), MPE_E4M3, r, saturate), mpe_format_of(MPE_E4M3)));
+  MPEI_FENV_RETURN((uint8_t)mpei_encode(conv(x, snan32(x), t, r, saturate), mpe_format_of(t)));
 }
 
-uint8_t mpe_fp32_to_e5m2(float x, mpe_round r, int saturate)
-{
-  MPEI_FENV_GUARD();
-  MPEI_FENV_IN(x);
-  MPEI_FENV_RETURN((uint8_t)mpei_encode(conv(x, snan32(x), MPE_E5M2, r, saturate), mpe_format_of(MPE_E5M2)));
-}
+uint8_t mpe_fp32_to_e4m3(float x, mpe_round r, int saturate) { return fp8_of(x, MPE_E4M3, r, saturate); }
+uint8_t mpe_fp32_to_e5m2(float x, mpe_round r, int saturate) { return fp8_of(x, MPE_E5M2, r, saturate); }
+uint8_t mpe_fp32_to_e4m3fnuz(float x, mpe_round r, int saturate) { return fp8_of(x, MPE_E4M3FNUZ, r, saturate); }
+uint8_t mpe_fp32_to_e5m2fnuz(float x, mpe_round r, int saturate) { return fp8_of(x, MPE_E5M2FNUZ, r, saturate); }
 
 float mpe_e4m3_to_fp32(uint8_t v) { return (float)mpei_decode(v, mpe_format_of(MPE_E4M3)); }
 float mpe_e5m2_to_fp32(uint8_t v) { return (float)mpei_decode(v, mpe_format_of(MPE_E5M2)); }
+float mpe_e4m3fnuz_to_fp32(uint8_t v) { return (float)mpei_decode(v, mpe_format_of(MPE_E4M3FNUZ)); }
+float mpe_e5m2fnuz_to_fp32(uint8_t v) { return (float)mpei_decode(v, mpe_format_of(MPE_E5M2FNUZ)); }

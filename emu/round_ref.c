@@ -105,6 +105,12 @@ uint32_t mpei_encode(double v, const struct mpe_format *f)
   int ebits = f->ebits, mbits = f->p - 1;
   uint32_t sign = signbit(v) ? 1u << (ebits + mbits) : 0;
   uint32_t expall = (1u << ebits) - 1;
+  if (f->special == MPEI_SP_FNUZ) {   /* the sign bit alone is NaN (inf too: no code); -0 is +0 */
+    if (!isfinite(v))
+      return 1u << (ebits + mbits);
+    if (v == 0)
+      return 0;
+  }
   if (f->special == MPEI_SP_FINITE && !isfinite(v))   /* no code: callers keep such values apart */
     return sign | (expall << mbits) | ((1u << mbits) - 1);   /* the largest magnitude */
   if (isnan(v)) {
@@ -135,6 +141,8 @@ double mpei_decode(uint32_t bits, const struct mpe_format *f)
   int neg = (bits >> (ebits + mbits)) & 1;
   uint32_t ex = (bits >> mbits) & expall, m = bits & ((1u << mbits) - 1);
   double v;
+  if (f->special == MPEI_SP_FNUZ && neg && !ex && !m)   /* the one NaN */
+    return NAN;
   if (ex == expall && (f->special == MPEI_SP_IEEE || (f->special == MPEI_SP_FN && m == (1u << mbits) - 1))) {
     if (!f->has_inf || m)
       v = NAN;

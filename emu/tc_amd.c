@@ -25,11 +25,11 @@ enum { KC = 256, MC_PANELS = 8, NC_PANELS = 8 };
 static int amd_kind(const struct mpe_tc_model *m)
 {
   const mpe_tc_params *p = &m->p;
-  if (p->in_b || p->scale_group)
-    return 0;
+  if (p->scale_group || (p->in_b && p->mfma != MPE_TC_MFMA_TWO_STAGE_SPLIT))
+    return 0;   /* a mixed FNUZ call: the packers decode each operand in its own format */
   if (p->mfma == MPE_TC_MFMA_FTZ)
     return MPEI_TC_AMD_FTZ;
-  if (p->mfma == MPE_TC_MFMA_TWO_STAGE)
+  if (p->mfma == MPE_TC_MFMA_TWO_STAGE || p->mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT)
     return MPEI_TC_AMD_TWO;   /* align_bits, result_bits <= 40, block <= 64 (mpe_tc_model_custom) */
   if (p->mfma == MPE_TC_MFMA_NONE && p->kind == MPE_TC_EXACT && p->block >= 1 && p->block <= 64 &&
       p->round_fp32 == MPE_RNE)
@@ -151,7 +151,8 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   const int F = kind == MPEI_TC_AMD_EXACT ? exact_bits(L) : m->p.align_bits;
   mpei_tc_amd_kp kp0 = { kind, L, F, m->p.result_bits, 0, ftz && m->p.in != MPE_FP16,
                          kind == MPEI_TC_AMD_TWO && !wide && F <= 29 &&
-                             (double)L * (ldexp(1.0, F + 2) - 1.0) <= 2147483647.0 };
+                             (double)L * (ldexp(1.0, F + 2) - 1.0) <= 2147483647.0,
+                         m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT };
   const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, acc, M, N };
   const mpei_gemm_plan plan = { .M = M, .N = N, .K = Kp, .kc = (KC / L > 0 ? KC / L : 1) * L, .mr = mr, .nr = vw,
                                 .mcp = MC_PANELS, .ncp = NC_PANELS, .esize = 4, .work = (long)M * N * K,

@@ -7,7 +7,7 @@
 /* The arithmetic a kernel call runs (one per CDNA generation). */
 enum { MPEI_TC_AMD_EXACT = 1,   /* CDNA1: blocks of L, each summed exactly with c, one RNE rounding */
        MPEI_TC_AMD_FTZ = 2,     /* CDNA2: MPE_TC_MFMA_FTZ */
-       MPEI_TC_AMD_TWO = 3 };   /* CDNA3: MPE_TC_MFMA_TWO_STAGE */
+       MPEI_TC_AMD_TWO = 3 };   /* CDNA3: MPE_TC_MFMA_TWO_STAGE, _SPLIT (kp.split) */
 
 /* One kernel call: nblk blocks of L products (FTZ: steps of L = 2 or 4) on a
    tile of MR rows × VW columns. F: EXACT, the bits each block's addends are
@@ -15,8 +15,9 @@ enum { MPEI_TC_AMD_EXACT = 1,   /* CDNA1: blocks of L, each summed exactly with 
    there are reported in fl); TWO, align_bits; F2: result_bits. flush: FTZ,
    the sums may be tiny (BF16; FP16 products and their sums never are).
    f32 (TWO): every operand is zero or in [2^-48, 2^63) and
-   L * (2^(F+2) - 1) <= 2^31 - 1: stage 1 runs in binary32 and int32 lanes. */
-typedef struct { int kind, L, F, F2, nblk, flush, f32; } mpei_tc_amd_kp;
+   L * (2^(F+2) - 1) <= 2^31 - 1: stage 1 runs in binary32 and int32 lanes.
+   split (TWO): MPE_TC_MFMA_TWO_STAGE_SPLIT, the even and odd partial sums. */
+typedef struct { int kind, L, F, F2, nblk, flush, f32, split; } mpei_tc_amd_kp;
 
 /* Panels as emu/tc_pack.h packs them: A in panels of MR rows (element (k, r)
    at k*MR + r: binary32 value, exponent), B in panels of VW columns ((k, j)

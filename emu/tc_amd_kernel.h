@@ -15,7 +15,9 @@
      says; FP16 products (at least 2^-28 once the operands are flushed) and
      their sums (multiples of 2^-48) are never tiny, so only BF16 flushes.
    TWO: the two stages in binary64 on integers: S, the block's products cut
-     toward zero at 2^(E_max - F), is below 64 * 2^42; with c at E = max(E_max,
+     toward zero at 2^(E_max - F) (split: the even and the odd k's each at
+     their own E_max, added at the larger with the other cut toward -inf), is
+     below 64 * 2^42; with c at E = max(E_max,
      e_c), T = floor(S at 2^(E - F2 - 1)) + floor(c at 2^(E - F)) is below
      2^50; T cut toward -inf to F2 fraction bits at its own exponent, then
      converted to binary32 (nearest-even). Every step is exact in binary64.
@@ -173,6 +175,40 @@ static void k_ftz(const float *av, const float *bv, float *c, long ldc, const mp
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
 }
 
+/* TWO, stage 1 over the products q0, q0 + qs, ... of a block (all of them, or
+   the even or the odd k): the products cut toward zero at 2^(*em - F), an
+   integer sum; *em their largest exponent, at least -96 (f32) or -600 (none:
+   the sum is 0) */
+static inline __attribute__((always_inline)) vd stage1(const float *a, const int32_t *ea, const float *b,
+                                                       const int32_t *eb, int r, int q0, int qs,
+                                                       const mpei_tc_amd_kp *kp, vi *emp)
+{
+  const int L = kp->L, F = kp->F;
+  vi em = SPLI(-(1 << 22));
+  for (int q = q0; q < L; q += qs)
+    em = maxi(em, ea[q * MR + r] + ldi(eb + q * VW));
+  vd S;
+  if (kp->f32) {
+    /* operands in [2^-48, 2^63): the products exact in binary32, scaled
+       below 2^(F+2) (smaller ones may round, to less than 1), truncated
+       by the conversion and summed in int32 */
+    em = maxi(em, SPLI(-96));
+    const vf sc = (vf)((F - em + 127) << 23);
+    vi s32 = SPLI(0);
+    for (int q = q0; q < L; q += qs)
+      s32 += __builtin_convertvector(ldf(b + q * VW) * a[q * MR + r] * sc, vi);
+    S = __builtin_convertvector(s32, vd);
+  } else {
+    em = maxi(em, SPLI(-600));   /* no product: S = 0 */
+    const vd sc = pow2v(F - em);
+    S = (vd){};
+    for (int q = q0; q < L; q += qs)
+      S += truncv(tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc);
+  }
+  *emp = em;
+  return S;
+}
+
 static void k_two(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, long ldc,
                   const mpei_tc_amd_kp *kp)
 {
@@ -185,27 +221,18 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     for (int r = 0; r < MR; r++) {
-      /* stage 1: the products cut toward zero at 2^(emax - F), an integer sum */
-      vi em = SPLI(-(1 << 22));
-      for (int q = 0; q < L; q++)
-        em = maxi(em, ea[q * MR + r] + ldi(eb + q * VW));
+      /* stage 1: one cut sum, or (split) the even and the odd k's, added at
+         the larger exponent with the other cut toward -inf there (a gap
+         down to -600 - 2^7: exact scaling, the floor 0 or -1) */
+      vi em;
       vd S;
-      if (kp->f32) {
-        /* operands in [2^-48, 2^63): the products exact in binary32, scaled
-           below 2^(F+2) (smaller ones may round, to less than 1), truncated
-           by the conversion and summed in int32 */
-        em = maxi(em, SPLI(-96));
-        const vf sc = (vf)((F - em + 127) << 23);
-        vi s32 = SPLI(0);
-        for (int q = 0; q < L; q++)
-          s32 += __builtin_convertvector(ldf(b + q * VW) * a[q * MR + r] * sc, vi);
-        S = __builtin_convertvector(s32, vd);
+      if (kp->split) {
+        vi e0, e1;
+        const vd S0 = stage1(a, ea, b, eb, r, 0, 2, kp, &e0), S1 = stage1(a, ea, b, eb, r, 1, 2, kp, &e1);
+        em = maxi(e0, e1);
+        S = floorv(S0 * pow2v(e0 - em)) + floorv(S1 * pow2v(e1 - em));
       } else {
-        em = maxi(em, SPLI(-600));   /* no product: S = 0 */
-        const vd sc = pow2v(F - em);
-        S = (vd){};
-        for (int q = 0; q < L; q++)
-          S += truncv(tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc);
+        S = stage1(a, ea, b, eb, r, 0, 1, kp, &em);
       }
       /* stage 2: at E, S cut to F2 + 1 fraction bits and c to F (toward -inf) */
       const vf cv = acc[r];
@@ -213,7 +240,9 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
       const vi E = maxi(em, ec);
       /* (a gap past 100 leaves 0 or -1 either way: S < 2^48, c's significand < 2) */
       const vd D = floorv(S * pow2v(F2 + 1 - F - mini(E - em, SPLI(100))));
-      const vd C2 = floorv(tod(cv) * pow2v(F - ec - mini(E - ec, SPLI(100)))) * g2;
+      vd C2 = floorv(tod(cv) * pow2v(F - ec - mini(E - ec, SPLI(100)))) * g2;
+      if (kp->split)   /* a c more than F + 1 binades below E adds nothing */
+        C2 = (vd)((vl)C2 & ~__builtin_convertvector(ec < E - (F + 1), vl));
       const vd T = D + C2;   /* units of 2^(E - F2 - 1) */
       /* stage 3: T cut toward -inf to F2 fraction bits at its exponent (at least -126) */
       const vi et = __builtin_convertvector((((vl)T >> 52) & 0x7ff) - 1023, vi);

@@ -37,10 +37,10 @@ static void decoder_init(decoder *d, const struct mpe_tc_model *m, mpe_type t)
 {
   d->m = m;
   /* a packed FP8 operand in its own format (a mixed call), binary32 ones to `in` */
-  d->f = (const struct mpe_format *)mpe_format_of(t == MPE_E4M3 || t == MPE_E5M2 ? t : m->p.in);
+  d->f = (const struct mpe_format *)mpe_format_of(mpei_type_fp8(t) ? t : m->p.in);
   d->maxbits = mpei_f2u((float)d->f->maxv);
   d->drop = 24 - d->f->p;
-  if (t == MPE_E4M3 || t == MPE_E5M2)
+  if (mpei_type_fp8(t))
     for (int i = 0; i < 256; i++)
       d->fp8[i] = (float)mpei_decode((uint32_t)i, d->f);
 }
@@ -59,7 +59,7 @@ static inline float decode_one(const decoder *d, const void *base, mpe_type t, s
   }
   case MPE_BF16:
     return mpei_u2f((uint32_t)((const uint16_t *)base)[idx] << 16);
-  case MPE_E4M3: case MPE_E5M2:
+  case MPE_E4M3: case MPE_E5M2: case MPE_E4M3FNUZ: case MPE_E5M2FNUZ:
     return d->fp8[((const uint8_t *)base)[idx]];
   default: {
     float x = ((const float *)base)[idx];
@@ -166,7 +166,7 @@ int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transp
 {
   if (x->sc)   /* block-scaled operands: tc_scaled.c */
     return mpei_tc_pack_scaled(x, transpose, rows, K, Kp, w, pk->v, pk->e, bad, EXP_LO, EXP_HI);
-  const int pin = ((const struct mpe_format *)mpe_format_of(x->t == MPE_E4M3 || x->t == MPE_E5M2 ? x->t : m->p.in))->emin;
+  const int pin = ((const struct mpe_format *)mpe_format_of(mpei_type_fp8(x->t) ? x->t : m->p.in))->emin;
   int npan = (rows + w - 1) / w, unsafe = 0;
   decoder d;
   decoder_init(&d, m, x->t);
@@ -188,7 +188,7 @@ int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transp
     switch (t) {
     case MPE_FP16: unsafe |= pack_panel(&d, x, MPE_FP16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
     case MPE_BF16: unsafe |= pack_panel(&d, x, MPE_BF16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
-    case MPE_E4M3: case MPE_E5M2:
+    case MPE_E4M3: case MPE_E5M2: case MPE_E4M3FNUZ: case MPE_E5M2FNUZ:
       unsafe |= pack_panel(&d, x, MPE_E4M3, transpose, rows, K, Kp, w, p, pin, pk, bad);
       break;
     default: unsafe |= pack_panel(&d, x, MPE_FP32, transpose, rows, K, Kp, w, p, pin, pk, bad); break;

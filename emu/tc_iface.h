@@ -70,6 +70,13 @@ static inline int mpei_type_is_int(mpe_type t)
   return t == MPE_INT8 || t == MPE_UINT8 || t == MPE_INT4 || t == MPE_UINT4;
 }
 
+/* The FP8 family of t: 1 OCP (E4M3, E5M2), 2 FNUZ (E4M3FNUZ, E5M2FNUZ: AMD
+   CDNA3), 0 not an FP8 format. A mixed FP8 call pairs the two of one family. */
+static inline int mpei_type_fp8(mpe_type t)
+{
+  return t == MPE_E4M3 || t == MPE_E5M2 ? 1 : t == MPE_E4M3FNUZ || t == MPE_E5M2FNUZ ? 2 : 0;
+}
+
 /* The argument rules of the integer calls, one definition for the CPU
    (mpe_mma/mpe_gemm with an integer model) and the GPU path, given the model's
    input type `in`: MPE_EINVAL (sizes, leading dimensions, NULL operands, enum

@@ -30,7 +30,7 @@ int mpei_tc_in_ok(const struct mpe_tc_model *m, mpe_type t)
 
 static int in_type_ok(mpe_type in)
 {
-  return in == MPE_FP16 || in == MPE_BF16 || in == MPE_TF32 || in == MPE_E4M3 || in == MPE_E5M2;
+  return in == MPE_FP16 || in == MPE_BF16 || in == MPE_TF32 || mpei_type_fp8(in);
 }
 
 /* The argument rules of mpe_mma (tc_impl.h). */
@@ -152,16 +152,13 @@ int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc
   return run_portable(m, M, N, K, a, b, c, out16, acc);
 }
 
-static int is_fp8(mpe_type t)
-{
-  return t == MPE_E4M3 || t == MPE_E5M2;
-}
-
 /* A mixed FP8 call: an FP8 model, one operand packed E4M3 and the other
-   packed E5M2 (the e4m3.e5m2 / e5m2.e4m3 forms of the FP8 instructions). */
+   packed E5M2 (the e4m3.e5m2 / e5m2.e4m3 forms of the FP8 instructions), or
+   for an FNUZ model one E4M3FNUZ and one E5M2FNUZ (AMD's fp8_bf8, bf8_fp8). */
 static int mixed_fp8(const struct mpe_tc_model *m, mpe_type at, mpe_type bt)
 {
-  return m && is_fp8(m->p.in) && is_fp8(at) && is_fp8(bt) && at != bt;
+  const int fam = m ? mpei_type_fp8(m->p.in) : 0;
+  return fam && mpei_type_fp8(at) == fam && mpei_type_fp8(bt) == fam && at != bt;
 }
 
 /* A custom model whose B format (in_b) differs from A's describes a mixed
@@ -357,7 +354,7 @@ int mpe_mma_cd(const mpe_tc_model *model, int m, int n, int k, const void *A, mp
 
 static size_t elem_size(mpe_type t)
 {
-  return t == MPE_FP32 || t == MPE_TF32 ? 4 : t == MPE_E4M3 || t == MPE_E5M2 ? 1 : 2;
+  return t == MPE_FP32 || t == MPE_TF32 ? 4 : mpei_type_fp8(t) ? 1 : 2;
 }
 
 /* bytes spanned by a row-major operand of `rows` rows with leading dimension ld */

@@ -169,6 +169,11 @@ static const struct mpe_tc_model models[] = {
   AMDX("mi300", MPE_TC_BLOCK, MPE_FP16, 8, 24, 31, MPE_TC_MFMA_TWO_STAGE),
   AMDX("mi300", MPE_TC_BLOCK, MPE_BF16, 8, 24, 31, MPE_TC_MFMA_TWO_STAGE),
   AMDX("mi300", MPE_TC_BLOCK, MPE_TF32, 4, 24, 31, MPE_TC_MFMA_TWO_STAGE),
+  /* CDNA3 FP8 (v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8}, 32x32x16): FNUZ operands, 16
+     products a block in even and odd partial sums (MMA_GTR_FDPA, F = 24, F2 = 31);
+     mixed pairs are the model with one operand of each */
+  AMDX("mi300", MPE_TC_BLOCK, MPE_E4M3FNUZ, 16, 24, 31, MPE_TC_MFMA_TWO_STAGE_SPLIT),
+  AMDX("mi300", MPE_TC_BLOCK, MPE_E5M2FNUZ, 16, 24, 31, MPE_TC_MFMA_TWO_STAGE_SPLIT),
   F64("mi300", MPE_TC_MFMA),
   /* Arm A64 BF16 dot products, from the Arm ARM's pseudo-code (BFDotAdd; mpe_tc_model_get(3),
      "Arm models"): FPCR.EBF = 0, and FEAT_EBF16 with FPCR.EBF = 1 and RN, no flushing */
@@ -381,14 +386,19 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     return mpei_tc_cpu_custom(out, p);
   if (p->pair_order != 0 || p->flush != 0)
     return MPE_EINVAL;   /* the CPU chain's fields */
-  if (p->mfma != MPE_TC_MFMA_NONE) {   /* the CDNA2/CDNA3 arithmetic: FP16, BF16 (CDNA3 also TF32) */
-    if (p->kind != MPE_TC_BLOCK || p->scale_group || p->in_b || p->late_c || p->round_fp32 != MPE_RNE ||
-        (p->in != MPE_FP16 && p->in != MPE_BF16 && (p->in != MPE_TF32 || p->mfma != MPE_TC_MFMA_TWO_STAGE)))
+  if (p->mfma != MPE_TC_MFMA_NONE) {   /* the CDNA2/CDNA3 arithmetic: FP16, BF16 (CDNA3 also TF32, FNUZ FP8) */
+    const int split = p->mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT;
+    if (p->kind != MPE_TC_BLOCK || p->scale_group || p->late_c || p->round_fp32 != MPE_RNE ||
+        (split ? mpei_type_fp8(p->in) != 2 || (p->in_b && mpei_type_fp8(p->in_b) != 2)
+               : p->in_b || (p->in != MPE_FP16 && p->in != MPE_BF16 &&
+                             (p->in != MPE_TF32 || p->mfma != MPE_TC_MFMA_TWO_STAGE))))
       return MPE_EINVAL;
     if (p->mfma == MPE_TC_MFMA_FTZ ? (p->block != 2 && p->block != 4) || p->align_bits || p->result_bits
-        : p->mfma != MPE_TC_MFMA_TWO_STAGE || p->block < 1 || p->block > 64 || p->align_bits < 1 ||
+        : (p->mfma != MPE_TC_MFMA_TWO_STAGE && !split) || p->block < 1 || p->block > 64 || p->align_bits < 1 ||
           p->align_bits > 40 || p->result_bits < 1 || p->result_bits > 40)
       return MPE_EINVAL;
+  } else if (mpei_type_fp8(p->in) == 2) {
+    return MPE_EINVAL;   /* FNUZ operands: the CDNA3 FP8 arithmetic only */
   }
   if (mpei_type_is_int(p->in))
     return mpei_tc_int_custom(out, p);
@@ -398,13 +408,12 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     int r = mpei_tc_scaled_params_ok(p);
     if (r)
       return r;
-  } else if (p->in != MPE_FP16 && p->in != MPE_BF16 && p->in != MPE_TF32 && p->in != MPE_E4M3 &&
-             p->in != MPE_E5M2) {
+  } else if (p->in != MPE_FP16 && p->in != MPE_BF16 && p->in != MPE_TF32 && !mpei_type_fp8(p->in)) {
     return MPE_EINVAL;
   }
   if (!round_ok(p->round_fp32) || !round_ok(p->round_fp16))
     return MPE_EINVAL;
-  if (p->in_b != 0 && ((p->in != MPE_E4M3 && p->in != MPE_E5M2) || (p->in_b != MPE_E4M3 && p->in_b != MPE_E5M2)))
+  if (p->in_b != 0 && (!mpei_type_fp8(p->in) || mpei_type_fp8(p->in_b) != mpei_type_fp8(p->in)))
     return MPE_EINVAL;   /* B in its own format: the mixed FP8 instructions only */
   if (p->late_c != 0 && p->late_c != 1)
     return MPE_EINVAL;
@@ -838,19 +847,19 @@ static inline double sig_exp(double x, int emin, int *e)
   return x * pow2i(-ex);
 }
 
-/* CDNA3: one block of n products and c (tc.h, MPE_TC_MFMA_TWO_STAGE). Every
-   step is exact in binary64: the cut sum of at most 64 products below 4 with
-   F <= 40 fraction bits, the second-stage terms below 2^7 on a grid of
-   2^-(F2+1) (F2 <= 40). */
+/* CDNA3: one block of n products and c (tc.h, MPE_TC_MFMA_TWO_STAGE and, for
+   FP8, MPE_TC_MFMA_TWO_STAGE_SPLIT). Every step is exact in binary64: the cut
+   sums of at most 64 products below 4 with F <= 40 fraction bits, the
+   second-stage terms below 2^7 on a grid of 2^-(F2+1) (F2 <= 40). */
 static double mfma_two_stage(const struct mpe_tc_model *m, const double *a, const double *b, long bs, int n,
                              double c)
 {
-  const struct mpe_format *fi = in_fmt(m);
-  const int F = m->p.align_bits, F2 = m->p.result_bits;
+  const struct mpe_format *fi = in_fmt(m), *fib = in_fmt_b(m);
+  const int F = m->p.align_bits, F2 = m->p.result_bits, split = m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT;
   /* inf and NaN, with a finite product of 2^128 or more taken as infinite */
   int nan = isnan(c), pinf = c == INFINITY, ninf = c == -INFINITY;
   double ps[64];
-  int pe[64], cnt = 0, emax = 0;
+  int pe[64], pg[64], cnt = 0, gcnt[2] = { 0, 0 }, gmax[2] = { 0, 0 };
   for (int l = 0; l < n; l++) {
     const double x = a[l], y = b[(long)l * bs];
     int ex, ey;
@@ -866,32 +875,43 @@ static double mfma_two_stage(const struct mpe_tc_model *m, const double *a, cons
     }
     if (x == 0 || y == 0)
       continue;   /* a zero product drops out */
-    const double s = sig_exp(x, fi->emin, &ex) * sig_exp(y, fi->emin, &ey);
+    const double s = sig_exp(x, fi->emin, &ex) * sig_exp(y, fib->emin, &ey);
     if ((fabs(s) >= 2.0) + ex + ey >= 128) {
       pinf |= !neg;
       ninf |= neg;
       continue;
     }
-    if (!cnt || ex + ey > emax)
-      emax = ex + ey;
+    const int g = split ? l & 1 : 0;   /* the partial sum it joins: even or odd k (split) */
+    if (!gcnt[g]++ || ex + ey > gmax[g])
+      gmax[g] = ex + ey;
     ps[cnt] = s;
+    pg[cnt] = g;
     pe[cnt++] = ex + ey;
   }
   if (nan || (pinf && ninf))
     return NAN;
   if (pinf || ninf)
     return pinf ? INFINITY : -INFINITY;
-  /* stage 1: the products cut toward zero at 2^(emax - F); a zero sum is +0 */
-  double sdot = 0.0;
+  /* stage 1: each partial sum's products cut toward zero at 2^(its emax - F)
+     (pe - emax >= -600: no underflow); split, the two added at the larger
+     emax, the other cut toward -inf there; a zero sum is +0 */
+  double gs[2] = { 0.0, 0.0 };
   for (int t = 0; t < cnt; t++)
-    sdot += trunc(ps[t] * pow2i(pe[t] - emax + F));   /* pe - emax >= -600: no underflow */
+    gs[pg[t]] += trunc(ps[t] * pow2i(pe[t] - gmax[pg[t]] + F));
+  const int emax = !gcnt[1] || (gcnt[0] && gmax[0] >= gmax[1]) ? gmax[0] : gmax[1];
+  double sdot = 0.0;
+  for (int g = 0; g < 2; g++)
+    if (gcnt[g])
+      sdot += floor(gs[g] * pow2i(gmax[g] - emax > -600 ? gmax[g] - emax : -600));
   sdot = sdot * pow2i(-F) + 0.0;
   /* stage 2: beside c, at the larger exponent E, both cut toward -inf */
   int ec;
   const double sc = sig_exp(c, -126, &ec);
   const int E = cnt && emax > ec ? emax : ec;
   const double d2 = cnt ? floor(sdot * pow2i(emax - E + F2 + 1)) * pow2i(-(F2 + 1)) : 0.0;
-  const double c2 = floor(sc * pow2i(ec - E + F)) * pow2i(-F);
+  /* split: a c more than F + 1 binades below E adds nothing (not even the -2^-F
+     of its floor) */
+  const double c2 = split && ec < E - F - 1 ? 0.0 : floor(sc * pow2i(ec - E + F)) * pow2i(-F);
   int ev;
   const double sv = sig_exp((d2 + c2) * pow2i(E), -126, &ev);
   /* stage 3: cut toward -inf to F2 fraction bits, rounded to nearest-even */
@@ -903,7 +923,7 @@ double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *
 {
   if (m->p.mfma == MPE_TC_MFMA_FTZ)
     return mfma_ftz(m, a, b, bs, k, c);
-  if (m->p.mfma == MPE_TC_MFMA_TWO_STAGE) {
+  if (m->p.mfma == MPE_TC_MFMA_TWO_STAGE || m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT) {
     for (int l0 = 0; l0 < k; l0 += m->p.block)
       c = mfma_two_stage(m, a + l0, b + (long)l0 * bs, bs, k - l0 < m->p.block ? k - l0 : m->p.block, c);
     return c;
@@ -948,9 +968,8 @@ double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, 
 {
   const struct mpe_format *fi = in_fmt(m);
   switch (t) {
-  case MPE_FP16: case MPE_BF16: case MPE_E4M3: case MPE_E5M2: {
-    uint32_t bits = t == MPE_E4M3 || t == MPE_E5M2 ? ((const uint8_t *)base)[idx]
-                                                   : ((const uint16_t *)base)[idx];
+  case MPE_FP16: case MPE_BF16: case MPE_E4M3: case MPE_E5M2: case MPE_E4M3FNUZ: case MPE_E5M2FNUZ: {
+    uint32_t bits = mpei_type_fp8(t) ? ((const uint8_t *)base)[idx] : ((const uint16_t *)base)[idx];
     /* a packed operand in its own format (a mixed FP8 call: A's or B's) */
     return mpei_decode(bits, (const struct mpe_format *)mpe_format_of(t));
   }
@@ -963,7 +982,7 @@ double mpei_tc_load(const struct mpe_tc_model *m, const void *base, mpe_type t, 
     }
     int snan = (u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu) && !(u & 0x400000u);
     unsigned fl = 0;
-    int sat = m->p.in == MPE_E4M3 || m->p.in == MPE_E5M2;
+    int sat = mpei_type_fp8(m->p.in) != 0;
     return mpei_round_ref((double)x, snan, fi, m->p.input_round, 0, sat, 0, &fl);
   }
   }

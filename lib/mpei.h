@@ -30,7 +30,7 @@ static inline double mpei_u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return 
 
 /* ---- format descriptor (one row of lib/mpemu/formats.def, or a custom format) */
 /* how NaN and infinity are encoded: the `special` column of formats.def */
-enum { MPEI_SP_IEEE, MPEI_SP_FN, MPEI_SP_FINITE, MPEI_SP_E8M0 };
+enum { MPEI_SP_IEEE, MPEI_SP_FN, MPEI_SP_FINITE, MPEI_SP_E8M0, MPEI_SP_FNUZ };
 struct mpe_format {
   const char *name;
   int type;          /* mpe_type, or -1 for a custom format */
@@ -38,8 +38,9 @@ struct mpe_format {
   int emin, emax;    /* normal exponent range */
   int ebits;         /* exponent field width of the storage encoding (0: none) */
   int bits;          /* storage width in bits (0: none) */
-  int special;       /* MPEI_SP_*: IEEE (inf and NaN), FN (NaN only), FINITE (neither), E8M0 */
-  int has_inf;       /* 0: overflow without saturation gives NaN (FN), or saturates (FINITE) */
+  int special;       /* MPEI_SP_*: IEEE (inf and NaN), FN (NaN only), FINITE (neither), E8M0,
+                        FNUZ (one NaN code, no inf, no -0) */
+  int has_inf;       /* 0: overflow without saturation gives NaN (FN, FNUZ), or saturates (FINITE) */
   double maxv;       /* largest finite */
   double minnorm;    /* 2^emin */
   double minsub;     /* 2^(emin-p+1) */

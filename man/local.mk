@@ -6,6 +6,8 @@ dist_man_MANS += man/man3/mpemu.3 \
 	man/man3/mpe_fp16_to_fp64.3 man/man3/mpe_fp32_to_bf16.3 man/man3/mpe_fp64_to_bf16.3 \
 	man/man3/mpe_bf16_to_fp32.3 man/man3/mpe_fp32_to_tf32.3 man/man3/mpe_fp32_to_e4m3.3 \
 	man/man3/mpe_fp32_to_e5m2.3 man/man3/mpe_e4m3_to_fp32.3 man/man3/mpe_e5m2_to_fp32.3 \
+	man/man3/mpe_fp32_to_e4m3fnuz.3 man/man3/mpe_fp32_to_e5m2fnuz.3 man/man3/mpe_e4m3fnuz_to_fp32.3 \
+	man/man3/mpe_e5m2fnuz_to_fp32.3 \
 	man/man3/mpe_seed.3 \
 	man/man3/mpe_format_lookup.3 man/man3/mpe_format_of.3 man/man3/mpe_format_custom.3 \
 	man/man3/mpe_format_free.3 man/man3/mpe_format_name.3 man/man3/mpe_format_precision.3 \

@@ -150,6 +150,24 @@ START_TEST(test_exhaustive8)
         ck_assert(isnan(want) ? (back & 0x7f) > 0x7c : back == b);
       }
     }
+    /* the FNUZ formats (AMD CDNA3): bias 8 and 16, every exponent finite, no
+       inf, no -0: 0x80 is the one NaN */
+    for (int fz = 0; fz < 2; fz++) {
+      const int mb = fz ? 2 : 3, bias = fz ? 16 : 8;
+      e = (int)(b >> mb) & ((1 << (7 - mb)) - 1);
+      m = (int)b & ((1 << mb) - 1);
+      want = b == 0x80 ? NAN : e == 0 ? ldexp(m, 1 - bias - mb) : ldexp(m + (1 << mb), e - bias - mb);
+      if (s && b != 0x80)
+        want = -want;
+      v = fz ? mpe_e5m2fnuz_to_fp32((uint8_t)b) : mpe_e4m3fnuz_to_fp32((uint8_t)b);
+      ck_assert_msg(ts_same_f64(v, want) || (isnan(v) && isnan(want)), "%s %02x decodes to %a",
+                    fz ? "e5m2fnuz" : "e4m3fnuz", b, v);
+      for (int r = 0; r < 6; r++)
+        for (int sat = 0; sat < 2; sat++) {
+          uint8_t back = fz ? mpe_fp32_to_e5m2fnuz(v, ts_tf_round[r], sat) : mpe_fp32_to_e4m3fnuz(v, ts_tf_round[r], sat);
+          ck_assert_msg(back == b, "%s %02x mode %d sat %d: back %02x", fz ? "e5m2fnuz" : "e4m3fnuz", b, r, sat, back);
+        }
+    }
   }
 }
 END_TEST
@@ -231,6 +249,8 @@ static const fmtdesc fmts32[] = {
   { "bf16", 8, -126, 127, 0x1.fep+127, 1 },
   { "e4m3", 4, -6, 8, 448, 0 },
   { "e5m2", 3, -14, 15, 57344, 1 },
+  { "e4m3fnuz", 4, -7, 7, 240, 0 },
+  { "e5m2fnuz", 3, -15, 15, 57344, 0 },
   { "custom", 5, -10, 10, 0x1.fp+10, 1 },      /* p=5, emin=-10, emax=10 */
   { "custom", 20, -60, 60, 0x1.ffffep+60, 1 },
   { "custom", 2, -2, 3, 12, 1 },
@@ -297,6 +317,22 @@ START_TEST(test_mpfr_f32)
         double ws = oracle(x[i], d, ts_tf_round[r], 1, 0);
         double gs = mpe_e5m2_to_fp32(mpe_fp32_to_e5m2(x[i], ts_tf_round[r], 1));
         ck_assert_msg(ts_same_f64(gs, ws), "e5m2 sat x=%a got %a want %a", x[i], gs, ws);
+      } else if (!strcmp(d->name, "e4m3fnuz") || !strcmp(d->name, "e5m2fnuz")) {
+        /* the codes have one zero (+0) and one NaN (0x80): overflow, inf and NaN give it */
+        const int fz = d->p == 3;
+        want += 0.0;
+        for (int sat = 0; sat < 2; sat++) {
+          uint8_t q = fz ? mpe_fp32_to_e5m2fnuz(x[i], ts_tf_round[r], sat) : mpe_fp32_to_e4m3fnuz(x[i], ts_tf_round[r], sat);
+          double ws = oracle(x[i], d, ts_tf_round[r], sat, 0) + 0.0;
+          ck_assert_msg(isnan(ws) ? q == 0x80 : q != 0x80, "%s sat %d x=%a: code %02x", d->name, sat, x[i], q);
+          double gs = fz ? mpe_e5m2fnuz_to_fp32(q) : mpe_e4m3fnuz_to_fp32(q);
+          ck_assert_msg(ts_same_f64(gs, ws) || (isnan(gs) && isnan(ws)), "%s sat %d x=%a got %a want %a", d->name,
+                        sat, x[i], gs, ws);
+          if (!sat)
+            got = gs;
+        }
+        if (isnan(want) && isnan(got))
+          got = want;
       } else
         break;
       ck_assert_msg(ts_same_f64(got, want), "%s scalar mode %s x=%a got %a want %a", d->name,
@@ -317,6 +353,8 @@ START_TEST(test_mpfr_f64)
     { "bf16", 8, -126, 127, 0x1.fep+127, 1 },
     { "e4m3", 4, -6, 8, 448, 0 },
     { "e5m2", 3, -14, 15, 57344, 1 },
+    { "e4m3fnuz", 4, -7, 7, 240, 0 },
+    { "e5m2fnuz", 3, -15, 15, 57344, 0 },
     { "fp32", 24, -126, 127, 0x1.fffffep+127, 1 },
     { "custom", 30, -300, 300, 0x1.fffffff8p+300, 1 },
     { "custom", 53, -1000, 1000, 0x1.fffffffffffffp+1000, 1 },
@@ -369,6 +407,23 @@ START_TEST(test_facts)
   ck_assert_uint_eq(mpe_fp32_to_e4m3(465.f, MPE_RNE, 1), 0x7e);
   ck_assert_uint_eq(mpe_fp32_to_e4m3(-INFINITY, MPE_RNE, 1), 0xfe);
   ck_assert_uint_eq(mpe_fp32_to_e4m3(INFINITY, MPE_RNE, 0), 0x7f);
+  /* FNUZ: 248 is the tie between 240 (odd) and 256 (beyond the largest): NaN, or 240 saturated */
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(247.99f, MPE_RNE, 0), 0x7f);
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(248.f, MPE_RNE, 0), 0x80);
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(-248.f, MPE_RNE, 1), 0xff);
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(INFINITY, MPE_RNE, 0), 0x80);
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(-INFINITY, MPE_RNE, 1), 0xff);
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(NAN, MPE_RNE, 1), 0x80);
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(-0.0f, MPE_RNE, 0), 0x00);
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(-0x1p-12f, MPE_RNE, 0), 0x00);   /* below half the least */
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(-0x1p-12f, MPE_RD, 0), 0x81);    /* -2^-10 */
+  ck_assert_uint_eq(mpe_fp32_to_e4m3fnuz(0x1.8p-10f, MPE_RNE, 0), 0x02);  /* tie at 1.5 ulp: even */
+  ck_assert_uint_eq(mpe_fp32_to_e5m2fnuz(61439.f, MPE_RNE, 0), 0x7f);
+  ck_assert_uint_eq(mpe_fp32_to_e5m2fnuz(61440.f, MPE_RNE, 0), 0x80);
+  ck_assert_uint_eq(mpe_fp32_to_e5m2fnuz(1e6f, MPE_RZ, 0), 0x7f);         /* toward zero: the largest */
+  ck_assert_uint_eq(mpe_fp32_to_e5m2fnuz(-1e6f, MPE_RNE, 1), 0xff);
+  ck_assert_uint_eq(mpe_fp32_to_e5m2fnuz(0x1p-17f, MPE_RNE, 0), 0x01);
+  ck_assert(isnan(mpe_e5m2fnuz_to_fp32(0x80)) && mpe_e5m2fnuz_to_fp32(0xff) == -57344.f);
   ck_assert_uint_eq(mpe_fp32_to_e5m2(61440.f, MPE_RNE, 0), 0x7c);
   ck_assert_uint_eq(mpe_fp32_to_e5m2(61439.f, MPE_RNE, 0), 0x7b);
   ck_assert_uint_eq(mpe_fp32_to_e5m2(INFINITY, MPE_RNE, 1), 0x7b);
@@ -486,7 +541,7 @@ int main(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("mpfr");
   tcase_add_loop_test(tc, test_mpfr_f32, 0, (int)(sizeof fmts32 / sizeof fmts32[0]));
-  tcase_add_loop_test(tc, test_mpfr_f64, 0, 8);
+  tcase_add_loop_test(tc, test_mpfr_f64, 0, 10);
   tcase_set_timeout(tc, 1800);
   suite_add_tcase(s, tc);
   tc = tcase_create("f16c");

@@ -312,6 +312,37 @@ static float amd_c(uint64_t *st, int specials, int tiny)
    outputs go to the portable engine), huge BF16/TF32 exponents, pairs of
    products cancelling exactly, BF16/TF32 values in the window of CDNA3's
    binary32 first stage, and products and sums about 2^-126 */
+/* mpe_mma with C, and mpe_gemm's C = A B + C (one more binary32 addition), at
+   SIMD levels 1 and 2 equal to level 0 (the portable engine) bit for bit (a
+   NaN of mpe_gemm: any NaN); what names the model and A's type (bt, B's type,
+   follows it in a message). Returns the outputs compared. */
+static long amd_levels_run(const mpe_tc_model *m, int M, int N, int K, const void *A, mpe_type at, const void *B,
+                           mpe_type bt, const float *C, const char *what, int set, int sh)
+{
+  float *D0 = malloc(sizeof(float) * M * N), *D = malloc(sizeof(float) * M * N);
+  float *G = malloc(sizeof(float) * M * N), *G0 = malloc(sizeof(float) * M * N);
+  ck_assert(D0 && D && G && G0);
+  for (int lvl = 0; lvl <= 2; lvl++) {
+    mpe_simd_level_set(lvl);
+    float *d = lvl ? D : D0, *g = lvl ? G : G0;
+    ck_assert_int_eq(mpe_mma(m, M, N, K, A, at, K, B, bt, N, C, N, d, MPE_FP32, N), MPE_OK);
+    memcpy(g, C, sizeof(float) * M * N);
+    ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, at, K, B, bt, N, 1.0f,
+                              g, MPE_FP32, N),
+                     MPE_OK);
+    for (int q = 0; q < M * N && lvl; q++) {
+      ck_assert_msg(ts_f2u(D[q]) == ts_f2u(D0[q]), "%s %s set %d shape %d level %d (%d,%d): %a, portable %a", what,
+                    mpe_type_name(bt), set, sh, lvl, q / N, q % N, D[q], D0[q]);
+      ck_assert_msg(ts_f2u(G[q]) == ts_f2u(G0[q]) || (isnan(G[q]) && isnan(G0[q])),
+                    "%s %s gemm set %d shape %d level %d (%d,%d): %a, portable %a", what, mpe_type_name(bt), set, sh,
+                    lvl, q / N, q % N, G[q], G0[q]);
+    }
+  }
+  mpe_simd_level_set(-1);
+  free(D0); free(D); free(G); free(G0);
+  return 2L * M * N * 2;
+}
+
 START_TEST(test_amd_levels)
 {
   static const struct { const char *name; mpe_type t; } am[] = {
@@ -328,10 +359,8 @@ START_TEST(test_amd_levels)
       const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
       uint64_t st = ts_seed() + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
       unsigned char *A = malloc((size_t)M * K * es), *B = malloc((size_t)K * N * es);
-      float *C = malloc(sizeof(float) * M * N), *D0 = malloc(sizeof(float) * M * N);
-      float *D = malloc(sizeof(float) * M * N), *G = malloc(sizeof(float) * M * N);
-      float *G0 = malloc(sizeof(float) * M * N);
-      ck_assert(A && B && C && D0 && D && G && G0);
+      float *C = malloc(sizeof(float) * M * N);
+      ck_assert(A && B && C);
       const int specials = set == 1, huge = set == 2 ? 1 : set == 4 ? -1 : set == 5 ? -2 : 0;
       for (int q = 0; q < M * K; q++) {
         uint32_t w = amd_elem(t, &st, specials, huge);
@@ -350,26 +379,71 @@ START_TEST(test_amd_levels)
           }
       for (int q = 0; q < M * N; q++)
         C[q] = amd_c(&st, specials, set == 5);
-      /* mpe_mma with C, and mpe_gemm's C = A B + C (one more binary32 addition) */
-      for (int lvl = 0; lvl <= 2; lvl++) {
-        mpe_simd_level_set(lvl);
-        float *d = lvl ? D : D0, *g = lvl ? G : G0;
-        ck_assert_int_eq(mpe_mma(m, M, N, K, A, at, K, B, at, N, C, N, d, MPE_FP32, N), MPE_OK);
-        memcpy(g, C, sizeof(float) * M * N);
-        ck_assert_int_eq(mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, at, K, B, at, N,
-                                  1.0f, g, MPE_FP32, N),
-                         MPE_OK);
-        for (int q = 0; q < M * N && lvl; q++) {
-          ck_assert_msg(ts_f2u(D[q]) == ts_f2u(D0[q]), "%s %s set %d shape %zu level %d (%d,%d): %a, portable %a",
-                        am[_i].name, mpe_type_name(t), set, sh, lvl, q / N, q % N, D[q], D0[q]);
-          ck_assert_msg(ts_f2u(G[q]) == ts_f2u(G0[q]) || (isnan(G[q]) && isnan(G0[q])),
-                        "%s %s gemm set %d shape %zu level %d (%d,%d): %a, portable %a", am[_i].name,
-                        mpe_type_name(t), set, sh, lvl, q / N, q % N, G[q], G0[q]);
-        }
-      }
-      mpe_simd_level_set(-1);
-      free(A); free(B); free(C); free(D0); free(D); free(G); free(G0);
+      amd_levels_run(m, M, N, K, A, at, B, at, C, am[_i].name, set, (int)sh);
+      free(A); free(B); free(C);
     }
+}
+END_TEST
+
+/* an FNUZ FP8 code: random, or (edge) the largest, the smallest, subnormals,
+   zero, with specials the NaN 0x80; parity >= 0: the k of that parity near
+   the top exponent, the others low (the even and odd partial sums apart) */
+static uint8_t fnuz_elem(uint64_t *st, int l, int edge, int specials, int parity)
+{
+  static const uint8_t mags[] = { 0x7f, 0x7e, 0x01, 0x02, 0x03, 0x04, 0x07, 0x08, 0x00, 0x40 };
+  const uint64_t r = ts_rand64(st);
+  if (specials && r % 37 == 0)
+    return 0x80;
+  uint32_t mag = (uint32_t)(r >> 8) & 0x7f;
+  if (edge && (r >> 16) % 3 == 0)
+    mag = mags[(r >> 20) % 10];
+  if (parity >= 0)
+    mag = (l & 1) == parity ? 0x70 + (uint32_t)((r >> 24) % 16) : 0x08 + (uint32_t)((r >> 24) % 0x50);
+  return (uint8_t)(mag | (mag && (r >> 40) & 1 ? 0x80u : 0u));
+}
+
+/* mi300's FP8 kernels (the even/odd split sum, emu/tc_amd_kernel.h) equal the
+   portable engine at every SIMD level for the four FNUZ operand pairs:
+   random codes, edge codes, the NaN code and inf/NaN c, exact cancellation,
+   even and odd k at far-apart exponents, c near binary32's smallest normal */
+START_TEST(test_amd_fnuz_levels)
+{
+  const mpe_type ta = _i & 1 ? MPE_E5M2FNUZ : MPE_E4M3FNUZ, tb = _i & 2 ? MPE_E5M2FNUZ : MPE_E4M3FNUZ;
+  const mpe_tc_model *m = mpe_tc_model_get("mi300", ta);
+  ck_assert_ptr_nonnull(m);
+  static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 } };
+  long compared = 0;
+  for (int set = 0; set < 6; set++)
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+      const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
+      uint64_t st = ts_seed() + 5000 + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
+      uint8_t *A = malloc((size_t)M * K), *B = malloc((size_t)K * N);
+      float *C = malloc(sizeof(float) * M * N);
+      ck_assert(A && B && C);
+      const int edge = set == 1 || set == 2, specials = set == 2;
+      for (int i = 0; i < M; i++) {
+        const int par = set == 4 ? (int)(ts_rand64(&st) & 1) : -1;
+        for (int l = 0; l < K; l++)
+          A[(size_t)i * K + l] = fnuz_elem(&st, l, edge, specials, par);
+      }
+      for (int q = 0; q < K * N; q++)
+        B[q] = fnuz_elem(&st, 0, edge, specials, -1);
+      if (set == 3)   /* products a*b and (-a)*b in every row: exact cancellation */
+        for (int i = 0; i < M; i++)
+          for (int l = 0; l + 1 < K; l += 3) {
+            const uint8_t x = A[(size_t)i * K + l];
+            A[(size_t)i * K + l + 1] = x ? x ^ 0x80 : 0;
+            memcpy(B + (size_t)(l + 1) * N, B + (size_t)l * N, (size_t)N);
+          }
+      for (int q = 0; q < M * N; q++)
+        C[q] = amd_c(&st, specials, set == 5);
+      char what[48];
+      snprintf(what, sizeof what, "mi300 %s x", mpe_type_name(ta));
+      compared += amd_levels_run(m, M, N, K, A, ta, B, tb, C, what, set, (int)sh);
+      free(A); free(B); free(C);
+    }
+  printf("check_tc_wide: mi300 %s x %s: %ld outputs of SIMD levels 1, 2 equal the portable engine\n",
+         mpe_type_name(ta), mpe_type_name(tb), compared);
 }
 END_TEST
 
@@ -383,7 +457,9 @@ START_TEST(test_models_and_errors)
   ck_assert_ptr_null(mpe_tc_model_get("h100:wgmma", MPE_FP64));
   ck_assert_ptr_null(mpe_tc_model_get("mi250", MPE_TF32));
   ck_assert_ptr_null(mpe_tc_model_get("mi100:bf16", MPE_BF16));
-  ck_assert_ptr_null(mpe_tc_model_get("mi300", MPE_E4M3));   /* FNUZ FP8: not modelled */
+  ck_assert_ptr_null(mpe_tc_model_get("mi300", MPE_E4M3));   /* AMD's FP8 is FNUZ, not OCP */
+  ck_assert_ptr_null(mpe_tc_model_get("h100", MPE_E4M3FNUZ));
+  ck_assert_ptr_null(mpe_tc_model_get("mi250", MPE_E5M2FNUZ));
   ck_assert_str_eq(mpe_tc_model_name(mpe_tc_model_get("h200", MPE_FP64)), "h100");
   ck_assert_str_eq(mpe_tc_model_name(mpe_tc_model_get("mi250x", MPE_BF16)), "mi250");
   ck_assert_str_eq(mpe_tc_model_name(mpe_tc_model_get("MI300X", MPE_TF32)), "mi300");
@@ -411,6 +487,59 @@ START_TEST(test_models_and_errors)
   q = p;
   q.in = MPE_E4M3;
   ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL);
+  q.in = MPE_E4M3FNUZ;   /* FNUZ operands: the split sum only */
+  ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL);
+  {
+    /* the FP8 rows: the split sum, block 16, F 24, F2 31; their arguments */
+    mpe_tc_params f;
+    const mpe_tc_model *m8 = mpe_tc_model_get("mi300x", MPE_E5M2FNUZ);
+    ck_assert_int_eq(mpe_tc_model_params(m8, &f), MPE_OK);
+    ck_assert(f.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT && f.block == 16 && f.align_bits == 24 && f.result_bits == 31 &&
+              f.in == MPE_E5M2FNUZ && f.in_b == 0 && f.instr == MPE_TC_MFMA);
+    mpe_tc_params g = f;
+    g.in_b = MPE_E4M3FNUZ;   /* a custom mixed model */
+    ck_assert_int_eq(mpe_tc_model_custom(&cm, &g), MPE_OK);
+    mpe_tc_model_free(cm);
+    g.in_b = MPE_E4M3;   /* pairs within one family only */
+    ck_assert_int_eq(mpe_tc_model_custom(&cm, &g), MPE_EINVAL);
+    g = f;
+    g.in = MPE_FP16;
+    ck_assert_int_eq(mpe_tc_model_custom(&cm, &g), MPE_EINVAL);
+    g = f;
+    g.mfma = MPE_TC_MFMA_NONE;
+    ck_assert_int_eq(mpe_tc_model_custom(&cm, &g), MPE_EINVAL);
+    /* 0x7f x 0x7f = 57344^2 in k = 0, c = 1: exact in binary32's grid here */
+    const uint8_t a8[2] = { 0x7f, 0x00 }, b8[2] = { 0x7f, 0x00 }, e8[2] = { 0x7f, 0x00 };
+    float c8 = 1.0f, d8 = 0;
+    uint16_t h8;
+    ck_assert_int_eq(mpe_mma(m8, 1, 1, 2, a8, MPE_E5M2FNUZ, 2, b8, MPE_E5M2FNUZ, 1, &c8, 1, &d8, MPE_FP32, 1),
+                     MPE_OK);
+    ck_assert_float_eq(d8, 57344.0f * 57344.0f);
+    /* mixed: A E4M3FNUZ 240, B E5M2FNUZ 57344 */
+    ck_assert_int_eq(mpe_mma(m8, 1, 1, 2, e8, MPE_E4M3FNUZ, 2, b8, MPE_E5M2FNUZ, 1, &c8, 1, &d8, MPE_FP32, 1),
+                     MPE_OK);
+    ck_assert_float_eq(d8, 240.0f * 57344.0f + 1.0f);
+    /* mpe_tc_model_get(3)'s example: the odd partial sum -2^-20 cut toward -inf at
+       2^(14 - 24) beside the even 2^14: 16384 - 2^-10 (one sum cut toward zero: 16384) */
+    const uint8_t xa[2] = { 0x78, 0x81 }, xb[2] = { 0x78, 0x01 };
+    const float z8 = 0.0f;
+    ck_assert_int_eq(mpe_mma(mpe_tc_model_get("mi300", MPE_E4M3FNUZ), 1, 1, 2, xa, MPE_E4M3FNUZ, 2, xb, MPE_E4M3FNUZ,
+                             1, &z8, 1, &d8, MPE_FP32, 1),
+                     MPE_OK);
+    ck_assert_uint_eq(ts_f2u(d8), 0x467fffffu);
+    /* 0x80 is NaN */
+    const uint8_t n8[2] = { 0x80, 0x00 };
+    ck_assert_int_eq(mpe_mma(m8, 1, 1, 2, n8, MPE_E5M2FNUZ, 2, b8, MPE_E5M2FNUZ, 1, &c8, 1, &d8, MPE_FP32, 1),
+                     MPE_OK);
+    ck_assert(isnan(d8));
+    ck_assert_int_eq(mpe_mma(m8, 1, 1, 2, a8, MPE_E4M3, 2, b8, MPE_E5M2FNUZ, 1, &c8, 1, &d8, MPE_FP32, 1),
+                     MPE_EINVAL);   /* an OCP operand */
+    ck_assert_int_eq(mpe_mma(m8, 1, 1, 2, a8, MPE_E5M2FNUZ, 2, b8, MPE_E5M2FNUZ, 1, &c8, 1, &h8, MPE_FP16, 1),
+                     MPE_EUNSUP);   /* binary32 accumulators only */
+    ck_assert_int_eq(mpe_mma(mpe_tc_model_get("h100", MPE_E4M3), 1, 1, 2, e8, MPE_E4M3FNUZ, 2, b8, MPE_E5M2FNUZ, 1,
+                             &c8, 1, &d8, MPE_FP32, 1),
+                     MPE_EINVAL);   /* FNUZ operands on an OCP FP8 model */
+  }
   ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("mi250", MPE_FP16), &q), MPE_OK);
   q.block = 3;
   ck_assert_int_eq(mpe_tc_model_custom(&cm, &q), MPE_EINVAL);
@@ -464,6 +593,7 @@ static Suite *wide_suite(void)
   tcase_add_test(tc, test_amd_reproducers);
   tcase_add_loop_test(tc, test_amd_gemm, 0, 8);
   tcase_add_loop_test(tc, test_amd_levels, 0, 8);
+  tcase_add_loop_test(tc, test_amd_fnuz_levels, 0, 4);
   tcase_add_test(tc, test_models_and_errors);
   suite_add_tcase(s, tc);
   return s;

@@ -26,6 +26,7 @@ typedef enum {
 typedef struct {
   mpe_tc_kind kind;
   mpe_type in;          /* input format: MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2;
+                           MPE_E4M3FNUZ, MPE_E5M2FNUZ (the AMD CDNA3 FP8 models);
                            MPE_FP64 (built-in MPE_TC_FMA_CHAIN models only: binary64 fmas) */
   int block;            /* L: products per hardware block, 1..1024 (MPE_TC_BLOCK) */
   int align_bits;       /* F: addends are truncated to multiples of 2^(E_max - F), 1..58 */
@@ -72,8 +73,9 @@ typedef struct {
   int scale_fmts;
   int scale_zero_exp;
   /* FP8 models: 0 (B in the format `in`), or B's format when it differs from A's (MPE_E4M3 or
-     MPE_E5M2, the mixed FP8 instructions). mpe_mma and mpe_gemm set it themselves for a call
-     whose packed operands are one E4M3 and one E5M2; see mpe_mma(3). A custom model whose
+     MPE_E5M2, the mixed FP8 instructions; MPE_E4M3FNUZ or MPE_E5M2FNUZ for the AMD FNUZ
+     models). mpe_mma and mpe_gemm set it themselves for a call whose packed operands are one
+     E4M3 and one E5M2 (or one E4M3FNUZ and one E5M2FNUZ); see mpe_mma(3). A custom model whose
      in_b differs from `in` takes only such mixed calls (others: MPE_EINVAL). */
   int in_b;
   /* AMD matrix cores: 0 for every other model, or the CDNA arithmetic of an
@@ -115,7 +117,15 @@ typedef enum {
      fraction bits, and c, cut toward -inf to align_bits, are added at their
      larger exponent; that sum, cut toward -inf to result_bits fraction bits,
      is rounded to nearest-even (align_bits 24, result_bits 31) */
-  MPE_TC_MFMA_TWO_STAGE = 2
+  MPE_TC_MFMA_TWO_STAGE = 2,
+  /* CDNA3 FP8 (MI300, MPE_E4M3FNUZ and MPE_E5M2FNUZ operands): MPE_TC_MFMA_TWO_STAGE
+     with the block's products in two partial sums, the even k and the odd k
+     of the block, each aligned and cut toward zero at 2^(its own E_max -
+     align_bits); the two are added at their larger exponent, the smaller cut
+     toward -inf to align_bits fraction bits there, and that sum goes on as the
+     cut sum of MPE_TC_MFMA_TWO_STAGE, except that a c whose exponent lies more
+     than align_bits + 1 below the larger of the two adds nothing (block 16) */
+  MPE_TC_MFMA_TWO_STAGE_SPLIT = 3
 } mpe_tc_mfma;
 
 /* Instruction families (mpe_tc_params.instr). */
@@ -170,7 +180,8 @@ typedef enum {
    binary64 fmas (mpe_mma and mpe_gemm with binary64 operands). AMD matrix cores
    (v_mfma): "mi100" (CDNA1: FP16, BF16), "mi250" (CDNA2: FP16, BF16 (the _1k
    instructions), FP64; "mi250:bf16": the BF16 instructions without _1k), "mi300"
-   (CDNA3: FP16, BF16, TF32 (xf32), FP64); aliases "mi210", "mi250x", "mi300x",
+   (CDNA3: FP16, BF16, TF32 (xf32), FP64, and FP8 as MPE_E4M3FNUZ and MPE_E5M2FNUZ, the
+   _fp8_fp8, _fp8_bf8, _bf8_fp8 and _bf8_bf8 instructions); aliases "mi210", "mi250x", "mi300x",
    "mi300a", "mi325x". The x86 dot-product instructions ("CPU models"): "avx512-bf16"
    (VDPBF16PS), "amx-bf16" (TDPBF16PS), MPE_BF16; "amx-fp16" (TDPFP16PS), MPE_FP16;
    "amx-int8" (MPE_INT8, MPE_UINT8); "avx512-vnni", "avx-vnni" and their ":vpdpbusds"
@@ -221,7 +232,8 @@ MPE_API void mpe_tc_model_free(mpe_tc_model *m);
    blocks chained in ascending k. A is m×k, B k×n, C and D m×n. atype/btype: MPE_FP32 (binary32
    values, converted with the model's input rule) or the packed input type (uint16_t for
    FP16/BF16, uint8_t for FP8; with an FP8 model, one operand may be packed E4M3 and the other
-   packed E5M2: the mixed FP8 instructions). dtype: MPE_FP32 (C, D are float) or MPE_FP16 (uint16_t).
+   packed E5M2, or with mi300's FNUZ models one E4M3FNUZ and one E5M2FNUZ: the mixed FP8
+   instructions). dtype: MPE_FP32 (C, D are float) or MPE_FP16 (uint16_t).
    Integer models: atype/btype MPE_INT8 or MPE_UINT8 (8-bit models), MPE_INT4 or MPE_UINT4
    (4-bit models, one value per byte), dtype MPE_INT32 (C, D are int32_t); see mpe_tc_int(3). */
 MPE_API int mpe_mma(const mpe_tc_model *model, int m, int n, int k,

@@ -386,7 +386,8 @@ static int wide_rows(int n)
   double *a = malloc(nn * 8), *b = malloc(nn * 8), *c = malloc(nn * 8);
   float *af = malloc(nn * 4), *bf = malloc(nn * 4), *cf = malloc(nn * 4);
   uint16_t *a16 = malloc(nn * 2), *b16 = malloc(nn * 2);
-  if (!a || !b || !c || !af || !bf || !cf || !a16 || !b16)
+  uint8_t *a8 = malloc(nn), *b8 = malloc(nn);
+  if (!a || !b || !c || !af || !bf || !cf || !a16 || !b16 || !a8 || !b8)
     return 1;
   uint64_t s = 2468;
   for (size_t i = 0; i < nn; i++) {
@@ -395,28 +396,36 @@ static int wide_rows(int n)
     af[i] = (float)a[i];
     bf[i] = (float)b[i];
   }
-  static const struct { const char *name; mpe_type in; } rows[] = {
-    { "h100", MPE_FP64 }, { "mi300", MPE_FP64 }, { "mi100", MPE_FP16 }, { "mi100", MPE_BF16 },
-    { "mi250", MPE_FP16 }, { "mi250", MPE_BF16 }, { "mi250:bf16", MPE_BF16 }, { "mi300", MPE_FP16 },
-    { "mi300", MPE_BF16 }, { "mi300", MPE_TF32 },
+  /* inb: B's format when it differs (a mixed FP8 pair), else 0 */
+  static const struct { const char *name; mpe_type in, inb; } rows[] = {
+    { "h100", MPE_FP64, 0 }, { "mi300", MPE_FP64, 0 }, { "mi100", MPE_FP16, 0 }, { "mi100", MPE_BF16, 0 },
+    { "mi250", MPE_FP16, 0 }, { "mi250", MPE_BF16, 0 }, { "mi250:bf16", MPE_BF16, 0 }, { "mi300", MPE_FP16, 0 },
+    { "mi300", MPE_BF16, 0 }, { "mi300", MPE_TF32, 0 }, { "mi300", MPE_E4M3FNUZ, 0 }, { "mi300", MPE_E5M2FNUZ, 0 },
+    { "mi300", MPE_E4M3FNUZ, MPE_E5M2FNUZ },
     /* NVIDIA block models of the same block lengths (v100: 4, a100: 8), for comparison */
-    { "v100", MPE_FP16 }, { "a100", MPE_FP16 },
+    { "v100", MPE_FP16, 0 }, { "a100", MPE_FP16, 0 },
   };
   const int reps = 3;
   printf("\nmpe_gemm FP64 models vs cblas_dgemm, AMD models vs cblas_sgemm, n = %d\n", n);
-  printf("%-10s %-5s %9s %9s %7s\n", "model", "input", "model s", "blas s", "ratio");
+  printf("%-10s %-17s %9s %9s %7s\n", "model", "input", "model s", "blas s", "ratio");
   for (size_t ri = 0; ri < sizeof rows / sizeof rows[0]; ri++) {
     const mpe_tc_model *m = mpe_tc_model_get(rows[ri].name, rows[ri].in);
     const mpe_type t = rows[ri].in;
-    const int f64 = t == MPE_FP64;
+    const int f64 = t == MPE_FP64, fp8 = t == MPE_E4M3FNUZ || t == MPE_E5M2FNUZ;
+    const mpe_type tbt = rows[ri].inb ? rows[ri].inb : t;
+    if (fp8)
+      for (size_t i = 0; i < nn; i++) {
+        a8[i] = t == MPE_E4M3FNUZ ? mpe_fp32_to_e4m3fnuz(af[i], MPE_RNE, 1) : mpe_fp32_to_e5m2fnuz(af[i], MPE_RNE, 1);
+        b8[i] = tbt == MPE_E4M3FNUZ ? mpe_fp32_to_e4m3fnuz(bf[i], MPE_RNE, 1) : mpe_fp32_to_e5m2fnuz(bf[i], MPE_RNE, 1);
+      }
     if (t == MPE_FP16 || t == MPE_BF16)
       for (size_t i = 0; i < nn; i++) {
         a16[i] = t == MPE_FP16 ? mpe_fp32_to_fp16(af[i], MPE_RNE) : mpe_fp32_to_bf16(af[i], MPE_RNE);
         b16[i] = t == MPE_FP16 ? mpe_fp32_to_fp16(bf[i], MPE_RNE) : mpe_fp32_to_bf16(bf[i], MPE_RNE);
       }
-    const void *pa = f64 ? (const void *)a : t == MPE_TF32 ? (const void *)af : a16;
-    const void *pb = f64 ? (const void *)b : t == MPE_TF32 ? (const void *)bf : b16;
-    const mpe_type at = f64 ? MPE_FP64 : t == MPE_TF32 ? MPE_FP32 : t;
+    const void *pa = f64 ? (const void *)a : t == MPE_TF32 ? (const void *)af : fp8 ? (const void *)a8 : a16;
+    const void *pb = f64 ? (const void *)b : t == MPE_TF32 ? (const void *)bf : fp8 ? (const void *)b8 : b16;
+    const mpe_type at = f64 ? MPE_FP64 : t == MPE_TF32 ? MPE_FP32 : t, bt = rows[ri].inb ? rows[ri].inb : at;
     double tm[3], tb[3], rat[3];
     for (int r = 0; r < reps; r++) {
       settle();
@@ -428,7 +437,7 @@ static int wide_rows(int n)
       tb[r] = now() - t0;
       settle();
       t0 = now();
-      int rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, pa, at, n, pb, at, n, 0.0f,
+      int rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, pa, at, n, pb, bt, n, 0.0f,
                         f64 ? (void *)c : (void *)cf, f64 ? MPE_FP64 : MPE_FP32, n);
       tm[r] = now() - t0;
       if (rc) {
@@ -437,10 +446,13 @@ static int wide_rows(int n)
       }
       rat[r] = tb[r] / tm[r];
     }
-    printf("%-10s %-5s %9.3f %9.3f %7.3f\n", rows[ri].name, mpe_type_name(t), median(tm, reps), median(tb, reps),
+    char in[24];
+    snprintf(in, sizeof in, "%s%s%s", mpe_type_name(t), rows[ri].inb ? "x" : "",
+             rows[ri].inb ? mpe_type_name(rows[ri].inb) : "");
+    printf("%-10s %-17s %9.3f %9.3f %7.3f\n", rows[ri].name, in, median(tm, reps), median(tb, reps),
            median(rat, reps));
   }
-  free(a); free(b); free(c); free(af); free(bf); free(cf); free(a16); free(b16);
+  free(a); free(b); free(c); free(af); free(bf); free(cf); free(a16); free(b16); free(a8); free(b8);
   return 0;
 }
 
