@@ -14,9 +14,11 @@ enum { MPEI_TC_AMD_EXACT = 1,   /* CDNA1: blocks of L, each summed exactly with 
    scaled to below their largest exponent (addends that are not integers
    there are reported in fl); TWO, align_bits; F2: result_bits. flush: FTZ,
    the sums may be tiny (BF16; FP16 products and their sums never are).
-   f32 (TWO): every operand is zero or in [2^-48, 2^63) and
-   L * (2^(F+2) - 1) <= 2^31 - 1: stage 1 runs in binary32 and int32 lanes. */
-typedef struct { int kind, L, F, F2, nblk, flush, f32; } mpei_tc_amd_kp;
+   f32 (TWO): every operand is zero or in [2^-48, 2^63),
+   L * (2^(F+2) - 1) + 2^(F+1) <= 2^31 - 1, 0 <= F2 + 1 - F <= 16 and
+   F2 <= 31: stage 1 runs in binary32 and int32 lanes, stage 2 on a two-part
+   integer. P (EXACT): the input format's precision. */
+typedef struct { int kind, L, F, F2, nblk, flush, f32, P; } mpei_tc_amd_kp;
 
 /* Panels as emu/tc_pack.h packs them: A in panels of MR rows (element (k, r)
    at k*MR + r: binary32 value, exponent), B in panels of VW columns ((k, j)

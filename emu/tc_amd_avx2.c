@@ -4,7 +4,11 @@
 #include "isa_avx2.h"
 #include "tc_amd.h"
 #define VW MPEI_TC_AMD_AVX2_VW
+#define VWN 8   /* VW as a number for the preprocessor */
 #define FLOOR_PD(x) ((__typeof__(x))_mm256_round_pd((__m256d)(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC))
+#define FLOOR_PS(x) ((__typeof__(x))_mm256_round_ps((__m256)(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC))
+#define FMA_PD(a, b, c) ((__typeof__(a))_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#define ANY_I(v) (!_mm256_testz_si256((__m256i)(v), (__m256i)(v)))
 #include "tc_amd_kernel.h"
 
 void mpei_tc_amd_avx2(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,

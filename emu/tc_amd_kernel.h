@@ -1,8 +1,11 @@
 /* AMD's CDNA matrix-core kernels, written once with GCC vector extensions and
    included by tc_amd_avx2.c and tc_amd_avx512.c, each compiled with its own
    -m flags and -ffp-contract=off. The includer includes its instruction set's
-   header (lib/isa_*.h) and defines VW (binary32 lanes per register) and
-   FLOOR_PD (one register of binary64 lanes rounded toward -inf). Each lane is
+   header (lib/isa_*.h) and defines VW (binary32 lanes per register; VWN the
+   same as a number),
+   FLOOR_PD and FLOOR_PS (one register of binary64 / binary32 lanes rounded
+   toward -inf), FMA_PD (one register of binary64 fma) and ANY_I (whether some
+   bit of an int32 vector is set). Each lane is
    one output; the arithmetic is the portable engine's (emu/tc_model.c:
    exact_dot per block, mfma_ftz, mfma_two_stage), step for step:
 
@@ -10,7 +13,8 @@
      2^(F - E), E the largest exponent among them, and summed in binary64: when
      every scaled addend is an integer the sum is exact (F keeps it below 2^53)
      and its conversion to binary32 is the one RNE rounding; a lane where some
-     addend is not an integer is reported in fl.
+     addend is not an integer is reported in fl. Rows whose exponent bounds
+     show every partial sum exact skip the scaling (k_exact).
    FTZ: binary32 products and sums (nearest-even), each flushed as the model
      says; FP16 products (at least 2^-28 once the operands are flushed) and
      their sums (multiples of 2^-48) are never tiny, so only BF16 flushes.
@@ -31,6 +35,19 @@ typedef int32_t vi __attribute__((vector_size(VW * 4)));
 typedef double vd __attribute__((vector_size(VW * 8)));
 typedef int64_t vl __attribute__((vector_size(VW * 8)));
 typedef double hd __attribute__((vector_size(VW * 4)));   /* one register of binary64 */
+
+typedef float hf __attribute__((vector_size(VW * 2)));   /* half a register of binary32 */
+typedef int32_t hi32 __attribute__((vector_size(VW * 2)));
+typedef int64_t hl __attribute__((vector_size(VW * 4)));
+#if VWN == 16
+#define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
+#define HIHALF(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
+#define JOIN(x, y) __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#else
+#define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3)
+#define HIHALF(v) __builtin_shufflevector(v, v, 4, 5, 6, 7)
+#define JOIN(x, y) __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7)
+#endif
 
 #define MR MPEI_TC_AMD_MR
 #define SPLI(v) ((vi){} + (int32_t)(v))
@@ -103,12 +120,44 @@ static inline __attribute__((always_inline)) vf ftz(vf x)
   return (vf)(u & (keep | (int32_t)0x80000000));
 }
 
+/* EXACT, one row of one block the slow way: the addends scaled to integers
+   below 2^(F+2), a lane where some addend is not one marked in bad */
+static inline __attribute__((always_inline)) vf exact_row(const float *a, const int32_t *ea, const float *b,
+                                                          const int32_t *eb, vf acc, vi *bad, int r, int L, int F)
+{
+  vi E = expf32(acc);
+  for (int q = 0; q < L; q++)
+    E = maxi(E, ea[q * MR + r] + ldi(eb + q * VW));
+  const vd sc = pow2v(F - E);
+  vd s = tod(acc) * sc;
+  vl lost = (vl)(floorv(s) != s);   /* an integer: floor is itself */
+  for (int q = 0; q < L; q++) {
+    const vd x = tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc;
+    lost |= (vl)(floorv(x) != x);
+    s += x;
+  }
+  *bad |= __builtin_convertvector(lost, vi);
+  return __builtin_convertvector(s * pow2v(E - F), vf);
+}
+
+/* EXACT. A block's addends are integer multiples of 2^lo below 2^hi, lo and hi
+   bounded from the exponents (a value of exponent e in a format of P bits is a
+   multiple of 2^(e-P+1) below 2^(e+1); the packers clamp e at the format's
+   emin, which keeps both true): the bound of a row of A's block plus that of a
+   column of B's, and c's own. Where (L + 1) * 2^(hi - lo) <= 2^53 in every lane
+   of a row, c and the products summed in binary64 (fma: each product exact)
+   are exact at every step; otherwise the row runs exact_row. */
 static void k_exact(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,
                     long ldc, const mpei_tc_amd_kp *kp)
 {
-  const int L = kp->L, F = kp->F;
+  const int L = kp->L, F = kp->F, P1 = kp->P - 1;
+  const int32_t Z = MPEI_TC_ZERO_EXP, BIG = -MPEI_TC_ZERO_EXP;
+  int span = 53;   /* the largest hi - lo: (L + 1) * 2^span <= 2^53 */
+  while ((1L << (53 - span)) < L + 1)
+    span--;
   vf acc[MR];
   vi bad[MR];
+  hd bd[128];   /* B's block in binary64, each row as two halves */
   for (int r = 0; r < MR; r++) {
     acc[r] = ldf(c + r * ldc);
     bad[r] = SPLI(0);
@@ -116,20 +165,37 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    vi hib = SPLI(Z), lob = SPLI(BIG);   /* zeros: below every hi, above every lo */
+    for (int q = 0; q < L; q++) {
+      const vi e = ldi(eb + q * VW), z = e == Z;
+      hib = maxi(hib, e);
+      lob = mini(lob, (e & ~z) | (SPLI(BIG) & z));
+      const vf bq = ldf(b + q * VW);
+      bd[2 * q] = __builtin_convertvector(LOHALF(bq), hd);
+      bd[2 * q + 1] = __builtin_convertvector(HIHALF(bq), hd);
+    }
     for (int r = 0; r < MR; r++) {
-      vi E = expf32(acc[r]);
-      for (int q = 0; q < L; q++)
-        E = maxi(E, ea[q * MR + r] + ldi(eb + q * VW));
-      const vd sc = pow2v(F - E);
-      vd s = tod(acc[r]) * sc;
-      vl lost = (vl)(floorv(s) != s);   /* an integer: floor is itself */
+      int32_t hia = Z, loa = BIG;
       for (int q = 0; q < L; q++) {
-        const vd x = tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc;
-        lost |= (vl)(floorv(x) != x);
-        s += x;
+        const int32_t e = ea[q * MR + r];
+        hia = e > hia ? e : hia;
+        loa = e != Z && e < loa ? e : loa;
       }
-      bad[r] |= __builtin_convertvector(lost, vi);
-      acc[r] = __builtin_convertvector(s * pow2v(E - F), vf);
+      const vi ec = expf32(acc[r]), cz = ((vi)acc[r] & 0x7fffffff) == 0;
+      const vi hi = maxi(hib + (hia + 2), ec + 1);
+      const vi loc = (maxi(ec, SPLI(-126)) - 23) | (SPLI(BIG) & cz);
+      const vi lo = mini(lob + (loa - 2 * P1), loc);
+      if (ANY_I((vi)(hi - lo > span))) {
+        acc[r] = exact_row(a, ea, b, eb, acc[r], &bad[r], r, L, F);
+        continue;
+      }
+      hd s0 = __builtin_convertvector(LOHALF(acc[r]), hd), s1 = __builtin_convertvector(HIHALF(acc[r]), hd);
+      for (int q = 0; q < L; q++) {
+        const hd x = (hd){} + (double)a[q * MR + r];
+        s0 = FMA_PD(bd[2 * q], x, s0);
+        s1 = FMA_PD(bd[2 * q + 1], x, s1);
+      }
+      acc[r] = JOIN(__builtin_convertvector(s0, hf), __builtin_convertvector(s1, hf));
     }
   }
   for (int r = 0; r < MR; r++) {
@@ -173,11 +239,63 @@ static void k_ftz(const float *av, const float *bv, float *c, long ldc, const mp
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
 }
 
+typedef uint32_t vu __attribute__((vector_size(VW * 4)));
+
+/* X * 2^g + lo (exact in binary64) cut toward -inf to F2 + 1 significant
+   bits on its encoding, then rounded to binary32 (nearest-even) */
+static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double two_g, int F2)
+{
+  hd T = FMA_PD(__builtin_convertvector(X, hd), (hd){} + two_g, __builtin_convertvector(lo, hd));
+  const int64_t m = ((int64_t)1 << (52 - F2)) - 1;
+  T = (hd)(((hl)T + ((hl)(T < 0) & m)) & ~m);
+  return __builtin_convertvector(T, hf);
+}
+
+/* TWO with every operand zero or in [2^-48, 2^63) (kp->f32), one row of one
+   block; em: the largest exponent sum of its products (none: below -96).
+   Stage 1: the products exact in binary32, scaled below 2^(F+2) (smaller
+   ones may round, to less than 1), truncated by the conversion, summed in
+   int32: S at 2^(em - F). Stage 2 at E = max(em, e_c) >= -96, in units of
+   2^(E - F2 - 1) as the two-part integer X * 2^g + Lo (g = F2 + 1 - F, Lo <
+   2^g): X = floor(S at 2^(E - F)) + floor(c at 2^(E - F)), Lo the g bits of
+   floor(S at 2^(E - F2 - 1)) below them; T = X * 2^g + Lo is exact in
+   binary64 (the driver keeps |X| < 2^31, g <= 16). Stage 3: T cut toward -inf
+   to F2 + 1 significant bits on its binary64 encoding (T's exponent is at
+   least -126 wherever the cut drops bits), converted to binary32
+   (nearest-even) and scaled by 2^(E - F2 - 1) in two exact steps (a result
+   below 2^-126 is T < 4 times 2^(E - F2 - 1) >= 2^-128: representable). A
+   block without products leaves c (-0 made +0), an infinite c stays. */
+static inline __attribute__((always_inline)) vf two_f32(const float *b, const float *a, vi em, vf cv, int L,
+                                                        int F, int F2, double two_g, float two_f2)
+{
+  const int g = F2 + 1 - F;
+  const vi keep = (em < -96) | (((vi)cv & 0x7fffffff) == 0x7f800000);   /* no product, or c infinite */
+  em = maxi(em, SPLI(-96));
+  const vf sc = (vf)((F - em + 127) << 23);
+  vi S = SPLI(0);
+  for (int q = 0; q < L; q++)
+    S += __builtin_convertvector(ldf(b + q * VW) * a[q * MR] * sc, vi);
+  const vf cf = (vf)((vi)cv & ~keep);   /* an infinite c out of the arithmetic */
+  const vi ec = maxi(expf32(cf), SPLI(-126)), E = maxi(em, ec), d = E - em;
+  /* c at 2^(E - F), scaled to no less than 1/2 (where c lies below 2^(E - F),
+     0 or -1 either way): no underflow */
+  const vf cs = FLOOR_PS(cf * (vf)((maxi(F - E, -1 - ec) + 127) << 23));
+  const vi X = (S >> mini(d, SPLI(31))) + __builtin_convertvector(cs, vi);
+  const vi right = d > g;
+  const vi lo = ((S >> mini(maxi(d - g, SPLI(0)), SPLI(31))) & right) |
+                ((vi)((vu)S << (vu)maxi(g - d, SPLI(0))) & ~right);
+  const vi lg = lo & ((1 << g) - 1);
+  const vf f = JOIN(cut_f32(LOHALF(X), LOHALF(lg), two_g, F2), cut_f32(HIHALF(X), HIHALF(lg), two_g, F2));
+  const vf res = f * two_f2 * (vf)((E + 127) << 23);
+  return (vf)(((vi)(cv + 0.0f) & keep) | ((vi)res & ~keep));
+}
+
 static void k_two(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, long ldc,
                   const mpei_tc_amd_kp *kp)
 {
   const int L = kp->L, F = kp->F, F2 = kp->F2;
   const double g2 = ldexp(1.0, F2 + 1 - F);
+  const float two_f2 = ldexpf(1.0f, -(F2 + 1));
   vf acc[MR];
   for (int r = 0; r < MR; r++)
     acc[r] = ldf(c + r * ldc);
@@ -189,24 +307,15 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
       vi em = SPLI(-(1 << 22));
       for (int q = 0; q < L; q++)
         em = maxi(em, ea[q * MR + r] + ldi(eb + q * VW));
-      vd S;
       if (kp->f32) {
-        /* operands in [2^-48, 2^63): the products exact in binary32, scaled
-           below 2^(F+2) (smaller ones may round, to less than 1), truncated
-           by the conversion and summed in int32 */
-        em = maxi(em, SPLI(-96));
-        const vf sc = (vf)((F - em + 127) << 23);
-        vi s32 = SPLI(0);
-        for (int q = 0; q < L; q++)
-          s32 += __builtin_convertvector(ldf(b + q * VW) * a[q * MR + r] * sc, vi);
-        S = __builtin_convertvector(s32, vd);
-      } else {
-        em = maxi(em, SPLI(-600));   /* no product: S = 0 */
-        const vd sc = pow2v(F - em);
-        S = (vd){};
-        for (int q = 0; q < L; q++)
-          S += truncv(tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc);
+        acc[r] = two_f32(b, a + r, em, acc[r], L, F, F2, g2, two_f2);
+        continue;
       }
+      em = maxi(em, SPLI(-600));   /* no product: S = 0 */
+      const vd sc = pow2v(F - em);
+      vd S = (vd){};
+      for (int q = 0; q < L; q++)
+        S += truncv(tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc);
       /* stage 2: at E, S cut to F2 + 1 fraction bits and c to F (toward -inf) */
       const vf cv = acc[r];
       const vi ec = maxi(expf32(cv), SPLI(-126));
