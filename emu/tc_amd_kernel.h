@@ -147,25 +147,20 @@ static inline __attribute__((always_inline)) vf exact_row(const float *a, const 
    column of B's, and c's own. Where (L + 1) * 2^(hi - lo) <= 2^53 in every lane
    of a row, c and the products summed in binary64 (fma: each product exact)
    are exact at every step; otherwise the row runs exact_row. */
-static void k_exact(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,
-                    long ldc, const mpei_tc_amd_kp *kp)
+static inline __attribute__((always_inline)) void exact_run(const float *av, const int32_t *ae, const float *bv,
+                                                            const int32_t *be, vf *acc, vi *bad, int nblk, int L,
+                                                            int F, int P1)
 {
-  const int L = kp->L, F = kp->F, P1 = kp->P - 1;
   const int32_t Z = MPEI_TC_ZERO_EXP, BIG = -MPEI_TC_ZERO_EXP;
   int span = 53;   /* the largest hi - lo: (L + 1) * 2^span <= 2^53 */
   while ((1L << (53 - span)) < L + 1)
     span--;
-  vf acc[MR];
-  vi bad[MR];
   hd bd[128];   /* B's block in binary64, each row as two halves */
-  for (int r = 0; r < MR; r++) {
-    acc[r] = ldf(c + r * ldc);
-    bad[r] = SPLI(0);
-  }
-  for (int blk = 0; blk < kp->nblk; blk++) {
+  for (int blk = 0; blk < nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     vi hib = SPLI(Z), lob = SPLI(BIG);   /* zeros: below every hi, above every lo */
+#pragma GCC unroll 8
     for (int q = 0; q < L; q++) {
       const vi e = ldi(eb + q * VW), z = e == Z;
       hib = maxi(hib, e);
@@ -174,8 +169,11 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
       bd[2 * q] = __builtin_convertvector(LOHALF(bq), hd);
       bd[2 * q + 1] = __builtin_convertvector(HIHALF(bq), hd);
     }
+    int wide[MR];
+#pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
       int32_t hia = Z, loa = BIG;
+#pragma GCC unroll 8
       for (int q = 0; q < L; q++) {
         const int32_t e = ea[q * MR + r];
         hia = e > hia ? e : hia;
@@ -185,11 +183,16 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
       const vi hi = maxi(hib + (hia + 2), ec + 1);
       const vi loc = (maxi(ec, SPLI(-126)) - 23) | (SPLI(BIG) & cz);
       const vi lo = mini(lob + (loa - 2 * P1), loc);
-      if (ANY_I((vi)(hi - lo > span))) {
+      wide[r] = ANY_I((vi)(hi - lo > span));
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++) {
+      if (wide[r]) {
         acc[r] = exact_row(a, ea, b, eb, acc[r], &bad[r], r, L, F);
         continue;
       }
       hd s0 = __builtin_convertvector(LOHALF(acc[r]), hd), s1 = __builtin_convertvector(HIHALF(acc[r]), hd);
+#pragma GCC unroll 8
       for (int q = 0; q < L; q++) {
         const hd x = (hd){} + (double)a[q * MR + r];
         s0 = FMA_PD(bd[2 * q], x, s0);
@@ -198,6 +201,24 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
       acc[r] = JOIN(__builtin_convertvector(s0, hf), __builtin_convertvector(s1, hf));
     }
   }
+}
+
+static void k_exact(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,
+                    long ldc, const mpei_tc_amd_kp *kp)
+{
+  const int L = kp->L, F = kp->F, P1 = kp->P - 1;
+  vf acc[MR];
+  vi bad[MR];
+  for (int r = 0; r < MR; r++) {
+    acc[r] = ldf(c + r * ldc);
+    bad[r] = SPLI(0);
+  }
+  if (L == 4)   /* the models' block lengths get their own unrolled copies */
+    exact_run(av, ae, bv, be, acc, bad, kp->nblk, 4, F, P1);
+  else if (L == 2)
+    exact_run(av, ae, bv, be, acc, bad, kp->nblk, 2, F, P1);
+  else
+    exact_run(av, ae, bv, be, acc, bad, kp->nblk, L, F, P1);
   for (int r = 0; r < MR; r++) {
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
     const vi f = ldi(fl + r * ldc) | bad[r];
@@ -265,29 +286,65 @@ static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double 
    (nearest-even) and scaled by 2^(E - F2 - 1) in two exact steps (a result
    below 2^-126 is T < 4 times 2^(E - F2 - 1) >= 2^-128: representable). A
    block without products leaves c (-0 made +0), an infinite c stays. */
-static inline __attribute__((always_inline)) vf two_f32(const float *b, const float *a, vi em, vf cv, int L,
-                                                        int F, int F2, double two_g, float two_f2)
+static inline __attribute__((always_inline)) vf two_f32_fin(vi S, vi em, vi keep, vf cv, int F, int F2,
+                                                            double two_g, float two_f2)
 {
   const int g = F2 + 1 - F;
-  const vi keep = (em < -96) | (((vi)cv & 0x7fffffff) == 0x7f800000);   /* no product, or c infinite */
-  em = maxi(em, SPLI(-96));
-  const vf sc = (vf)((F - em + 127) << 23);
-  vi S = SPLI(0);
-  for (int q = 0; q < L; q++)
-    S += __builtin_convertvector(ldf(b + q * VW) * a[q * MR] * sc, vi);
   const vf cf = (vf)((vi)cv & ~keep);   /* an infinite c out of the arithmetic */
   const vi ec = maxi(expf32(cf), SPLI(-126)), E = maxi(em, ec), d = E - em;
   /* c at 2^(E - F), scaled to no less than 1/2 (where c lies below 2^(E - F),
      0 or -1 either way): no underflow */
   const vf cs = FLOOR_PS(cf * (vf)((maxi(F - E, -1 - ec) + 127) << 23));
   const vi X = (S >> mini(d, SPLI(31))) + __builtin_convertvector(cs, vi);
-  const vi right = d > g;
-  const vi lo = ((S >> mini(maxi(d - g, SPLI(0)), SPLI(31))) & right) |
-                ((vi)((vu)S << (vu)maxi(g - d, SPLI(0))) & ~right);
-  const vi lg = lo & ((1 << g) - 1);
-  const vf f = JOIN(cut_f32(LOHALF(X), LOHALF(lg), two_g, F2), cut_f32(HIHALF(X), HIHALF(lg), two_g, F2));
+  /* Lo: floor(S * 2^(g - d)) mod 2^g, S shifted left by g - d or right by d - g */
+  const vi t = d - g, cr = maxi(t, SPLI(0)), cl = cr - t;
+  const vi lo = ((vi)((vu)S << (vu)cl) >> mini(cr, SPLI(31))) & ((1 << g) - 1);
+  const vf f = JOIN(cut_f32(LOHALF(X), LOHALF(lo), two_g, F2), cut_f32(HIHALF(X), HIHALF(lo), two_g, F2));
   const vf res = f * two_f2 * (vf)((E + 127) << 23);
   return (vf)(((vi)(cv + 0.0f) & keep) | ((vi)res & ~keep));
+}
+
+/* two_f32 on nblk blocks of L products, the MR rows side by side */
+static inline __attribute__((always_inline)) void two_f32(const float *av, const int32_t *ae, const float *bv,
+                                                          const int32_t *be, vf *acc, int nblk, int L, int F,
+                                                          int F2)
+{
+  const double two_g = ldexp(1.0, F2 + 1 - F);
+  const float two_f2 = ldexpf(1.0f, -(F2 + 1));
+  for (int blk = 0; blk < nblk; blk++) {
+    const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
+    const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    vi em[MR], S[MR], keep[MR];
+    vf sc[MR];
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++)
+      em[r] = SPLI(-(1 << 22));
+#pragma GCC unroll 8
+    for (int q = 0; q < L; q++) {
+      const vi e = ldi(eb + q * VW);
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; r++)
+        em[r] = maxi(em[r], ea[q * MR + r] + e);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++) {
+      /* no product, or c infinite: the block leaves c */
+      keep[r] = (em[r] < -96) | (((vi)acc[r] & 0x7fffffff) == 0x7f800000);
+      em[r] = maxi(em[r], SPLI(-96));
+      sc[r] = (vf)((F - em[r] + 127) << 23);
+      S[r] = SPLI(0);
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < L; q++) {
+      const vf x = ldf(b + q * VW);
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; r++)
+        S[r] += __builtin_convertvector(x * a[q * MR + r] * sc[r], vi);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++)
+      acc[r] = two_f32_fin(S[r], em[r], keep[r], acc[r], F, F2, two_g, two_f2);
+  }
 }
 
 static void k_two(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, long ldc,
@@ -295,11 +352,18 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
 {
   const int L = kp->L, F = kp->F, F2 = kp->F2;
   const double g2 = ldexp(1.0, F2 + 1 - F);
-  const float two_f2 = ldexpf(1.0f, -(F2 + 1));
   vf acc[MR];
   for (int r = 0; r < MR; r++)
     acc[r] = ldf(c + r * ldc);
-  for (int blk = 0; blk < kp->nblk; blk++) {
+  if (kp->f32) {   /* the models' block lengths get their own unrolled copies */
+    if (L == 8)
+      two_f32(av, ae, bv, be, acc, kp->nblk, 8, F, F2);
+    else if (L == 4)
+      two_f32(av, ae, bv, be, acc, kp->nblk, 4, F, F2);
+    else
+      two_f32(av, ae, bv, be, acc, kp->nblk, L, F, F2);
+  }
+  for (int blk = 0; blk < kp->nblk && !kp->f32; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     for (int r = 0; r < MR; r++) {
@@ -307,10 +371,6 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
       vi em = SPLI(-(1 << 22));
       for (int q = 0; q < L; q++)
         em = maxi(em, ea[q * MR + r] + ldi(eb + q * VW));
-      if (kp->f32) {
-        acc[r] = two_f32(b, a + r, em, acc[r], L, F, F2, g2, two_f2);
-        continue;
-      }
       em = maxi(em, SPLI(-600));   /* no product: S = 0 */
       const vd sc = pow2v(F - em);
       vd S = (vd){};
