@@ -132,6 +132,10 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
      in the panels) */
   int wide = mpei_tc_pack(m, a, 0, M, K, Kp, mr, &pa, rowbad);
   wide |= mpei_tc_pack(m, b, 1, N, K, Kp, vw, &pb, colbad);
+  if (kind == MPEI_TC_AMD_EXACT)   /* A past K -0: a product of -0 leaves every sum as it is, -0 included */
+    for (int ip = 0; ip < mp; ip++)
+      for (size_t l = (size_t)K * mr; l < (size_t)Kp * mr; l++)
+        pa.v[(size_t)ip * Kp * mr + l] = -0.0f;
   if (ftz) {   /* operands below the input format's smallest normal read as +0 */
     const float tiny = ldexpf(1.0f, ((const struct mpe_format *)mpe_format_of(m->p.in))->emin);
     for (size_t i = 0; i < asz; i++)

@@ -4,8 +4,11 @@
    header (lib/isa_*.h) and defines VW (binary32 lanes per register; VWN the
    same as a number),
    FLOOR_PD and FLOOR_PS (one register of binary64 / binary32 lanes rounded
-   toward -inf), FMA_PD (one register of binary64 fma) and ANY_I (whether some
-   bit of an int32 vector is set). Each lane is
+   toward -inf), FMA_PD (one register of binary64 fma), MAX_I and MIN_I (of
+   int32 lanes), ANY_I (whether some bit of an int32 vector is set) and the
+   conversions between half a register of int32 or binary32 and one of
+   binary64: CVT_I2D, CVT_F2D, CVT_D2F (nearest-even); SET1_PD, a register of
+   binary64 lanes equal to one value. Each lane is
    one output; the arithmetic is the portable engine's (emu/tc_model.c:
    exact_dot per block, mfma_ftz, mfma_two_stage), step for step:
 
@@ -68,14 +71,12 @@ static inline __attribute__((always_inline)) vi ldi(const int32_t *p)
 
 static inline __attribute__((always_inline)) vi maxi(vi a, vi b)
 {
-  const vi m = a > b;
-  return (a & m) | (b & ~m);
+  return MAX_I(a, b);
 }
 
 static inline __attribute__((always_inline)) vi mini(vi a, vi b)
 {
-  const vi m = a < b;
-  return (a & m) | (b & ~m);
+  return MIN_I(a, b);
 }
 
 static inline __attribute__((always_inline)) vd tod(vf x)
@@ -166,8 +167,8 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
       hib = maxi(hib, e);
       lob = mini(lob, (e & ~z) | (SPLI(BIG) & z));
       const vf bq = ldf(b + q * VW);
-      bd[2 * q] = __builtin_convertvector(LOHALF(bq), hd);
-      bd[2 * q + 1] = __builtin_convertvector(HIHALF(bq), hd);
+      bd[2 * q] = CVT_F2D(LOHALF(bq));
+      bd[2 * q + 1] = CVT_F2D(HIHALF(bq));
     }
     int wide[MR];
 #pragma GCC unroll 4
@@ -191,14 +192,14 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
         acc[r] = exact_row(a, ea, b, eb, acc[r], &bad[r], r, L, F);
         continue;
       }
-      hd s0 = __builtin_convertvector(LOHALF(acc[r]), hd), s1 = __builtin_convertvector(HIHALF(acc[r]), hd);
+      hd s0 = CVT_F2D(LOHALF(acc[r])), s1 = CVT_F2D(HIHALF(acc[r]));
 #pragma GCC unroll 8
       for (int q = 0; q < L; q++) {
-        const hd x = (hd){} + (double)a[q * MR + r];
+        const hd x = SET1_PD((double)a[q * MR + r]);   /* (not 0 + a: a -0 stays) */
         s0 = FMA_PD(bd[2 * q], x, s0);
         s1 = FMA_PD(bd[2 * q + 1], x, s1);
       }
-      acc[r] = JOIN(__builtin_convertvector(s0, hf), __builtin_convertvector(s1, hf));
+      acc[r] = JOIN(CVT_D2F(s0), CVT_D2F(s1));
     }
   }
 }
@@ -266,10 +267,10 @@ typedef uint32_t vu __attribute__((vector_size(VW * 4)));
    bits on its encoding, then rounded to binary32 (nearest-even) */
 static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double two_g, int F2)
 {
-  hd T = FMA_PD(__builtin_convertvector(X, hd), (hd){} + two_g, __builtin_convertvector(lo, hd));
+  hd T = FMA_PD(CVT_I2D(X), SET1_PD(two_g), CVT_I2D(lo));
   const int64_t m = ((int64_t)1 << (52 - F2)) - 1;
   T = (hd)(((hl)T + ((hl)(T < 0) & m)) & ~m);
-  return __builtin_convertvector(T, hf);
+  return CVT_D2F(T);
 }
 
 /* TWO with every operand zero or in [2^-48, 2^63) (kp->f32), one row of one

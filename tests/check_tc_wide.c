@@ -266,6 +266,8 @@ static uint32_t amd_elem(mpe_type t, uint64_t *st, int specials, int huge)
       e = 31;
     if (huge == -2)
       e = (uint32_t)(r >> 8) % 4;
+    if (huge == -3)   /* within [2^-2, 2^3) */
+      e = 13 + (uint32_t)(r >> 8) % 5;
     const uint32_t m = (r >> 20) & 1 ? m16[(r >> 24) % 6] : (uint32_t)(r >> 24) & 0x3ff;
     return sg << 15 | e << 10 | m;
   }
@@ -276,6 +278,8 @@ static uint32_t amd_elem(mpe_type t, uint64_t *st, int specials, int huge)
     e = 80 + (uint32_t)((r >> 8) % 94);
   if (huge == -2)   /* in [2^-70, 2^-55): products about 2^-126 */
     e = 57 + (uint32_t)((r >> 8) % 15);
+  if (huge == -3)   /* within [2^-2, 2^3) */
+    e = 125 + (uint32_t)((r >> 8) % 5);
   if (huge > 0 && (r >> 16) % 8 == 0)
     e = 240 + (uint32_t)((r >> 30) % 15);
   if (specials && (r >> 16) % 40 == 1)
@@ -311,7 +315,11 @@ static float amd_c(uint64_t *st, int specials, int tiny)
    and hand those outputs back), sets with inf/NaN operands and c (their
    outputs go to the portable engine), huge BF16/TF32 exponents, pairs of
    products cancelling exactly, BF16/TF32 values in the window of CDNA3's
-   binary32 first stage, and products and sums about 2^-126 */
+   binary32 first stage, products and sums about 2^-126, signed zeros and
+   blocks without products beside tiny c, and c from 2^-70 to 2^45 beside
+   products about 1 (CDNA1: the bound of the binary64 sum on both sides;
+   CDNA3: every shift between the products and c, carries of the two-part
+   integer, c at powers of two) */
 START_TEST(test_amd_levels)
 {
   static const struct { const char *name; mpe_type t; } am[] = {
@@ -323,7 +331,7 @@ START_TEST(test_amd_levels)
   const mpe_type t = am[_i].t, at = t == MPE_TF32 ? MPE_FP32 : t;
   const int es = t == MPE_TF32 ? 4 : 2;
   static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 } };
-  for (int set = 0; set < 6; set++)
+  for (int set = 0; set < 8; set++)
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
       const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
       uint64_t st = ts_seed() + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
@@ -332,7 +340,8 @@ START_TEST(test_amd_levels)
       float *D = malloc(sizeof(float) * M * N), *G = malloc(sizeof(float) * M * N);
       float *G0 = malloc(sizeof(float) * M * N);
       ck_assert(A && B && C && D0 && D && G && G0);
-      const int specials = set == 1, huge = set == 2 ? 1 : set == 4 ? -1 : set == 5 ? -2 : 0;
+      const int specials = set == 1;
+      const int huge = set == 2 ? 1 : set == 4 || set == 6 ? -1 : set == 5 ? -2 : set == 7 ? -3 : 0;
       for (int q = 0; q < M * K; q++) {
         uint32_t w = amd_elem(t, &st, specials, huge);
         memcpy(A + (size_t)q * es, &w, (size_t)es);
@@ -348,8 +357,24 @@ START_TEST(test_amd_levels)
             A[((size_t)i * K + l + 1) * es + es - 1] ^= 0x80;
             memcpy(B + ((size_t)(l + 1) * N) * es, B + ((size_t)l * N) * es, (size_t)N * es);
           }
-      for (int q = 0; q < M * N; q++)
-        C[q] = amd_c(&st, specials, set == 5);
+      if (set == 6) {   /* B positive; rows of +0 or -0, rows with every other run of 8 zero */
+        for (int q = 0; q < K * N; q++)
+          B[(size_t)q * es + es - 1] &= 0x7f;
+        for (int i = 0; i < M; i++)
+          for (int l = 0; l < K && i % 3 != 2; l++)
+            if (i % 3 == 0 || l % 16 < 8) {
+              const uint32_t z = (uint32_t)(i / 3) % 2 << (8 * es - 1);
+              memcpy(A + ((size_t)i * K + l) * es, &z, (size_t)es);
+            }
+      }
+      for (int q = 0; q < M * N; q++) {
+        C[q] = amd_c(&st, specials, set == 5 || set == 6);
+        if (set == 7) {   /* ±(1 or a random significand) 2^k, k in [-70, 45] */
+          const uint64_t r = ts_rand64(&st);
+          const float sig = (r >> 8) & 1 ? 1.0f : 1.0f + (float)((r >> 9) & 0x7fffff) * 0x1p-23f;
+          C[q] = ldexpf((r >> 40) & 1 ? -sig : sig, (int)((r >> 41) % 116) - 70);
+        }
+      }
       /* mpe_mma with C, and mpe_gemm's C = A B + C (one more binary32 addition) */
       for (int lvl = 0; lvl <= 2; lvl++) {
         mpe_simd_level_set(lvl);
