@@ -17,8 +17,11 @@ enum { MPEI_TC_AMD_EXACT = 1,   /* CDNA1: blocks of L, each summed exactly with 
    f32 (TWO): every operand is zero or in [2^-48, 2^63),
    L * (2^(F+2) - 1) + 2^(F+1) <= 2^31 - 1, 0 <= F2 + 1 - F <= 16 and
    F2 <= 31: stage 1 runs in binary32 and int32 lanes, stage 2 on a two-part
-   integer. P (EXACT): the input format's precision. */
-typedef struct { int kind, L, F, F2, nblk, flush, f32, P; } mpei_tc_amd_kp;
+   integer. */
+typedef struct {
+  int kind, L, F, F2, nblk, flush, f32;
+  const int32_t *abnd, *bbnd;   /* EXACT: the tile's exponent bounds, A's and B's (tc_amd.c, exact_bounds) */
+} mpei_tc_amd_kp;
 
 /* Panels as emu/tc_pack.h packs them: A in panels of MR rows (element (k, r)
    at k*MR + r: binary32 value, exponent), B in panels of VW columns ((k, j)

@@ -145,14 +145,16 @@ static inline __attribute__((always_inline)) vf exact_row(const float *a, const 
    bounded from the exponents (a value of exponent e in a format of P bits is a
    multiple of 2^(e-P+1) below 2^(e+1); the packers clamp e at the format's
    emin, which keeps both true): the bound of a row of A's block plus that of a
-   column of B's, and c's own. Where (L + 1) * 2^(hi - lo) <= 2^53 in every lane
-   of a row, c and the products summed in binary64 (fma: each product exact)
-   are exact at every step; otherwise the row runs exact_row. */
+   column of B's (abnd, bbnd: the driver's exact_bounds), and c's own. Where
+   (L + 1) * 2^(hi - lo) <= 2^53 in every lane of a row, c and the products
+   summed in binary64 (fma: each product exact) are exact at every step;
+   otherwise the row runs exact_row. */
 static inline __attribute__((always_inline)) void exact_run(const float *av, const int32_t *ae, const float *bv,
-                                                            const int32_t *be, vf *acc, vi *bad, int nblk, int L,
-                                                            int F, int P1)
+                                                            const int32_t *be, const int32_t *abnd,
+                                                            const int32_t *bbnd, vf *acc, vi *bad, int nblk, int L,
+                                                            int F)
 {
-  const int32_t Z = MPEI_TC_ZERO_EXP, BIG = -MPEI_TC_ZERO_EXP;
+  const int32_t BIG = -MPEI_TC_ZERO_EXP;
   int span = 53;   /* the largest hi - lo: (L + 1) * 2^span <= 2^53 */
   while ((1L << (53 - span)) < L + 1)
     span--;
@@ -160,12 +162,10 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
   for (int blk = 0; blk < nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    vi hib = SPLI(Z), lob = SPLI(BIG);   /* zeros: below every hi, above every lo */
+    const int32_t *ab = abnd + (size_t)blk * 2 * MR;
+    const vi hib = ldi(bbnd + (size_t)blk * 2 * VW), lob = ldi(bbnd + (size_t)blk * 2 * VW + VW);
 #pragma GCC unroll 8
     for (int q = 0; q < L; q++) {
-      const vi e = ldi(eb + q * VW), z = e == Z;
-      hib = maxi(hib, e);
-      lob = mini(lob, (e & ~z) | (SPLI(BIG) & z));
       const vf bq = ldf(b + q * VW);
       bd[2 * q] = CVT_F2D(LOHALF(bq));
       bd[2 * q + 1] = CVT_F2D(HIHALF(bq));
@@ -173,17 +173,10 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
     int wide[MR];
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
-      int32_t hia = Z, loa = BIG;
-#pragma GCC unroll 8
-      for (int q = 0; q < L; q++) {
-        const int32_t e = ea[q * MR + r];
-        hia = e > hia ? e : hia;
-        loa = e != Z && e < loa ? e : loa;
-      }
       const vi ec = expf32(acc[r]), cz = ((vi)acc[r] & 0x7fffffff) == 0;
-      const vi hi = maxi(hib + (hia + 2), ec + 1);
+      const vi hi = maxi(hib + ab[r], ec + 1);
       const vi loc = (maxi(ec, SPLI(-126)) - 23) | (SPLI(BIG) & cz);
-      const vi lo = mini(lob + (loa - 2 * P1), loc);
+      const vi lo = mini(lob + ab[MR + r], loc);
       wide[r] = ANY_I((vi)(hi - lo > span));
     }
 #pragma GCC unroll 4
@@ -207,7 +200,7 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
 static void k_exact(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,
                     long ldc, const mpei_tc_amd_kp *kp)
 {
-  const int L = kp->L, F = kp->F, P1 = kp->P - 1;
+  const int L = kp->L, F = kp->F;
   vf acc[MR];
   vi bad[MR];
   for (int r = 0; r < MR; r++) {
@@ -215,11 +208,11 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
     bad[r] = SPLI(0);
   }
   if (L == 4)   /* the models' block lengths get their own unrolled copies */
-    exact_run(av, ae, bv, be, acc, bad, kp->nblk, 4, F, P1);
+    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 4, F);
   else if (L == 2)
-    exact_run(av, ae, bv, be, acc, bad, kp->nblk, 2, F, P1);
+    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 2, F);
   else
-    exact_run(av, ae, bv, be, acc, bad, kp->nblk, L, F, P1);
+    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, L, F);
   for (int r = 0; r < MR; r++) {
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
     const vi f = ldi(fl + r * ldc) | bad[r];
