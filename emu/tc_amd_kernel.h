@@ -2,13 +2,12 @@
    included by tc_amd_avx2.c and tc_amd_avx512.c, each compiled with its own
    -m flags and -ffp-contract=off. The includer includes its instruction set's
    header (lib/isa_*.h) and defines VW (binary32 lanes per register; VWN the
-   same as a number),
-   FLOOR_PD and FLOOR_PS (one register of binary64 / binary32 lanes rounded
-   toward -inf), FMA_PD (one register of binary64 fma), MAX_I and MIN_I (of
-   int32 lanes), ANY_I (whether some bit of an int32 vector is set) and the
-   conversions between half a register of int32 or binary32 and one of
-   binary64: CVT_I2D, CVT_F2D, CVT_D2F (nearest-even); SET1_PD, a register of
-   binary64 lanes equal to one value. Each lane is
+   same as a number), FLOOR_PD and FLOOR_PS (one register of binary64 /
+   binary32 lanes rounded toward -inf), FMA_PD (one register of binary64
+   fma), MAX_I and MIN_I (of int32 lanes), ANY_I (whether some bit of an
+   int32 vector is set), the conversions between half a register of int32 or
+   binary32 and one of binary64 (CVT_I2D, CVT_F2D, CVT_D2F: nearest-even) and
+   SET1_PD (a register of binary64 lanes equal to one value). Each lane is
    one output; the arithmetic is the portable engine's (emu/tc_model.c:
    exact_dot per block, mfma_ftz, mfma_two_stage), step for step:
 
@@ -16,8 +15,9 @@
      2^(F - E), E the largest exponent among them, and summed in binary64: when
      every scaled addend is an integer the sum is exact (F keeps it below 2^53)
      and its conversion to binary32 is the one RNE rounding; a lane where some
-     addend is not an integer is reported in fl. Rows whose exponent bounds
-     show every partial sum exact skip the scaling (k_exact).
+     addend is not an integer is reported in fl (exact_row). Rows whose
+     exponent bounds show every partial sum exact are summed unscaled by
+     fma (exact_run).
    FTZ: binary32 products and sums (nearest-even), each flushed as the model
      says; FP16 products (at least 2^-28 once the operands are flushed) and
      their sums (multiples of 2^-48) are never tiny, so only BF16 flushes.
@@ -26,6 +26,8 @@
      e_c), T = floor(S at 2^(E - F2 - 1)) + floor(c at 2^(E - F)) is below
      2^50; T cut toward -inf to F2 fraction bits at its own exponent, then
      converted to binary32 (nearest-even). Every step is exact in binary64.
+     With every operand in binary32's window (kp->f32), stage 1 runs in
+     binary32 and int32 lanes and stage 2 on a two-part integer (two_f32).
    The driver (tc_amd.c) guarantees finite operands (TWO, EXACT: outputs with an
    inf or NaN operand, or a non-finite initial c, are redone by the portable
    engine) and, for TWO, no product of 2^128 or more. */
