@@ -55,12 +55,13 @@ static double load_c(const mpei_tc_opnd *c, int i, int j)
 }
 
 /* EXACT: for each of nb blocks of L steps of w packed exponents (panel by
-   panel), the bounds of its products' part: hi[j], the largest exponent plus
-   one (a value of exponent e lies below 2^(e+1)), and lo[j], the smallest
-   exponent of a non-zero value less P1 (a multiple of 2^(e-P1)); zeros drop
-   out (hi MPEI_TC_ZERO_EXP + 1, lo -MPEI_TC_ZERO_EXP - P1 where all are). Block b
-   at out + 2*w*b: hi[0..w), then lo[0..w). */
-static void exact_bounds(const int32_t *e, size_t nb, int L, int w, int P1, int32_t *out)
+   panel), the bounds of its products' part: hi, the largest exponent plus one
+   (a value of exponent e lies below 2^(e+1)), and lo, the smallest exponent
+   of a non-zero value less P1 (a multiple of 2^(e-P1)); zeros drop out. Kept
+   as the kernel compares them (tc_amd_kernel.h, exact_run): B's (side 1)
+   hi - lo - span, hi - span + 150, lo + span + 126; A's (side 0) hi - lo, hi,
+   lo. Block b at out + 3*w*b, each of the three w long. */
+static void exact_bounds(const int32_t *e, size_t nb, int L, int w, int P1, int span, int side, int32_t *out)
 {
   for (size_t b = 0; b < nb; b++)
     for (int j = 0; j < w; j++) {
@@ -70,8 +71,11 @@ static void exact_bounds(const int32_t *e, size_t nb, int L, int w, int P1, int3
         hi = x > hi ? x : hi;
         lo = x != MPEI_TC_ZERO_EXP && x < lo ? x : lo;
       }
-      out[2 * w * b + j] = hi + 1;
-      out[2 * w * b + w + j] = lo - P1;
+      hi += 1;
+      lo -= P1;
+      out[3 * w * b + j] = hi - lo - (side ? span : 0);
+      out[3 * w * b + w + j] = side ? hi - span + 150 : hi;
+      out[3 * w * b + 2 * w + j] = side ? lo + span + 126 : lo;
     }
 }
 
@@ -105,8 +109,8 @@ static void amd_tile(const void *ctx, int ip, int jp, int k0, int kn, void *cv, 
   mpei_tc_amd_kp kp = x->kp0;
   kp.nblk = kn / kp.L;
   if (x->abnd) {
-    kp.abnd = x->abnd + ((size_t)ip * (x->Kp / kp.L) + k0 / kp.L) * 2 * x->mr;
-    kp.bbnd = x->bbnd + ((size_t)jp * (x->Kp / kp.L) + k0 / kp.L) * 2 * x->vw;
+    kp.abnd = x->abnd + ((size_t)ip * (x->Kp / kp.L) + k0 / kp.L) * 3 * x->mr;
+    kp.bbnd = x->bbnd + ((size_t)jp * (x->Kp / kp.L) + k0 / kp.L) * 3 * x->vw;
   }
   const size_t ao = ((size_t)ip * x->Kp + k0) * x->mr, bo = ((size_t)jp * x->Kp + k0) * x->vw;
   const int32_t *ae = x->pa->e ? x->pa->e + ao : NULL, *be = x->pb->e ? x->pb->e + bo : NULL;
@@ -182,8 +186,8 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   const int F2 = m->p.result_bits;
   int32_t *abnd = NULL, *bbnd = NULL;
   if (kind == MPEI_TC_AMD_EXACT) {
-    abnd = malloc(sizeof(int32_t) * 2 * (asz / L ? asz / L : 1));
-    bbnd = malloc(sizeof(int32_t) * 2 * (bsz / L ? bsz / L : 1));
+    abnd = malloc(sizeof(int32_t) * 3 * (asz / L ? asz / L : 1));
+    bbnd = malloc(sizeof(int32_t) * 3 * (bsz / L ? bsz / L : 1));
     if (!abnd || !bbnd) {
       free(abnd);
       free(bbnd);
@@ -191,8 +195,11 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
       goto out;
     }
     const int P1 = ((const struct mpe_format *)mpe_format_of(m->p.in))->p - 1;
-    exact_bounds(pa.e, (size_t)mp * (Kp / L), L, mr, P1, abnd);
-    exact_bounds(pb.e, (size_t)np * (Kp / L), L, vw, P1, bbnd);
+    int span = 53;   /* the largest hi - lo of a block's addends: (L + 1) * 2^span <= 2^53 */
+    while ((1L << (53 - span)) < L + 1)
+      span--;
+    exact_bounds(pa.e, (size_t)mp * (Kp / L), L, mr, P1, span, 0, abnd);
+    exact_bounds(pb.e, (size_t)np * (Kp / L), L, vw, P1, span, 1, bbnd);
   }
   mpei_tc_amd_kp kp0 = { kind, L, F, F2, 0, ftz && m->p.in != MPE_FP16,
                          kind == MPEI_TC_AMD_TWO && !wide && F <= 29 && F2 + 1 >= F && F2 + 1 - F <= 16 &&

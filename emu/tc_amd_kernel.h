@@ -146,26 +146,25 @@ static inline __attribute__((always_inline)) vf exact_row(const float *a, const 
 /* EXACT. A block's addends are integer multiples of 2^lo below 2^hi, lo and hi
    bounded from the exponents (a value of exponent e in a format of P bits is a
    multiple of 2^(e-P+1) below 2^(e+1); the packers clamp e at the format's
-   emin, which keeps both true): the bound of a row of A's block plus that of a
-   column of B's (abnd, bbnd: the driver's exact_bounds), and c's own. Where
-   (L + 1) * 2^(hi - lo) <= 2^53 in every lane of a row, c and the products
-   summed in binary64 (fma: each product exact) are exact at every step;
-   otherwise the row runs exact_row. */
+   emin, which keeps both true): the products' bound, a row of A's block plus a
+   column of B's (abnd, bbnd: the driver's exact_bounds), and c's, 2^(e_c+1)
+   and 2^(max(e_c, -126) - 23). Where (L + 1) * 2^(hi - lo) <= 2^53 in every
+   lane of a row, c and the products summed in binary64 (fma: each product
+   exact) are exact at every step; otherwise the row runs exact_row. The test
+   on c's biased exponent b: b >= hi_p - span + 150 and b <= lo_p + span +
+   126 (a zero or subnormal c, b = 0, taken as 2^-150: stricter, never
+   looser). */
 static inline __attribute__((always_inline)) void exact_run(const float *av, const int32_t *ae, const float *bv,
                                                             const int32_t *be, const int32_t *abnd,
                                                             const int32_t *bbnd, vf *acc, vi *bad, int nblk, int L,
                                                             int F)
 {
-  const int32_t BIG = -MPEI_TC_ZERO_EXP;
-  int span = 53;   /* the largest hi - lo: (L + 1) * 2^span <= 2^53 */
-  while ((1L << (53 - span)) < L + 1)
-    span--;
   hd bd[128];   /* B's block in binary64, each row as two halves */
   for (int blk = 0; blk < nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    const int32_t *ab = abnd + (size_t)blk * 2 * MR;
-    const vi hib = ldi(bbnd + (size_t)blk * 2 * VW), lob = ldi(bbnd + (size_t)blk * 2 * VW + VW);
+    const int32_t *ab = abnd + (size_t)blk * 3 * MR, *bb = bbnd + (size_t)blk * 3 * VW;
+    const vi sb = ldi(bb), hib = ldi(bb + VW), lob = ldi(bb + 2 * VW);
 #pragma GCC unroll 8
     for (int q = 0; q < L; q++) {
       const vf bq = ldf(b + q * VW);
@@ -175,11 +174,8 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
     int wide[MR];
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
-      const vi ec = expf32(acc[r]), cz = ((vi)acc[r] & 0x7fffffff) == 0;
-      const vi hi = maxi(hib + ab[r], ec + 1);
-      const vi loc = (maxi(ec, SPLI(-126)) - 23) | (SPLI(BIG) & cz);
-      const vi lo = mini(lob + ab[MR + r], loc);
-      wide[r] = ANY_I((vi)(hi - lo > span));
+      const vi b = ((vi)acc[r] >> 23) & 0xff;
+      wide[r] = ANY_I((vi)(sb + ab[r] > 0) | (vi)(b < hib + ab[MR + r]) | (vi)(b > lob + ab[2 * MR + r]));
     }
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
