@@ -277,12 +277,13 @@ static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double 
    least -126 wherever the cut drops bits), converted to binary32
    (nearest-even) and scaled by 2^(E - F2 - 1) in two exact steps (a result
    below 2^-126 is T < 4 times 2^(E - F2 - 1) >= 2^-128: representable). A
-   block without products leaves c (-0 made +0), an infinite c stays. */
+   block without products leaves c (-0 made +0), an infinite c stays (a NaN
+   c, whose output the driver redoes, too). */
 static inline __attribute__((always_inline)) vf two_f32_fin(vi S, vi em, vi keep, vf cv, int F, int F2,
                                                             double two_g, float two_f2)
 {
   const int g = F2 + 1 - F;
-  const vf cf = (vf)((vi)cv & ~keep);   /* an infinite c out of the arithmetic */
+  const vf cf = (vf)((vi)cv & ~keep);   /* an infinite or NaN c out of the arithmetic */
   const vi ec = maxi(expf32(cf), SPLI(-126)), E = maxi(em, ec), d = E - em;
   /* c at 2^(E - F), scaled to no less than 1/2 (where c lies below 2^(E - F),
      0 or -1 either way): no underflow */
@@ -320,8 +321,8 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
     }
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
-      /* no product, or c infinite: the block leaves c */
-      keep[r] = (em[r] < -96) | (((vi)acc[r] & 0x7fffffff) == 0x7f800000);
+      /* no product, or c infinite (or NaN, an output the driver redoes): the block leaves c */
+      keep[r] = (em[r] < -96) | (((vi)acc[r] & 0x7fffffff) > 0x7f7fffff);
       em[r] = maxi(em[r], SPLI(-96));
       sc[r] = (vf)((F - em[r] + 127) << 23);
       S[r] = SPLI(0);
