@@ -54,6 +54,31 @@ static double load_c(const mpei_tc_opnd *c, int i, int j)
   return c->t == MPE_FP16 ? mpe_fp16_to_fp32(((const uint16_t *)c->p)[idx]) : ((const float *)c->p)[idx];
 }
 
+/* EXACT: for each of nb blocks of L steps of w packed exponents (panel by
+   panel), the bounds of its products' part: hi, the largest exponent plus one
+   (a value of exponent e lies below 2^(e+1)), and lo, the smallest exponent
+   of a non-zero value less P1 (a multiple of 2^(e-P1)); zeros drop out. Kept
+   as the kernel compares them (tc_amd_kernel.h, exact_run): B's (side 1)
+   hi - lo - span, hi - span + 150, lo + span + 126; A's (side 0) hi - lo, hi,
+   lo. Block b at out + 3*w*b, each of the three w long. */
+static void exact_bounds(const int32_t *e, size_t nb, int L, int w, int P1, int span, int side, int32_t *out)
+{
+  for (size_t b = 0; b < nb; b++)
+    for (int j = 0; j < w; j++) {
+      int32_t hi = MPEI_TC_ZERO_EXP, lo = -MPEI_TC_ZERO_EXP;
+      for (int q = 0; q < L; q++) {
+        const int32_t x = e[(b * L + q) * w + j];
+        hi = x > hi ? x : hi;
+        lo = x != MPEI_TC_ZERO_EXP && x < lo ? x : lo;
+      }
+      hi += 1;
+      lo -= P1;
+      out[3 * w * b + j] = hi - lo - (side ? span : 0);
+      out[3 * w * b + w + j] = side ? hi - span + 150 : hi;
+      out[3 * w * b + 2 * w + j] = side ? lo + span + 126 : lo;
+    }
+}
+
 /* the largest exponent among n packed exponents (zeros: MPEI_TC_ZERO_EXP) */
 static int max_exp(const int32_t *e, size_t n)
 {
@@ -69,6 +94,7 @@ typedef struct {
   int Kp, mr, vw;
   mpei_tc_amd_kp kp0;
   int32_t *fl;        /* EXACT: M x N lost-bits flags */
+  const int32_t *abnd, *bbnd;   /* EXACT: the panels' exponent bounds per block (exact_bounds) */
   const float *acc;   /* the driver's accumulators (whole tiles are updated in place) */
   int M, N;
 } amd_ctx;
@@ -82,6 +108,10 @@ static void amd_tile(const void *ctx, int ip, int jp, int k0, int kn, void *cv, 
   float *c = cv;
   mpei_tc_amd_kp kp = x->kp0;
   kp.nblk = kn / kp.L;
+  if (x->abnd) {
+    kp.abnd = x->abnd + ((size_t)ip * (x->Kp / kp.L) + k0 / kp.L) * 3 * x->mr;
+    kp.bbnd = x->bbnd + ((size_t)jp * (x->Kp / kp.L) + k0 / kp.L) * 3 * x->vw;
+  }
   const size_t ao = ((size_t)ip * x->Kp + k0) * x->mr, bo = ((size_t)jp * x->Kp + k0) * x->vw;
   const int32_t *ae = x->pa->e ? x->pa->e + ao : NULL, *be = x->pb->e ? x->pb->e + bo : NULL;
   int32_t fbuf[MPEI_TC_AMD_MR * MPEI_TC_AMD_AVX512_VW];
@@ -132,6 +162,10 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
      in the panels) */
   int wide = mpei_tc_pack(m, a, 0, M, K, Kp, mr, &pa, rowbad);
   wide |= mpei_tc_pack(m, b, 1, N, K, Kp, vw, &pb, colbad);
+  if (kind == MPEI_TC_AMD_EXACT)   /* A past K -0: a product of -0 leaves every sum as it is, -0 included */
+    for (int ip = 0; ip < mp; ip++)
+      for (size_t l = (size_t)K * mr; l < (size_t)Kp * mr; l++)
+        pa.v[(size_t)ip * Kp * mr + l] = -0.0f;
   if (ftz) {   /* operands below the input format's smallest normal read as +0 */
     const float tiny = ldexpf(1.0f, ((const struct mpe_format *)mpe_format_of(m->p.in))->emin);
     for (size_t i = 0; i < asz; i++)
@@ -149,15 +183,35 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
       acc[(size_t)i * N + j] = ftz && fabsf(cv) < 0x1p-126f ? 0.0f : cv;
     }
   const int F = kind == MPEI_TC_AMD_EXACT ? exact_bits(L) : m->p.align_bits;
-  mpei_tc_amd_kp kp0 = { kind, L, F, m->p.result_bits, 0, ftz && m->p.in != MPE_FP16,
-                         kind == MPEI_TC_AMD_TWO && !wide && F <= 29 &&
-                             (double)L * (ldexp(1.0, F + 2) - 1.0) <= 2147483647.0,
-                         m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT };
-  const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, acc, M, N };
+  const int F2 = m->p.result_bits;
+  int32_t *abnd = NULL, *bbnd = NULL;
+  if (kind == MPEI_TC_AMD_EXACT) {
+    abnd = malloc(sizeof(int32_t) * 3 * (asz / L ? asz / L : 1));
+    bbnd = malloc(sizeof(int32_t) * 3 * (bsz / L ? bsz / L : 1));
+    if (!abnd || !bbnd) {
+      free(abnd);
+      free(bbnd);
+      r = MPE_ENOMEM;
+      goto out;
+    }
+    const int P1 = ((const struct mpe_format *)mpe_format_of(m->p.in))->p - 1;
+    int span = 53;   /* the largest hi - lo of a block's addends: (L + 1) * 2^span <= 2^53 */
+    while ((1L << (53 - span)) < L + 1)
+      span--;
+    exact_bounds(pa.e, (size_t)mp * (Kp / L), L, mr, P1, span, 0, abnd);
+    exact_bounds(pb.e, (size_t)np * (Kp / L), L, vw, P1, span, 1, bbnd);
+  }
+  mpei_tc_amd_kp kp0 = { kind, L, F, F2, 0, ftz && m->p.in != MPE_FP16,
+                         kind == MPEI_TC_AMD_TWO && !wide && F <= 29 && F2 + 1 >= F && F2 + 1 - F <= 16 &&
+                             F2 <= 31 && (double)L * (ldexp(1.0, F + 2) - 1.0) + ldexp(1.0, F + 1) <= 2147483647.0,
+                         m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT, NULL, NULL };
+  const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, abnd, bbnd, acc, M, N };
   const mpei_gemm_plan plan = { .M = M, .N = N, .K = Kp, .kc = (KC / L > 0 ? KC / L : 1) * L, .mr = mr, .nr = vw,
                                 .mcp = MC_PANELS, .ncp = NC_PANELS, .esize = 4, .work = (long)M * N * K,
                                 .tile = amd_tile, .ctx = &x, .acc = acc };
   r = mpei_gemm_run(&plan);
+  free(abnd);
+  free(bbnd);
   if (r != MPE_OK)
     goto out;
   if (!ftz) {

@@ -1,8 +1,13 @@
 /* AMD's CDNA matrix-core kernels, written once with GCC vector extensions and
    included by tc_amd_avx2.c and tc_amd_avx512.c, each compiled with its own
    -m flags and -ffp-contract=off. The includer includes its instruction set's
-   header (lib/isa_*.h) and defines VW (binary32 lanes per register) and
-   FLOOR_PD (one register of binary64 lanes rounded toward -inf). Each lane is
+   header (lib/isa_*.h) and defines VW (binary32 lanes per register; VWN the
+   same as a number), FLOOR_PD and FLOOR_PS (one register of binary64 /
+   binary32 lanes rounded toward -inf), FMA_PD (one register of binary64
+   fma), MAX_I and MIN_I (of int32 lanes), ANY_I (whether some bit of an
+   int32 vector is set), the conversions between half a register of int32 or
+   binary32 and one of binary64 (CVT_I2D, CVT_F2D, CVT_D2F: nearest-even) and
+   SET1_PD (a register of binary64 lanes equal to one value). Each lane is
    one output; the arithmetic is the portable engine's (emu/tc_model.c:
    exact_dot per block, mfma_ftz, mfma_two_stage), step for step:
 
@@ -10,7 +15,9 @@
      2^(F - E), E the largest exponent among them, and summed in binary64: when
      every scaled addend is an integer the sum is exact (F keeps it below 2^53)
      and its conversion to binary32 is the one RNE rounding; a lane where some
-     addend is not an integer is reported in fl.
+     addend is not an integer is reported in fl (exact_row). Rows whose
+     exponent bounds show every partial sum exact are summed unscaled by
+     fma (exact_run).
    FTZ: binary32 products and sums (nearest-even), each flushed as the model
      says; FP16 products (at least 2^-28 once the operands are flushed) and
      their sums (multiples of 2^-48) are never tiny, so only BF16 flushes.
@@ -21,6 +28,8 @@
      e_c), T = floor(S at 2^(E - F2 - 1)) + floor(c at 2^(E - F)) is below
      2^50; T cut toward -inf to F2 fraction bits at its own exponent, then
      converted to binary32 (nearest-even). Every step is exact in binary64.
+     With every operand in binary32's window (kp->f32), stage 1 runs in
+     binary32 and int32 lanes and stage 2 on a two-part integer (two_f32).
    The driver (tc_amd.c) guarantees finite operands (TWO, EXACT: outputs with an
    inf or NaN operand, or a non-finite initial c, are redone by the portable
    engine) and, for TWO, no product of 2^128 or more. */
@@ -33,6 +42,19 @@ typedef int32_t vi __attribute__((vector_size(VW * 4)));
 typedef double vd __attribute__((vector_size(VW * 8)));
 typedef int64_t vl __attribute__((vector_size(VW * 8)));
 typedef double hd __attribute__((vector_size(VW * 4)));   /* one register of binary64 */
+
+typedef float hf __attribute__((vector_size(VW * 2)));   /* half a register of binary32 */
+typedef int32_t hi32 __attribute__((vector_size(VW * 2)));
+typedef int64_t hl __attribute__((vector_size(VW * 4)));
+#if VWN == 16
+#define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
+#define HIHALF(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
+#define JOIN(x, y) __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#else
+#define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3)
+#define HIHALF(v) __builtin_shufflevector(v, v, 4, 5, 6, 7)
+#define JOIN(x, y) __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7)
+#endif
 
 #define MR MPEI_TC_AMD_MR
 #define SPLI(v) ((vi){} + (int32_t)(v))
@@ -53,14 +75,12 @@ static inline __attribute__((always_inline)) vi ldi(const int32_t *p)
 
 static inline __attribute__((always_inline)) vi maxi(vi a, vi b)
 {
-  const vi m = a > b;
-  return (a & m) | (b & ~m);
+  return MAX_I(a, b);
 }
 
 static inline __attribute__((always_inline)) vi mini(vi a, vi b)
 {
-  const vi m = a < b;
-  return (a & m) | (b & ~m);
+  return MIN_I(a, b);
 }
 
 static inline __attribute__((always_inline)) vd tod(vf x)
@@ -105,6 +125,78 @@ static inline __attribute__((always_inline)) vf ftz(vf x)
   return (vf)(u & (keep | (int32_t)0x80000000));
 }
 
+/* EXACT, one row of one block the slow way: the addends scaled to integers
+   below 2^(F+2), a lane where some addend is not one marked in bad */
+static inline __attribute__((always_inline)) vf exact_row(const float *a, const int32_t *ea, const float *b,
+                                                          const int32_t *eb, vf acc, vi *bad, int r, int L, int F)
+{
+  vi E = expf32(acc);
+  for (int q = 0; q < L; q++)
+    E = maxi(E, ea[q * MR + r] + ldi(eb + q * VW));
+  const vd sc = pow2v(F - E);
+  vd s = tod(acc) * sc;
+  vl lost = (vl)(floorv(s) != s);   /* an integer: floor is itself */
+  for (int q = 0; q < L; q++) {
+    const vd x = tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc;
+    lost |= (vl)(floorv(x) != x);
+    s += x;
+  }
+  *bad |= __builtin_convertvector(lost, vi);
+  return __builtin_convertvector(s * pow2v(E - F), vf);
+}
+
+/* EXACT. A block's addends are integer multiples of 2^lo below 2^hi, lo and hi
+   bounded from the exponents (a value of exponent e in a format of P bits is a
+   multiple of 2^(e-P+1) below 2^(e+1); the packers clamp e at the format's
+   emin, which keeps both true): the products' bound, a row of A's block plus a
+   column of B's (abnd, bbnd: the driver's exact_bounds), and c's, 2^(e_c+1)
+   and 2^(max(e_c, -126) - 23). Where (L + 1) * 2^(hi - lo) <= 2^53 in every
+   lane of a row, c and the products summed in binary64 (fma: each product
+   exact) are exact at every step; otherwise the row runs exact_row. The test
+   on c's biased exponent b: b >= hi_p - span + 150 and b <= lo_p + span +
+   126 (a zero or subnormal c, b = 0, taken as 2^-150: stricter, never
+   looser). */
+static inline __attribute__((always_inline)) void exact_run(const float *av, const int32_t *ae, const float *bv,
+                                                            const int32_t *be, const int32_t *abnd,
+                                                            const int32_t *bbnd, vf *acc, vi *bad, int nblk, int L,
+                                                            int F)
+{
+  hd bd[128];   /* B's block in binary64, each row as two halves */
+  for (int blk = 0; blk < nblk; blk++) {
+    const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
+    const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    const int32_t *ab = abnd + (size_t)blk * 3 * MR, *bb = bbnd + (size_t)blk * 3 * VW;
+    const vi sb = ldi(bb), hib = ldi(bb + VW), lob = ldi(bb + 2 * VW);
+#pragma GCC unroll 8
+    for (int q = 0; q < L; q++) {
+      const vf bq = ldf(b + q * VW);
+      bd[2 * q] = CVT_F2D(LOHALF(bq));
+      bd[2 * q + 1] = CVT_F2D(HIHALF(bq));
+    }
+    int wide[MR];
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++) {
+      const vi b = ((vi)acc[r] >> 23) & 0xff;
+      wide[r] = ANY_I((vi)(sb + ab[r] > 0) | (vi)(b < hib + ab[MR + r]) | (vi)(b > lob + ab[2 * MR + r]));
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++) {
+      if (wide[r]) {
+        acc[r] = exact_row(a, ea, b, eb, acc[r], &bad[r], r, L, F);
+        continue;
+      }
+      hd s0 = CVT_F2D(LOHALF(acc[r])), s1 = CVT_F2D(HIHALF(acc[r]));
+#pragma GCC unroll 8
+      for (int q = 0; q < L; q++) {
+        const hd x = SET1_PD((double)a[q * MR + r]);   /* (not 0 + a: a -0 stays) */
+        s0 = FMA_PD(bd[2 * q], x, s0);
+        s1 = FMA_PD(bd[2 * q + 1], x, s1);
+      }
+      acc[r] = JOIN(CVT_D2F(s0), CVT_D2F(s1));
+    }
+  }
+}
+
 static void k_exact(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,
                     long ldc, const mpei_tc_amd_kp *kp)
 {
@@ -115,25 +207,12 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
     acc[r] = ldf(c + r * ldc);
     bad[r] = SPLI(0);
   }
-  for (int blk = 0; blk < kp->nblk; blk++) {
-    const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
-    const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    for (int r = 0; r < MR; r++) {
-      vi E = expf32(acc[r]);
-      for (int q = 0; q < L; q++)
-        E = maxi(E, ea[q * MR + r] + ldi(eb + q * VW));
-      const vd sc = pow2v(F - E);
-      vd s = tod(acc[r]) * sc;
-      vl lost = (vl)(floorv(s) != s);   /* an integer: floor is itself */
-      for (int q = 0; q < L; q++) {
-        const vd x = tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc;
-        lost |= (vl)(floorv(x) != x);
-        s += x;
-      }
-      bad[r] |= __builtin_convertvector(lost, vi);
-      acc[r] = __builtin_convertvector(s * pow2v(E - F), vf);
-    }
-  }
+  if (L == 4)   /* the models' block lengths get their own unrolled copies */
+    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 4, F);
+  else if (L == 2)
+    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 2, F);
+  else
+    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, L, F);
   for (int r = 0; r < MR; r++) {
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
     const vi f = ldi(fl + r * ldc) | bad[r];
@@ -177,8 +256,8 @@ static void k_ftz(const float *av, const float *bv, float *c, long ldc, const mp
 
 /* TWO, stage 1 over the products q0, q0 + qs, ... of a block (all of them, or
    the even or the odd k): the products cut toward zero at 2^(*em - F), an
-   integer sum; *em their largest exponent, at least -96 (f32) or -600 (none:
-   the sum is 0) */
+   integer sum; *em their largest exponent, or -600 where there is no product
+   (the sum is 0, and c alone sets the block's exponent) */
 static inline __attribute__((always_inline)) vd stage1(const float *a, const int32_t *ea, const float *b,
                                                        const int32_t *eb, int r, int q0, int qs,
                                                        const mpei_tc_amd_kp *kp, vi *emp)
@@ -187,19 +266,18 @@ static inline __attribute__((always_inline)) vd stage1(const float *a, const int
   vi em = SPLI(-(1 << 22));
   for (int q = q0; q < L; q += qs)
     em = maxi(em, ea[q * MR + r] + ldi(eb + q * VW));
+  em = maxi(em, SPLI(-600));   /* no product: S = 0 */
   vd S;
   if (kp->f32) {
     /* operands in [2^-48, 2^63): the products exact in binary32, scaled
        below 2^(F+2) (smaller ones may round, to less than 1), truncated
        by the conversion and summed in int32 */
-    em = maxi(em, SPLI(-96));
-    const vf sc = (vf)((F - em + 127) << 23);
+    const vf sc = (vf)((F - maxi(em, SPLI(-96)) + 127) << 23);   /* every product is at least 2^-96 */
     vi s32 = SPLI(0);
     for (int q = q0; q < L; q += qs)
       s32 += __builtin_convertvector(ldf(b + q * VW) * a[q * MR + r] * sc, vi);
     S = __builtin_convertvector(s32, vd);
   } else {
-    em = maxi(em, SPLI(-600));   /* no product: S = 0 */
     const vd sc = pow2v(F - em);
     S = (vd){};
     for (int q = q0; q < L; q += qs)
@@ -207,6 +285,94 @@ static inline __attribute__((always_inline)) vd stage1(const float *a, const int
   }
   *emp = em;
   return S;
+}
+
+typedef uint32_t vu __attribute__((vector_size(VW * 4)));
+
+/* X * 2^g + lo (exact in binary64) cut toward -inf to F2 + 1 significant
+   bits on its encoding, then rounded to binary32 (nearest-even) */
+static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double two_g, int F2)
+{
+  hd T = FMA_PD(CVT_I2D(X), SET1_PD(two_g), CVT_I2D(lo));
+  const int64_t m = ((int64_t)1 << (52 - F2)) - 1;
+  T = (hd)(((hl)T + ((hl)(T < 0) & m)) & ~m);
+  return CVT_D2F(T);
+}
+
+/* TWO with every operand zero or in [2^-48, 2^63) (kp->f32), one row of one
+   block; em: the largest exponent sum of its products (none: below -96).
+   Stage 1: the products exact in binary32, scaled below 2^(F+2) (smaller
+   ones may round, to less than 1), truncated by the conversion, summed in
+   int32: S at 2^(em - F). Stage 2 at E = max(em, e_c) >= -96, in units of
+   2^(E - F2 - 1) as the two-part integer X * 2^g + Lo (g = F2 + 1 - F, Lo <
+   2^g): X = floor(S at 2^(E - F)) + floor(c at 2^(E - F)), Lo the g bits of
+   floor(S at 2^(E - F2 - 1)) below them; T = X * 2^g + Lo is exact in
+   binary64 (the driver keeps |X| < 2^31, g <= 16). Stage 3: T cut toward -inf
+   to F2 + 1 significant bits on its binary64 encoding (T's exponent is at
+   least -126 wherever the cut drops bits), converted to binary32
+   (nearest-even) and scaled by 2^(E - F2 - 1) in two exact steps (a result
+   below 2^-126 is T < 4 times 2^(E - F2 - 1) >= 2^-128: representable). A
+   block without products leaves c (-0 made +0), an infinite c stays (a NaN
+   c, whose output the driver redoes, too). */
+static inline __attribute__((always_inline)) vf two_f32_fin(vi S, vi em, vi keep, vf cv, int F, int F2,
+                                                            double two_g, float two_f2)
+{
+  const int g = F2 + 1 - F;
+  const vf cf = (vf)((vi)cv & ~keep);   /* an infinite or NaN c out of the arithmetic */
+  const vi ec = maxi(expf32(cf), SPLI(-126)), E = maxi(em, ec), d = E - em;
+  /* c at 2^(E - F), scaled to no less than 1/2 (where c lies below 2^(E - F),
+     0 or -1 either way): no underflow */
+  const vf cs = FLOOR_PS(cf * (vf)((maxi(F - E, -1 - ec) + 127) << 23));
+  const vi X = (S >> mini(d, SPLI(31))) + __builtin_convertvector(cs, vi);
+  /* Lo: floor(S * 2^(g - d)) mod 2^g, S shifted left by g - d or right by d - g */
+  const vi t = d - g, cr = maxi(t, SPLI(0)), cl = cr - t;
+  const vi lo = ((vi)((vu)S << (vu)cl) >> mini(cr, SPLI(31))) & ((1 << g) - 1);
+  const vf f = JOIN(cut_f32(LOHALF(X), LOHALF(lo), two_g, F2), cut_f32(HIHALF(X), HIHALF(lo), two_g, F2));
+  const vf res = f * two_f2 * (vf)((E + 127) << 23);
+  return (vf)(((vi)(cv + 0.0f) & keep) | ((vi)res & ~keep));
+}
+
+/* two_f32 on nblk blocks of L products, the MR rows side by side */
+static inline __attribute__((always_inline)) void two_f32(const float *av, const int32_t *ae, const float *bv,
+                                                          const int32_t *be, vf *acc, int nblk, int L, int F,
+                                                          int F2)
+{
+  const double two_g = ldexp(1.0, F2 + 1 - F);
+  const float two_f2 = ldexpf(1.0f, -(F2 + 1));
+  for (int blk = 0; blk < nblk; blk++) {
+    const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
+    const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    vi em[MR], S[MR], keep[MR];
+    vf sc[MR];
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++)
+      em[r] = SPLI(-(1 << 22));
+#pragma GCC unroll 8
+    for (int q = 0; q < L; q++) {
+      const vi e = ldi(eb + q * VW);
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; r++)
+        em[r] = maxi(em[r], ea[q * MR + r] + e);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++) {
+      /* no product, or c infinite (or NaN, an output the driver redoes): the block leaves c */
+      keep[r] = (em[r] < -96) | (((vi)acc[r] & 0x7fffffff) > 0x7f7fffff);
+      em[r] = maxi(em[r], SPLI(-96));
+      sc[r] = (vf)((F - em[r] + 127) << 23);
+      S[r] = SPLI(0);
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < L; q++) {
+      const vf x = ldf(b + q * VW);
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; r++)
+        S[r] += __builtin_convertvector(x * a[q * MR + r] * sc[r], vi);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; r++)
+      acc[r] = two_f32_fin(S[r], em[r], keep[r], acc[r], F, F2, two_g, two_f2);
+  }
 }
 
 static void k_two(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, long ldc,
@@ -217,7 +383,18 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
   vf acc[MR];
   for (int r = 0; r < MR; r++)
     acc[r] = ldf(c + r * ldc);
-  for (int blk = 0; blk < kp->nblk; blk++) {
+  /* binary32 lanes and a two-part integer (one cut sum); the split sums, and
+     operands outside the binary32 window, in binary64 lanes below */
+  const int fast = kp->f32 && !kp->split;
+  if (fast) {   /* the models' block lengths get their own unrolled copies */
+    if (L == 8)
+      two_f32(av, ae, bv, be, acc, kp->nblk, 8, F, F2);
+    else if (L == 4)
+      two_f32(av, ae, bv, be, acc, kp->nblk, 4, F, F2);
+    else
+      two_f32(av, ae, bv, be, acc, kp->nblk, L, F, F2);
+  }
+  for (int blk = 0; blk < kp->nblk && !fast; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     for (int r = 0; r < MR; r++) {

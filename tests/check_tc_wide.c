@@ -266,6 +266,8 @@ static uint32_t amd_elem(mpe_type t, uint64_t *st, int specials, int huge)
       e = 31;
     if (huge == -2)
       e = (uint32_t)(r >> 8) % 4;
+    if (huge == -3)   /* within [2^-2, 2^3) */
+      e = 13 + (uint32_t)(r >> 8) % 5;
     const uint32_t m = (r >> 20) & 1 ? m16[(r >> 24) % 6] : (uint32_t)(r >> 24) & 0x3ff;
     return sg << 15 | e << 10 | m;
   }
@@ -276,6 +278,8 @@ static uint32_t amd_elem(mpe_type t, uint64_t *st, int specials, int huge)
     e = 80 + (uint32_t)((r >> 8) % 94);
   if (huge == -2)   /* in [2^-70, 2^-55): products about 2^-126 */
     e = 57 + (uint32_t)((r >> 8) % 15);
+  if (huge == -3)   /* within [2^-2, 2^3) */
+    e = 125 + (uint32_t)((r >> 8) % 5);
   if (huge > 0 && (r >> 16) % 8 == 0)
     e = 240 + (uint32_t)((r >> 30) % 15);
   if (specials && (r >> 16) % 40 == 1)
@@ -304,14 +308,6 @@ static float amd_c(uint64_t *st, int specials, int tiny)
   return ldexpf((float)((r >> 8) & 0xffffff) * 0x1p-24f, (int)((r >> 40) % 120) - 60) * ((r >> 39) & 1 ? -1 : 1);
 }
 
-/* the AMD rows' fast kernels (emu/tc_amd*.c) equal the portable engine bit for
-   bit at every SIMD level, on sizes past the tiles and the k chunk with K not
-   a multiple of the block, on boundary data: finite sets (the kernels run
-   every output; CDNA1's binary64 sums lose bits on the wide exponent spreads
-   and hand those outputs back), sets with inf/NaN operands and c (their
-   outputs go to the portable engine), huge BF16/TF32 exponents, pairs of
-   products cancelling exactly, BF16/TF32 values in the window of CDNA3's
-   binary32 first stage, and products and sums about 2^-126 */
 /* mpe_mma with C, and mpe_gemm's C = A B + C (one more binary32 addition), at
    SIMD levels 1 and 2 equal to level 0 (the portable engine) bit for bit (a
    NaN of mpe_gemm: any NaN); what names the model and A's type (bt, B's type,
@@ -343,6 +339,18 @@ static long amd_levels_run(const mpe_tc_model *m, int M, int N, int K, const voi
   return 2L * M * N * 2;
 }
 
+/* the AMD rows' fast kernels (emu/tc_amd*.c) equal the portable engine bit for
+   bit at every SIMD level, on sizes past the tiles and the k chunk with K not
+   a multiple of the block, on boundary data: finite sets (the kernels run
+   every output; CDNA1's binary64 sums lose bits on the wide exponent spreads
+   and hand those outputs back), sets with inf/NaN operands and c (their
+   outputs go to the portable engine), huge BF16/TF32 exponents, pairs of
+   products cancelling exactly, BF16/TF32 values in the window of CDNA3's
+   binary32 first stage, products and sums about 2^-126, signed zeros and
+   blocks without products beside tiny c, and c from 2^-70 to 2^45 beside
+   products about 1 (CDNA1: the bound of the binary64 sum on both sides;
+   CDNA3: every shift between the products and c, carries of the two-part
+   integer, c at powers of two) */
 START_TEST(test_amd_levels)
 {
   static const struct { const char *name; mpe_type t; } am[] = {
@@ -354,14 +362,15 @@ START_TEST(test_amd_levels)
   const mpe_type t = am[_i].t, at = t == MPE_TF32 ? MPE_FP32 : t;
   const int es = t == MPE_TF32 ? 4 : 2;
   static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 } };
-  for (int set = 0; set < 6; set++)
+  for (int set = 0; set < 8; set++)
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
       const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
       uint64_t st = ts_seed() + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
       unsigned char *A = malloc((size_t)M * K * es), *B = malloc((size_t)K * N * es);
       float *C = malloc(sizeof(float) * M * N);
       ck_assert(A && B && C);
-      const int specials = set == 1, huge = set == 2 ? 1 : set == 4 ? -1 : set == 5 ? -2 : 0;
+      const int specials = set == 1;
+      const int huge = set == 2 ? 1 : set == 4 || set == 6 ? -1 : set == 5 ? -2 : set == 7 ? -3 : 0;
       for (int q = 0; q < M * K; q++) {
         uint32_t w = amd_elem(t, &st, specials, huge);
         memcpy(A + (size_t)q * es, &w, (size_t)es);
@@ -377,8 +386,24 @@ START_TEST(test_amd_levels)
             A[((size_t)i * K + l + 1) * es + es - 1] ^= 0x80;
             memcpy(B + ((size_t)(l + 1) * N) * es, B + ((size_t)l * N) * es, (size_t)N * es);
           }
-      for (int q = 0; q < M * N; q++)
-        C[q] = amd_c(&st, specials, set == 5);
+      if (set == 6) {   /* B positive; rows of +0 or -0, rows with every other run of 8 zero */
+        for (int q = 0; q < K * N; q++)
+          B[(size_t)q * es + es - 1] &= 0x7f;
+        for (int i = 0; i < M; i++)
+          for (int l = 0; l < K && i % 3 != 2; l++)
+            if (i % 3 == 0 || l % 16 < 8) {
+              const uint32_t z = (uint32_t)(i / 3) % 2 << (8 * es - 1);
+              memcpy(A + ((size_t)i * K + l) * es, &z, (size_t)es);
+            }
+      }
+      for (int q = 0; q < M * N; q++) {
+        C[q] = amd_c(&st, specials, set == 5 || set == 6);
+        if (set == 7) {   /* ±(1 or a random significand) 2^k, k in [-70, 45] */
+          const uint64_t r = ts_rand64(&st);
+          const float sig = (r >> 8) & 1 ? 1.0f : 1.0f + (float)((r >> 9) & 0x7fffff) * 0x1p-23f;
+          C[q] = ldexpf((r >> 40) & 1 ? -sig : sig, (int)((r >> 41) % 116) - 70);
+        }
+      }
       amd_levels_run(m, M, N, K, A, at, B, at, C, am[_i].name, set, (int)sh);
       free(A); free(B); free(C);
     }
@@ -413,7 +438,7 @@ START_TEST(test_amd_fnuz_levels)
   ck_assert_ptr_nonnull(m);
   static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 } };
   long compared = 0;
-  for (int set = 0; set < 6; set++)
+  for (int set = 0; set < 7; set++)
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
       const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
       uint64_t st = ts_seed() + 5000 + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
@@ -435,8 +460,13 @@ START_TEST(test_amd_fnuz_levels)
             A[(size_t)i * K + l + 1] = x ? x ^ 0x80 : 0;
             memcpy(B + (size_t)(l + 1) * N, B + (size_t)l * N, (size_t)N);
           }
+      if (set == 6)   /* rows of zeros, rows with the even (or odd) k zero, beside tiny c */
+        for (int i = 0; i < M; i++)
+          for (int l = 0; l < K && i % 3 != 2; l++)
+            if (i % 3 == 0 || l % 2 == i / 3 % 2)
+              A[(size_t)i * K + l] = 0;
       for (int q = 0; q < M * N; q++)
-        C[q] = amd_c(&st, specials, set == 5);
+        C[q] = amd_c(&st, specials, set == 5 || set == 6);
       char what[48];
       snprintf(what, sizeof what, "mi300 %s x", mpe_type_name(ta));
       compared += amd_levels_run(m, M, N, K, A, ta, B, tb, C, what, set, (int)sh);
