@@ -22,7 +22,9 @@ MPE_API uint8_t  mpe_fp32_to_e5m2(float x, mpe_round r, int saturate);
 MPE_API float    mpe_e4m3_to_fp32(uint8_t v);
 MPE_API float    mpe_e5m2_to_fp32(uint8_t v);
 /* The FNUZ FP8 formats of AMD CDNA3 (MI300): no inf, no -0, code 0x80 the one NaN.
-   Overflow without saturate, inf and NaN give 0x80; a zero result is 0x00. */
+   NaN gives 0x80; inf and overflow give 0x80 without saturate (except in the
+   modes that round toward zero for the sign, and MPE_RO: +-max), +-max with
+   it; a zero result is 0x00. */
 MPE_API uint8_t  mpe_fp32_to_e4m3fnuz(float x, mpe_round r, int saturate);
 MPE_API uint8_t  mpe_fp32_to_e5m2fnuz(float x, mpe_round r, int saturate);
 MPE_API float    mpe_e4m3fnuz_to_fp32(uint8_t v);
