@@ -41,6 +41,11 @@ FP64, FP32, TF32, FP16, BF16, E4M3, E5M2 = range(7)
 _TYPE_OF = {"fp64": FP64, "fp32": FP32, "tf32": TF32, "fp16": FP16, "bf16": BF16, "e4m3": E4M3, "e5m2": E5M2}
 INT8, UINT8, INT4, UINT4, INT32 = range(7, 12)
 E2M3, E3M2, E2M1, E8M0 = range(12, 16)
+E4M3FNUZ, E5M2FNUZ = 16, 17   # AMD CDNA3's FP8: no inf, no -0, 0x80 the one NaN
+_TYPE_OF.update({"e4m3fnuz": E4M3FNUZ, "e5m2fnuz": E5M2FNUZ})
+_FP8 = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz")
+_PACKED = ("fp16", "bf16") + _FP8
+_INPUTS = ("fp16", "bf16", "tf32") + _FP8
 _INT_OF = {"int8": INT8, "uint8": UINT8, "int4": INT4, "uint4": UINT4}
 
 
@@ -207,7 +212,7 @@ def round(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, flush:
 
 
 def _fp8_table(fmt: str) -> np.ndarray:
-    dec = _L.mpe_e4m3_to_fp32 if fmt == "e4m3" else _L.mpe_e5m2_to_fp32
+    dec = getattr(_L, f"mpe_{fmt}_to_fp32")
     return np.array([dec(v) for v in range(256)], dtype=np.float32)
 
 
@@ -226,17 +231,17 @@ def _nan_code(fmt: str, negative: bool, saturate: bool) -> int:
         return _L.mpe_fp32_to_fp16(nan, 0)
     if fmt == "bf16":
         return _L.mpe_fp32_to_bf16(nan, 0)
-    enc = _L.mpe_fp32_to_e4m3 if fmt == "e4m3" else _L.mpe_fp32_to_e5m2
-    return enc(nan, 0, int(saturate))
+    return getattr(_L, f"mpe_fp32_to_{fmt}")(nan, 0, int(saturate))
 
 
 def encode(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, seed: Optional[int] = None) -> np.ndarray:
     """The bit patterns of ``x`` rounded to ``fmt``: uint16 for ``fp16``/``bf16``, uint8 for
-    ``e4m3``/``e5m2`` (x's shape). NaNs get the library's canonical NaN (sign kept). A torch
-    tensor gives a torch tensor (torch.uint16 / torch.uint8)."""
+    ``e4m3``/``e5m2``/``e4m3fnuz``/``e5m2fnuz`` (x's shape). NaNs get the library's canonical NaN
+    (sign kept; the FNUZ formats' one NaN is 0x80, and their one zero 0x00). A torch tensor gives
+    a torch tensor (torch.uint16 / torch.uint8)."""
     like_torch, x = _is_torch(x), _np(x)
-    if fmt not in ("fp16", "bf16", "e4m3", "e5m2"):
-        raise ValueError(f"encode: {fmt!r} has no packed encoding here (valid: fp16, bf16, e4m3, e5m2)")
+    if fmt not in _PACKED:
+        raise ValueError(f"encode: {fmt!r} has no packed encoding here (valid: {', '.join(_PACKED)})")
     r = round(x, fmt, mode, saturate=saturate, seed=seed).astype(np.float32)   # exact: values of fmt
     shape = r.shape
     r = r.reshape(-1)   # 0-d arrays index as scalars
@@ -247,6 +252,8 @@ def encode(x: Any, fmt: str, mode: str = "rne", *, saturate: bool = False, seed:
     elif fmt == "bf16":
         codes = (r.view(np.uint32) >> 16).astype(np.uint16)
     else:
+        if fmt.endswith("fnuz"):   # one zero: -0 (a negative value rounded to zero) is 0x00
+            r = np.where(r == 0, np.float32(0), r)
         t = _table(fmt)
         ok = ~np.isnan(t)
         bits = t.view(np.uint32)[ok]
@@ -270,7 +277,7 @@ def decode(codes: Any, fmt: str) -> np.ndarray:
     a torch tensor of codes gives a float32 tensor)."""
     like_torch = _is_torch(codes)
     c = np.asarray(_np(codes))
-    if fmt in ("fp16", "bf16", "e4m3", "e5m2"):
+    if fmt in _PACKED:
         if c.dtype.kind not in "iu":
             raise TypeError(f"decode: codes must be integers, not {c.dtype}")
         top = 0xffff if fmt in ("fp16", "bf16") else 0xff
@@ -280,9 +287,9 @@ def decode(codes: Any, fmt: str) -> np.ndarray:
         return _out(c.astype(np.uint16).view(np.float16).astype(np.float32), like_torch)
     if fmt == "bf16":
         return _out((c.astype(np.uint32) << 16).view(np.float32), like_torch)
-    if fmt in ("e4m3", "e5m2"):
+    if fmt in _FP8:
         return _out(_table(fmt)[c.astype(np.uint8)], like_torch)
-    raise ValueError(f"decode: {fmt!r} has no packed encoding here (valid: fp16, bf16, e4m3, e5m2)")
+    raise ValueError(f"decode: {fmt!r} has no packed encoding here (valid: {', '.join(_PACKED)})")
 
 
 def _mnk(a: np.ndarray, b: np.ndarray, what: str) -> Tuple[int, int, int]:
@@ -310,24 +317,26 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", input: str = "fp
     semantics, accumulator from 0, blocks chained in ascending k).
 
     A (m x k) and B (k x n) are binary32 values converted to ``input`` (fp16, bf16, tf32, e4m3,
-    e5m2) by the model's input rule; float16 arrays with ``input="fp16"`` are passed as they are.
+    e5m2, e4m3fnuz, e5m2fnuz) by the model's input rule; float16 arrays with ``input="fp16"`` are passed as they are.
     ``output``: ``"fp32"`` (float32 result) or ``"fp16"`` (float16 result). C (m x n) is read only
     when beta != 0 and is not modified: a new array is returned. ``input_b``: B's format when it
-    differs from A's, for the mixed FP8 instructions (one of e4m3, e5m2 each): A and B are then
+    differs from A's, for the mixed FP8 instructions (one of e4m3, e5m2 each, or of e4m3fnuz,
+    e5m2fnuz on mi300): A and B are then
     encoded to packed FP8 as the model's input rule does (nearest-even, saturating) and passed
     packed. CPU torch tensors are read without a copy when they are contiguous float32; a torch
     tensor among A, B gives a torch tensor.
     """
     like_torch = _is_torch(A) or _is_torch(B)
     if input not in _TYPE_OF or _TYPE_OF[input] in (FP32, FP64):
-        raise ValueError(f"unknown input {input!r} (valid: fp16, bf16, tf32, e4m3, e5m2)")
+        raise ValueError(f"unknown input {input!r} (valid: {', '.join(_INPUTS)})")
     if output not in ("fp32", "fp16"):
         raise ValueError(f"unknown output {output!r} (valid: fp32, fp16)")
     tin = _TYPE_OF[input]
     m_ = _model(model, tin, input)
     mixed = input_b is not None and input_b != input
-    if mixed and (input not in ("e4m3", "e5m2") or input_b not in ("e4m3", "e5m2")):
-        raise ValueError(f"input_b {input_b!r} with input {input!r}: mixed inputs are one e4m3 and one e5m2")
+    if mixed and sorted((input, input_b)) not in (["e4m3", "e5m2"], ["e4m3fnuz", "e5m2fnuz"]):
+        raise ValueError(f"input_b {input_b!r} with input {input!r}: mixed inputs are one e4m3 and one e5m2, "
+                         "or one e4m3fnuz and one e5m2fnuz")
 
     def real(X: Any) -> np.ndarray:   # complex or object data would lose a part without a word
         a = np.asarray(_np(X))
@@ -425,7 +434,7 @@ def gemm_sp(A: Any, B: Any, C: Any = None, *, model: str = "a100", input: str = 
     tensor when A or B is one)."""
     like_torch = _is_torch(A) or _is_torch(B)
     if input not in _TYPE_OF or _TYPE_OF[input] in (FP32, FP64):
-        raise ValueError(f"unknown input {input!r} (valid: fp16, bf16, tf32, e4m3, e5m2)")
+        raise ValueError(f"unknown input {input!r} (valid: {', '.join(_INPUTS)})")
     m_ = _model(model, _TYPE_OF[input], input)
     a = np.ascontiguousarray(_np(A), dtype=np.float32)
     b = np.ascontiguousarray(_np(B), dtype=np.float32)
@@ -1084,10 +1093,11 @@ def formats() -> List[Dict[str, Any]]:
 def models() -> Dict[str, List[str]]:
     """The tensor-core models by name (every name mpe_tc_model_get(3) takes, aliases included: GPUs,
     references, the CPU dot-product instructions), each with the input formats among fp16, bf16, tf32,
-    e4m3 and e5m2 it has instructions for; the names with none of these are left out."""
+    e4m3, e5m2, e4m3fnuz and e5m2fnuz it has instructions for; the names with none of these are left
+    out."""
     out = {}
     for n in _MODEL_NAMES:
-        ins = [i for i in ("fp16", "bf16", "tf32", "e4m3", "e5m2") if _L.mpe_tc_model_get(n.encode(), _TYPE_OF[i])]
+        ins = [i for i in _INPUTS if _L.mpe_tc_model_get(n.encode(), _TYPE_OF[i])]
         if ins:
             out[n] = ins
     return out

@@ -314,5 +314,5 @@ def test_formats_and_models():
     assert f["bf16"]["precision"] == 8 and f["e5m2"]["min_subnormal"] == 2.0**-16
     m = mpemu.models()
     assert m["v100"] == ["fp16"] and "e4m3" in m["h100"] and "tf32" in m["a100"]
-    assert m["mi300"] == ["fp16", "bf16", "tf32"] and m["mi100"] == ["fp16", "bf16"]
+    assert m["mi300"] == ["fp16", "bf16", "tf32", "e4m3fnuz", "e5m2fnuz"] and m["mi100"] == ["fp16", "bf16"]
     assert mpemu.version()
