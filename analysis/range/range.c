@@ -23,6 +23,7 @@
 #include <config.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -294,6 +295,74 @@ static uint64_t last_true(const struct tgt *g, int what, int wide)
   return lo;
 }
 
+/* The thresholds of a target are binary searches of rounded values, most of the
+   cost of a small tensor's accumulator. They depend only on the target's grid, so
+   those of the built-in formats and of each Q16 frac_bits are found once per process
+   and kept here (under a lock: accumulators are made from any thread). */
+struct grid_thr {
+  int have;
+  uint32_t u, s, opos, oneg;      /* binary32 patterns (fast targets) */
+  uint64_t u64, s64, o64;         /* binary64 patterns (fused64 float targets) */
+};
+enum { NBUILTIN_MAX = 64, QFB_MIN = -512, QFB_MAX = 512 };
+static struct grid_thr float_thr[NBUILTIN_MAX], q_thr[QFB_MAX - QFB_MIN + 1];
+static pthread_mutex_t thr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void find_thresholds(const struct tgt *g, struct grid_thr *c)
+{
+  if (g->t.kind == MPE_TARGET_Q16) {
+    c->u = c->s = (uint32_t)last_true(g, P_QUNDER, 0);
+    c->opos = (uint32_t)first_true(g, P_QOVER_POS, 0);
+    c->oneg = (uint32_t)first_true(g, P_QOVER_NEG, 0);
+    return;
+  }
+  if (g->fast) {
+    c->u = (uint32_t)last_true(g, P_UNDER, 0);
+    c->s = (uint32_t)last_true(g, P_TINY, 0);
+    c->opos = c->oneg = (uint32_t)first_true(g, P_OVER, 0);   /* RNE is symmetric */
+  }
+  if (g->fused64) {
+    c->u64 = last_true(g, P_UNDER, 1);
+    c->s64 = last_true(g, P_TINY, 1);
+    c->o64 = first_true(g, P_OVER, 1);
+  }
+}
+
+/* the cache entry of g's grid: a built-in format or a Q16 frac_bits (NULL: a custom format) */
+static struct grid_thr *thr_slot(const struct tgt *g)
+{
+  if (g->t.kind == MPE_TARGET_Q16)
+    return &q_thr[g->t.frac_bits - QFB_MIN];
+  size_t n;
+  const struct mpe_format *tab = mpei_format_table(&n);
+  if (g->f < tab || g->f >= tab + n || n > NBUILTIN_MAX)
+    return NULL;
+  return &float_thr[g->f - tab];
+}
+
+/* g's thresholds: from `like` (h, the same grid), the cache, or a search */
+static struct grid_thr thresholds_of(const struct tgt *g, const struct tgt *h)
+{
+  struct grid_thr c = { 0 };
+  if (h) {
+    c = (struct grid_thr){ 1, h->thr.u, h->thr.s, h->thr.opos, h->thr.oneg, h->u64, h->s64, h->o64 };
+    return c;
+  }
+  struct grid_thr *slot = thr_slot(g);
+  if (!slot) {
+    find_thresholds(g, &c);
+    return c;
+  }
+  pthread_mutex_lock(&thr_lock);
+  if (!slot->have) {
+    find_thresholds(g, slot);
+    slot->have = 1;
+  }
+  c = *slot;
+  pthread_mutex_unlock(&thr_lock);
+  return c;
+}
+
 /* ---------------------------------------------------------------- allocation */
 
 static int target_ok(const mpe_range_target *t)
@@ -421,6 +490,7 @@ static mpe_range *alloc_like(const mpe_range_target *targets, size_t ntargets, c
     struct tgt *g = &r->a[k];
     g->t = targets[k];
     const struct tgt *h = same_grid(like, k, g);
+    struct grid_thr c;
     switch (g->t.kind) {
     case MPE_TARGET_FLOAT:
       g->f = g->t.format;
@@ -433,6 +503,8 @@ static mpe_range *alloc_like(const mpe_range_target *targets, size_t ntargets, c
       g->thr52 = (1ull << 52) - (g->p <= 53 ? 1ull << (53 - g->p) : 0);
       g->fast = g->p <= 24;
       g->fused = g->fast && g->emin >= -126;
+      g->fused64 = g->p <= 53 && g->emin >= -1022;
+      c = thresholds_of(g, h);
       if (g->fast) {
         g->thr.mnb = mpei_f2u(ldexpf(1.0f, g->emin));
         g->thr.dsh = (uint32_t)(24 - g->p);
@@ -440,9 +512,10 @@ static mpe_range *alloc_like(const mpe_range_target *targets, size_t ntargets, c
         g->thr.k1 = ldexpf(1.0f, e / 2);
         g->thr.k2 = ldexpf(1.0f, e - e / 2);
         g->thr.minsub = ldexpf(1.0f, -e);
-        g->thr.u = h ? h->thr.u : (uint32_t)last_true(g, P_UNDER, 0);
-        g->thr.s = h ? h->thr.s : (uint32_t)last_true(g, P_TINY, 0);
-        g->thr.opos = g->thr.oneg = h ? h->thr.opos : (uint32_t)first_true(g, P_OVER, 0);   /* RNE is symmetric */
+        g->thr.u = c.u;
+        g->thr.s = c.s;
+        g->thr.opos = c.opos;
+        g->thr.oneg = c.oneg;
         if (g->fused) {
           uint32_t d = g->thr.dsh;
           g->thr.cadd = d << 23;
@@ -451,12 +524,11 @@ static mpe_range *alloc_like(const mpe_range_target *targets, size_t ntargets, c
           g->thr.alim = !d ? 0x7f800000u : ce <= 253 ? (254u - d) << 23 : 0;
         }
       }
-      g->fused64 = g->p <= 53 && g->emin >= -1022;
       if (g->fused64) {
         unsigned d = (unsigned)(53 - g->p);
-        g->u64 = h ? h->u64 : last_true(g, P_UNDER, 1);
-        g->s64 = h ? h->s64 : last_true(g, P_TINY, 1);
-        g->o64 = h ? h->o64 : first_true(g, P_OVER, 1);
+        g->u64 = c.u64;
+        g->s64 = c.s64;
+        g->o64 = c.o64;
         g->mnb64 = mpei_d2u(ldexp(1.0, g->emin));
         g->add64 = d ? (1ull << d >> 1) - 1 : 0;
         g->low64 = (1ull << d) - 1;
@@ -468,9 +540,10 @@ static mpe_range *alloc_like(const mpe_range_target *targets, size_t ntargets, c
     case MPE_TARGET_Q16:
       g->maxf = ldexp(32767.0, -g->t.frac_bits);
       g->fast = 1;
-      g->thr.u = g->thr.s = h ? h->thr.u : (uint32_t)last_true(g, P_QUNDER, 0);
-      g->thr.opos = h ? h->thr.opos : (uint32_t)first_true(g, P_QOVER_POS, 0);
-      g->thr.oneg = h ? h->thr.oneg : (uint32_t)first_true(g, P_QOVER_NEG, 0);
+      c = thresholds_of(g, h);
+      g->thr.u = g->thr.s = c.u;
+      g->thr.opos = c.opos;
+      g->thr.oneg = c.oneg;
       g->thr.two_f = ldexp(1.0, g->t.frac_bits);
       g->thr.two_mf = ldexp(1.0, -g->t.frac_bits);
       break;
