@@ -63,20 +63,25 @@ static double load_c(const mpei_tc_opnd *c, int i, int j)
    lo. Block b at out + 3*w*b, each of the three w long. */
 static void exact_bounds(const int32_t *e, size_t nb, int L, int w, int P1, int span, int side, int32_t *out)
 {
-  for (size_t b = 0; b < nb; b++)
+  int32_t hi[MPEI_TC_AMD_AVX512_VW], lo[MPEI_TC_AMD_AVX512_VW];   /* w <= the widest panel */
+  for (size_t b = 0; b < nb; b++) {
     for (int j = 0; j < w; j++) {
-      int32_t hi = MPEI_TC_ZERO_EXP, lo = -MPEI_TC_ZERO_EXP;
-      for (int q = 0; q < L; q++) {
-        const int32_t x = e[(b * L + q) * w + j];
-        hi = x > hi ? x : hi;
-        lo = x != MPEI_TC_ZERO_EXP && x < lo ? x : lo;
-      }
-      hi += 1;
-      lo -= P1;
-      out[3 * w * b + j] = hi - lo - (side ? span : 0);
-      out[3 * w * b + w + j] = side ? hi - span + 150 : hi;
-      out[3 * w * b + 2 * w + j] = side ? lo + span + 126 : lo;
+      hi[j] = MPEI_TC_ZERO_EXP;
+      lo[j] = -MPEI_TC_ZERO_EXP;
     }
+    for (int q = 0; q < L; q++)   /* the panel's row of w, j innermost */
+      for (int j = 0; j < w; j++) {
+        const int32_t x = e[(b * L + q) * w + j];
+        hi[j] = x > hi[j] ? x : hi[j];
+        lo[j] = x != MPEI_TC_ZERO_EXP && x < lo[j] ? x : lo[j];
+      }
+    for (int j = 0; j < w; j++) {
+      const int32_t h = hi[j] + 1, l = lo[j] - P1;
+      out[3 * w * b + j] = h - l - (side ? span : 0);
+      out[3 * w * b + w + j] = side ? h - span + 150 : h;
+      out[3 * w * b + 2 * w + j] = side ? l + span + 126 : l;
+    }
+  }
 }
 
 /* the largest exponent among n packed exponents (zeros: MPEI_TC_ZERO_EXP) */

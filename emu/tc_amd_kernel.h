@@ -7,7 +7,9 @@
    fma), MAX_I and MIN_I (of int32 lanes), ANY_I (whether some bit of an
    int32 vector is set), the conversions between half a register of int32 or
    binary32 and one of binary64 (CVT_I2D, CVT_F2D, CVT_D2F: nearest-even) and
-   SET1_PD (a register of binary64 lanes equal to one value). Each lane is
+   SET1_PD (a register of binary64 lanes equal to one value); it may define
+   JOIN (two halves of binary32 lanes as one register) and FLOORI_PS
+   (binary32 lanes rounded toward -inf, as int32). Each lane is
    one output; the arithmetic is the portable engine's (emu/tc_model.c:
    exact_dot per block, mfma_ftz, mfma_two_stage), step for step:
 
@@ -51,11 +53,18 @@ typedef int64_t hl __attribute__((vector_size(VW * 4)));
 #if VWN == 16
 #define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
 #define HIHALF(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
+#ifndef JOIN
 #define JOIN(x, y) __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#endif
 #else
 #define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3)
 #define HIHALF(v) __builtin_shufflevector(v, v, 4, 5, 6, 7)
+#ifndef JOIN
 #define JOIN(x, y) __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7)
+#endif
+#endif
+#ifndef FLOORI_PS   /* binary32 lanes rounded toward -inf, as int32 */
+#define FLOORI_PS(x) __builtin_convertvector(FLOOR_PS(x), vi)
 #endif
 
 #define MR MPEI_TC_AMD_MR
@@ -218,8 +227,10 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
     exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, L, F);
   for (int r = 0; r < MR; r++) {
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
-    const vi f = ldi(fl + r * ldc) | bad[r];
-    memcpy(fl + r * ldc, &f, sizeof f);
+    if (ANY_I(bad[r])) {
+      const vi f = ldi(fl + r * ldc) | bad[r];
+      memcpy(fl + r * ldc, &f, sizeof f);
+    }
   }
 }
 
@@ -305,20 +316,21 @@ static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double 
 /* cut_f32 for CDNA3's own widths (F = 24, F2 = 31: g = 8) in binary32 and
    int32 lanes, on the whole register: T = X * 2^8 + lo, |X| < 2^31, cut
    toward -inf to 32 significant bits and rounded to 24 (nearest-even), the
-   result in units of 2^(E - F2 - 1) as cut_f32's. Y = X, or |X| - 1 where
+   result in units of 2^E (cut_f32's times 2^-(F2+1)). Y = X, or |X| - 1 where
    X < 0, has 8 bits fewer than T, or than |T| - 1 (the same count but where
    |T| is a power of two, which any cut leaves as it is): the cut is at 2^s,
    s = max(bits(Y) - 24, 0) <= 7, bits(Y) from the exponent of the binary32
    Y / 2^8 (exact, below 2^23). floor(T / 2^s) = Qh * 2^8 + Ql with Qh =
    floor(X / 2^s), |Qh| <= 2^24, and Ql in [0, 2^8), both exact in binary32:
-   their binary32 sum is the one rounding, then scaled by 2^s (exact). */
+   their binary32 sum is the one rounding, then scaled by 2^(s - 32) (exact:
+   the sum is zero or at least 1). */
 static inline __attribute__((always_inline)) vf cut_rne32(vi X, vi lo)
 {
   const vi Y = X ^ (X >> 31);
   const vi s = maxi(((vi)__builtin_convertvector(Y >> 8, vf) >> 23) - 142, SPLI(0));
   const vf qh = __builtin_convertvector(X >> s, vf);
   const vi ql = (vi)(((vu)X << (vu)(8 - s)) | ((vu)lo >> (vu)s)) & 255;
-  return (qh * 256.0f + __builtin_convertvector(ql, vf)) * (vf)((s + 127) << 23);
+  return (qh * 256.0f + __builtin_convertvector(ql, vf)) * (vf)((s + 127 - 32) << 23);
 }
 
 /* TWO with every operand zero or in [2^-48, 2^63) (kp->f32), one row of one
@@ -344,8 +356,7 @@ static inline __attribute__((always_inline)) vf two_f32_fin(vi S, vi em, vi keep
   const vi ec = maxi(expf32(cf), SPLI(-126)), E = maxi(em, ec), d = E - em;
   /* c at 2^(E - F), scaled to no less than 1/2 (where c lies below 2^(E - F),
      0 or -1 either way): no underflow */
-  const vf cs = FLOOR_PS(cf * (vf)((maxi(F - E, -1 - ec) + 127) << 23));
-  vi C = __builtin_convertvector(cs, vi);
+  vi C = FLOORI_PS(cf * (vf)((maxi(F - E, -1 - ec) + 127) << 23));
   if (split)   /* a c more than F + 1 binades below E adds nothing */
     C &= ~(vi)(ec < E - (F + 1));
   const vi X = (S >> mini(d, SPLI(31))) + C;
@@ -354,8 +365,8 @@ static inline __attribute__((always_inline)) vf two_f32_fin(vi S, vi em, vi keep
   const vi lo = ((vi)((vu)S << (vu)cl) >> mini(cr, SPLI(31))) & ((1 << g) - 1);
   const vf f = F == 24 && F2 == 31 ? cut_rne32(X, lo)
                                    : JOIN(cut_f32(LOHALF(X), LOHALF(lo), two_g, F2),
-                                          cut_f32(HIHALF(X), HIHALF(lo), two_g, F2));
-  const vf res = f * two_f2 * (vf)((E + 127) << 23);
+                                          cut_f32(HIHALF(X), HIHALF(lo), two_g, F2)) * two_f2;
+  const vf res = f * (vf)((E + 127) << 23);
   return (vf)(((vi)(cv + 0.0f) & keep) | ((vi)res & ~keep));
 }
 
