@@ -63,20 +63,25 @@ static double load_c(const mpei_tc_opnd *c, int i, int j)
    lo. Block b at out + 3*w*b, each of the three w long. */
 static void exact_bounds(const int32_t *e, size_t nb, int L, int w, int P1, int span, int side, int32_t *out)
 {
-  for (size_t b = 0; b < nb; b++)
+  int32_t hi[MPEI_TC_AMD_AVX512_VW], lo[MPEI_TC_AMD_AVX512_VW];   /* w <= the widest panel */
+  for (size_t b = 0; b < nb; b++) {
     for (int j = 0; j < w; j++) {
-      int32_t hi = MPEI_TC_ZERO_EXP, lo = -MPEI_TC_ZERO_EXP;
-      for (int q = 0; q < L; q++) {
-        const int32_t x = e[(b * L + q) * w + j];
-        hi = x > hi ? x : hi;
-        lo = x != MPEI_TC_ZERO_EXP && x < lo ? x : lo;
-      }
-      hi += 1;
-      lo -= P1;
-      out[3 * w * b + j] = hi - lo - (side ? span : 0);
-      out[3 * w * b + w + j] = side ? hi - span + 150 : hi;
-      out[3 * w * b + 2 * w + j] = side ? lo + span + 126 : lo;
+      hi[j] = MPEI_TC_ZERO_EXP;
+      lo[j] = -MPEI_TC_ZERO_EXP;
     }
+    for (int q = 0; q < L; q++)   /* the panel's row of w, j innermost */
+      for (int j = 0; j < w; j++) {
+        const int32_t x = e[(b * L + q) * w + j];
+        hi[j] = x > hi[j] ? x : hi[j];
+        lo[j] = x != MPEI_TC_ZERO_EXP && x < lo[j] ? x : lo[j];
+      }
+    for (int j = 0; j < w; j++) {
+      const int32_t h = hi[j] + 1, l = lo[j] - P1;
+      out[3 * w * b + j] = h - l - (side ? span : 0);
+      out[3 * w * b + w + j] = side ? h - span + 150 : h;
+      out[3 * w * b + 2 * w + j] = side ? l + span + 126 : l;
+    }
+  }
 }
 
 /* the largest exponent among n packed exponents (zeros: MPEI_TC_ZERO_EXP) */
@@ -95,6 +100,7 @@ typedef struct {
   mpei_tc_amd_kp kp0;
   int32_t *fl;        /* EXACT: M x N lost-bits flags */
   const int32_t *abnd, *bbnd;   /* EXACT: the panels' exponent bounds per block (exact_bounds) */
+  const double *ad;   /* EXACT: A's panels in binary64 */
   const float *acc;   /* the driver's accumulators (whole tiles are updated in place) */
   int M, N;
 } amd_ctx;
@@ -113,6 +119,8 @@ static void amd_tile(const void *ctx, int ip, int jp, int k0, int kn, void *cv, 
     kp.bbnd = x->bbnd + ((size_t)jp * (x->Kp / kp.L) + k0 / kp.L) * 3 * x->vw;
   }
   const size_t ao = ((size_t)ip * x->Kp + k0) * x->mr, bo = ((size_t)jp * x->Kp + k0) * x->vw;
+  if (x->ad)
+    kp.ad = x->ad + ao;
   const int32_t *ae = x->pa->e ? x->pa->e + ao : NULL, *be = x->pb->e ? x->pb->e + bo : NULL;
   int32_t fbuf[MPEI_TC_AMD_MR * MPEI_TC_AMD_AVX512_VW];
   const uintptr_t off = (uintptr_t)c - (uintptr_t)x->acc;
@@ -185,15 +193,20 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   const int F = kind == MPEI_TC_AMD_EXACT ? exact_bits(L) : m->p.align_bits;
   const int F2 = m->p.result_bits;
   int32_t *abnd = NULL, *bbnd = NULL;
+  double *ad = NULL;
   if (kind == MPEI_TC_AMD_EXACT) {
     abnd = malloc(sizeof(int32_t) * 3 * (asz / L ? asz / L : 1));
     bbnd = malloc(sizeof(int32_t) * 3 * (bsz / L ? bsz / L : 1));
-    if (!abnd || !bbnd) {
+    ad = malloc(sizeof(double) * (asz ? asz : 1));
+    if (!abnd || !bbnd || !ad) {
       free(abnd);
       free(bbnd);
+      free(ad);
       r = MPE_ENOMEM;
       goto out;
     }
+    for (size_t i = 0; i < asz; i++)   /* each product's fma reads a straight from memory */
+      ad[i] = pa.v[i];
     const int P1 = ((const struct mpe_format *)mpe_format_of(m->p.in))->p - 1;
     int span = 53;   /* the largest hi - lo of a block's addends: (L + 1) * 2^span <= 2^53 */
     while ((1L << (53 - span)) < L + 1)
@@ -204,14 +217,15 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   mpei_tc_amd_kp kp0 = { kind, L, F, F2, 0, ftz && m->p.in != MPE_FP16,
                          kind == MPEI_TC_AMD_TWO && !wide && F <= 29 && F2 + 1 >= F && F2 + 1 - F <= 16 &&
                              F2 <= 31 && (double)L * (ldexp(1.0, F + 2) - 1.0) + ldexp(1.0, F + 1) <= 2147483647.0,
-                         m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT, NULL, NULL };
-  const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, abnd, bbnd, acc, M, N };
+                         m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT, NULL, NULL, NULL };
+  const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, abnd, bbnd, ad, acc, M, N };
   const mpei_gemm_plan plan = { .M = M, .N = N, .K = Kp, .kc = (KC / L > 0 ? KC / L : 1) * L, .mr = mr, .nr = vw,
                                 .mcp = MC_PANELS, .ncp = NC_PANELS, .esize = 4, .work = (long)M * N * K,
                                 .tile = amd_tile, .ctx = &x, .acc = acc };
   r = mpei_gemm_run(&plan);
   free(abnd);
   free(bbnd);
+  free(ad);
   if (r != MPE_OK)
     goto out;
   if (!ftz) {

@@ -16,13 +16,14 @@ enum { MPEI_TC_AMD_EXACT = 1,   /* CDNA1: blocks of L, each summed exactly with 
    the sums may be tiny (BF16; FP16 products and their sums never are).
    f32 (TWO): every operand is zero or in [2^-48, 2^63),
    L * (2^(F+2) - 1) + 2^(F+1) <= 2^31 - 1, 0 <= F2 + 1 - F <= 16 and
-   F2 <= 31: stage 1 runs in binary32 and int32 lanes, stage 2 (one cut sum)
-   on a two-part integer.
+   F2 <= 31: stage 1 runs in binary32 and int32 lanes, stage 2 on a
+   two-part integer.
    split (TWO): MPE_TC_MFMA_TWO_STAGE_SPLIT, the even and odd partial sums
-   (stages 2-3 in binary64 lanes). */
+   (without f32, stages 2-3 in binary64 lanes). */
 typedef struct {
   int kind, L, F, F2, nblk, flush, f32, split;
   const int32_t *abnd, *bbnd;   /* EXACT: the tile's exponent bounds, A's and B's (tc_amd.c, exact_bounds) */
+  const double *ad;   /* EXACT: the tile's A panel in binary64 (av's values, the same layout) */
 } mpei_tc_amd_kp;
 
 /* Panels as emu/tc_pack.h packs them: A in panels of MR rows (element (k, r)

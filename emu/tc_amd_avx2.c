@@ -15,6 +15,7 @@
 #define CVT_F2D(x) ((hd)_mm256_cvtps_pd((__m128)(x)))
 #define CVT_D2F(x) ((hf)_mm256_cvtpd_ps((__m256d)(x)))
 #define SET1_PD(x) ((hd)_mm256_set1_pd(x))
+#define JOIN(x, y) ((vf)_mm256_insertf128_ps(_mm256_castps128_ps256((__m128)(x)), (__m128)(y), 1))
 #include "tc_amd_kernel.h"
 
 void mpei_tc_amd_avx2(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,

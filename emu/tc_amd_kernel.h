@@ -7,7 +7,9 @@
    fma), MAX_I and MIN_I (of int32 lanes), ANY_I (whether some bit of an
    int32 vector is set), the conversions between half a register of int32 or
    binary32 and one of binary64 (CVT_I2D, CVT_F2D, CVT_D2F: nearest-even) and
-   SET1_PD (a register of binary64 lanes equal to one value). Each lane is
+   SET1_PD (a register of binary64 lanes equal to one value); it may define
+   JOIN (two halves of binary32 lanes as one register) and FLOORI_PS
+   (binary32 lanes rounded toward -inf, as int32). Each lane is
    one output; the arithmetic is the portable engine's (emu/tc_model.c:
    exact_dot per block, mfma_ftz, mfma_two_stage), step for step:
 
@@ -29,7 +31,9 @@
      2^50; T cut toward -inf to F2 fraction bits at its own exponent, then
      converted to binary32 (nearest-even). Every step is exact in binary64.
      With every operand in binary32's window (kp->f32), stage 1 runs in
-     binary32 and int32 lanes and stage 2 on a two-part integer (two_f32).
+     binary32 and int32 lanes (split: one int32 sum per parity) and stage 2
+     on a two-part integer (two_f32); stage 3 of the models' own widths
+     (F = 24, F2 = 31) in binary32 and int32 lanes too (cut_rne32).
    The driver (tc_amd.c) guarantees finite operands (TWO, EXACT: outputs with an
    inf or NaN operand, or a non-finite initial c, are redone by the portable
    engine) and, for TWO, no product of 2^128 or more. */
@@ -49,11 +53,18 @@ typedef int64_t hl __attribute__((vector_size(VW * 4)));
 #if VWN == 16
 #define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
 #define HIHALF(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
+#ifndef JOIN
 #define JOIN(x, y) __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#endif
 #else
 #define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3)
 #define HIHALF(v) __builtin_shufflevector(v, v, 4, 5, 6, 7)
+#ifndef JOIN
 #define JOIN(x, y) __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7)
+#endif
+#endif
+#ifndef FLOORI_PS   /* binary32 lanes rounded toward -inf, as int32 */
+#define FLOORI_PS(x) __builtin_convertvector(FLOOR_PS(x), vi)
 #endif
 
 #define MR MPEI_TC_AMD_MR
@@ -156,14 +167,15 @@ static inline __attribute__((always_inline)) vf exact_row(const float *a, const 
    on c's biased exponent b: b >= hi_p - span + 150 and b <= lo_p + span +
    126 (a zero or subnormal c, b = 0, taken as 2^-150: stricter, never
    looser). */
-static inline __attribute__((always_inline)) void exact_run(const float *av, const int32_t *ae, const float *bv,
-                                                            const int32_t *be, const int32_t *abnd,
-                                                            const int32_t *bbnd, vf *acc, vi *bad, int nblk, int L,
-                                                            int F)
+static inline __attribute__((always_inline)) void exact_run(const float *av, const double *adv, const int32_t *ae,
+                                                            const float *bv, const int32_t *be,
+                                                            const int32_t *abnd, const int32_t *bbnd, vf *acc,
+                                                            vi *bad, int nblk, int L, int F)
 {
   hd bd[128];   /* B's block in binary64, each row as two halves */
   for (int blk = 0; blk < nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
+    const double *ad = adv + (size_t)blk * L * MR;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     const int32_t *ab = abnd + (size_t)blk * 3 * MR, *bb = bbnd + (size_t)blk * 3 * VW;
     const vi sb = ldi(bb), hib = ldi(bb + VW), lob = ldi(bb + 2 * VW);
@@ -188,7 +200,7 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
       hd s0 = CVT_F2D(LOHALF(acc[r])), s1 = CVT_F2D(HIHALF(acc[r]));
 #pragma GCC unroll 8
       for (int q = 0; q < L; q++) {
-        const hd x = SET1_PD((double)a[q * MR + r]);   /* (not 0 + a: a -0 stays) */
+        const hd x = SET1_PD(ad[q * MR + r]);   /* (a -0 stays) */
         s0 = FMA_PD(bd[2 * q], x, s0);
         s1 = FMA_PD(bd[2 * q + 1], x, s1);
       }
@@ -208,15 +220,17 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
     bad[r] = SPLI(0);
   }
   if (L == 4)   /* the models' block lengths get their own unrolled copies */
-    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 4, F);
+    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 4, F);
   else if (L == 2)
-    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 2, F);
+    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 2, F);
   else
-    exact_run(av, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, L, F);
+    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, L, F);
   for (int r = 0; r < MR; r++) {
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
-    const vi f = ldi(fl + r * ldc) | bad[r];
-    memcpy(fl + r * ldc, &f, sizeof f);
+    if (ANY_I(bad[r])) {
+      const vi f = ldi(fl + r * ldc) | bad[r];
+      memcpy(fl + r * ldc, &f, sizeof f);
+    }
   }
 }
 
@@ -299,6 +313,26 @@ static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double 
   return CVT_D2F(T);
 }
 
+/* cut_f32 for CDNA3's own widths (F = 24, F2 = 31: g = 8) in binary32 and
+   int32 lanes, on the whole register: T = X * 2^8 + lo, |X| < 2^31, cut
+   toward -inf to 32 significant bits and rounded to 24 (nearest-even), the
+   result in units of 2^E (cut_f32's times 2^-(F2+1)). Y = X, or |X| - 1 where
+   X < 0, has 8 bits fewer than T, or than |T| - 1 (the same count but where
+   |T| is a power of two, which any cut leaves as it is): the cut is at 2^s,
+   s = max(bits(Y) - 24, 0) <= 7, bits(Y) from the exponent of the binary32
+   Y / 2^8 (exact, below 2^23). floor(T / 2^s) = Qh * 2^8 + Ql with Qh =
+   floor(X / 2^s), |Qh| <= 2^24, and Ql in [0, 2^8), both exact in binary32:
+   their binary32 sum is the one rounding, then scaled by 2^(s - 32) (exact:
+   the sum is zero or at least 1). */
+static inline __attribute__((always_inline)) vf cut_rne32(vi X, vi lo)
+{
+  const vi Y = X ^ (X >> 31);
+  const vi s = maxi(((vi)__builtin_convertvector(Y >> 8, vf) >> 23) - 142, SPLI(0));
+  const vf qh = __builtin_convertvector(X >> s, vf);
+  const vi ql = (vi)(((vu)X << (vu)(8 - s)) | ((vu)lo >> (vu)s)) & 255;
+  return (qh * 256.0f + __builtin_convertvector(ql, vf)) * (vf)((s + 127 - 32) << 23);
+}
+
 /* TWO with every operand zero or in [2^-48, 2^63) (kp->f32), one row of one
    block; em: the largest exponent sum of its products (none: below -96).
    Stage 1: the products exact in binary32, scaled below 2^(F+2) (smaller
@@ -315,63 +349,80 @@ static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double 
    block without products leaves c (-0 made +0), an infinite c stays (a NaN
    c, whose output the driver redoes, too). */
 static inline __attribute__((always_inline)) vf two_f32_fin(vi S, vi em, vi keep, vf cv, int F, int F2,
-                                                            double two_g, float two_f2)
+                                                            double two_g, float two_f2, int split)
 {
   const int g = F2 + 1 - F;
   const vf cf = (vf)((vi)cv & ~keep);   /* an infinite or NaN c out of the arithmetic */
   const vi ec = maxi(expf32(cf), SPLI(-126)), E = maxi(em, ec), d = E - em;
   /* c at 2^(E - F), scaled to no less than 1/2 (where c lies below 2^(E - F),
      0 or -1 either way): no underflow */
-  const vf cs = FLOOR_PS(cf * (vf)((maxi(F - E, -1 - ec) + 127) << 23));
-  const vi X = (S >> mini(d, SPLI(31))) + __builtin_convertvector(cs, vi);
+  vi C = FLOORI_PS(cf * (vf)((maxi(F - E, -1 - ec) + 127) << 23));
+  if (split)   /* a c more than F + 1 binades below E adds nothing */
+    C &= ~(vi)(ec < E - (F + 1));
+  const vi X = (S >> mini(d, SPLI(31))) + C;
   /* Lo: floor(S * 2^(g - d)) mod 2^g, S shifted left by g - d or right by d - g */
   const vi t = d - g, cr = maxi(t, SPLI(0)), cl = cr - t;
   const vi lo = ((vi)((vu)S << (vu)cl) >> mini(cr, SPLI(31))) & ((1 << g) - 1);
-  const vf f = JOIN(cut_f32(LOHALF(X), LOHALF(lo), two_g, F2), cut_f32(HIHALF(X), HIHALF(lo), two_g, F2));
-  const vf res = f * two_f2 * (vf)((E + 127) << 23);
+  const vf f = F == 24 && F2 == 31 ? cut_rne32(X, lo)
+                                   : JOIN(cut_f32(LOHALF(X), LOHALF(lo), two_g, F2),
+                                          cut_f32(HIHALF(X), HIHALF(lo), two_g, F2)) * two_f2;
+  const vf res = f * (vf)((E + 127) << 23);
   return (vf)(((vi)(cv + 0.0f) & keep) | ((vi)res & ~keep));
 }
 
-/* two_f32 on nblk blocks of L products, the MR rows side by side */
+/* two_f32 on nblk blocks of L products, the MR rows side by side; split: the
+   even and the odd k's each cut at their own largest exponent e_0, e_1 (int32
+   sums S_0, S_1), S = floor(S_0 at 2^(em - F)) + floor(S_1 at 2^(em - F)),
+   em = max(e_0, e_1) (arithmetic shifts; a gap of 31 or more leaves 0 or -1
+   either way: |S_i| < 2^31), and c more than F + 1 binades below E dropped */
 static inline __attribute__((always_inline)) void two_f32(const float *av, const int32_t *ae, const float *bv,
                                                           const int32_t *be, vf *acc, int nblk, int L, int F,
-                                                          int F2)
+                                                          int F2, int split)
 {
   const double two_g = ldexp(1.0, F2 + 1 - F);
   const float two_f2 = ldexpf(1.0f, -(F2 + 1));
+  const int ng = split ? 2 : 1;
   for (int blk = 0; blk < nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    vi em[MR], S[MR], keep[MR];
-    vf sc[MR];
+    vi eg[2][MR], em[MR], Sg[2][MR], S[MR], keep[MR];
+    vf sc[2][MR];
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++)
-      em[r] = SPLI(-(1 << 22));
-#pragma GCC unroll 8
+      eg[0][r] = eg[1][r] = SPLI(-(1 << 22));
+#pragma GCC unroll 16
     for (int q = 0; q < L; q++) {
       const vi e = ldi(eb + q * VW);
 #pragma GCC unroll 4
       for (int r = 0; r < MR; r++)
-        em[r] = maxi(em[r], ea[q * MR + r] + e);
+        eg[q % ng][r] = maxi(eg[q % ng][r], ea[q * MR + r] + e);
     }
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
+      em[r] = split ? maxi(eg[0][r], eg[1][r]) : eg[0][r];
       /* no product, or c infinite (or NaN, an output the driver redoes): the block leaves c */
       keep[r] = (em[r] < -96) | (((vi)acc[r] & 0x7fffffff) > 0x7f7fffff);
       em[r] = maxi(em[r], SPLI(-96));
-      sc[r] = (vf)((F - em[r] + 127) << 23);
-      S[r] = SPLI(0);
+      for (int g = 0; g < ng; g++) {
+        eg[g][r] = maxi(eg[g][r], SPLI(-96));
+        sc[g][r] = (vf)((F - eg[g][r] + 127) << 23);
+        Sg[g][r] = SPLI(0);
+      }
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int q = 0; q < L; q++) {
       const vf x = ldf(b + q * VW);
 #pragma GCC unroll 4
       for (int r = 0; r < MR; r++)
-        S[r] += __builtin_convertvector(x * a[q * MR + r] * sc[r], vi);
+        Sg[q % ng][r] += __builtin_convertvector(x * a[q * MR + r] * sc[q % ng][r], vi);
     }
 #pragma GCC unroll 4
-    for (int r = 0; r < MR; r++)
-      acc[r] = two_f32_fin(S[r], em[r], keep[r], acc[r], F, F2, two_g, two_f2);
+    for (int r = 0; r < MR; r++) {
+      S[r] = Sg[0][r];
+      if (split)
+        S[r] = (Sg[0][r] >> mini(em[r] - eg[0][r], SPLI(31))) + (Sg[1][r] >> mini(em[r] - eg[1][r], SPLI(31)));
+      acc[r] = two_f32_fin(S[r], em[r], keep[r], acc[r], F, F2, two_g, two_f2, split);
+    }
   }
 }
 
@@ -385,14 +436,19 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
     acc[r] = ldf(c + r * ldc);
   /* binary32 lanes and a two-part integer (one cut sum); the split sums, and
      operands outside the binary32 window, in binary64 lanes below */
-  const int fast = kp->f32 && !kp->split;
-  if (fast) {   /* the models' block lengths get their own unrolled copies */
-    if (L == 8)
-      two_f32(av, ae, bv, be, acc, kp->nblk, 8, F, F2);
-    else if (L == 4)
-      two_f32(av, ae, bv, be, acc, kp->nblk, 4, F, F2);
+  const int fast = kp->f32;
+  if (fast) {   /* the models' shapes get their own unrolled copies */
+    const int hw = F == 24 && F2 == 31;
+    if (kp->split && hw && L == 16)
+      two_f32(av, ae, bv, be, acc, kp->nblk, 16, 24, 31, 1);
+    else if (kp->split)
+      two_f32(av, ae, bv, be, acc, kp->nblk, L, F, F2, 1);
+    else if (hw && L == 8)
+      two_f32(av, ae, bv, be, acc, kp->nblk, 8, 24, 31, 0);
+    else if (hw && L == 4)
+      two_f32(av, ae, bv, be, acc, kp->nblk, 4, 24, 31, 0);
     else
-      two_f32(av, ae, bv, be, acc, kp->nblk, L, F, F2);
+      two_f32(av, ae, bv, be, acc, kp->nblk, L, F, F2, 0);
   }
   for (int blk = 0; blk < kp->nblk && !fast; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;

@@ -291,6 +291,19 @@ static uint32_t amd_elem(mpe_type t, uint64_t *st, int specials, int huge)
   return sg << 31 | e << 23 | m << 16 | ((uint32_t)(r >> 44) & 7) << 13 | (uint32_t)(r >> 40) % 0x2000u;
 }
 
+/* a value of t with a significand of all ones or nearly, of sign sg, in [1, 2)
+   or [2, 4) */
+static uint32_t amd_top(mpe_type t, uint64_t *st, uint32_t sg)
+{
+  const uint64_t r = ts_rand64(st);
+  const uint32_t low = (uint32_t)(r >> 8) % 4, e = (uint32_t)(r >> 16) & 1;
+  if (t == MPE_FP16)
+    return sg << 15 | (15 + e) << 10 | (0x3ff - low);
+  if (t == MPE_BF16)
+    return sg << 15 | (127 + e) << 7 | (0x7f - low);
+  return sg << 31 | (127 + e) << 23 | (0x3ffu - low) << 13;   /* TF32: the ten bits it keeps */
+}
+
 /* an initial accumulator: zeros, subnormals, the smallest normal, the
    largest finite values, a spread of normal values; with specials, inf, NaN;
    tiny: zeros and values about 2^-126 only */
@@ -350,7 +363,11 @@ static long amd_levels_run(const mpe_tc_model *m, int M, int N, int K, const voi
    blocks without products beside tiny c, and c from 2^-70 to 2^45 beside
    products about 1 (CDNA1: the bound of the binary64 sum on both sides;
    CDNA3: every shift between the products and c, carries of the two-part
-   integer, c at powers of two) */
+   integer, c at powers of two), and block sums at their bound (significands
+   near 2, one sign per block) beside c of about their size (CDNA3: the last
+   cut at every position the two-part integer allows, ties of its rounding),
+   and positive products below c = -2^k (CDNA3: a sum just short of a power
+   of two, where the cut's position is one bit below the high part's) */
 START_TEST(test_amd_levels)
 {
   static const struct { const char *name; mpe_type t; } am[] = {
@@ -361,16 +378,21 @@ START_TEST(test_amd_levels)
   ck_assert_ptr_nonnull(m);
   const mpe_type t = am[_i].t, at = t == MPE_TF32 ? MPE_FP32 : t;
   const int es = t == MPE_TF32 ? 4 : 2;
-  static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 } };
-  for (int set = 0; set < 8; set++)
+  /* the last shape for set 9 alone: many outputs of few blocks */
+  static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 }, { 64, 64, 16 } };
+  mpe_tc_params mp;
+  ck_assert_int_eq(mpe_tc_model_params(m, &mp), MPE_OK);
+  for (int set = 0; set < 10; set++)
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+      if ((sh == 3) != (set == 9))
+        continue;
       const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
       uint64_t st = ts_seed() + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
       unsigned char *A = malloc((size_t)M * K * es), *B = malloc((size_t)K * N * es);
       float *C = malloc(sizeof(float) * M * N);
       ck_assert(A && B && C);
       const int specials = set == 1;
-      const int huge = set == 2 ? 1 : set == 4 || set == 6 ? -1 : set == 5 ? -2 : set == 7 ? -3 : 0;
+      const int huge = set == 2 ? 1 : set == 4 || set == 6 ? -1 : set == 5 ? -2 : set == 7 || set == 9 ? -3 : 0;
       for (int q = 0; q < M * K; q++) {
         uint32_t w = amd_elem(t, &st, specials, huge);
         memcpy(A + (size_t)q * es, &w, (size_t)es);
@@ -396,8 +418,31 @@ START_TEST(test_amd_levels)
               memcpy(A + ((size_t)i * K + l) * es, &z, (size_t)es);
             }
       }
+      if (set == 9)   /* positive operands */
+        for (int q = 0; q < (M > N ? M : N) * K; q++) {
+          if (q < M * K)
+            A[(size_t)q * es + es - 1] &= 0x7f;
+          if (q < K * N)
+            B[(size_t)q * es + es - 1] &= 0x7f;
+        }
+      if (set == 8)   /* significands near 2, one sign per block of A's row: block sums at their bound */
+        for (int l = 0; l < K; l++) {
+          for (int i = 0; i < M; i++) {
+            const uint32_t w = amd_top(t, &st, (uint32_t)(l / mp.block + i) & 1);
+            memcpy(A + ((size_t)i * K + l) * es, &w, (size_t)es);
+          }
+          for (int j = 0; j < N; j++) {
+            const uint32_t w = amd_top(t, &st, 0);
+            memcpy(B + ((size_t)l * N + j) * es, &w, (size_t)es);
+          }
+        }
       for (int q = 0; q < M * N; q++) {
         C[q] = amd_c(&st, specials, set == 5 || set == 6);
+        if (set == 8)   /* ±2^k with k in [-3, 8], about a block's sum: every shift of CDNA3's last cut */
+          C[q] = ldexpf((float)(ts_rand64(&st) | 1) * 0x1p-64f * (C[q] < 0 ? -1.0f : 1.0f),
+                        (int)(ts_rand64(&st) % 12) - 3);
+        if (set == 9)   /* mostly -2^k, k in [-2, 33], above positive products: every low part of CDNA3's sum */
+          C[q] = ldexpf(ts_rand64(&st) % 4 ? -1.0f : 1.0f, (int)(ts_rand64(&st) % 36) - 2);
         if (set == 7) {   /* ±(1 or a random significand) 2^k, k in [-70, 45] */
           const uint64_t r = ts_rand64(&st);
           const float sig = (r >> 8) & 1 ? 1.0f : 1.0f + (float)((r >> 9) & 0x7fffff) * 0x1p-23f;
@@ -430,16 +475,21 @@ static uint8_t fnuz_elem(uint64_t *st, int l, int edge, int specials, int parity
 /* mi300's FP8 kernels (the even/odd split sum, emu/tc_amd_kernel.h) equal the
    portable engine at every SIMD level for the four FNUZ operand pairs:
    random codes, edge codes, the NaN code and inf/NaN c, exact cancellation,
-   even and odd k at far-apart exponents, c near binary32's smallest normal */
+   even and odd k at far-apart exponents, c near binary32's smallest normal,
+   the largest magnitudes with one sign per block beside c of about their sum,
+   positive products below c = -2^k */
 START_TEST(test_amd_fnuz_levels)
 {
   const mpe_type ta = _i & 1 ? MPE_E5M2FNUZ : MPE_E4M3FNUZ, tb = _i & 2 ? MPE_E5M2FNUZ : MPE_E4M3FNUZ;
   const mpe_tc_model *m = mpe_tc_model_get("mi300", ta);
   ck_assert_ptr_nonnull(m);
-  static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 } };
+  /* the last shape for set 8 alone: many outputs of few blocks */
+  static const int shapes[][3] = { { 9, 37, 267 }, { 21, 70, 30 }, { 4, 64, 63 }, { 64, 64, 32 } };
   long compared = 0;
-  for (int set = 0; set < 7; set++)
+  for (int set = 0; set < 9; set++)
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+      if ((sh == 3) != (set == 8))
+        continue;
       const int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
       uint64_t st = ts_seed() + 5000 + 1000 * (uint64_t)_i + 10 * (uint64_t)set + sh;
       uint8_t *A = malloc((size_t)M * K), *B = malloc((size_t)K * N);
@@ -465,8 +515,29 @@ START_TEST(test_amd_fnuz_levels)
           for (int l = 0; l < K && i % 3 != 2; l++)
             if (i % 3 == 0 || l % 2 == i / 3 % 2)
               A[(size_t)i * K + l] = 0;
-      for (int q = 0; q < M * N; q++)
+      if (set == 7)   /* the largest magnitudes, one sign per block of 16 in A's row: the split sums at their bound */
+        for (int l = 0; l < K; l++) {
+          for (int i = 0; i < M; i++)
+            A[(size_t)i * K + l] = (uint8_t)((0x7f - ts_rand64(&st) % 4) | ((l / 16 + i) & 1 ? 0x80u : 0u));
+          for (int j = 0; j < N; j++)
+            B[(size_t)l * N + j] = (uint8_t)(0x7f - ts_rand64(&st) % 4);
+        }
+      if (set == 8)   /* positive codes */
+        for (int q = 0; q < (M > N ? M : N) * K; q++) {
+          if (q < M * K)
+            A[q] &= 0x7f;
+          if (q < K * N)
+            B[q] &= 0x7f;
+        }
+      for (int q = 0; q < M * N; q++) {
         C[q] = amd_c(&st, specials, set == 5 || set == 6);
+        if (set == 8)   /* mostly -2^k, k in [-4, 45] */
+          C[q] = ldexpf(ts_rand64(&st) % 4 ? -1.0f : 1.0f, (int)(ts_rand64(&st) % 50) - 4);
+        if (set == 7)   /* about a block's sum (E4M3FNUZ's largest is below 2^8, E5M2FNUZ's 2^16) */
+          C[q] = ldexpf((float)(ts_rand64(&st) | 1) * 0x1p-64f * (C[q] < 0 ? -1.0f : 1.0f),
+                        (ta == MPE_E5M2FNUZ ? 16 : 8) + (tb == MPE_E5M2FNUZ ? 16 : 8) - 4 +
+                            (int)(ts_rand64(&st) % 12));
+      }
       char what[48];
       snprintf(what, sizeof what, "mi300 %s x", mpe_type_name(ta));
       compared += amd_levels_run(m, M, N, K, A, ta, B, tb, C, what, set, (int)sh);
