@@ -684,6 +684,43 @@ START_TEST(test_models_and_errors)
 }
 END_TEST
 
+/* CDNA1 (mi100): a block whose c and products are all -0 (c = -0, a = -0 or a
+   negative value times +0) gives +0 in MMA-Sim 2.1.1 (e_fdpa sums exactly from
+   +0: f32_16x16x16f16 and f32_16x16x8bf16 with A = [-0, ...], B = [1, ...],
+   C = -0 give 0x00000000, at every K), at every SIMD level */
+START_TEST(test_amd_cdna1_neg_zero)
+{
+  static const mpe_type ty[] = { MPE_FP16, MPE_BF16 };
+  const mpe_tc_model *m = mpe_tc_model_get("mi100", ty[_i]);
+  ck_assert_ptr_nonnull(m);
+  static const int ks[] = { 1, 2, 4, 7, 8 };
+  float A[3 * 8], B[8 * 2], C[3 * 2], D[3 * 2];
+  for (size_t s = 0; s < sizeof ks / sizeof ks[0]; s++) {
+    const int K = ks[s];
+    for (int l = 0; l < K; l++) {
+      A[l] = -0.0f;                          /* row 0: -0 times 1 */
+      A[K + l] = -0x1p-3f;                   /* row 1: a negative value (times +0 in column 1) */
+      A[2 * K + l] = l % 2 ? -0.0f : -1.0f;  /* row 2: -1 and -0 (times +0 in column 1) */
+      B[l * 2] = 1.0f;
+      B[l * 2 + 1] = 0.0f;
+    }
+    for (int q = 0; q < 6; q++)
+      C[q] = -0.0f;
+    for (int lvl = 0; lvl <= 2; lvl++) {
+      mpe_simd_level_set(lvl);
+      ck_assert_int_eq(mpe_mma(m, 3, 2, K, A, MPE_FP32, K, B, MPE_FP32, 2, C, 2, D, MPE_FP32, 2), MPE_OK);
+      for (int q = 0; q < 6; q++) {
+        if (q == 2 || q == 4)   /* rows 1 and 2 times 1: non-zero results */
+          continue;
+        ck_assert_msg(ts_f2u(D[q]) == 0, "mi100 %s K %d level %d (%d,%d): %a, MMA-Sim +0", mpe_type_name(ty[_i]),
+                      K, lvl, q / 2, q % 2, D[q]);
+      }
+    }
+  }
+  mpe_simd_level_set(-1);
+}
+END_TEST
+
 static Suite *wide_suite(void)
 {
   Suite *s = suite_create("tc_wide");
@@ -695,6 +732,7 @@ static Suite *wide_suite(void)
   tcase_add_loop_test(tc, test_amd_gemm, 0, 8);
   tcase_add_loop_test(tc, test_amd_levels, 0, 8);
   tcase_add_loop_test(tc, test_amd_fnuz_levels, 0, 4);
+  tcase_add_loop_test(tc, test_amd_cdna1_neg_zero, 0, 2);
   tcase_add_test(tc, test_models_and_errors);
   suite_add_tcase(s, tc);
   return s;

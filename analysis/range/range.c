@@ -310,22 +310,25 @@ static pthread_mutex_t thr_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void find_thresholds(const struct tgt *g, struct grid_thr *c)
 {
+  /* the searches' roundings raise no flag of the caller's (mpe_flags_get(3)) */
+  const unsigned flags = mpe_flags_get();
   if (g->t.kind == MPE_TARGET_Q16) {
     c->u = c->s = (uint32_t)last_true(g, P_QUNDER, 0);
     c->opos = (uint32_t)first_true(g, P_QOVER_POS, 0);
     c->oneg = (uint32_t)first_true(g, P_QOVER_NEG, 0);
-    return;
   }
-  if (g->fast) {
+  if (g->t.kind == MPE_TARGET_FLOAT && g->fast) {
     c->u = (uint32_t)last_true(g, P_UNDER, 0);
     c->s = (uint32_t)last_true(g, P_TINY, 0);
     c->opos = c->oneg = (uint32_t)first_true(g, P_OVER, 0);   /* RNE is symmetric */
   }
-  if (g->fused64) {
+  if (g->t.kind == MPE_TARGET_FLOAT && g->fused64) {
     c->u64 = last_true(g, P_UNDER, 1);
     c->s64 = last_true(g, P_TINY, 1);
     c->o64 = first_true(g, P_OVER, 1);
   }
+  mpe_flags_clear(~0u);
+  mpe_flags_raise(flags);
 }
 
 /* the cache entry of g's grid: a built-in format or a Q16 frac_bits (NULL: a custom format) */
