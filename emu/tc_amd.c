@@ -217,7 +217,8 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   mpei_tc_amd_kp kp0 = { kind, L, F, F2, 0, ftz && m->p.in != MPE_FP16,
                          kind == MPEI_TC_AMD_TWO && !wide && F <= 29 && F2 + 1 >= F && F2 + 1 - F <= 16 &&
                              F2 <= 31 && (double)L * (ldexp(1.0, F + 2) - 1.0) + ldexp(1.0, F + 1) <= 2147483647.0,
-                         m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT, NULL, NULL, NULL };
+                         m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT, kind == MPEI_TC_AMD_EXACT && m->p.zero_sign,
+                         NULL, NULL, NULL };
   const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, abnd, bbnd, ad, acc, M, N };
   const mpei_gemm_plan plan = { .M = M, .N = N, .K = Kp, .kc = (KC / L > 0 ? KC / L : 1) * L, .mr = mr, .nr = vw,
                                 .mcp = MC_PANELS, .ncp = NC_PANELS, .esize = 4, .work = (long)M * N * K,

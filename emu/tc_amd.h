@@ -22,6 +22,7 @@ enum { MPEI_TC_AMD_EXACT = 1,   /* CDNA1: blocks of L, each summed exactly with 
    (without f32, stages 2-3 in binary64 lanes). */
 typedef struct {
   int kind, L, F, F2, nblk, flush, f32, split;
+  int zpos;   /* EXACT: each block's sum starts from +0 (zero_sign: -0 addends alone give +0) */
   const int32_t *abnd, *bbnd;   /* EXACT: the tile's exponent bounds, A's and B's (tc_amd.c, exact_bounds) */
   const double *ad;   /* EXACT: the tile's A panel in binary64 (av's values, the same layout) */
 } mpei_tc_amd_kp;

@@ -170,10 +170,13 @@ static inline __attribute__((always_inline)) vf exact_row(const float *a, const 
 static inline __attribute__((always_inline)) void exact_run(const float *av, const double *adv, const int32_t *ae,
                                                             const float *bv, const int32_t *be,
                                                             const int32_t *abnd, const int32_t *bbnd, vf *acc,
-                                                            vi *bad, int nblk, int L, int F)
+                                                            vi *bad, int nblk, int L, int F, int zpos)
 {
   hd bd[128];   /* B's block in binary64, each row as two halves */
   for (int blk = 0; blk < nblk; blk++) {
+    if (zpos)   /* the block's sum starts from +0: a -0 c turns +0, any other c stays */
+      for (int r = 0; r < MR; r++)
+        acc[r] += 0.0f;
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const double *ad = adv + (size_t)blk * L * MR;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
@@ -220,11 +223,11 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
     bad[r] = SPLI(0);
   }
   if (L == 4)   /* the models' block lengths get their own unrolled copies */
-    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 4, F);
+    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 4, F, kp->zpos);
   else if (L == 2)
-    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 2, F);
+    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, 2, F, kp->zpos);
   else
-    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, L, F);
+    exact_run(av, kp->ad, ae, bv, be, kp->abnd, kp->bbnd, acc, bad, kp->nblk, L, F, kp->zpos);
   for (int r = 0; r < MR; r++) {
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
     if (ANY_I(bad[r])) {

@@ -35,7 +35,8 @@
 #define AMDX(nm, kind_, in_, L, F, rb, mf)                                                           \
   { nm, { .kind = kind_, .in = in_, .block = L, .align_bits = F, .result_bits = rb, .round_fp32 = MPE_RNE, \
           .round_fp16 = MPE_RNE, .input_round = (in_) == MPE_TF32 ? MPE_RZ : MPE_RNE, .zero_c_counts = 1, \
-          .tf32_nan = (in_) == MPE_TF32, .instr = MPE_TC_MFMA, .mfma = mf }, 0 }
+          .tf32_nan = (in_) == MPE_TF32, .zero_sign = (kind_) == MPE_TC_EXACT, .instr = MPE_TC_MFMA,      \
+          .mfma = mf }, 0 }
 /* an Arm BF16 row (emu/tc_arm.c): the instruction's K and the FPCR it runs under */
 #define ARM(nm, L, ins, fpcr_)                                                                        \
   { nm, { .kind = MPE_TC_ARM_BFDOT, .in = MPE_BF16, .block = L,                                       \
@@ -444,7 +445,8 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     pv.result_bits = 0;
     pv.late_c = 0;
     pv.zero_c_exp = 0;
-    pv.zero_sign = 0;
+    if (p->kind != MPE_TC_EXACT)   /* and the exact model's blocks their sign of zero */
+      pv.zero_sign = 0;
   }
   return mpei_tc_custom_new(out, p, 1);
 }
@@ -468,7 +470,7 @@ void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o)
      zero_c_exp lies below binary32's emin */
   o->zexp = !m->p.zero_c_counts ? MPEI_TC_ZERO_EXP
           : m->p.zero_c_exp ? o->emin + (m->p.zero_c_exp + 126) : o->emin;
-  o->zero_sign = m->p.kind == MPE_TC_BLOCK && m->p.zero_sign;
+  o->zero_sign = (m->p.kind == MPE_TC_BLOCK || m->p.kind == MPE_TC_EXACT) && m->p.zero_sign;
   /* binary32 output only: the block result is first cut to result_bits
      fraction bits (the FP8 units of Ada and Hopper), then rounded; with
      binary16 output the same units fit the data without the cut */
@@ -737,8 +739,8 @@ static double exact_dot(const struct mpe_tc_model *m, const mpei_tc_out *o, cons
     xadd(acc, mc, ec - (o->p - 1), c < 0);
     any = 1;
   }
-  if (!any)
-    return all_negzero ? -0.0 : 0.0;
+  if (!any)   /* zero_sign: the sum starts from +0, so -0 addends alone give +0 */
+    return all_negzero && !o->zero_sign ? -0.0 : 0.0;
   xnorm(acc);
   int neg = acc[XDIG - 1] < 0;
   if (neg) {

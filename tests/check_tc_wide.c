@@ -717,6 +717,42 @@ START_TEST(test_amd_cdna1_neg_zero)
       }
     }
   }
+  /* a call large enough for the SIMD kernels (64 x 48 x 8): c = -0 everywhere,
+     A's rows alternate -0 and negative values, B's columns 1 and +0; an output is
+     +0 where every addend is a zero, and the one-call result equals level 0 */
+  enum { GM = 64, GN = 48, GK = 8 };
+  float *GA = malloc(sizeof(float) * GM * GK), *GB = malloc(sizeof(float) * GK * GN);
+  float *GC = malloc(sizeof(float) * GM * GN), *GD = malloc(sizeof(float) * GM * GN);
+  float *G0 = malloc(sizeof(float) * GM * GN);
+  for (int i = 0; i < GM; i++)
+    for (int l = 0; l < GK; l++)
+      GA[i * GK + l] = i % 2 ? -0.0f : -ldexpf(1.0f, -(i + l) % 9);
+  for (int l = 0; l < GK; l++)
+    for (int j = 0; j < GN; j++)
+      GB[l * GN + j] = j % 3 ? 0.0f : 1.0f;
+  for (int lvl = 0; lvl <= 2; lvl++) {
+    mpe_simd_level_set(lvl);
+    for (int q = 0; q < GM * GN; q++)
+      GD[q] = -0.0f;
+    ck_assert_int_eq(mpe_mma(m, GM, GN, GK, GA, MPE_FP32, GK, GB, MPE_FP32, GN, GD, GN, GC, MPE_FP32, GN), MPE_OK);
+    for (int i = 0; i < GM; i++)
+      for (int j = 0; j < GN; j++) {
+        const int zero = i % 2 || j % 3;   /* -0 or a zero product in every step */
+        if (zero)
+          ck_assert_msg(ts_f2u(GC[i * GN + j]) == 0, "mi100 %s 64x48x8 level %d (%d,%d): %a, MMA-Sim +0",
+                        mpe_type_name(ty[_i]), lvl, i, j, GC[i * GN + j]);
+        else
+          ck_assert_msg(GC[i * GN + j] < 0, "mi100 %s 64x48x8 level %d (%d,%d): %a", mpe_type_name(ty[_i]), lvl, i, j,
+                        GC[i * GN + j]);
+      }
+    if (lvl == 0)
+      memcpy(G0, GC, sizeof(float) * GM * GN);
+    else
+      for (int q = 0; q < GM * GN; q++)
+        ck_assert_msg(ts_f2u(GC[q]) == ts_f2u(G0[q]), "mi100 %s 64x48x8 level %d: output %d %a, level 0 %a",
+                      mpe_type_name(ty[_i]), lvl, q, GC[q], G0[q]);
+  }
+  free(GA); free(GB); free(GC); free(GD); free(G0);
   mpe_simd_level_set(-1);
 }
 END_TEST

@@ -53,7 +53,9 @@ typedef struct {
                            binary16's emin (-14): zero_c_exp + 112 */
   int zero_sign;        /* 0: a block result that is zero keeps the sign of its sum (a
                            negative sum that rounds to zero gives -0); 1: every zero
-                           block result is +0 (the GPU models) */
+                           block result is +0 (the GPU models). MPE_TC_EXACT: 1 starts
+                           each block's sum from +0, so -0 addends alone give +0 while
+                           a negative sum that rounds to zero stays -0 (the mi100 rows) */
   int tf32_nan;         /* TF32 models only (0 otherwise): with input_round MPE_RZ,
                            0: a binary32 NaN operand stays NaN; 1: the operand's low 13
                            bits are dropped first, so a NaN whose payload lies only there
