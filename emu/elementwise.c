@@ -52,11 +52,7 @@ typedef struct {
    CPU has FMA, so that every SIMD level gives the same binary64 values */
 static int cpu_fma(void)
 {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  return __builtin_cpu_supports("fma");
-#else
-  return 0;
-#endif
+  return (mpei_cpu_features() & MPEI_CPU_FMA) != 0;
 }
 #ifndef FP_FAST_FMA   /* sleef.h declares the FMA scalar code only for FMA builds */
 double Sleef_expd1_u10purecfma(double);

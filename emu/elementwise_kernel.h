@@ -13,11 +13,12 @@
 #include <stdint.h>
 #include <string.h>
 #include "mpei_round_core.h"
+#include "mpei_vec.h"
 
 #define VW (MPEI_VBYTES / 8)
-#define SLEEF_EXP(v) ((vd)MPEI_SLEEF_EXP(v))
-#define SLEEF_LOG(v) ((vd)MPEI_SLEEF_LOG(v))
-#define SLEEF_TANH(v) ((vd)MPEI_SLEEF_TANH(v))
+#define SLEEF_EXP(v) ((vf64)MPEI_SLEEF_EXP(v))
+#define SLEEF_LOG(v) ((vf64)MPEI_SLEEF_LOG(v))
+#define SLEEF_TANH(v) ((vf64)MPEI_SLEEF_TANH(v))
 #define VSQRT(v) MPEI_SQRT_PD(v)
 #define VFMA(a, b, c) MPEI_FMA_PD(a, b, c)
 #define MULU32(a, b) MPEI_MULU32(a, b)
@@ -26,154 +27,135 @@
 #define ALL32(m) MPEI_ALL32(m)
 #define VFMAF(a, b, c) MPEI_FMA_PS(a, b, c)   /* on 2*VW binary32 lanes */
 #define VSQRTF(v) MPEI_SQRT_PS(v)
-#define WIDEN(f) ((vd)MPEI_CVT_PS_PD(f))
-#define NARROW(d) ((vf)MPEI_CVT_PD_PS(d))
-
-typedef double vd __attribute__((vector_size(VW * 8)));
-typedef uint64_t vq __attribute__((vector_size(VW * 8)));
-typedef int64_t vs __attribute__((vector_size(VW * 8)));
-typedef float vf __attribute__((vector_size(VW * 4)));
-typedef uint32_t vu32 __attribute__((vector_size(VW * 4)));
-typedef int32_t vi32 __attribute__((vector_size(VW * 4)));
+#define WIDEN(f) ((vf64)MPEI_CVT_PS_PD(f))
+#define NARROW(d) ((hf32)MPEI_CVT_PD_PS(d))
 
 #define AI inline __attribute__((always_inline))
-#define SPQ(v) ((vq){} + (uint64_t)(v))
-#define SPS(v) ((vs){} + (int64_t)(v))
-#define SPD(v) spd_(v)
-#define SELQ(m, a, b) ((((vq)(m)) & (vq)(a)) | (~((vq)(m)) & (vq)(b)))
-#define SELS(m, a, b) ((vs)SELQ((m), (vq)(a), (vq)(b)))
-#define SELD(m, a, b) ((vd)SELQ((m), (vq)(a), (vq)(b)))
 
 static const uint64_t ABS64 = 0x7fffffffffffffffull, SIGN64 = 0x8000000000000000ull;
 static const uint64_t QNAN64 = 0x7ff8000000000000ull, INF64 = 0x7ff0000000000000ull;
 
-static AI vd spd_(double v)   /* a splat that keeps -0 */
-{
-  uint64_t u;
-  memcpy(&u, &v, 8);
-  return (vd)SPQ(u);
-}
-static AI vd widen(vf f) { return WIDEN(f); }
-static AI vf loadf(const float *p) { vf f; memcpy(&f, p, sizeof f); return f; }
-static AI vd vabs(vd v) { return (vd)((vq)v & ABS64); }
-static AI vs isnan_d(vd v) { return v != v; }
-static AI vs isfin_d(vd v) { return (vs)(((vq)v & ABS64) < INF64); }
+static AI vf64 widen(hf32 f) { return WIDEN(f); }
+static AI hf32 loadf(const float *p) { hf32 f; memcpy(&f, p, sizeof f); return f; }
+static AI vf64 vabs(vf64 v) { return (vf64)((vu64)v & ABS64); }
+static AI vi64 isnan_d(vf64 v) { return v != v; }
+static AI vi64 isfin_d(vf64 v) { return (vi64)(((vu64)v & ABS64) < INF64); }
 
 /* x rounded to odd at 53 bits, from s (nearest) and err = x - s (its sign);
    lanes outside `ok` keep s (as mpei_ro_adjust: the odd neighbour of x's
    side is (s truncated toward zero) | 1) */
-static AI vd ro_adjust(vd s, vd err, vs ok)
+static AI vf64 ro_adjust(vf64 s, vf64 err, vi64 ok)
 {
-  vq u = (vq)s;
-  vs below = (vs)(u ^ (vq)err) < 0;   /* |x| < |s| */
-  vq t = (u + (vq)below) | 1;
-  return SELD(ok & (err != 0), t, s);
+  vu64 u = (vu64)s;
+  vi64 below = (vi64)(u ^ (vu64)err) < 0;   /* |x| < |s| */
+  vu64 t = (u + (vu64)below) | 1;
+  return (vf64)SEL(vu64, ok & (err != 0), t, s);
 }
 
 /* a + b rounded to odd with IEEE's sign of an exact zero sum; plain a + b
    where an operand is not finite (two binary32-range values, or a binary32
    product and a binary32, never overflow binary64: s is finite exactly when
    a and b are) */
-static AI vd ro_sum(vd a, vd b, mpe_round r)
+static AI vf64 ro_sum(vf64 a, vf64 b, mpe_round r)
 {
-  vd s = a + b;
-  vd bb = s - a;
-  vd e = (a - (s - bb)) + (b - bb);
+  vf64 s = a + b;
+  vf64 bb = s - a;
+  vf64 e = (a - (s - bb)) + (b - bb);
   s = ro_adjust(s, e, isfin_d(s));
   if (r == MPE_RD) {   /* otherwise the hardware's +0 / common sign is IEEE's */
-    vs bothz = (a == 0) & (b == 0) & (vs)(((vq)a ^ (vq)b) < SIGN64);
-    s = SELD((s == 0) & ~bothz, SPD(-0.0), s);
+    vi64 bothz = (a == 0) & (b == 0) & (vi64)(((vu64)a ^ (vu64)b) < SIGN64);
+    s = (vf64)SEL(vu64, (s == 0) & ~bothz, SPLAT(vf64, -0.0), s);
   }
   return s;
 }
 
-static AI vd ro_div(vd a, vd b)
+static AI vf64 ro_div(vf64 a, vf64 b)
 {
-  vd q = a / b;
-  vd rem = VFMA(-q, b, a);
-  vd err = SELD(b > 0, rem, -rem);
+  vf64 q = a / b;
+  vf64 rem = VFMA(-q, b, a);
+  vf64 err = (vf64)SEL(vu64, b > 0, rem, -rem);
   return ro_adjust(q, err, isfin_d(q) & (q != 0));
 }
 
-typedef struct { vs invalid, divz; } evalfl;
+typedef struct { vi64 invalid, divz; } evalfl;
 
 /* binary32 signalling NaNs, as 64-bit lane masks */
-static AI vs snan_f(vf f)
+static AI vi64 snan_f(hf32 f)
 {
-  vu32 u = (vu32)f;
-  vi32 m = ((u & 0x7f800000u) == 0x7f800000u) & ((u & 0x3fffffu) != 0) & ((u & 0x400000u) == 0);
-  return __builtin_convertvector(m, vs);
+  hu32 u = (hu32)f;
+  hi32 m = ((u & 0x7f800000u) == 0x7f800000u) & ((u & 0x3fffffu) != 0) & ((u & 0x400000u) == 0);
+  return __builtin_convertvector(m, vi64);
 }
 
-static AI vd qnan_of(vd v) { return (vd)(((vq)v & SIGN64) | QNAN64); }
+static AI vf64 qnan_of(vf64 v) { return (vf64)(((vu64)v & SIGN64) | QNAN64); }
 
 /* NaN lanes of d (only for vectors that have one): the rule and the invalid
    flag of mpei_ew_nan_fix */
-static AI vd nan_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, vd d, vs *invalid)
+static AI vf64 nan_vec(const int op, const mpei_ew_args *a, hf32 xf, hf32 yf, hf32 zf, vf64 d, vi64 *invalid)
 {
   const int nops = op == EW_FMA ? 3 : (op <= EW_DIV || op == EW_SCALE) ? 2 : 1;
-  const vf af = (vf){} + a->alpha;
-  const vf y2 = op == EW_SCALE ? af : yf;
-  const vd x = widen(xf), y = widen(y2), z = widen(zf);
-  const vs zero = SPS(0);
-  vs nx = isnan_d(x), ny = nops > 1 ? isnan_d(y) : zero, nz = nops > 2 ? isnan_d(z) : zero;
-  vs sn = snan_f(xf) | (nops > 1 ? snan_f(y2) : zero) | (nops > 2 ? snan_f(zf) : zero);
-  vd nanv = SELD(nx, qnan_of(x), SELD(ny, qnan_of(y), SELD(nz, qnan_of(z), SPQ(QNAN64))));
-  vs isn = isnan_d(d);
+  const hf32 af = (hf32){} + a->alpha;
+  const hf32 y2 = op == EW_SCALE ? af : yf;
+  const vf64 x = widen(xf), y = widen(y2), z = widen(zf);
+  const vi64 zero = SPLAT(vi64, 0);
+  vi64 nx = isnan_d(x), ny = nops > 1 ? isnan_d(y) : zero, nz = nops > 2 ? isnan_d(z) : zero;
+  vi64 sn = snan_f(xf) | (nops > 1 ? snan_f(y2) : zero) | (nops > 2 ? snan_f(zf) : zero);
+  vf64 nanv = (vf64)SEL(vu64, nx, qnan_of(x), (vf64)SEL(vu64, ny, qnan_of(y), (vf64)SEL(vu64, nz, qnan_of(z), SPLAT(vu64, QNAN64))));
+  vi64 isn = isnan_d(d);
   if (op == EW_EXP || op == EW_TANH || op == EW_SIGMOID)
     *invalid |= isn & sn;
   else
     *invalid |= isn & (~(nx | ny | nz) | sn);
-  return SELD(isn, nanv, d);
+  return (vf64)SEL(vu64, isn, nanv, d);
 }
 
 /* r: the SLEEF value (exp, log, tanh: of x; sigmoid: e^-x), computed by a
    separate pass so that this code holds its constants in registers */
-static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, vd r, evalfl *fl)
+static AI vf64 eval_vec(const int op, const mpei_ew_args *a, hf32 xf, hf32 yf, hf32 zf, vf64 r, evalfl *fl)
 {
-  const vd x = widen(xf), zero = SPD(0);
-  vd d;
+  const vf64 x = widen(xf), zero = SPLAT(vf64, 0);
+  vf64 d;
   switch (op) {
   case EW_ADD: case EW_SUB: {
-    vd y = widen(yf);
+    vf64 y = widen(yf);
     d = ro_sum(x, op == EW_SUB ? -y : y, a->round);
     break;
   }
   case EW_MUL: case EW_SCALE: {
-    vd y = op == EW_MUL ? widen(yf) : SPD(a->alpha);
+    vf64 y = op == EW_MUL ? widen(yf) : SPLAT(vf64, a->alpha);
     d = x * y;   /* exact */
     break;
   }
   case EW_FMA: {
-    vd y = widen(yf), z = widen(zf);
-    vd p = x * y;   /* exact */
+    vf64 y = widen(yf), z = widen(zf);
+    vf64 p = x * y;   /* exact */
     d = ro_sum(p, z, a->round);
     break;
   }
   case EW_DIV: {
-    vd y = widen(yf);
+    vf64 y = widen(yf);
     fl->divz |= (y == 0) & (x != 0) & isfin_d(x);
     d = ro_div(x, y);
     break;
   }
   case EW_RECIP:
     fl->divz |= x == 0;
-    d = ro_div(SPD(1), x);
+    d = ro_div(SPLAT(vf64, 1), x);
     break;
   case EW_SQRT: {
-    vd s = VSQRT(x);
+    vf64 s = VSQRT(x);
     s = ro_adjust(s, VFMA(-s, s, x), isfin_d(s) & (s != 0));
-    d = SELD(x < 0, SPQ(QNAN64), s);
+    d = (vf64)SEL(vu64, x < 0, SPLAT(vu64, QNAN64), s);
     break;
   }
   /* the stand-ins: only when a lane needs one (rare) */
   case EW_EXP: {
     d = r;
     if (ANY64((vabs(x) > 709.0) | (vabs(x) < 0x1p-40) | (r == 1.0))) {
-      vs c3 = (x != 0) & ((vabs(x) < 0x1p-40) | (r == 1.0));
-      r = SELD(c3, SELD(x > 0, SPD(1 + 0x1p-52), SPD(1 - 0x1p-53)), r);
-      r = SELD(x < -745.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), r);
-      d = SELD(x > 709.0, SELD(x == INFINITY, SPD(INFINITY), SPD(DBL_MAX)), r);
+      vi64 c3 = (x != 0) & ((vabs(x) < 0x1p-40) | (r == 1.0));
+      r = (vf64)SEL(vu64, c3, (vf64)SEL(vu64, x > 0, SPLAT(vf64, 1 + 0x1p-52), SPLAT(vf64, 1 - 0x1p-53)), r);
+      r = (vf64)SEL(vu64, x < -745.0, (vf64)SEL(vu64, x == -INFINITY, zero, SPLAT(vf64, 0x1p-1074)), r);
+      d = (vf64)SEL(vu64, x > 709.0, (vf64)SEL(vu64, x == INFINITY, SPLAT(vf64, INFINITY), SPLAT(vf64, DBL_MAX)), r);
     }
     break;
   }
@@ -181,29 +163,29 @@ static AI vd eval_vec(const int op, const mpei_ew_args *a, vf xf, vf yf, vf zf, 
     d = r;
     if (ANY64(x <= 0)) {
       fl->divz |= x == 0;
-      d = SELD(x < 0, SPQ(QNAN64), SELD(x == 0, SPD(-INFINITY), r));
+      d = (vf64)SEL(vu64, x < 0, SPLAT(vu64, QNAN64), (vf64)SEL(vu64, x == 0, SPLAT(vf64, -INFINITY), r));
     }
     break;
   case EW_TANH: {
     d = r;
     if (ANY64((vabs(x) >= (double)9.7f) | (vabs(x) < 0x1p-26) | (r == x))) {
-      vs c2 = (x != 0) & ((vabs(x) < 0x1p-26) | (r == x));
-      r = SELD(c2, (vd)((vq)x - 1), r);
-      vd one = SELD(x > 0, SPD(1.0), SPD(-1.0));
-      vd near1 = SELD(x > 0, SPD(1 - 0x1p-53), SPD(-(1 - 0x1p-53)));
-      d = SELD(vabs(x) >= (double)9.7f, SELD(vabs(x) == INFINITY, one, near1), r);
+      vi64 c2 = (x != 0) & ((vabs(x) < 0x1p-26) | (r == x));
+      r = (vf64)SEL(vu64, c2, (vf64)((vu64)x - 1), r);
+      vf64 one = (vf64)SEL(vu64, x > 0, SPLAT(vf64, 1.0), SPLAT(vf64, -1.0));
+      vf64 near1 = (vf64)SEL(vu64, x > 0, SPLAT(vf64, 1 - 0x1p-53), SPLAT(vf64, -(1 - 0x1p-53)));
+      d = (vf64)SEL(vu64, vabs(x) >= (double)9.7f, (vf64)SEL(vu64, vabs(x) == INFINITY, one, near1), r);
     }
     break;
   }
   default: { /* EW_SIGMOID */
-    vd q = 1.0 / (1.0 + r);
+    vf64 q = 1.0 / (1.0 + r);
     d = q;
     if (ANY64((q == 1.0) | (q == 0.5) | (vabs(x) < 0x1p-45) | (vabs(x) >= 37.0))) {
-      vd half_side = SELD(x > 0, SPD(0.5 + 0x1p-53), SPD(0.5 - 0x1p-54));
-      q = SELD(q == 1.0, SPD(1 - 0x1p-53), SELD((q == 0.5) & (x != 0), half_side, q));
-      q = SELD((x != 0) & (vabs(x) < 0x1p-45), half_side, q);
-      q = SELD(x < -708.0, SELD(x == -INFINITY, zero, SPD(0x1p-1074)), q);
-      d = SELD(x >= 37.0, SELD(x == INFINITY, SPD(1.0), SPD(1 - 0x1p-53)), q);
+      vf64 half_side = (vf64)SEL(vu64, x > 0, SPLAT(vf64, 0.5 + 0x1p-53), SPLAT(vf64, 0.5 - 0x1p-54));
+      q = (vf64)SEL(vu64, q == 1.0, SPLAT(vf64, 1 - 0x1p-53), (vf64)SEL(vu64, (q == 0.5) & (x != 0), half_side, q));
+      q = (vf64)SEL(vu64, (x != 0) & (vabs(x) < 0x1p-45), half_side, q);
+      q = (vf64)SEL(vu64, x < -708.0, (vf64)SEL(vu64, x == -INFINITY, zero, SPLAT(vf64, 0x1p-1074)), q);
+      d = (vf64)SEL(vu64, x >= 37.0, (vf64)SEL(vu64, x == INFINITY, SPLAT(vf64, 1.0), SPLAT(vf64, 1 - 0x1p-53)), q);
     }
     break;
   }
@@ -220,13 +202,13 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
   const float *x = a->x + i0;
   const float *y = (op <= EW_DIV || op == EW_FMA) ? a->y + i0 : NULL;
   const float *z = op == EW_FMA ? a->z + i0 : NULL;
-  const vf fz = {};
+  const hf32 fz = {};
   const int sleef = op == EW_EXP || op == EW_LOG || op == EW_TANH || op == EW_SIGMOID;
-  evalfl fl = { SPS(0), SPS(0) };
+  evalfl fl = { SPLAT(vi64, 0), SPLAT(vi64, 0) };
   size_t i = 0;
   if (sleef) {
     for (; i + VW <= n; i += VW) {
-      vd v = widen(loadf(x + i)), r;
+      vf64 v = widen(loadf(x + i)), r;
       switch (op) {
       case EW_EXP: r = SLEEF_EXP(v); break;
       case EW_LOG: r = SLEEF_LOG(v); break;
@@ -238,7 +220,7 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
     i = 0;
   }
   for (; i + VW <= n; i += VW) {
-    vd r = SPD(0);
+    vf64 r = SPLAT(vf64, 0);
     if (sleef)
       memcpy(&r, d + i, sizeof r);
     r = eval_vec(op, a, loadf(x + i), y ? loadf(y + i) : fz, z ? loadf(z + i) : fz, r, &fl);
@@ -252,8 +234,8 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
       memcpy(by, y + i, len * 4);
     if (z)
       memcpy(bz, z + i, len * 4);
-    evalfl tf = { SPS(0), SPS(0) };
-    vd v = widen(loadf(bx)), r = SPD(0);
+    evalfl tf = { SPLAT(vi64, 0), SPLAT(vi64, 0) };
+    vf64 v = widen(loadf(bx)), r = SPLAT(vf64, 0);
     switch (op) {
     case EW_EXP: r = SLEEF_EXP(v); break;
     case EW_LOG: r = SLEEF_LOG(v); break;
@@ -262,14 +244,14 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
     default: break;
     }
     r = eval_vec(op, a, loadf(bx), loadf(by), loadf(bz), r, &tf);
-    vs valid;
+    vi64 valid;
     for (int k = 0; k < VW; k++)
       valid[k] = (size_t)k < len ? -1 : 0;
     fl.invalid |= tf.invalid & valid;
     fl.divz |= tf.divz & valid;
     memcpy(d + i, &r, len * 8);
   }
-  vs none = SPS(0);
+  vi64 none = SPLAT(vi64, 0);
   unsigned f = 0;
   if (memcmp(&fl.divz, &none, sizeof none))
     f |= MPE_FLAG_DIVBYZERO;
@@ -297,16 +279,16 @@ static unsigned eval_entry(double *d, const mpei_ew_args *a, size_t i0, size_t n
 }
 
 /* ---- Philox4x32-10 (lib/mpei_philox.h) on VW counters, one counter per 64-bit lane */
-static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
+static AI void philox_vec(vu64 ctr, uint64_t key, vu64 out[4])
 {
-  const vq m32 = SPQ(0xffffffffu);
-  vq c0 = ctr & m32, c1 = ctr >> 32, c2 = SPQ(0), c3 = SPQ(0);
+  const vu64 m32 = SPLAT(vu64, 0xffffffffu);
+  vu64 c0 = ctr & m32, c1 = ctr >> 32, c2 = SPLAT(vu64, 0), c3 = SPLAT(vu64, 0);
   uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
   /* the upper halves of c1, c3 (and so of c0, c2) carry junk that MULU32
      ignores; the words are masked once at the end */
 #pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
-    MPEI_PHILOX_ROUND(MULU32, vq, c0, c1, c2, c3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), SPQ(k0), SPQ(k1));
+    MPEI_PHILOX_ROUND(MULU32, vu64, c0, c1, c2, c3, SPLAT(vu64, MPEI_PHILOX_M0), SPLAT(vu64, MPEI_PHILOX_M2), SPLAT(vu64, k0), SPLAT(vu64, k1));
     k0 += MPEI_PHILOX_W0;
     k1 += MPEI_PHILOX_W1;
   }
@@ -314,7 +296,7 @@ static AI void philox_vec(vq ctr, uint64_t key, vq out[4])
 }
 
 /* element indices wrap modulo 2^64, so their counters i/4 modulo 2^62 */
-#define CTR_MASK SPQ(0x3fffffffffffffffull)
+#define CTR_MASK SPLAT(vu64, 0x3fffffffffffffffull)
 
 /* w[i] = mpei_sr_word(seed, idx0 + i), i < n */
 static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)   /* n <= VW */
@@ -322,12 +304,12 @@ static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)   /* n
   uint32_t tmp[8 * VW];
   uint64_t c0 = idx0 >> 2, skip = idx0 & 3;
   size_t ncount = (size_t)((skip + n + 3) >> 2);
-  vq lane;
+  vu64 lane;
   for (int j = 0; j < VW; j++)
     lane[j] = (uint64_t)j;
   for (size_t c = 0; c < ncount; c += VW) {
-    vq out[4];
-    philox_vec((SPQ(c0 + c) + lane) & CTR_MASK, seed, out);
+    vu64 out[4];
+    philox_vec((SPLAT(vu64, c0 + c) + lane) & CTR_MASK, seed, out);
     for (int j = 0; j < VW; j++)
       for (int k = 0; k < 4; k++)
         tmp[4 * (c + j) + k] = (uint32_t)out[k][j];
@@ -336,92 +318,92 @@ static void sr_words(uint32_t *w, uint64_t seed, uint64_t idx0, size_t n)   /* n
 }
 
 /* ---- binary64 -> the plan's format (as mpei_round_ref), flags as lane masks */
-typedef struct { vs inexact, underflow, overflow, invalid, saturated, flushed; } roundfl;
+typedef struct { vi64 inexact, underflow, overflow, invalid, saturated, flushed; } roundfl;
 
-static AI vd round_vec(vd dv, const mpei_ew_plan *pl, const int mode, vq rnd, roundfl *fa)
+static AI vf64 round_vec(vf64 dv, const mpei_ew_plan *pl, const int mode, vu64 rnd, roundfl *fa)
 {
-  const vq u = (vq)dv, a = u & ABS64, sgn = u & SIGN64;
-  const vd ad = (vd)a;
-  const vs neg = (vs)sgn != 0;
+  const vu64 u = (vu64)dv, a = u & ABS64, sgn = u & SIGN64;
+  const vf64 ad = (vf64)a;
+  const vi64 neg = (vi64)sgn != 0;
   if (ALL64(((ad >= pl->c.minnorm) | (ad == 0)) & (ad <= pl->c.maxv))) {
     /* every lane zero or normal in the format: a fixed number of bits to
        drop, the carry moves into the exponent on its own (same decisions as
        below; a zero stays zero and raises nothing) */
     const uint64_t dd = (uint64_t)pl->c.dbase64, one = 1ull << dd, low = one - 1, half = one >> 1;
-    const vq t = a & ~low, rem = a & low;
-    const vq res = MPEI_ROUND_CARRY(mode, vq, a, dd, one, low, half, t, rem, neg,
+    const vu64 t = a & ~low, rem = a & low;
+    const vu64 res = MPEI_ROUND_CARRY(mode, vu64, a, dd, one, low, half, t, rem, neg,
                                     rnd < (dd >= 32 ? rem >> (dd - 32) : rem << (32 - dd)), (rnd >> 31) != 0);
-    if (ALL64((vd)res <= pl->c.maxv)) {
-      fa->inexact |= (vs)(rem != 0);
-      return (vd)(res | sgn);
+    if (ALL64((vf64)res <= pl->c.maxv)) {
+      fa->inexact |= (vi64)(rem != 0);
+      return (vf64)(res | sgn);
     }
   } else if (ALL64(((ad >= pl->medium_min) | (ad == 0)) & (ad <= pl->c.maxv))) {
     /* some lanes subnormal in the format (at least two quanta, so that at most
        51 bits are dropped and the kept low bit is a significand bit): the same
        with a number of bits per lane */
-    vs dsub = SPS(pl->c.eminb64) - (vs)(a >> 52);
+    vi64 dsub = SPLAT(vi64, pl->c.eminb64) - (vi64)(a >> 52);
     dsub &= dsub > 0;
-    vs dds = SPS(pl->c.dbase64) + dsub;
-    const vq dd = (vq)SELS(dds > 51, SPS(51), dds);   /* only zero lanes are clamped */
-    const vq one = SPQ(1) << dd, low = one - 1, half = one >> 1;
-    const vq t = a & ~low, rem = a & low;
-    const vs big = (vs)dd >= 32;
-    const vq res = MPEI_ROUND_CARRY(mode, vq, a, dd, one, low, half, t, rem, neg,
-                                    rnd < SELQ(big, rem >> ((dd - 32) & (vq)big), rem << ((32 - dd) & ~(vq)big)),
+    vi64 dds = SPLAT(vi64, pl->c.dbase64) + dsub;
+    const vu64 dd = (vu64)(vi64)SEL(vu64, dds > 51, SPLAT(vi64, 51), dds);   /* only zero lanes are clamped */
+    const vu64 one = SPLAT(vu64, 1) << dd, low = one - 1, half = one >> 1;
+    const vu64 t = a & ~low, rem = a & low;
+    const vi64 big = (vi64)dd >= 32;
+    const vu64 res = MPEI_ROUND_CARRY(mode, vu64, a, dd, one, low, half, t, rem, neg,
+                                    rnd < SEL(vu64, big, rem >> ((dd - 32) & (vu64)big), rem << ((32 - dd) & ~(vu64)big)),
                                     (rnd >> 31) != 0);
-    if (ALL64((vd)res <= pl->c.maxv)) {
-      const vs inex = (vs)(rem != 0);
+    if (ALL64((vf64)res <= pl->c.maxv)) {
+      const vi64 inex = (vi64)(rem != 0);
       fa->inexact |= inex;
-      fa->underflow |= inex & (ad < SELD(neg, SPD(pl->c.tiny_neg64), SPD(pl->c.tiny_pos64)));
-      return (vd)(res | sgn);
+      fa->underflow |= inex & (ad < (vf64)SEL(vu64, neg, SPLAT(vf64, pl->c.tiny_neg64), SPLAT(vf64, pl->c.tiny_pos64)));
+      return (vf64)(res | sgn);
     }
   }
-  const vs E = (vs)(a >> 52);
-  const vs Eeff = E - (E == 0);
-  vs dsub = SPS(pl->c.eminb64) - Eeff;
+  const vi64 E = (vi64)(a >> 52);
+  const vi64 Eeff = E - (E == 0);
+  vi64 dsub = SPLAT(vi64, pl->c.eminb64) - Eeff;
   dsub &= dsub > 0;
-  const vs dd = SPS(pl->c.dbase64) + dsub;             /* bits below the format's quantum */
-  const vs ddc = SELS(dd > 63, SPS(63), dd);
-  const vq M = (a & 0xfffffffffffffull) | ((vq)(E != 0) & (1ull << 52));
-  const vq one = SPQ(1) << (vq)ddc;
-  const vq t = M >> (vq)ddc, rem = M & (one - 1), half = one >> 1;
-  const vs inex = (vs)(rem != 0);
+  const vi64 dd = SPLAT(vi64, pl->c.dbase64) + dsub;             /* bits below the format's quantum */
+  const vi64 ddc = (vi64)SEL(vu64, dd > 63, SPLAT(vi64, 63), dd);
+  const vu64 M = (a & 0xfffffffffffffull) | ((vu64)(E != 0) & (1ull << 52));
+  const vu64 one = SPLAT(vu64, 1) << (vu64)ddc;
+  const vu64 t = M >> (vu64)ddc, rem = M & (one - 1), half = one >> 1;
+  const vi64 inex = (vi64)(rem != 0);
   /* MPE_SR: floor(fraction * 2^32) of the remainder (round_ref.c), from dd unclamped */
-  vs shr = dd - 32;
-  shr = SELS(shr > 63, SPS(63), shr);
-  const vs up = MPEI_ROUND_UP(mode, inex, (vs)(rem > half), (vs)(rem == half), (vs)((t & 1) != 0), neg,
-                              (vs)(rnd < SELQ(dd <= 32, rem << (vq)((32 - dd) & (dd <= 32)),
-                                              rem >> (vq)(shr & (shr > 0)))),
-                              (vs)((rnd >> 31) != 0));
-  const vq R = t - (vq)up;
-  vq res = SELQ(dd >= 53, SELQ(R != 0, SPQ(pl->c.minsub_bits64), SPQ(0)),
-                ((vq)(Eeff - 1) << 52) + (R << (vq)ddc));
-  const vs spec = (vs)(a >= INF64), nan = (vs)(a > INF64), isinf = spec & ~nan;
-  const vs ovf = ((vd)res > pl->c.maxv) & ~spec;
-  vs to_max = MPEI_ROUND_TO_MAX(mode, neg, SPS(-1));
+  vi64 shr = dd - 32;
+  shr = (vi64)SEL(vu64, shr > 63, SPLAT(vi64, 63), shr);
+  const vi64 up = MPEI_ROUND_UP(mode, inex, (vi64)(rem > half), (vi64)(rem == half), (vi64)((t & 1) != 0), neg,
+                              (vi64)(rnd < SEL(vu64, dd <= 32, rem << (vu64)((32 - dd) & (dd <= 32)),
+                                              rem >> (vu64)(shr & (shr > 0)))),
+                              (vi64)((rnd >> 31) != 0));
+  const vu64 R = t - (vu64)up;
+  vu64 res = SEL(vu64, dd >= 53, SEL(vu64, R != 0, SPLAT(vu64, pl->c.minsub_bits64), SPLAT(vu64, 0)),
+                ((vu64)(Eeff - 1) << 52) + (R << (vu64)ddc));
+  const vi64 spec = (vi64)(a >= INF64), nan = (vi64)(a > INF64), isinf = spec & ~nan;
+  const vi64 ovf = ((vf64)res > pl->c.maxv) & ~spec;
+  vi64 to_max = MPEI_ROUND_TO_MAX(mode, neg, SPLAT(vi64, -1));
   if (pl->c.saturate)
-    to_max = SPS(-1);
-  const vq maxb = (vq)SPD(pl->c.maxv), ovfb = SPQ(pl->c.has_inf ? INF64 : QNAN64);
-  res = SELQ(ovf, SELQ(to_max, maxb, ovfb), res);
-  const vq infb = pl->c.saturate ? maxb : ovfb;
-  res = SELQ(spec, SELQ(nan, SPQ(QNAN64), infb), res);
-  vs fl = SPS(0);
+    to_max = SPLAT(vi64, -1);
+  const vu64 maxb = (vu64)SPLAT(vf64, pl->c.maxv), ovfb = SPLAT(vu64, pl->c.has_inf ? INF64 : QNAN64);
+  res = SEL(vu64, ovf, SEL(vu64, to_max, maxb, ovfb), res);
+  const vu64 infb = pl->c.saturate ? maxb : ovfb;
+  res = SEL(vu64, spec, SEL(vu64, nan, SPLAT(vu64, QNAN64), infb), res);
+  vi64 fl = SPLAT(vi64, 0);
   if (pl->c.flush) {
-    fl = (vs)(res != 0) & ((vd)res < pl->c.minnorm) & ~spec;
-    res &= ~(vq)fl;
+    fl = (vi64)(res != 0) & ((vf64)res < pl->c.minnorm) & ~spec;
+    res &= ~(vu64)fl;
   }
-  const vs fin = ~spec;
-  const vd tiny = SELD(neg, SPD(pl->c.tiny_neg64), SPD(pl->c.tiny_pos64));
+  const vi64 fin = ~spec;
+  const vf64 tiny = (vf64)SEL(vu64, neg, SPLAT(vf64, pl->c.tiny_neg64), SPLAT(vf64, pl->c.tiny_pos64));
   fa->inexact |= (fin & inex) | ovf | fl;
   fa->underflow |= (fin & inex & (ad < tiny)) | fl;
   fa->overflow |= ovf;
   fa->flushed |= fl;
   if (pl->c.saturate)
     fa->saturated |= ovf | isinf;
-  fa->invalid |= nan & (vs)((a & 0x0008000000000000ull) == 0);
+  fa->invalid |= nan & (vi64)((a & 0x0008000000000000ull) == 0);
   if (!pl->c.has_inf && !pl->c.saturate)
     fa->invalid |= isinf;
-  return (vd)(res | sgn);
+  return (vf64)(res | sgn);
 }
 
 /* VW elements from d (len of them, zero padding), words from sr_words */
@@ -433,27 +415,27 @@ static AI void round_part(float *y, const double *d, size_t len, const mpei_ew_p
   memcpy(bd, d, len * 8);
   if (mode == MPE_SR || mode == MPE_SR_EQ)
     sr_words(bw, pl->c.seed, idx, len);
-  vd v;
-  vu32 r32;
+  vf64 v;
+  hu32 r32;
   memcpy(&v, bd, sizeof v);
   memcpy(&r32, bw, sizeof r32);
-  vf f = NARROW(round_vec(v, pl, mode, __builtin_convertvector(r32, vq), fa));
+  hf32 f = NARROW(round_vec(v, pl, mode, __builtin_convertvector(r32, vu64), fa));
   memcpy(y, &f, len * 4);
 }
 
 /* the words of the 4*VW elements of counters c .. c+VW-1, in element order */
-static AI void sr_block(uint64_t seed, uint64_t c, vq r[4])
+static AI void sr_block(uint64_t seed, uint64_t c, vu64 r[4])
 {
-  vq lane, out[4];
+  vu64 lane, out[4];
   for (int j = 0; j < VW; j++)
     lane[j] = (uint64_t)j;
-  philox_vec((SPQ(c) + lane) & CTR_MASK, seed, out);
+  philox_vec((SPLAT(vu64, c) + lane) & CTR_MASK, seed, out);
   /* (index lists from the ISA header: p_lo = {0, VW, 1, VW+1, ...}, p_hi the
      same from VW/2, q_lo = {0, 1, VW, VW+1, 2, 3, ...}, q_hi from VW/2) */
-  vq lo01 = __builtin_shufflevector(out[0], out[1], MPEI_SHUF64_PLO);
-  vq hi01 = __builtin_shufflevector(out[0], out[1], MPEI_SHUF64_PHI);
-  vq lo23 = __builtin_shufflevector(out[2], out[3], MPEI_SHUF64_PLO);
-  vq hi23 = __builtin_shufflevector(out[2], out[3], MPEI_SHUF64_PHI);
+  vu64 lo01 = __builtin_shufflevector(out[0], out[1], MPEI_SHUF64_PLO);
+  vu64 hi01 = __builtin_shufflevector(out[0], out[1], MPEI_SHUF64_PHI);
+  vu64 lo23 = __builtin_shufflevector(out[2], out[3], MPEI_SHUF64_PLO);
+  vu64 hi23 = __builtin_shufflevector(out[2], out[3], MPEI_SHUF64_PHI);
   r[0] = __builtin_shufflevector(lo01, lo23, MPEI_SHUF64_QLO);
   r[1] = __builtin_shufflevector(lo01, lo23, MPEI_SHUF64_QHI);
   r[2] = __builtin_shufflevector(hi01, hi23, MPEI_SHUF64_QLO);
@@ -465,7 +447,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
 {
   const mpei_ew_plan P = *plan;
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
-  roundfl fa = { SPS(0), SPS(0), SPS(0), SPS(0), SPS(0), SPS(0) };
+  roundfl fa = { SPLAT(vi64, 0), SPLAT(vi64, 0), SPLAT(vi64, 0), SPLAT(vi64, 0), SPLAT(vi64, 0), SPLAT(vi64, 0) };
   size_t i = 0;
   if (sr) {
     /* to a Philox block boundary, then 4*VW elements per block of counters */
@@ -477,26 +459,26 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
       i = k;
     }
     for (; i + 4 * VW <= n; i += 4 * VW) {
-      vq r[4];
+      vu64 r[4];
       sr_block(P.c.seed, (idx0 + i) >> 2, r);
       for (int q = 0; q < 4; q++) {
-        vd v;
+        vf64 v;
         memcpy(&v, d + i + q * VW, sizeof v);
-        vf f = NARROW(round_vec(v, &P, mode, r[q], &fa));   /* exact */
+        hf32 f = NARROW(round_vec(v, &P, mode, r[q], &fa));   /* exact */
         memcpy(y + i + q * VW, &f, sizeof f);
       }
     }
   } else {
     for (; i + VW <= n; i += VW) {
-      vd v;
+      vf64 v;
       memcpy(&v, d + i, sizeof v);
-      vf f = NARROW(round_vec(v, &P, mode, SPQ(0), &fa));   /* exact */
+      hf32 f = NARROW(round_vec(v, &P, mode, SPLAT(vu64, 0), &fa));   /* exact */
       memcpy(y + i, &f, sizeof f);
     }
   }
   for (; i < n; i += VW)
     round_part(y + i, d + i, n - i < VW ? n - i : VW, &P, idx0 + i, mode, &fa);
-  vs z = SPS(0);
+  vi64 z = SPLAT(vi64, 0);
   unsigned f = 0;
 #define ANY(v) (memcmp(&(v), &z, sizeof z) != 0)
   if (ANY(fa.inexact)) f |= MPE_FLAG_INEXACT;
@@ -528,7 +510,7 @@ static void exp_entry(double *y, const double *x, size_t n)
 {
   size_t i = 0;
   for (; i + VW <= n; i += VW) {
-    vd v;
+    vf64 v;
     memcpy(&v, x + i, sizeof v);
     v = SLEEF_EXP(v);
     memcpy(y + i, &v, sizeof v);
@@ -536,7 +518,7 @@ static void exp_entry(double *y, const double *x, size_t n)
   if (i < n) {
     double b[VW] = { 0 };
     memcpy(b, x + i, (n - i) * 8);
-    vd v;
+    vf64 v;
     memcpy(&v, b, sizeof v);
     v = SLEEF_EXP(v);
     memcpy(y + i, &v, (n - i) * 8);
@@ -555,78 +537,73 @@ static void exp_entry(double *y, const double *x, size_t n)
    format, no overflow; products, dividends and radicands at least 2^-100 so
    that the remainder is exact) goes through the binary64 path instead. Same results and flags as
    that path (check_elementwise). */
-typedef float wf __attribute__((vector_size(VW * 8)));
-typedef uint32_t wu __attribute__((vector_size(VW * 8)));
-typedef int32_t wi __attribute__((vector_size(VW * 8)));
-#define SPW(v) ((wu){} + (uint32_t)(v))
-#define SELW(m, a, b) ((((wu)(m)) & (wu)(a)) | (~((wu)(m)) & (wu)(b)))
 
-static AI wf loadw(const float *p) { wf f; memcpy(&f, p, sizeof f); return f; }
+static AI vf32 loadw(const float *p) { vf32 f; memcpy(&f, p, sizeof f); return f; }
 /* the plan's constants as lane vectors, made once per call (loop-invariant
    splats the compiler would otherwise rebuild per vector) */
 typedef struct {
-  wu minn, maxb;             /* binary32 patterns: smallest normal and largest finite of the format */
-  wu dd, one, low, half;     /* dd = 24 - p dropped bits; one = 2^dd, low = one - 1, half = one / 2 */
+  vu32 minn, maxb;             /* binary32 patterns: smallest normal and largest finite of the format */
+  vu32 dd, one, low, half;     /* dd = 24 - p dropped bits; one = 2^dd, low = one - 1, half = one / 2 */
 } f32const;
 
 static AI void f32const_make(f32const *k, const mpei_ew_plan *pl)
 {
   const uint32_t dd = (uint32_t)pl->c.dbase;
-  k->minn = SPW(pl->c.minnorm_bits);
-  k->maxb = SPW(pl->c.max_bits);
-  k->dd = SPW(dd);
-  k->one = SPW(1u << dd);
-  k->low = SPW((1u << dd) - 1);
-  k->half = SPW((1u << dd) >> 1);
+  k->minn = SPLAT(vu32, pl->c.minnorm_bits);
+  k->maxb = SPLAT(vu32, pl->c.max_bits);
+  k->dd = SPLAT(vu32, dd);
+  k->one = SPLAT(vu32, 1u << dd);
+  k->low = SPLAT(vu32, (1u << dd) - 1);
+  k->half = SPLAT(vu32, (1u << dd) >> 1);
 }
 
-static AI int fast32_vec(float *y, wf a, wf b, const f32const *k, const int op, const int mode, wu *inexact)
+static AI int fast32_vec(float *y, vf32 a, vf32 b, const f32const *k, const int op, const int mode, vu32 *inexact)
 {
-  wf s, e;
+  vf32 s, e;
   if (op == EW_SUB)
     b = -b;
   if (op == EW_RECIP) {
     b = a;
-    a = (wf)SPW(0x3f800000u);   /* 1 */
+    a = (vf32)SPLAT(vu32, 0x3f800000u);   /* 1 */
   }
   if (op == EW_MUL || op == EW_SCALE) {
     s = a * b;
     e = VFMAF(a, b, -s);
   } else if (op == EW_DIV || op == EW_RECIP) {
     s = a / b;
-    e = (wf)((wu)VFMAF(-s, b, a) ^ ((wu)b & 0x80000000u));   /* the sign of a/b - s */
+    e = (vf32)((vu32)VFMAF(-s, b, a) ^ ((vu32)b & 0x80000000u));   /* the sign of a/b - s */
   } else if (op == EW_SQRT) {
     s = VSQRTF(a);
     e = VFMAF(-s, s, a);
   } else {
     s = a + b;
-    wf bb = s - a;
+    vf32 bb = s - a;
     e = (a - (s - bb)) + (b - bb);
   }
-  const wu u = (wu)s;
-  const wi below = (wi)(u ^ (wu)e) < 0;               /* |exact| < |s| */
-  wu r = SELW(e != 0, (u + (wu)below) | 1u, u);      /* rounded to odd */
-  const wu ar = r & 0x7fffffffu;
+  const vu32 u = (vu32)s;
+  const vi32 below = (vi32)(u ^ (vu32)e) < 0;               /* |exact| < |s| */
+  vu32 r = SEL(vu32, e != 0, (u + (vu32)below) | 1u, u);      /* rounded to odd */
+  const vu32 ar = r & 0x7fffffffu;
   /* patterns below 2^31 (ar, minn, maxb) compare as signed integers: one instruction */
-  wi ok = (((wi)ar >= (wi)k->minn) | ((wi)ar == 0)) & ((wi)ar <= (wi)k->maxb);
+  vi32 ok = (((vi32)ar >= (vi32)k->minn) | ((vi32)ar == 0)) & ((vi32)ar <= (vi32)k->maxb);
   /* remainders exact (2^-100: far from binary32's subnormals); a zero result
      only from a zero operand */
   if (op == EW_MUL || op == EW_SCALE)
     ok &= (ar >= 0x0d800000u) | ((ar == 0) & ((a == 0) | (b == 0)));
   if (op == EW_DIV || op == EW_RECIP || op == EW_SQRT)
-    ok &= ((((wu)a & 0x7fffffffu) >= 0x0d800000u) & (ar != 0)) | ((a == 0) & (ar == 0));
+    ok &= ((((vu32)a & 0x7fffffffu) >= 0x0d800000u) & (ar != 0)) | ((a == 0) & (ar == 0));
   if (!ALL32(ok))
     return 0;
   if ((op == EW_ADD || op == EW_SUB) && mode == MPE_RD) {   /* IEEE's -0 for an exact zero sum under RD */
-    wi bothz = (a == 0) & (b == 0) & (wi)(((wu)a ^ (wu)b) < 0x80000000u);
-    r = SELW((ar == 0) & ~bothz, SPW(0x80000000u), r);
+    vi32 bothz = (a == 0) & (b == 0) & (vi32)(((vu32)a ^ (vu32)b) < 0x80000000u);
+    r = SEL(vu32, (ar == 0) & ~bothz, SPLAT(vu32, 0x80000000u), r);
   }
-  const wu sg = r & 0x80000000u;
-  const wi neg = (wi)sg != 0;
-  const wu t = ar & ~k->low, rem = ar & k->low;
+  const vu32 sg = r & 0x80000000u;
+  const vi32 neg = (vi32)sg != 0;
+  const vu32 t = ar & ~k->low, rem = ar & k->low;
   /* fast32 plans exclude the stochastic modes (make_plan) */
-  wu res = MPEI_ROUND_CARRY(mode, wu, ar, k->dd, k->one, k->low, k->half, t, rem, neg, neg ^ neg, neg ^ neg);
-  if (!ALL32((wi)res <= (wi)k->maxb))   /* res <= maxb + one < 2^31 */
+  vu32 res = MPEI_ROUND_CARRY(mode, vu32, ar, k->dd, k->one, k->low, k->half, t, rem, neg, neg ^ neg, neg ^ neg);
+  if (!ALL32((vi32)res <= (vi32)k->maxb))   /* res <= maxb + one < 2^31 */
     return 0;
   *inexact |= rem;
   res |= sg;
@@ -637,12 +614,12 @@ static AI int fast32_vec(float *y, wf a, wf b, const f32const *k, const int op, 
 /* Vectors from i while each takes the fast path; returns the index of the
    first that does not (past n - 2*VW when all did); no calls inside (see
    sr32_run). alpha: scale only. */
-static AI size_t fast32_run(float *y, const float *x, const float *yy, wf alpha, const f32const *kp, size_t i,
-                            size_t n, const int op, const int mode, wu *inexact)
+static AI size_t fast32_run(float *y, const float *x, const float *yy, vf32 alpha, const f32const *kp, size_t i,
+                            size_t n, const int op, const int mode, vu32 *inexact)
 {
   const int has_y = op == EW_ADD || op == EW_SUB || op == EW_MUL || op == EW_DIV;
   const f32const K = *kp;
-  wu inex = *inexact;
+  vu32 inex = *inexact;
   for (; i + 2 * VW <= n; i += 2 * VW)
     if (!fast32_vec(y + i, loadw(x + i), has_y ? loadw(yy + i) : alpha, &K, op, mode, &inex))
       break;
@@ -659,8 +636,8 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
   const float *x = A.x + i0, *yy = has_y ? A.y + i0 : NULL;
   uint32_t abits;
   memcpy(&abits, &A.alpha, 4);
-  const wf alpha = (wf)SPW(abits);   /* a splat that keeps -0 */
-  wu inexact = SPW(0);
+  const vf32 alpha = (vf32)SPLAT(vu32, abits);   /* a splat that keeps -0 */
+  vu32 inexact = SPLAT(vu32, 0);
   unsigned f = 0;
   double d[2 * VW];
   f32const K;
@@ -678,7 +655,7 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
     f |= eval_entry(d, &A, i0 + i, n - i);
     f |= round_entry(y + i, d, n - i, &P, i0 + i);
   }
-  wu z = SPW(0);
+  vu32 z = SPLAT(vu32, 0);
   if (memcmp(&inexact, &z, sizeof z))
     f |= MPE_FLAG_INEXACT;
   return f;
@@ -730,14 +707,14 @@ static AI unsigned fast32_body(float *y, const mpei_ew_args *args, const mpei_ew
    are normal in the format and below its largest finite: inexact is the only
    flag. */
 /* the round keys of a seed, splat once per call */
-typedef struct { vq k0[10], k1[10]; } srkeys;
+typedef struct { vu64 k0[10], k1[10]; } srkeys;
 
 static AI void srkeys_make(srkeys *K, uint64_t seed)
 {
   uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
   for (int k = 0; k < 10; k++) {
-    K->k0[k] = SPQ(k0);
-    K->k1[k] = SPQ(k1);
+    K->k0[k] = SPLAT(vu64, k0);
+    K->k1[k] = SPLAT(vu64, k1);
     k0 += MPEI_PHILOX_W0;
     k1 += MPEI_PHILOX_W1;
   }
@@ -747,29 +724,29 @@ static AI void srkeys_make(srkeys *K, uint64_t seed)
    as four vectors of 2*VW words: two sets of VW counters whose rounds
    interleave (one set's chain of dependent multiplies leaves the multiplier
    idle). */
-static AI void sr_block32(const srkeys *K, uint64_t c, wu r[4])
+static AI void sr_block32(const srkeys *K, uint64_t c, vu32 r[4])
 {
-  const vq m32 = SPQ(0xffffffffu);
-  vq lane;
+  const vu64 m32 = SPLAT(vu64, 0xffffffffu);
+  vu64 lane;
   for (int j = 0; j < VW; j++)
     lane[j] = (uint64_t)j;
-  const vq ctrA = (SPQ(c) + lane) & CTR_MASK, ctrB = (SPQ(c + VW) + lane) & CTR_MASK;
-  vq a0 = ctrA & m32, a1 = ctrA >> 32, a2 = SPQ(0), a3 = SPQ(0);
-  vq b0 = ctrB & m32, b1 = ctrB >> 32, b2 = SPQ(0), b3 = SPQ(0);
+  const vu64 ctrA = (SPLAT(vu64, c) + lane) & CTR_MASK, ctrB = (SPLAT(vu64, c + VW) + lane) & CTR_MASK;
+  vu64 a0 = ctrA & m32, a1 = ctrA >> 32, a2 = SPLAT(vu64, 0), a3 = SPLAT(vu64, 0);
+  vu64 b0 = ctrB & m32, b1 = ctrB >> 32, b2 = SPLAT(vu64, 0), b3 = SPLAT(vu64, 0);
 #pragma GCC unroll 10
   for (int k = 0; k < 10; k++) {
-    MPEI_PHILOX_ROUND(MULU32, vq, a0, a1, a2, a3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
-    MPEI_PHILOX_ROUND(MULU32, vq, b0, b1, b2, b3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vu64, a0, a1, a2, a3, SPLAT(vu64, MPEI_PHILOX_M0), SPLAT(vu64, MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vu64, b0, b1, b2, b3, SPLAT(vu64, MPEI_PHILOX_M0), SPLAT(vu64, MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
   }
   /* per counter the words (w0, w1) and (w2, w3) as 64-bit lanes (the shifts
      drop the junk upper halves of w1, w3), then the lanes of two counters
      after each other */
-  const vq a01 = (a0 & m32) | (a1 << 32), a23 = (a2 & m32) | (a3 << 32);
-  const vq b01 = (b0 & m32) | (b1 << 32), b23 = (b2 & m32) | (b3 << 32);
-  r[0] = (wu)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PLO);
-  r[1] = (wu)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PHI);
-  r[2] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PLO);
-  r[3] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PHI);
+  const vu64 a01 = (a0 & m32) | (a1 << 32), a23 = (a2 & m32) | (a3 << 32);
+  const vu64 b01 = (b0 & m32) | (b1 << 32), b23 = (b2 & m32) | (b3 << 32);
+  r[0] = (vu32)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PLO);
+  r[1] = (vu32)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PHI);
+  r[2] = (vu32)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PLO);
+  r[3] = (vu32)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PHI);
 }
 
 #if VW >= 8
@@ -777,50 +754,50 @@ static AI void sr_block32(const srkeys *K, uint64_t c, wu r[4])
    16*VW elements in r[0..7]): four sets of VW counters in flight, so that
    the multiplier is busy rather than waiting on one chain (AVX-512's 32
    registers hold them; the words are those of sr_block32 at c and c+2*VW). */
-static AI void sr_block32x2(const srkeys *K, uint64_t c, wu r[8])
+static AI void sr_block32x2(const srkeys *K, uint64_t c, vu32 r[8])
 {
-  const vq m32 = SPQ(0xffffffffu);
-  vq lane;
+  const vu64 m32 = SPLAT(vu64, 0xffffffffu);
+  vu64 lane;
   for (int j = 0; j < VW; j++)
     lane[j] = (uint64_t)j;
-  const vq ctrA = (SPQ(c) + lane) & CTR_MASK, ctrB = (SPQ(c + VW) + lane) & CTR_MASK;
-  const vq ctrC = (SPQ(c + 2 * VW) + lane) & CTR_MASK, ctrD = (SPQ(c + 3 * VW) + lane) & CTR_MASK;
-  vq a0 = ctrA & m32, a1 = ctrA >> 32, a2 = SPQ(0), a3 = SPQ(0);
-  vq b0 = ctrB & m32, b1 = ctrB >> 32, b2 = SPQ(0), b3 = SPQ(0);
-  vq c0 = ctrC & m32, c1 = ctrC >> 32, c2 = SPQ(0), c3 = SPQ(0);
-  vq d0 = ctrD & m32, d1 = ctrD >> 32, d2 = SPQ(0), d3 = SPQ(0);
+  const vu64 ctrA = (SPLAT(vu64, c) + lane) & CTR_MASK, ctrB = (SPLAT(vu64, c + VW) + lane) & CTR_MASK;
+  const vu64 ctrC = (SPLAT(vu64, c + 2 * VW) + lane) & CTR_MASK, ctrD = (SPLAT(vu64, c + 3 * VW) + lane) & CTR_MASK;
+  vu64 a0 = ctrA & m32, a1 = ctrA >> 32, a2 = SPLAT(vu64, 0), a3 = SPLAT(vu64, 0);
+  vu64 b0 = ctrB & m32, b1 = ctrB >> 32, b2 = SPLAT(vu64, 0), b3 = SPLAT(vu64, 0);
+  vu64 c0 = ctrC & m32, c1 = ctrC >> 32, c2 = SPLAT(vu64, 0), c3 = SPLAT(vu64, 0);
+  vu64 d0 = ctrD & m32, d1 = ctrD >> 32, d2 = SPLAT(vu64, 0), d3 = SPLAT(vu64, 0);
 #pragma GCC unroll 10
   for (int k = 0; k < 10; k++) {
-    MPEI_PHILOX_ROUND(MULU32, vq, a0, a1, a2, a3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
-    MPEI_PHILOX_ROUND(MULU32, vq, b0, b1, b2, b3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
-    MPEI_PHILOX_ROUND(MULU32, vq, c0, c1, c2, c3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
-    MPEI_PHILOX_ROUND(MULU32, vq, d0, d1, d2, d3, SPQ(MPEI_PHILOX_M0), SPQ(MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vu64, a0, a1, a2, a3, SPLAT(vu64, MPEI_PHILOX_M0), SPLAT(vu64, MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vu64, b0, b1, b2, b3, SPLAT(vu64, MPEI_PHILOX_M0), SPLAT(vu64, MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vu64, c0, c1, c2, c3, SPLAT(vu64, MPEI_PHILOX_M0), SPLAT(vu64, MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
+    MPEI_PHILOX_ROUND(MULU32, vu64, d0, d1, d2, d3, SPLAT(vu64, MPEI_PHILOX_M0), SPLAT(vu64, MPEI_PHILOX_M2), K->k0[k], K->k1[k]);
   }
-  const vq a01 = (a0 & m32) | (a1 << 32), a23 = (a2 & m32) | (a3 << 32);
-  const vq b01 = (b0 & m32) | (b1 << 32), b23 = (b2 & m32) | (b3 << 32);
-  const vq c01 = (c0 & m32) | (c1 << 32), c23 = (c2 & m32) | (c3 << 32);
-  const vq d01 = (d0 & m32) | (d1 << 32), d23 = (d2 & m32) | (d3 << 32);
-  r[0] = (wu)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PLO);
-  r[1] = (wu)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PHI);
-  r[2] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PLO);
-  r[3] = (wu)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PHI);
-  r[4] = (wu)__builtin_shufflevector(c01, c23, MPEI_SHUF64_PLO);
-  r[5] = (wu)__builtin_shufflevector(c01, c23, MPEI_SHUF64_PHI);
-  r[6] = (wu)__builtin_shufflevector(d01, d23, MPEI_SHUF64_PLO);
-  r[7] = (wu)__builtin_shufflevector(d01, d23, MPEI_SHUF64_PHI);
+  const vu64 a01 = (a0 & m32) | (a1 << 32), a23 = (a2 & m32) | (a3 << 32);
+  const vu64 b01 = (b0 & m32) | (b1 << 32), b23 = (b2 & m32) | (b3 << 32);
+  const vu64 c01 = (c0 & m32) | (c1 << 32), c23 = (c2 & m32) | (c3 << 32);
+  const vu64 d01 = (d0 & m32) | (d1 << 32), d23 = (d2 & m32) | (d3 << 32);
+  r[0] = (vu32)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PLO);
+  r[1] = (vu32)__builtin_shufflevector(a01, a23, MPEI_SHUF64_PHI);
+  r[2] = (vu32)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PLO);
+  r[3] = (vu32)__builtin_shufflevector(b01, b23, MPEI_SHUF64_PHI);
+  r[4] = (vu32)__builtin_shufflevector(c01, c23, MPEI_SHUF64_PLO);
+  r[5] = (vu32)__builtin_shufflevector(c01, c23, MPEI_SHUF64_PHI);
+  r[6] = (vu32)__builtin_shufflevector(d01, d23, MPEI_SHUF64_PLO);
+  r[7] = (vu32)__builtin_shufflevector(d01, d23, MPEI_SHUF64_PHI);
 }
 #endif
 
 /* the format's constants, splat once per call */
 typedef struct {
-  wu lo, span;          /* |s| bits in [lo, lo + span) */
-  wu low, nlow, pexp;   /* one - 1, ~low; 309 - dd: the biased exponent of 2^(32-dd)/ulp plus E_s */
-  wu dd, dd32;          /* dd and 32 - dd, as lane shift counts */
+  vu32 lo, span;          /* |s| bits in [lo, lo + span) */
+  vu32 low, nlow, pexp;   /* one - 1, ~low; 309 - dd: the biased exponent of 2^(32-dd)/ulp plus E_s */
+  vu32 dd, dd32;          /* dd and 32 - dd, as lane shift counts */
 } srconst;
 
-static AI int sr32_vec(float *y, wf a, wf b, wu rnd, const srconst *k, const int op, const int mode, wu *inexact)
+static AI int sr32_vec(float *y, vf32 a, vf32 b, vu32 rnd, const srconst *k, const int op, const int mode, vu32 *inexact)
 {
-  wf s, e;
+  vf32 s, e;
   if (op == EW_SUB)
     b = -b;
   if (op == EW_MUL || op == EW_SCALE) {
@@ -828,11 +805,11 @@ static AI int sr32_vec(float *y, wf a, wf b, wu rnd, const srconst *k, const int
     e = VFMAF(a, b, -s);
   } else {
     s = a + b;
-    wf bb = s - a;
+    vf32 bb = s - a;
     e = (a - (s - bb)) + (b - bb);
   }
-  const wu u = (wu)s, sg = u & 0x80000000u, ar = u ^ sg;
-  wi ok = (wi)((ar - k->lo) ^ 0x80000000u) < (wi)(k->span ^ 0x80000000u);   /* unsigned */
+  const vu32 u = (vu32)s, sg = u & 0x80000000u, ar = u ^ sg;
+  vi32 ok = (vi32)((ar - k->lo) ^ 0x80000000u) < (vi32)(k->span ^ 0x80000000u);   /* unsigned */
   /* exact zeros: a zero sum is exact; a zero product only of a zero operand */
   if (op == EW_MUL || op == EW_SCALE)
     ok |= (ar == 0) & ((a == 0) | (b == 0));
@@ -840,24 +817,24 @@ static AI int sr32_vec(float *y, wf a, wf b, wu rnd, const srconst *k, const int
     ok |= ar == 0;
   if (!ALL32(ok))
     return 0;
-  const wf es = (wf)((wu)e ^ sg);   /* e' */
-  const wi eneg = es < 0;
-  const wu t = ar & k->nlow, r = ar & k->low;
-  const wi wrap = (r == 0) & eneg;
-  const wi half_q = wrap & ((ar << 9) == 0);
-  const wf pw = (wf)((k->pexp - (ar >> 23) - (wu)half_q) << 23);
-  const wf g = es * pw;
+  const vf32 es = (vf32)((vu32)e ^ sg);   /* e' */
+  const vi32 eneg = es < 0;
+  const vu32 t = ar & k->nlow, r = ar & k->low;
+  const vi32 wrap = (r == 0) & eneg;
+  const vi32 half_q = wrap & ((ar << 9) == 0);
+  const vf32 pw = (vf32)((k->pexp - (ar >> 23) - (vu32)half_q) << 23);
+  const vf32 g = es * pw;
   /* floor(g), F with 2^31 added (a signed compare for the unsigned one) */
-  const wi fg = __builtin_convertvector(MPEI_FLOOR_PS(g), wi) + ((g == 0) & eneg);
-  const wu F = (r << k->dd32) + (wu)fg + 0x80000000u;
-  wi up;
+  const vi32 fg = __builtin_convertvector(MPEI_FLOOR_PS(g), vi32) + ((g == 0) & eneg);
+  const vu32 F = (r << k->dd32) + (vu32)fg + 0x80000000u;
+  vi32 up;
   if (mode == MPE_SR)
-    up = (wi)(rnd ^ 0x80000000u) < (wi)F;
+    up = (vi32)(rnd ^ 0x80000000u) < (vi32)F;
   else
-    up = ((r != 0) | (es != 0)) & ((wi)rnd < 0);
-  const wu res = t + ((wu)(wrap - up) << k->dd);
-  *inexact |= r | (wu)es;   /* bits 0-30: r < 2^dd has no bit 31, es's bit 31 is its sign */
-  const wu out = res | sg;
+    up = ((r != 0) | (es != 0)) & ((vi32)rnd < 0);
+  const vu32 res = t + ((vu32)(wrap - up) << k->dd);
+  *inexact |= r | (vu32)es;   /* bits 0-30: r < 2^dd has no bit 31, es's bit 31 is its sign */
+  const vu32 out = res | sg;
   memcpy(y, &out, sizeof out);
   return 1;
 }
@@ -867,15 +844,15 @@ static AI int sr32_vec(float *y, wf a, wf b, wu rnd, const srconst *k, const int
    8*VW + 1 when all were), with *q the vector of it that left the range. The
    binary64 path's calls stay out of this loop (the caller makes them), so
    fewer of its values live across a call in memory. */
-static AI size_t sr32_run(float *y, const float *x, const float *yy, wf alpha, const srconst *kp, const srkeys *keys,
-                          uint64_t idx0, size_t i, size_t n, const int op, const int mode, wu *inexact,
+static AI size_t sr32_run(float *y, const float *x, const float *yy, vf32 alpha, const srconst *kp, const srkeys *keys,
+                          uint64_t idx0, size_t i, size_t n, const int op, const int mode, vu32 *inexact,
                           int *qfail)
 {
   const srconst K = *kp;
-  wu inex = *inexact;
+  vu32 inex = *inexact;
 #if VW >= 8
   for (; i + 16 * VW <= n; i += 16 * VW) {
-    wu rw[8];
+    vu32 rw[8];
     sr_block32x2(keys, (idx0 + i) >> 2, rw);
     for (int q = 0; q < 8; q++) {
       const size_t k = i + (size_t)q * 2 * VW;
@@ -889,7 +866,7 @@ static AI size_t sr32_run(float *y, const float *x, const float *yy, wf alpha, c
   }
 #endif
   for (; i + 8 * VW <= n; i += 8 * VW) {
-    wu rw[4];
+    vu32 rw[4];
     sr_block32(keys, (idx0 + i) >> 2, rw);
     for (int q = 0; q < 4; q++) {
       const size_t k = i + (size_t)q * 2 * VW;
@@ -915,18 +892,18 @@ static AI unsigned sr32_body(float *y, const mpei_ew_args *args, const mpei_ew_p
   const float *x = A.x + i0, *yy = has_y ? A.y + i0 : NULL;
   uint32_t abits;
   memcpy(&abits, &A.alpha, 4);
-  const wf alpha = (wf)SPW(abits);   /* a splat that keeps -0 */
+  const vf32 alpha = (vf32)SPLAT(vu32, abits);   /* a splat that keeps -0 */
   /* |s| at least one quantum above the smallest normal and 2^-64, below the
      largest finite and 2^127 */
   const uint32_t dd = (uint32_t)P.c.dbase, lo = P.c.minnorm_bits + (1u << dd);
   const uint32_t lo_bits = lo > 0x1f800000u ? lo : 0x1f800000u;
   const uint32_t hi_bits = P.c.max_bits < 0x7f000000u ? P.c.max_bits : 0x7f000000u;
-  const srconst K = { SPW(lo_bits), SPW(hi_bits > lo_bits ? hi_bits - lo_bits : 0), SPW((1u << dd) - 1),
-                      SPW(~((1u << dd) - 1)), SPW(309 - dd), SPW(dd), SPW(32 - dd) };
+  const srconst K = { SPLAT(vu32, lo_bits), SPLAT(vu32, hi_bits > lo_bits ? hi_bits - lo_bits : 0), SPLAT(vu32, (1u << dd) - 1),
+                      SPLAT(vu32, ~((1u << dd) - 1)), SPLAT(vu32, 309 - dd), SPLAT(vu32, dd), SPLAT(vu32, 32 - dd) };
   const uint64_t idx0 = P.c.offset + i0;
   srkeys keys;
   srkeys_make(&keys, P.c.seed);
-  wu inexact = SPW(0);
+  vu32 inexact = SPLAT(vu32, 0);
   unsigned f = 0;
   double d[8 * VW];
   /* to a Philox block boundary, then 8*VW elements per 2*VW counters */
@@ -953,7 +930,7 @@ static AI unsigned sr32_body(float *y, const mpei_ew_args *args, const mpei_ew_p
     f |= eval_entry(d, &A, i0 + i, n - i);
     f |= round_entry(y + i, d, n - i, &P, idx0 + i);
   }
-  wu z = SPW(0);
+  vu32 z = SPLAT(vu32, 0);
   inexact &= 0x7fffffffu;   /* sr32_vec: bits 0-30 */
   if (memcmp(&inexact, &z, sizeof z))
     f |= MPE_FLAG_INEXACT;

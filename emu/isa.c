@@ -2,8 +2,6 @@
 #include "config.h"
 #include "isa.h"
 
-static const mpei_isa_kernels isa_portable = { .name = "portable" };
-#ifdef HAVE_X86_SIMD
 #define ISA_ROW(isa, ISA)                                                                        \
   {                                                                                            \
     .name = #isa, .round32 = mpei_round32_##isa, .ew_eval = mpei_ew_eval_##isa,                \
@@ -20,20 +18,13 @@ static const mpei_isa_kernels isa_portable = { .name = "portable" };
     .tc_fp4 = mpei_tc_fp4_##isa, .tc_fp4_mr = MPEI_TC_FP4_##ISA##_MR,                          \
     .tc_amd = mpei_tc_amd_##isa, .tc_amd_vw = MPEI_TC_AMD_##ISA##_VW                           \
   }
-static const mpei_isa_kernels isa_avx2 = ISA_ROW(avx2, AVX2);
-static const mpei_isa_kernels isa_avx512 = ISA_ROW(avx512, AVX512);
-#endif
 
-static const mpei_isa_kernels *const by_level[MPEI_SIMD_N] = {
-  [MPEI_SIMD_NONE] = &isa_portable,
-#ifdef HAVE_X86_SIMD
-  [MPEI_SIMD_AVX2] = &isa_avx2,
-  [MPEI_SIMD_AVX512] = &isa_avx512,
-#endif
+static const mpei_isa_kernels by_level[MPEI_SIMD_N] = {
+  [MPEI_SIMD_NONE] = { .name = "portable" },
+  MPEI_ISA_ROWS(ISA_ROW)
 };
 
 const mpei_isa_kernels *mpei_isa(void)
 {
-  const mpei_isa_kernels *k = by_level[mpei_simd_level()];
-  return k ? k : &isa_portable;
+  return MPEI_ISA_PICK(by_level, mpei_simd_level());
 }

@@ -2,9 +2,11 @@
    constant (emu/isa.c); mpei_isa() picks the one of the SIMD level detected
    once (lib/cpu.c, pthread_once) or forced by mpe_simd_level_set. A NULL entry
    means "no kernel here: use the portable code", which is always built and is
-   the tests' oracle. A new instruction set is one lib/isa_*.h header (what the
-   kernel templates need), the files that include it and a template, and one
-   row here and in analysis/range.c. */
+   the tests' oracle. The table is built and picked with MPEI_ISA_ROWS and
+   MPEI_ISA_PICK (lib/mpei.h), as the range kernels' table of libmpemu-analysis
+   is. A new instruction set is one lib/isa_*.h header (what the kernel
+   templates need), the files that include it and a template, and its level
+   in MPEI_ISA_ROWS. */
 #ifndef MPEI_ISA_H
 #define MPEI_ISA_H
 #include "mpei.h"

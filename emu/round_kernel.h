@@ -27,73 +27,65 @@
 #include <stdint.h>
 #include <string.h>
 #include "mpei_round_core.h"
+#include "mpei_vec.h"
 
 #define VW (MPEI_VBYTES / 4)
 #define STREAM_BYTES (8u << 20)
 
-typedef uint32_t vu __attribute__((vector_size(VW * 4)));
-typedef int32_t vi __attribute__((vector_size(VW * 4)));
+typedef struct { vu32 inexact, underflow, overflow, invalid, saturated, flushed; } flagacc;
 
-#define SPLAT(v) ((vu){} + (uint32_t)(v))
-#define SPLATI(v) ((vi){} + (int32_t)(v))
-#define SEL(m, a, b) ((((vu)(m)) & (a)) | (~((vu)(m)) & (b)))
-
-typedef uint64_t vq __attribute__((vector_size(VW * 4)));
-
-typedef struct { vu inexact, underflow, overflow, invalid, saturated, flushed; } flagacc;
-
-static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_plan32 *pl, const int mode,
-                                                           vu rnd, flagacc *fa)
+static inline __attribute__((always_inline)) vu32 round_lanes(vu32 u, const mpei_plan32 *pl, const int mode,
+                                                           vu32 rnd, flagacc *fa)
 {
-  const vu a = u & 0x7fffffffu, s = u & 0x80000000u;
-  const vi E = (vi)(a >> 23);
-  const vi Eeff = E - (E == 0);
-  vi dsub = SPLATI(pl->eminb) - Eeff;
+  const vu32 a = u & 0x7fffffffu, s = u & 0x80000000u;
+  const vi32 E = (vi32)(a >> 23);
+  const vi32 Eeff = E - (E == 0);
+  vi32 dsub = SPLAT(vi32, pl->eminb) - Eeff;
   dsub &= dsub > 0;
-  const vi dt = SPLATI(pl->dbase) + dsub;
-  const vi d = (vi)SEL(dt > 25, SPLAT(25), (vu)dt);
-  const vu M = (a & 0x7fffffu) | ((vu)(E != 0) & 0x800000u);
-  const vu one_d = SPLAT(1) << (vu)d;
-  const vu t = M >> (vu)d, rem = M & (one_d - 1), half = one_d >> 1;
-  const vi inexm = rem != 0;
-  const vu inex = (vu)inexm;
-  const vi neg = (vi)s != 0;
+  const vi32 dt = SPLAT(vi32, pl->dbase) + dsub;
+  const vi32 d = (vi32)SEL(vu32, dt > 25, SPLAT(vu32, 25), (vu32)dt);
+  const vu32 M = (a & 0x7fffffu) | ((vu32)(E != 0) & 0x800000u);
+  const vu32 one_d = SPLAT(vu32, 1) << (vu32)d;
+  const vu32 t = M >> (vu32)d, rem = M & (one_d - 1), half = one_d >> 1;
+  const vi32 inexm = rem != 0;
+  const vu32 inex = (vu32)inexm;
+  const vi32 neg = (vi32)s != 0;
   /* MPE_SR: floor(rem * 2^(32-d)), with d unclamped (dt) */
-  vi sh_l = 32 - dt, sh_r = dt - 32;
-  sh_l = (vi)SEL(sh_l > 31, SPLAT(31), (vu)sh_l);
-  sh_r = (vi)SEL(sh_r > 31, SPLAT(31), (vu)sh_r);
-#define SR_T SEL(dt <= 32, rem << (vu)(sh_l & (sh_l > 0)), M >> (vu)(sh_r & (sh_r > 0)))
-  const vu up = (vu)MPEI_ROUND_UP(mode, inexm, rem > half, rem == half, (t & 1) != 0, neg, rnd < SR_T,
-                                  (vi)rnd < 0);
+  vi32 sh_l = 32 - dt, sh_r = dt - 32;
+  sh_l = (vi32)SEL(vu32, sh_l > 31, SPLAT(vu32, 31), (vu32)sh_l);
+  sh_r = (vi32)SEL(vu32, sh_r > 31, SPLAT(vu32, 31), (vu32)sh_r);
+#define SR_T SEL(vu32, dt <= 32, rem << (vu32)(sh_l & (sh_l > 0)), M >> (vu32)(sh_r & (sh_r > 0)))
+  const vu32 up = (vu32)MPEI_ROUND_UP(mode, inexm, rem > half, rem == half, (t & 1) != 0, neg, rnd < SR_T,
+                                  (vi32)rnd < 0);
 #undef SR_T
-  const vu R = t - up;   /* up is 0 or all ones */
-  vu res = SEL(dt >= 24, SEL(R != 0, SPLAT(pl->minsub_bits), SPLAT(0)),
-               ((vu)(Eeff - 1) << 23) + (R << (vu)d));
+  const vu32 R = t - up;   /* up is 0 or all ones */
+  vu32 res = SEL(vu32, dt >= 24, SEL(vu32, R != 0, SPLAT(vu32, pl->minsub_bits), SPLAT(vu32, 0)),
+               ((vu32)(Eeff - 1) << 23) + (R << (vu32)d));
 
-  const vi spec = (vi)(a >= 0x7f800000u);
-  const vi nan = (vi)(a > 0x7f800000u);
-  const vi ovf = (vi)(res > pl->max_bits) & ~spec;
-  vu to_max = (vu)MPEI_ROUND_TO_MAX(mode, neg, SPLATI(-1));
+  const vi32 spec = (vi32)(a >= 0x7f800000u);
+  const vi32 nan = (vi32)(a > 0x7f800000u);
+  const vi32 ovf = (vi32)(res > pl->max_bits) & ~spec;
+  vu32 to_max = (vu32)MPEI_ROUND_TO_MAX(mode, neg, SPLAT(vi32, -1));
   if (pl->saturate)
-    to_max = SPLAT(~0u);
-  res = SEL(ovf, SEL(to_max, SPLAT(pl->max_bits), SPLAT(pl->ovf_bits)), res);
-  res = SEL(spec, SEL(nan, SPLAT(0x7fc00000u), SPLAT(pl->inf_bits)), res);
-  vu fl = SPLAT(0);
+    to_max = SPLAT(vu32, ~0u);
+  res = SEL(vu32, ovf, SEL(vu32, to_max, SPLAT(vu32, pl->max_bits), SPLAT(vu32, pl->ovf_bits)), res);
+  res = SEL(vu32, spec, SEL(vu32, nan, SPLAT(vu32, 0x7fc00000u), SPLAT(vu32, pl->inf_bits)), res);
+  vu32 fl = SPLAT(vu32, 0);
   if (pl->flush) {
-    fl = (vu)((res != 0) & (res < pl->minnorm_bits));
+    fl = (vu32)((res != 0) & (res < pl->minnorm_bits));
     res &= ~fl;
   }
   /* flags */
-  const vu fin = ~(vu)spec;
-  const vu tinyb = SEL(neg, SPLAT(pl->tiny_neg), SPLAT(pl->tiny_pos));
-  fa->inexact |= (fin & inex) | (vu)ovf | fl;
-  fa->underflow |= (fin & inex & (vu)(a < tinyb)) | fl;
-  fa->overflow |= (vu)ovf;
+  const vu32 fin = ~(vu32)spec;
+  const vu32 tinyb = SEL(vu32, neg, SPLAT(vu32, pl->tiny_neg), SPLAT(vu32, pl->tiny_pos));
+  fa->inexact |= (fin & inex) | (vu32)ovf | fl;
+  fa->underflow |= (fin & inex & (vu32)(a < tinyb)) | fl;
+  fa->overflow |= (vu32)ovf;
   fa->flushed |= fl;
-  const vu isinf = (vu)(spec & ~nan);
+  const vu32 isinf = (vu32)(spec & ~nan);
   if (pl->saturate)
-    fa->saturated |= (vu)ovf | isinf;
-  fa->invalid |= (vu)nan & (vu)((a & 0x400000u) == 0);
+    fa->saturated |= (vu32)ovf | isinf;
+  fa->invalid |= (vu32)nan & (vu32)((a & 0x400000u) == 0);
   if (!pl->has_inf && !pl->saturate)
     fa->invalid |= isinf;
   return res | s;
@@ -103,7 +95,7 @@ static inline __attribute__((always_inline)) vu round_lanes(vu u, const mpei_pla
 static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
 {
   unsigned f = 0;
-#define ANY(v) (!MPEI_ALL32((vi)((v) == 0)))
+#define ANY(v) (!MPEI_ALL32((vi32)((v) == 0)))
   if (ANY(fa.inexact)) f |= MPE_FLAG_INEXACT;
   if (ANY(fa.underflow)) f |= MPE_FLAG_UNDERFLOW;
   if (ANY(fa.overflow)) f |= MPE_FLAG_OVERFLOW;
@@ -119,10 +111,10 @@ static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
    port the multiplies and shifts share) rather than a 64-bit shift: the low
    half of every lane is the same word, the upper half holds other junk,
    which vpmuludq and the final selection of low halves ignore. */
-#define HI_DOWN(v) ((vq)__builtin_shufflevector((vu)(v), (vu)(v), MPEI_SHUF32_SWAP))
+#define HI_DOWN(v) ((vu64)__builtin_shufflevector((vu32)(v), (vu32)(v), MPEI_SHUF32_SWAP))
 #define PHILOX_ROUND_SW(c0, c1, c2, c3, m0, m2, K0, K1) \
   do {                                                  \
-    const vq p0_ = MPEI_MULU32(c0, m0), p2_ = MPEI_MULU32(c2, m2); \
+    const vu64 p0_ = MPEI_MULU32(c0, m0), p2_ = MPEI_MULU32(c2, m2); \
     c0 = HI_DOWN(p2_) ^ c1 ^ (K0);                      \
     c2 = HI_DOWN(p0_) ^ c3 ^ (K1);                      \
     c1 = p2_;                                           \
@@ -135,8 +127,8 @@ static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
    (j%4 < 2 ? 0 : VW) + 2*(j/4) + (j&1), q_hi = q_lo + VW/2) */
 #define PHILOX_OUT(a0, a1, a2, a3, o_lo, o_hi)                        \
   do {                                                                \
-    const vu x01_ = __builtin_shufflevector((vu)a0, (vu)a1, MPEI_SHUF32_IL); \
-    const vu x23_ = __builtin_shufflevector((vu)a2, (vu)a3, MPEI_SHUF32_IL); \
+    const vu32 x01_ = __builtin_shufflevector((vu32)a0, (vu32)a1, MPEI_SHUF32_IL); \
+    const vu32 x23_ = __builtin_shufflevector((vu32)a2, (vu32)a3, MPEI_SHUF32_IL); \
     o_lo = __builtin_shufflevector(x01_, x23_, MPEI_SHUF32_QLO);      \
     o_hi = __builtin_shufflevector(x01_, x23_, MPEI_SHUF32_QHI);      \
   } while (0)
@@ -146,14 +138,14 @@ static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
    2^64, mpei_sr_word) */
 #define PHILOX_SET(c, x0, x1, x2, x3)                                             \
   do {                                                                         \
-    vq lane_;                                                                  \
+    vu64 lane_;                                                                  \
     for (int j_ = 0; j_ < VW / 2; j_++)                                        \
       lane_[j_] = (uint64_t)j_;                                                \
-    const vq ctr_ = (((vq){} + (uint64_t)(c)) + lane_) & 0x3fffffffffffffffull; \
+    const vu64 ctr_ = (((vu64){} + (uint64_t)(c)) + lane_) & 0x3fffffffffffffffull; \
     x0 = ctr_;                                                                 \
     x1 = ctr_ >> 32;                                                           \
-    x2 = (vq){};                                                               \
-    x3 = (vq){};                                                               \
+    x2 = (vu64){};                                                               \
+    x3 = (vu64){};                                                               \
   } while (0)
 
 /* Random words for the 4*VW elements idx0 .. idx0 + 4*VW - 1 (idx0 % 4 == 0):
@@ -161,17 +153,17 @@ static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
    Two interleaved sets of VW/2 blocks, one block per 64-bit lane: the
    product p = c*M holds both halves Philox needs, so a round is two
    multiplies, two swaps and two three-way xors. */
-static inline __attribute__((always_inline)) void random_block(const mpei_plan32 *pl, uint64_t idx0, vu out[4])
+static inline __attribute__((always_inline)) void random_block(const mpei_plan32 *pl, uint64_t idx0, vu32 out[4])
 {
-  const vq m0 = (vq){} + MPEI_PHILOX_M0, m2 = (vq){} + MPEI_PHILOX_M2;
+  const vu64 m0 = (vu64){} + MPEI_PHILOX_M0, m2 = (vu64){} + MPEI_PHILOX_M2;
   const uint64_t c = idx0 >> 2;
-  vq a0, a1, a2, a3, b0, b1, b2, b3;
+  vu64 a0, a1, a2, a3, b0, b1, b2, b3;
   PHILOX_SET(c, a0, a1, a2, a3);
   PHILOX_SET(c + VW / 2, b0, b1, b2, b3);
   uint32_t k0 = (uint32_t)pl->seed, k1 = (uint32_t)(pl->seed >> 32);
 #pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
-    const vq K0 = (vq){} + k0, K1 = (vq){} + k1;
+    const vu64 K0 = (vu64){} + k0, K1 = (vu64){} + k1;
     PHILOX_ROUND_SW(a0, a1, a2, a3, m0, m2, K0, K1);
     PHILOX_ROUND_SW(b0, b1, b2, b3, m0, m2, K0, K1);
     k0 += MPEI_PHILOX_W0;
@@ -184,11 +176,11 @@ static inline __attribute__((always_inline)) void random_block(const mpei_plan32
 /* random_block for two groups at once (idxA, idxB: multiples of 4): four
    independent sets of blocks in flight, which hides the multiplies' latency */
 static inline __attribute__((always_inline)) void random_block2(const mpei_plan32 *pl, uint64_t idxA, uint64_t idxB,
-                                                                vu outA[4], vu outB[4])
+                                                                vu32 outA[4], vu32 outB[4])
 {
-  const vq m0 = (vq){} + MPEI_PHILOX_M0, m2 = (vq){} + MPEI_PHILOX_M2;
+  const vu64 m0 = (vu64){} + MPEI_PHILOX_M0, m2 = (vu64){} + MPEI_PHILOX_M2;
   const uint64_t cA = idxA >> 2, cB = idxB >> 2;
-  vq a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3;
+  vu64 a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3;
   PHILOX_SET(cA, a0, a1, a2, a3);
   PHILOX_SET(cA + VW / 2, b0, b1, b2, b3);
   PHILOX_SET(cB, c0, c1, c2, c3);
@@ -196,7 +188,7 @@ static inline __attribute__((always_inline)) void random_block2(const mpei_plan3
   uint32_t k0 = (uint32_t)pl->seed, k1 = (uint32_t)(pl->seed >> 32);
 #pragma GCC unroll 10
   for (int r = 0; r < 10; r++) {
-    const vq K0 = (vq){} + k0, K1 = (vq){} + k1;
+    const vu64 K0 = (vu64){} + k0, K1 = (vu64){} + k1;
     PHILOX_ROUND_SW(a0, a1, a2, a3, m0, m2, K0, K1);
     PHILOX_ROUND_SW(b0, b1, b2, b3, m0, m2, K0, K1);
     PHILOX_ROUND_SW(c0, c1, c2, c3, m0, m2, K0, K1);
@@ -213,65 +205,65 @@ static inline __attribute__((always_inline)) void random_block2(const mpei_plan3
 /* Random words for the VW elements idx0 .. idx0 + VW - 1 (any alignment): the
    Philox blocks from idx0 rounded down to a block start, then the words taken
    from there. For the prologue and tail only; the main loop uses random_block. */
-static inline __attribute__((always_inline)) vu random_lanes(const mpei_plan32 *pl, uint64_t idx0, const int mode)
+static inline __attribute__((always_inline)) vu32 random_lanes(const mpei_plan32 *pl, uint64_t idx0, const int mode)
 {
   if (mode != MPE_SR && mode != MPE_SR_EQ)
-    return SPLAT(0);
-  vu blk[4];
+    return SPLAT(vu32, 0);
+  vu32 blk[4];
   uint32_t w[4 * VW];
   random_block(pl, idx0 & ~(uint64_t)3, blk);
   memcpy(w, blk, sizeof w);
-  vu r;
+  vu32 r;
   memcpy(&r, w + (idx0 & 3), sizeof r);
   return r;
 }
 
 /* What round_lean needs, splatted once per call. */
 typedef struct {
-  vi K, Kz, dbase;     /* d = max(K - Eeff, dbase), K = dbase + eminb; Kz: see lean_usable */
-  vu minsub, halfq;    /* bits of the smallest subnormal q and of q / 2 */
-  vu max, tbp, tbn, minnorm;
-  vi nbias, nlim;      /* lane normal in the target: (vi)(a + nbias) <= nlim */
+  vi32 K, Kz, dbase;     /* d = max(K - Eeff, dbase), K = dbase + eminb; Kz: see lean_usable */
+  vu32 minsub, halfq;    /* bits of the smallest subnormal q and of q / 2 */
+  vu32 max, tbp, tbn, minnorm;
+  vi32 nbias, nlim;      /* lane normal in the target: (vi32)(a + nbias) <= nlim */
 } leanc;
 
 static inline __attribute__((always_inline)) void lean_init(leanc *c, const mpei_plan32 *pl)
 {
-  c->K = SPLATI(pl->dbase + pl->eminb);
-  c->Kz = SPLATI(pl->eminb == 1 ? pl->dbase : pl->dbase + pl->eminb);
-  c->dbase = SPLATI(pl->dbase);
-  c->minsub = SPLAT(pl->minsub_bits);
+  c->K = SPLAT(vi32, pl->dbase + pl->eminb);
+  c->Kz = SPLAT(vi32, pl->eminb == 1 ? pl->dbase : pl->dbase + pl->eminb);
+  c->dbase = SPLAT(vi32, pl->dbase);
+  c->minsub = SPLAT(vu32, pl->minsub_bits);
   /* q is a power of two of at least 2^-148 (p <= 23, emin >= -126) */
-  c->halfq = SPLAT(pl->minsub_bits >= 0x01000000u ? pl->minsub_bits - 0x00800000u : pl->minsub_bits >> 1);
-  c->max = SPLAT(pl->max_bits);
-  c->tbp = SPLAT(pl->tiny_pos);
-  c->tbn = SPLAT(pl->tiny_neg);
-  c->minnorm = SPLAT(pl->minnorm_bits);
+  c->halfq = SPLAT(vu32, pl->minsub_bits >= 0x01000000u ? pl->minsub_bits - 0x00800000u : pl->minsub_bits >> 1);
+  c->max = SPLAT(vu32, pl->max_bits);
+  c->tbp = SPLAT(vu32, pl->tiny_pos);
+  c->tbn = SPLAT(vu32, pl->tiny_neg);
+  c->minnorm = SPLAT(vu32, pl->minnorm_bits);
   /* minnorm <= a <= max as one signed compare: a - minnorm <= max - minnorm
      unsigned, the sign bit flipped on both sides */
-  c->nbias = SPLATI((int32_t)(0x80000000u - pl->minnorm_bits));
-  c->nlim = SPLATI((int32_t)((pl->max_bits - pl->minnorm_bits) ^ 0x80000000u));
+  c->nbias = SPLAT(vi32, (int32_t)(0x80000000u - pl->minnorm_bits));
+  c->nlim = SPLAT(vi32, (int32_t)((pl->max_bits - pl->minnorm_bits) ^ 0x80000000u));
 }
 
 /* Lanes that are all normal in the target and at most its largest finite
    value (no underflow possible) round with a fixed shift d = dbase: the
    classic carry-into-exponent trick, the cheapest form. Same decisions as
    round_lean and round_lanes (same random-word rule for SR). */
-static inline __attribute__((always_inline)) vu round_normal(vu u, const mpei_plan32 *pl, const int mode,
-                                                            vu rnd, flagacc *fa)
+static inline __attribute__((always_inline)) vu32 round_normal(vu32 u, const mpei_plan32 *pl, const int mode,
+                                                            vu32 rnd, flagacc *fa)
 {
-  const vu a = u & 0x7fffffffu, s = u ^ a;
+  const vu32 a = u & 0x7fffffffu, s = u ^ a;
   const uint32_t d = (uint32_t)pl->dbase, one = 1u << d, low = one - 1, half = one >> 1;
-  const vu t = a & ~low, rem = a & low;
-  const vu res = MPEI_ROUND_CARRY(mode, vu, a, d, one, low, half, t, rem, (vi)s != 0,
-                                  rnd < (rem << (32 - d)), (vi)rnd < 0);
+  const vu32 t = a & ~low, rem = a & low;
+  const vu32 res = MPEI_ROUND_CARRY(mode, vu32, a, d, one, low, half, t, rem, (vi32)s != 0,
+                                  rnd < (rem << (32 - d)), (vi32)rnd < 0);
   fa->inexact |= rem;
   return res | s;
 }
 
 /* lanes not normal in the target or above its largest finite value */
-static inline __attribute__((always_inline)) vi not_normal(vu u, const leanc *c)
+static inline __attribute__((always_inline)) vi32 not_normal(vu32 u, const leanc *c)
 {
-  return (vi)((u & 0x7fffffffu) + (vu)c->nbias) > c->nlim;
+  return (vi32)((u & 0x7fffffffu) + (vu32)c->nbias) > c->nlim;
 }
 
 /* Can round_lean serve this plan? It needs p <= 23 (dbase >= 1: the carry
@@ -287,65 +279,65 @@ static inline int lean_usable(const mpei_plan32 *pl, const int mode)
 }
 
 /* lanes that round_lean cannot take (NaN, infinity, above the largest finite) */
-static inline __attribute__((always_inline)) vi not_lean(vu u, const leanc *c)
+static inline __attribute__((always_inline)) vi32 not_lean(vu32 u, const leanc *c)
 {
-  return (vi)(u & 0x7fffffffu) > (vi)c->max;
+  return (vi32)(u & 0x7fffffffu) > (vi32)c->max;
 }
 
 /* A vector whose lanes are finite and at most the largest finite value, the
    format's p <= 23 (dbase >= 1: the carry form needs a nonzero quantum): the
    quantum per lane, normal, subnormal and underflowing lanes alike. Same
    decisions, results and flags as round_lanes (check_round holds them to it). */
-static inline __attribute__((always_inline)) vu round_lean(vu u, const leanc *c, const int mode, const int flush,
-                                                          vu rnd, flagacc *fa)
+static inline __attribute__((always_inline)) vu32 round_lean(vu32 u, const leanc *c, const int mode, const int flush,
+                                                          vu32 rnd, flagacc *fa)
 {
-  const vu a = u & 0x7fffffffu;
-  const vi neg = (vi)u < 0;
-  const vi E = (vi)(a >> 23);
-  const vi Eeff = mode == MPE_SR ? MPEI_MAX_EPI32(E, SPLATI(1)) : E;
+  const vu32 a = u & 0x7fffffffu;
+  const vi32 neg = (vi32)u < 0;
+  const vi32 E = (vi32)(a >> 23);
+  const vi32 Eeff = mode == MPE_SR ? MPEI_MAX_EPI32(E, SPLAT(vi32, 1)) : E;
   /* bits dropped: dbase in the normal range, more below it; >= 24 below the
      smallest subnormal (every bit of the significand; the shifts give 0) */
-  const vi d = MPEI_MAX_EPI32((mode == MPE_SR ? c->K : c->Kz) - Eeff, c->dbase);
-  const vu low = ~MPEI_SLLV32(SPLAT(~0u), d), one = low + 1, half = (low >> 1) + 1;
-  const vu t = a & ~low, rem = a & low;
-  const vi sreq = (vi)rnd < 0;
-  vi sr = SPLATI(0);
+  const vi32 d = MPEI_MAX_EPI32((mode == MPE_SR ? c->K : c->Kz) - Eeff, c->dbase);
+  const vu32 low = ~MPEI_SLLV32(SPLAT(vu32, ~0u), d), one = low + 1, half = (low >> 1) + 1;
+  const vu32 t = a & ~low, rem = a & low;
+  const vi32 sreq = (vi32)rnd < 0;
+  vi32 sr = SPLAT(vi32, 0);
   if (mode == MPE_SR) {
     /* floor(dropped part * 2^(32-d)) of the significand M, implicit bit
        included (below the smallest subnormal all of M is dropped) */
-    const vu M = a - ((vu)(Eeff - 1) << 23), rm = M & low;
-    const vu thr = MPEI_SLLV32(rm, (vu)(32 - d)) | MPEI_SRLV32(rm, (vu)(d - 32));
-    sr = (vi)(rnd < thr);
+    const vu32 M = a - ((vu32)(Eeff - 1) << 23), rm = M & low;
+    const vu32 thr = MPEI_SLLV32(rm, (vu32)(32 - d)) | MPEI_SRLV32(rm, (vu32)(d - 32));
+    sr = (vi32)(rnd < thr);
   }
   /* the last kept bit: bit d of the significand; where d = 23 that is the
      implicit bit (1), which a does not hold in bit 23 (its exponent's) */
-  const vu odd = MPEI_SRLV32(a | 0x00800000u, d) & 1;
-  const vu r = MPEI_ROUND_CARRY_ODD(mode, vu, a, odd, one, low, half, t, rem, neg, sr, sreq);
+  const vu32 odd = MPEI_SRLV32(a | 0x00800000u, d) & 1;
+  const vu32 r = MPEI_ROUND_CARRY_ODD(mode, vu32, a, odd, one, low, half, t, rem, neg, sr, sreq);
   /* below the smallest subnormal q: 0 or q, odd = 0 (0 is even); for the
      nearest modes the comparisons with q/2 imply a nonzero remainder */
-  const vi tiny = (vi)a < (vi)c->minsub;
-  const vi nz = mode == MPE_RNE || mode == MPE_RNA ? SPLATI(-1) : (vi)(a != 0);
-  const vi up = MPEI_ROUND_UP(mode, nz, (vi)a > (vi)c->halfq, (vi)(a == c->halfq), SPLATI(0), neg, sr, sreq);
-  vu res = MPEI_BLEND32(tiny, (vu)up & c->minsub, r);
-  vu fl = SPLAT(0);
+  const vi32 tiny = (vi32)a < (vi32)c->minsub;
+  const vi32 nz = mode == MPE_RNE || mode == MPE_RNA ? SPLAT(vi32, -1) : (vi32)(a != 0);
+  const vi32 up = MPEI_ROUND_UP(mode, nz, (vi32)a > (vi32)c->halfq, (vi32)(a == c->halfq), SPLAT(vi32, 0), neg, sr, sreq);
+  vu32 res = MPEI_BLEND32(tiny, (vu32)up & c->minsub, r);
+  vu32 fl = SPLAT(vu32, 0);
   if (flush) {
-    fl = (vu)((res != 0) & ((vi)res < (vi)c->minnorm));
+    fl = (vu32)((res != 0) & ((vi32)res < (vi32)c->minnorm));
     res &= ~fl;
   }
   /* a lane is inexact iff its result differs from its input */
-  const vu x = res ^ a;
-  const vu tb = mode == MPE_RU || mode == MPE_RD ? MPEI_BLEND32(neg, c->tbn, c->tbp) : c->tbp;
+  const vu32 x = res ^ a;
+  const vu32 tb = mode == MPE_RU || mode == MPE_RD ? MPEI_BLEND32(neg, c->tbn, c->tbp) : c->tbp;
   fa->inexact |= x;
-  fa->underflow |= (x & (vu)((vi)a < (vi)tb)) | fl;
+  fa->underflow |= (x & (vu32)((vi32)a < (vi32)tb)) | fl;
   if (flush)
     fa->flushed |= fl;
   return res | (u ^ a);
 }
 
 /* one vector: round_lean when it may, else round_lanes */
-static inline __attribute__((always_inline)) vu round_vec(vu u, const mpei_plan32 *pl, const leanc *c,
+static inline __attribute__((always_inline)) vu32 round_vec(vu32 u, const mpei_plan32 *pl, const leanc *c,
                                                          const int lean, const int mode, const int flush,
-                                                         vu rnd, flagacc *fa)
+                                                         vu32 rnd, flagacc *fa)
 {
   if (lean && !MPEI_ANY32(not_lean(u, c)))
     return round_lean(u, c, mode, flush, rnd, fa);
@@ -358,10 +350,10 @@ static inline __attribute__((always_inline)) void partial(float *y, const float 
                                                           uint64_t idx, const int mode, const int flush,
                                                           flagacc *fa)
 {
-  vu u = SPLAT(0);
+  vu32 u = SPLAT(vu32, 0);
   memcpy(&u, x, len * 4);
   /* lanes past len hold +0, which raises nothing */
-  vu r = round_vec(u, pl, c, lean, mode, flush, random_lanes(pl, idx, mode), fa);
+  vu32 r = round_vec(u, pl, c, lean, mode, flush, random_lanes(pl, idx, mode), fa);
   memcpy(y, &r, len * 4);
 }
 
@@ -371,25 +363,25 @@ static inline __attribute__((always_inline)) void partial(float *y, const float 
    (y may be x), which keeps fewer registers live than holding the group. */
 #define UNROLL 4
 
-static inline __attribute__((always_inline)) void group(float *y, const float *x, const vu rnd[UNROLL],
+static inline __attribute__((always_inline)) void group(float *y, const float *x, const vu32 rnd[UNROLL],
                                                         const mpei_plan32 *pl, const leanc *c, const int lean,
                                                         const int mode, const int flush, const int stream,
                                                         flagacc *fa)
 {
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
-  vi bad = SPLATI(0);
+  vi32 bad = SPLAT(vi32, 0);
 #pragma GCC unroll 4
   for (int q = 0; q < UNROLL; q++) {
-    vu u;
+    vu32 u;
     memcpy(&u, x + q * VW, sizeof u);
     bad |= not_normal(u, c);
   }
   if (pl->dbase > 0 && !MPEI_ANY32(bad)) {
 #pragma GCC unroll 4
     for (int q = 0; q < UNROLL; q++) {
-      vu u;
+      vu32 u;
       memcpy(&u, x + q * VW, sizeof u);
-      const vu r = round_normal(u, pl, mode, sr ? rnd[q] : SPLAT(0), fa);
+      const vu32 r = round_normal(u, pl, mode, sr ? rnd[q] : SPLAT(vu32, 0), fa);
       if (stream)
         MPEI_STREAM_STORE(y + q * VW, r);
       else
@@ -397,19 +389,19 @@ static inline __attribute__((always_inline)) void group(float *y, const float *x
     }
     return;
   }
-  bad = SPLATI(0);
+  bad = SPLAT(vi32, 0);
 #pragma GCC unroll 4
   for (int q = 0; q < UNROLL; q++) {
-    vu u;
+    vu32 u;
     memcpy(&u, x + q * VW, sizeof u);
     bad |= not_lean(u, c);
   }
   if (lean && !MPEI_ANY32(bad)) {
 #pragma GCC unroll 4
     for (int q = 0; q < UNROLL; q++) {
-      vu u;
+      vu32 u;
       memcpy(&u, x + q * VW, sizeof u);
-      const vu r = round_lean(u, c, mode, flush, sr ? rnd[q] : SPLAT(0), fa);
+      const vu32 r = round_lean(u, c, mode, flush, sr ? rnd[q] : SPLAT(vu32, 0), fa);
       if (stream)
         MPEI_STREAM_STORE(y + q * VW, r);
       else
@@ -418,9 +410,9 @@ static inline __attribute__((always_inline)) void group(float *y, const float *x
   } else {
 #pragma GCC unroll 1
     for (int q = 0; q < UNROLL; q++) {
-      vu u;
+      vu32 u;
       memcpy(&u, x + q * VW, sizeof u);
-      const vu r = round_vec(u, pl, c, lean, mode, flush, sr ? rnd[q] : SPLAT(0), fa);
+      const vu32 r = round_vec(u, pl, c, lean, mode, flush, sr ? rnd[q] : SPLAT(vu32, 0), fa);
       if (stream)
         MPEI_STREAM_STORE(y + q * VW, r);
       else
@@ -483,10 +475,9 @@ static inline int h16_usable(const mpei_plan32 *pl)
 }
 
 /* lanes rounded to binary16 (kind H16_FP16) or E5M2 (H16_E5M2), as binary32 */
-static inline __attribute__((always_inline)) vu conv_h16(vu u, const int mode, const int kind, const vu db,
-                                                         const vu kb)
+static inline __attribute__((always_inline)) vu32 conv_h16(vu32 u, const int mode, const int kind, const vu32 db,
+                                                         const vu32 kb)
 {
-  typedef uint16_t vh __attribute__((vector_size(VW * 2)));
 #ifdef MPEI_ADD_RZ_PS
   if (kind == H16_FPQ) {
     /* |x| rounded to a multiple of its quantum q = 2^(max(E, emin) - p + 1):
@@ -498,26 +489,26 @@ static inline __attribute__((always_inline)) vu conv_h16(vu u, const int mode, c
        (Sterbenz; the difference is a multiple of q >= 2^-149). Normal,
        subnormal and underflowing lanes alike (below q/2 the sum rounds to B:
        0; ties to even: B/q = 2^23 is even). */
-    const vu a = u & 0x7fffffffu;
-    const vu B = (vu)MPEI_MAX_EPI32((vi)((a & 0x7f800000u) + db), (vi)kb);
-    const vu t = mode == MPE_RNE ? MPEI_ADD_RNE_PS(a, B) : MPEI_ADD_RZ_PS(a, B);
+    const vu32 a = u & 0x7fffffffu;
+    const vu32 B = (vu32)MPEI_MAX_EPI32((vi32)((a & 0x7f800000u) + db), (vi32)kb);
+    const vu32 t = mode == MPE_RNE ? MPEI_ADD_RNE_PS(a, B) : MPEI_ADD_RZ_PS(a, B);
     return MPEI_SUB_PS(t, B) | (u ^ a);
   }
 #endif
   /* the rounding immediate spelled out in each call: clang wants a constant there */
   if (kind == H16_FP16) {
     if (mode == MPE_RNE)
-      return (vu)MPEI_CVTPH_PS(CVT_PS_PH(u, _MM_FROUND_TO_NEAREST_INT));
-    return (vu)MPEI_CVTPH_PS(CVT_PS_PH(u, _MM_FROUND_TO_ZERO));
+      return (vu32)MPEI_CVTPH_PS(CVT_PS_PH(u, _MM_FROUND_TO_NEAREST_INT));
+    return (vu32)MPEI_CVTPH_PS(CVT_PS_PH(u, _MM_FROUND_TO_ZERO));
   }
-  vh h = (vh)CVT_PS_PH(u, _MM_FROUND_TO_ZERO);
+  hu16 h = (hu16)CVT_PS_PH(u, _MM_FROUND_TO_ZERO);
   if (mode == MPE_RNE) {
-    const vh hu = (vh)CVT_PS_PH(u, _MM_FROUND_TO_POS_INF), hd = (vh)CVT_PS_PH(u, _MM_FROUND_TO_NEG_INF);
-    h |= (vh)(hu != hd) & 1;
+    const hu16 hu = (hu16)CVT_PS_PH(u, _MM_FROUND_TO_POS_INF), hd = (hu16)CVT_PS_PH(u, _MM_FROUND_TO_NEG_INF);
+    h |= (hu16)(hu != hd) & 1;
     h += 0x7f + ((h >> 8) & 1);
   }
   h &= 0xff00;
-  return (vu)MPEI_CVTPH_PS(h);
+  return (vu32)MPEI_CVTPH_PS(h);
 }
 
 /* a group with a NaN, infinite or too large lane, the general way; out of
@@ -526,7 +517,7 @@ static __attribute__((noinline)) void group_h16_other(float *y, const float *x, 
                                                       const leanc *c, const int lean, const int mode,
                                                       const int stream, flagacc *fa)
 {
-  const vu rnd[UNROLL] = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
+  const vu32 rnd[UNROLL] = { SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0) };
   if (mode == MPE_RNE) {
     if (stream)
       group(y, x, rnd, pl, c, lean, MPE_RNE, 0, 1, fa);
@@ -544,29 +535,29 @@ static __attribute__((noinline)) void group_h16_other(float *y, const float *x, 
    once inexact and underflow are both raised it is wasted), or, with a lane
    the conversions cannot take, the general way (its flags into *other). */
 static inline __attribute__((always_inline)) void group_h16(float *y, const float *x, const mpei_plan32 *pl,
-                                                            const leanc *c, const int lean, const vu db,
-                                                            const vu kb, const int mode, const int kind,
-                                                            const int stream, const int fl, vu *inexact,
-                                                            vu *underflow, flagacc *other)
+                                                            const leanc *c, const int lean, const vu32 db,
+                                                            const vu32 kb, const int mode, const int kind,
+                                                            const int stream, const int fl, vu32 *inexact,
+                                                            vu32 *underflow, flagacc *other)
 {
-  vu u[UNROLL], a[UNROLL];
+  vu32 u[UNROLL], a[UNROLL];
 #pragma GCC unroll 4
   for (int q = 0; q < UNROLL; q++) {
     memcpy(&u[q], x + q * VW, sizeof u[q]);
     a[q] = u[q] & 0x7fffffffu;
   }
-  const vu m = MAX_EPU32(MAX_EPU32(a[0], a[1]), MAX_EPU32(a[2], a[3]));
-  if (__builtin_expect(MPEI_ANY32((vi)m > (vi)c->max), 0)) {
+  const vu32 m = MAX_EPU32(MAX_EPU32(a[0], a[1]), MAX_EPU32(a[2], a[3]));
+  if (__builtin_expect(MPEI_ANY32((vi32)m > (vi32)c->max), 0)) {
     group_h16_other(y, x, pl, c, lean, mode, stream, other);
     return;
   }
 #pragma GCC unroll 4
   for (int q = 0; q < UNROLL; q++) {
-    const vu r = conv_h16(u[q], mode, kind, db, kb);
+    const vu32 r = conv_h16(u[q], mode, kind, db, kb);
     if (fl) {
-      const vu d = r ^ u[q];
+      const vu32 d = r ^ u[q];
       *inexact |= d;
-      *underflow |= d & (vu)((vi)a[q] < (vi)c->tbp);
+      *underflow |= d & (vu32)((vi32)a[q] < (vi32)c->tbp);
     }
     if (stream)
       MPEI_STREAM_STORE(y + q * VW, r);
@@ -594,10 +585,10 @@ static inline __attribute__((always_inline)) size_t groups(float *y, const float
 {
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
   if (h16) {
-    const vu db = SPLAT((uint32_t)pl->dbase << 23), kb = (vu)c->K << 23;
-    vu inexact = fa->inexact, underflow = fa->underflow;
-    flagacc other = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
-#define RAISED (!MPEI_ALL32((vi)((inexact | other.inexact) == 0)) && !MPEI_ALL32((vi)((underflow | other.underflow) == 0)))
+    const vu32 db = SPLAT(vu32, (uint32_t)pl->dbase << 23), kb = (vu32)c->K << 23;
+    vu32 inexact = fa->inexact, underflow = fa->underflow;
+    flagacc other = { SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0) };
+#define RAISED (!MPEI_ALL32((vi32)((inexact | other.inexact) == 0)) && !MPEI_ALL32((vi32)((underflow | other.underflow) == 0)))
 #define H16_AT(j, fl) group_h16(y + (j), x + (j), pl, c, lean, db, kb, mode, h16, stream, fl, &inexact, &underflow, &other)
     if (il) {
       for (; i + SPAN <= n; i += SPAN) {
@@ -630,7 +621,7 @@ static inline __attribute__((always_inline)) size_t groups(float *y, const float
   }
 #define GROUP_AT(j)                                                   \
   do {                                                                \
-    vu rnd[UNROLL];                                                   \
+    vu32 rnd[UNROLL];                                                   \
     if (sr)   /* random_block fills UNROLL = 4 vectors */             \
       random_block(pl, base + (j), rnd);                              \
     group(y + (j), x + (j), rnd, pl, c, lean, mode, flush, stream, fa); \
@@ -638,7 +629,7 @@ static inline __attribute__((always_inline)) size_t groups(float *y, const float
 /* SR: two groups' random words at once (random_block2) */
 #define GROUP2_AT(j, k)                                                 \
   do {                                                                  \
-    vu rA[UNROLL], rB[UNROLL];                                          \
+    vu32 rA[UNROLL], rB[UNROLL];                                          \
     random_block2(pl, base + (j), base + (k), rA, rB);                  \
     group(y + (j), x + (j), rA, pl, c, lean, mode, flush, stream, fa);  \
     group(y + (k), x + (k), rB, pl, c, lean, mode, flush, stream, fa);  \
@@ -676,7 +667,7 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
   leanc c;
   lean_init(&c, pl);
   const int lean = lean_usable(pl, mode);
-  flagacc fa = { SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0), SPLAT(0) };
+  flagacc fa = { SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0), SPLAT(vu32, 0) };
   const int sr = mode == MPE_SR || mode == MPE_SR_EQ;
   size_t i = 0;
   /* prologue: element index on a Philox block (SR), y on a vector boundary (streaming) */
@@ -700,9 +691,9 @@ static inline __attribute__((always_inline)) unsigned kernel_body(float *y, cons
   } else
     i = groups(y, x, i, n, pl, &c, lean, base, mode, flush, 0, il, h16, &fa);
   for (; i + VW <= n; i += VW) {
-    vu u;
+    vu32 u;
     memcpy(&u, x + i, sizeof u);
-    const vu r = round_vec(u, pl, &c, lean, mode, flush, random_lanes(pl, base + i, mode), &fa);
+    const vu32 r = round_vec(u, pl, &c, lean, mode, flush, random_lanes(pl, base + i, mode), &fa);
     memcpy(y + i, &r, sizeof r);
   }
   if (i < n)

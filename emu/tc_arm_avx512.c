@@ -2,6 +2,7 @@
    and -ffp-contract=off). */
 #include "config.h"
 #include "mpemu/core.h"
+#include "isa_avx512.h"
 #define VW MPEI_TC_ARM_AVX512_VW
 #include "tc_arm_kernel.h"
 

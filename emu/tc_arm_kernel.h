@@ -18,81 +18,77 @@
 #include <stdint.h>
 #include <string.h>
 #include "tc_arm_kernel_api.h"
-
-typedef float vf __attribute__((vector_size(VW * 4)));
-typedef int32_t vi __attribute__((vector_size(VW * 4)));
-typedef double vd __attribute__((vector_size(VW * 8)));
-typedef int64_t vl __attribute__((vector_size(VW * 8)));
+#include "mpei_vec.h"
 
 #define MIN_NORMAL32 0x00800000
 
-static inline __attribute__((always_inline)) vf ld(const float *p)
+static inline __attribute__((always_inline)) vf32 ld(const float *p)
 {
-  vf v;
+  vf32 v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
 /* |x| below 2^-126 (zeros too): a zero of x's sign */
-static inline __attribute__((always_inline)) vf flush32(vf x)
+static inline __attribute__((always_inline)) vf32 flush32(vf32 x)
 {
-  const vi u = (vi)x, tiny = (u & INT32_MAX) < MIN_NORMAL32;
-  return (vf)((tiny & (u & INT32_MIN)) | (~tiny & u));
+  const vi32 u = (vi32)x, tiny = (u & INT32_MAX) < MIN_NORMAL32;
+  return (vf32)((tiny & (u & INT32_MIN)) | (~tiny & u));
 }
 
 /* FPAdd_BF16: round to odd, flushed below 2^-126 (an inf from finite addends stays inf:
    the caller redoes non-finite outputs) */
-static inline __attribute__((always_inline)) vf add_ro(vf x, vf y)
+static inline __attribute__((always_inline)) vf32 add_ro(vf32 x, vf32 y)
 {
-  const vf s = x + y, bb = s - x;
-  const vf e = (x - (s - bb)) + (y - bb);
-  vi u = (vi)s;
-  const vi fin = (u & INT32_MAX) < 0x7f800000;
-  const vi adj = (vi)(e != 0) & fin & ((u & 1) == 0);
-  u += adj & (1 + ((((vi)e ^ u) < 0) & -2));   /* +1, or -1 when e and s differ in sign */
-  const vi tiny = (u & INT32_MAX) < MIN_NORMAL32;
+  const vf32 s = x + y, bb = s - x;
+  const vf32 e = (x - (s - bb)) + (y - bb);
+  vi32 u = (vi32)s;
+  const vi32 fin = (u & INT32_MAX) < 0x7f800000;
+  const vi32 adj = (vi32)(e != 0) & fin & ((u & 1) == 0);
+  u += adj & (1 + ((((vi32)e ^ u) < 0) & -2));   /* +1, or -1 when e and s differ in sign */
+  const vi32 tiny = (u & INT32_MAX) < MIN_NORMAL32;
   u = (tiny & (u & INT32_MIN)) | (~tiny & u);
-  return (vf)u;
+  return (vf32)u;
 }
 
 /* s + e (a TwoSum pair) to binary32 under ru (round up) or rz (toward zero), else to
    nearest; flush: a value below 2^-126 before rounding becomes a zero of its sign */
-static inline __attribute__((always_inline)) vf round64(vd s, vd e, int ru, int rz, int flush)
+static inline __attribute__((always_inline)) vf32 round64(wf64 s, wf64 e, int ru, int rz, int flush)
 {
-  vl u = (vl)s;
-  const vl fin = (u & INT64_MAX) < 0x7ff0000000000000;
-  const vl adj = (vl)(e != 0) & fin & ((u & 1) == 0);
-  u += adj & (1 + ((((vl)e ^ u) < 0) & -2));
-  const vd r = (vd)u;
-  vf t = __builtin_convertvector(r, vf);
-  vi tu = (vi)t;
+  wi64 u = (wi64)s;
+  const wi64 fin = (u & INT64_MAX) < 0x7ff0000000000000;
+  const wi64 adj = (wi64)(e != 0) & fin & ((u & 1) == 0);
+  u += adj & (1 + ((((wi64)e ^ u) < 0) & -2));
+  const wf64 r = (wf64)u;
+  vf32 t = __builtin_convertvector(r, vf32);
+  vi32 tu = (vi32)t;
   if (ru) {
-    const vd td = __builtin_convertvector(t, vd);
-    const vi lo = __builtin_convertvector((vl)(td < r), vi);
+    const wf64 td = __builtin_convertvector(t, wf64);
+    const vi32 lo = __builtin_convertvector((wi64)(td < r), vi32);
     tu += lo & (1 + ((tu < 0) & -2));   /* one unit up: magnitude up when positive, down when negative */
   } else if (rz) {
-    const vd td = __builtin_convertvector(t, vd);
-    const vd am = (vd)((vl)td & INT64_MAX), rm = (vd)((vl)r & INT64_MAX);
-    tu -= __builtin_convertvector((vl)(am > rm), vi) & 1;
+    const wf64 td = __builtin_convertvector(t, wf64);
+    const wf64 am = (wf64)((wi64)td & INT64_MAX), rm = (wf64)((wi64)r & INT64_MAX);
+    tu -= __builtin_convertvector((wi64)(am > rm), vi32) & 1;
   }
   if (flush) {
-    const vi tiny = __builtin_convertvector((vl)((vd)(u & INT64_MAX) < 0x1p-126), vi);
+    const vi32 tiny = __builtin_convertvector((wi64)((wf64)(u & INT64_MAX) < 0x1p-126), vi32);
     tu = (tiny & (tu & INT32_MIN)) | (~tiny & tu);
   }
-  return (vf)tu;
+  return (vf32)tu;
 }
 
 /* x + y, both binary32, under the mode (neg: RD as -RU(-x - y)) */
-static inline __attribute__((always_inline)) vf add_fp(vf x, vf y, int neg, int ru, int rz, int flush)
+static inline __attribute__((always_inline)) vf32 add_fp(vf32 x, vf32 y, int neg, int ru, int rz, int flush)
 {
-  vd a = __builtin_convertvector(x, vd), b = __builtin_convertvector(y, vd);
+  wf64 a = __builtin_convertvector(x, wf64), b = __builtin_convertvector(y, wf64);
   if (neg) {
     a = -a;
     b = -b;
   }
-  const vd s = a + b, bb = s - a;
-  const vd e = (a - (s - bb)) + (b - bb);
-  const vf r = round64(s, e, ru, rz, flush);
+  const wf64 s = a + b, bb = s - a;
+  const wf64 e = (a - (s - bb)) + (b - bb);
+  const vf32 r = round64(s, e, ru, rz, flush);
   return neg ? -r : r;
 }
 
@@ -102,7 +98,7 @@ static inline __attribute__((always_inline)) void arm_kernel_t(const float *ap, 
                                                               const int mode)
 {
   enum { R = MPEI_TC_ARM_MR };
-  vf acc[R];
+  vf32 acc[R];
   const int neg = mode == MPE_RD, ru = mode == MPE_RU || mode == MPE_RD, rz = mode == MPE_RZ;
   const int fin = kp->in_flush, fout = kp->out_flush;
   const int f32 = mode == MPE_RNE && kp->prod32;
@@ -110,20 +106,20 @@ static inline __attribute__((always_inline)) void arm_kernel_t(const float *ap, 
   for (int r = 0; r < R; r++)
     acc[r] = ld(c + r * VW);
   for (int p = 0; p < kp->npairs; p++) {
-    const vf b0 = ld(bp + (size_t)2 * p * VW), b1 = ld(bp + (size_t)(2 * p + 1) * VW);
+    const vf32 b0 = ld(bp + (size_t)2 * p * VW), b1 = ld(bp + (size_t)(2 * p + 1) * VW);
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++) {
       const float a0 = ap[r * lda + 2 * p], a1 = ap[r * lda + 2 * p + 1];
       if (!ebf) {
         /* BFMulH twice, FPAdd_BF16 twice */
-        const vf p0 = flush32(b0 * a0), p1 = flush32(b1 * a1);
+        const vf32 p0 = flush32(b0 * a0), p1 = flush32(b1 * a1);
         acc[r] = add_ro(acc[r], add_ro(p0, p1));
         continue;
       }
       if (f32) {
         /* exact products: binary32 additions round FPDot's sum and FPAdd's to nearest
            (a sum below 2^-126 is exact, so the flushes are tests of it) */
-        vf d = b0 * a0 + b1 * a1;
+        vf32 d = b0 * a0 + b1 * a1;
         if (fout)
           d = flush32(d);
         if (fin) {
@@ -136,14 +132,14 @@ static inline __attribute__((always_inline)) void arm_kernel_t(const float *ap, 
         continue;
       }
       /* FPDot: both products exact in binary64, one rounding; then FPAdd */
-      vd q0 = __builtin_convertvector(b0, vd) * (double)a0, q1 = __builtin_convertvector(b1, vd) * (double)a1;
+      wf64 q0 = __builtin_convertvector(b0, wf64) * (double)a0, q1 = __builtin_convertvector(b1, wf64) * (double)a1;
       if (neg) {
         q0 = -q0;
         q1 = -q1;
       }
-      const vd s = q0 + q1, bb = s - q0;
-      const vd e = (q0 - (s - bb)) + (q1 - bb);
-      vf d = round64(s, e, ru, rz, fout);
+      const wf64 s = q0 + q1, bb = s - q0;
+      const wf64 e = (q0 - (s - bb)) + (q1 - bb);
+      vf32 d = round64(s, e, ru, rz, fout);
       if (neg)
         d = -d;
       if (fin) {

@@ -111,7 +111,6 @@ static int hw_instr(const struct mpe_tc_model *m)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
 #include <immintrin.h>
 #include <pthread.h>
 #ifdef __linux__
@@ -119,68 +118,40 @@ static int hw_instr(const struct mpe_tc_model *m)
 #include <unistd.h>
 #endif
 
-enum { HW_VDPBF16PS = 1, HW_VNNI512 = 2, HW_AVXVNNI = 4, HW_AMX_BF16 = 8, HW_AMX_FP16 = 16, HW_AMX_INT8 = 32 };
-static pthread_once_t hw_once = PTHREAD_ONCE_INIT;
-static int hw_have;
+static pthread_once_t amx_once = PTHREAD_ONCE_INIT;
+static int amx_granted;
 
-static unsigned long long xcr0(void)
+/* Linux lets a process use the tile data only after it asks; asked once, on
+   the first use of an AMX model (the request grows what a signal frame needs) */
+static void amx_request(void)
 {
-  unsigned lo, hi;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return (unsigned long long)hi << 32 | lo;
-}
-
-static void hw_detect(void)
-{
-  unsigned a, b, c, d, a1 = 0, b1, c1, d1;
-  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
-    return;
-  const unsigned long long x = xcr0();
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-    return;
-  if (a >= 1)
-    __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1);
-  const int ymm = (x & 6) == 6, zmm = (x & 0xe6) == 0xe6, avx512f = (b >> 16) & 1;
-  if (zmm && avx512f && ((a1 >> 5) & 1))
-    hw_have |= HW_VDPBF16PS;
-  if (zmm && avx512f && ((c >> 11) & 1))
-    hw_have |= HW_VNNI512;
-  if (ymm && ((a1 >> 4) & 1))
-    hw_have |= HW_AVXVNNI;
-  /* AMX: the tile state enabled in XCR0 (bits 17, 18), the tile unit (EDX bit
-     24), and on Linux the permission the kernel grants a process on request */
-  int amx = (x & 0x60000) == 0x60000 && ((d >> 24) & 1);
 #ifdef __linux__
-  if (amx && syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) != 0)
-    amx = 0;
-#else
-  amx = 0;   /* the permission request is Linux's */
+  amx_granted = (mpei_cpu_features() & MPEI_CPU_AMX_TILE) &&
+                syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0;
 #endif
-  if (amx && ((d >> 22) & 1))
-    hw_have |= HW_AMX_BF16;
-  if (amx && ((a1 >> 21) & 1))
-    hw_have |= HW_AMX_FP16;
-  if (amx && ((d >> 25) & 1))
-    hw_have |= HW_AMX_INT8;
 }
 
 static int hw_has(int instr)
 {
-  pthread_once(&hw_once, hw_detect);
+  const unsigned f = mpei_cpu_features();
+  unsigned need;
   switch (instr) {
-  case MPE_TC_X86_VDPBF16PS: return (hw_have & HW_VDPBF16PS) != 0;
-  case MPE_TC_X86_TDPBF16PS: return (hw_have & HW_AMX_BF16) != 0;
-  case MPE_TC_X86_TDPFP16PS: return (hw_have & HW_AMX_FP16) != 0;
-  case MPE_TC_X86_TDPBSSD: return (hw_have & HW_AMX_INT8) != 0;
+  case MPE_TC_X86_VDPBF16PS: return (f & MPEI_CPU_AVX512BF16) != 0;
+  case MPE_TC_X86_TDPBF16PS: need = MPEI_CPU_AMX_BF16; break;
+  case MPE_TC_X86_TDPFP16PS: need = MPEI_CPU_AMX_FP16; break;
+  case MPE_TC_X86_TDPBSSD: need = MPEI_CPU_AMX_INT8; break;
   default: return 0;
   }
+  if (!(f & need))
+    return 0;
+  pthread_once(&amx_once, amx_request);
+  return amx_granted;
 }
 
 /* VPDPBUSD(S): the EVEX form where the model is "avx512-vnni*", the VEX form for "avx-vnni*" */
 static int hw_vnni(const struct mpe_tc_model *m)
 {
-  pthread_once(&hw_once, hw_detect);
-  return strncmp(m->name, "avx-vnni", 8) == 0 ? (hw_have & HW_AVXVNNI) != 0 : (hw_have & HW_VNNI512) != 0;
+  return (mpei_cpu_features() & (strncmp(m->name, "avx-vnni", 8) == 0 ? MPEI_CPU_AVXVNNI : MPEI_CPU_AVX512VNNI)) != 0;
 }
 
 /* Packed operands. Floating point: A as rows of KP/2 dwords (the pair (2q, 2q+1)

@@ -2,28 +2,28 @@
    tc_f64_avx2.c and tc_f64_avx512.c after they define VW (binary64 lanes per
    register), MR, BCAST_PD(p) (a register of copies of *p) and the instruction
    set's MPEI_FMA_PD). MR rows × 2*VW columns; see tc_f64.h for the layout. */
-typedef double vd __attribute__((vector_size(VW * 8)));
+#include "mpei_vec.h"
 
-static inline vd loadd(const double *p)
+static inline vf64 loadd(const double *p)
 {
-  vd v;
+  vf64 v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
 static void f64_kernel(const double *ap, const double *bp, double *c, long ldc, int K)
 {
-  vd acc[MR * 2];
+  vf64 acc[MR * 2];
 #pragma GCC unroll 32
   for (int u = 0; u < MR * 2; u++)
     acc[u] = loadd(c + (u / 2) * ldc + (u % 2) * VW);
 #pragma GCC unroll 2
   for (int k = 0; k < K; k++) {
     const double *a = ap + (size_t)k * MR, *b = bp + (size_t)k * 2 * VW;
-    const vd b0 = loadd(b), b1 = loadd(b + VW);
+    const vf64 b0 = loadd(b), b1 = loadd(b + VW);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
-      const vd x = (vd)BCAST_PD(a + r);
+      const vf64 x = (vf64)BCAST_PD(a + r);
       acc[2 * r] = MPEI_FMA_PD(x, b0, acc[2 * r]);
       acc[2 * r + 1] = MPEI_FMA_PD(x, b1, acc[2 * r + 1]);
     }

@@ -24,12 +24,12 @@
             instruction or a NaN c gives the NaN 0x7fffffff, else an infinite
             c gives itself (FP4 elements are finite). */
 
-static inline __attribute__((always_inline)) vf fp4_pow2f(vi k)   /* 2^k, k in [-126, 127] */
+static inline __attribute__((always_inline)) vf32 fp4_pow2f(vi32 k)   /* 2^k, k in [-126, 127] */
 {
-  return (vf)((vu)(k + 127) << 23);
+  return (vf32)((vu32)(k + 127) << 23);
 }
 
-static inline __attribute__((always_inline)) vi fp4_min0(vi x)   /* min(x, 0) */
+static inline __attribute__((always_inline)) vi32 fp4_min0(vi32 x)   /* min(x, 0) */
 {
   return x & (x >> 31);
 }
@@ -53,49 +53,49 @@ static inline __attribute__((always_inline)) void fp4_sums(const float *a, const
 /* The end of one instruction for one vector of outputs: cv the accumulators,
    ws their group sums (group g at ws + g*MR4*W), ai row r's fields of group 0,
    bi the vector's fields of group 0. */
-static inline __attribute__((always_inline)) vf fp4_end(vf cv, const float *ws, const int32_t *ai,
+static inline __attribute__((always_inline)) vf32 fp4_end(vf32 cv, const float *ws, const int32_t *ai,
                                                        const int32_t *bi, const mpei_tc_fp4_kp *kp)
 {
   enum { W = MPEI_TC_FP4_NV * VW };
   const int F = kp->F, ngl = kp->ngl;
-  const vi zexp = SPLATI(kp->zexp);
-  const vu cb = (vu)cv, ca = cb & 0x7fffffffu;
-  const vi eb = (vi)(ca >> 23);
-  const vi ec = MPEI_MAX_EPI32(eb - 127, SPLATI(-126));
-  const vi cnz = (vi)(ca != 0u);
-  vi emax = MPEI_MAX_EPI32(zexp, (cnz & ec) | (~cnz & zexp));
-  vi nan = (vi)(ca > 0x7f800000u);
+  const vi32 zexp = SPLAT(vi32, kp->zexp);
+  const vu32 cb = (vu32)cv, ca = cb & 0x7fffffffu;
+  const vi32 eb = (vi32)(ca >> 23);
+  const vi32 ec = MPEI_MAX_EPI32(eb - 127, SPLAT(vi32, -126));
+  const vi32 cnz = (vi32)(ca != 0u);
+  vi32 emax = MPEI_MAX_EPI32(zexp, (cnz & ec) | (~cnz & zexp));
+  vi32 nan = (vi32)(ca > 0x7f800000u);
   for (int g = 0; g < ngl; g++) {
     const int32_t *ag = ai + (size_t)g * 4 * MR4, *bg = bi + (size_t)g * 4 * W;
-    const vi e = loadi(bg + MPEI_FP4_E * W) + ag[MPEI_FP4_E * MR4];
-    const vi nz = (vi)((loadi(bg + MPEI_FP4_NZ * W) & ag[MPEI_FP4_NZ * MR4]) != 0);
+    const vi32 e = loadi(bg + MPEI_FP4_E * W) + ag[MPEI_FP4_E * MR4];
+    const vi32 nz = (vi32)((loadi(bg + MPEI_FP4_NZ * W) & ag[MPEI_FP4_NZ * MR4]) != 0);
     emax = MPEI_MAX_EPI32(emax, (nz & e) | (~nz & zexp));
     nan |= loadi(bg + MPEI_FP4_NAN * W) | ag[MPEI_FP4_NAN * MR4];
   }
   /* c's significand with its sign, cut */
-  const vi mc = (vi)(ca & 0x7fffffu) | ((vi)(eb != 0) & 0x800000);
-  const vf mcf = (vf)((vu)__builtin_convertvector(mc, vf) | (cb & 0x80000000u));
-  const vi kc = MPEI_MAX_EPI32(fp4_min0(ec - emax) + (F - 23), SPLATI(-126));
-  const vf tc = TC_TRUNC_PS(mcf * fp4_pow2f(kc));
-  vd slo = __builtin_convertvector(MPEI_HALF_LO(tc), vd), shi = __builtin_convertvector(MPEI_HALF_HI(tc), vd);
+  const vi32 mc = (vi32)(ca & 0x7fffffu) | ((vi32)(eb != 0) & 0x800000);
+  const vf32 mcf = (vf32)((vu32)__builtin_convertvector(mc, vf32) | (cb & 0x80000000u));
+  const vi32 kc = MPEI_MAX_EPI32(fp4_min0(ec - emax) + (F - 23), SPLAT(vi32, -126));
+  const vf32 tc = TC_TRUNC_PS(mcf * fp4_pow2f(kc));
+  vf64 slo = __builtin_convertvector(MPEI_HALF_LO(tc), vf64), shi = __builtin_convertvector(MPEI_HALF_HI(tc), vf64);
   for (int g = 0; g < ngl; g++) {
     const int32_t *ag = ai + (size_t)g * 4 * MR4, *bg = bi + (size_t)g * 4 * W;
-    const vi e = loadi(bg + MPEI_FP4_E * W) + ag[MPEI_FP4_E * MR4];
-    const vf gm = loadf(ws + (size_t)g * MR4 * W) * ((vf)loadi(bg + MPEI_FP4_SM * W) * fp4_i2f(ag[MPEI_FP4_SM * MR4]));
-    const vi k = MPEI_MAX_EPI32(fp4_min0(e - emax) + (F - 6), SPLATI(-126));
-    const vf t = TC_TRUNC_PS(gm * fp4_pow2f(k));
-    slo += __builtin_convertvector(MPEI_HALF_LO(t), vd);
-    shi += __builtin_convertvector(MPEI_HALF_HI(t), vd);
+    const vi32 e = loadi(bg + MPEI_FP4_E * W) + ag[MPEI_FP4_E * MR4];
+    const vf32 gm = loadf(ws + (size_t)g * MR4 * W) * ((vf32)loadi(bg + MPEI_FP4_SM * W) * fp4_i2f(ag[MPEI_FP4_SM * MR4]));
+    const vi32 k = MPEI_MAX_EPI32(fp4_min0(e - emax) + (F - 6), SPLAT(vi32, -126));
+    const vf32 t = TC_TRUNC_PS(gm * fp4_pow2f(k));
+    slo += __builtin_convertvector(MPEI_HALF_LO(t), vf64);
+    shi += __builtin_convertvector(MPEI_HALF_HI(t), vf64);
   }
-  const vl elo = __builtin_convertvector(MPEI_HALF_LO(emax), vl), ehi = __builtin_convertvector(MPEI_HALF_HI(emax), vl);
-  vd rlo = round_pd(slo * pow2d(elo - F), 24, -126, 127, kp->mode);
-  vd rhi = round_pd(shi * pow2d(ehi - F), 24, -126, 127, kp->mode);
-  rlo = (vd)SELL((vl)(rlo == 0), SPLATL(0), (vl)rlo);   /* a zero result is +0 */
-  rhi = (vd)SELL((vl)(rhi == 0), SPLATL(0), (vl)rhi);
-  const vf r = MPEI_JOIN(__builtin_convertvector(rlo, hf), __builtin_convertvector(rhi, hf));
-  const vi cnf = (vi)(ca >= 0x7f800000u);
-  const vu out = SELU(cnf, cb, (vu)r);
-  return (vf)SELU(nan, (vu)SPLATI(0x7fffffff), out);
+  const vi64 elo = __builtin_convertvector(MPEI_HALF_LO(emax), vi64), ehi = __builtin_convertvector(MPEI_HALF_HI(emax), vi64);
+  vf64 rlo = round_pd(slo * pow2d(elo - F), 24, -126, 127, kp->mode);
+  vf64 rhi = round_pd(shi * pow2d(ehi - F), 24, -126, 127, kp->mode);
+  rlo = (vf64)SEL(vi64, (vi64)(rlo == 0), SPLAT(vi64, 0), (vi64)rlo);   /* a zero result is +0 */
+  rhi = (vf64)SEL(vi64, (vi64)(rhi == 0), SPLAT(vi64, 0), (vi64)rhi);
+  const vf32 r = MPEI_JOIN(__builtin_convertvector(rlo, hf32), __builtin_convertvector(rhi, hf32));
+  const vi32 cnf = (vi32)(ca >= 0x7f800000u);
+  const vu32 out = SEL(vu32, cnf, cb, (vu32)r);
+  return (vf32)SEL(vu32, nan, (vu32)SPLAT(vi32, 0x7fffffff), out);
 }
 
 static void fp4_kernel(const float *av, const int32_t *ai, const float *bv, const int32_t *bi, float *c, long ldc,
@@ -111,7 +111,7 @@ static void fp4_kernel(const float *av, const int32_t *ai, const float *bv, cons
 #pragma GCC unroll 4
       for (int h = 0; h < MPEI_TC_FP4_NV; h++) {
         float *cp = c + r * ldc + h * VW;
-        const vf res = fp4_end(loadf(cp), ws + (size_t)r * W + h * VW, ai + g0 * 4 * MR4 + r,
+        const vf32 res = fp4_end(loadf(cp), ws + (size_t)r * W + h * VW, ai + g0 * 4 * MR4 + r,
                                bi + g0 * 4 * W + h * VW, kp);
         memcpy(cp, &res, sizeof res);
       }

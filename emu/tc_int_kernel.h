@@ -3,50 +3,41 @@
    ... X(MR-1)) and MADD(a, b): the 32-bit lane sums a.lo*b.lo + a.hi*b.hi of
    int16 halves). MR rows × 2*VW columns of int32 outputs; see tc_int.h for
    the layout. */
-typedef int32_t vi __attribute__((vector_size(VW * 4)));
-typedef uint32_t vu __attribute__((vector_size(VW * 4)));
-
-static inline vi broadcast(int32_t x)
-{
-  vi v;
-  for (int l = 0; l < VW; l++)
-    v[l] = x;
-  return v;
-}
+#include "mpei_vec.h"
 
 /* c + s clamped to the int32 range: the wrapped sum overflowed exactly when c
    and s share a sign that the sum does not. */
-static inline vi sat_add(vi c, vi s)
+static inline vi32 sat_add(vi32 c, vi32 s)
 {
-  vi r = (vi)((vu)c + (vu)s);
-  vi ovf = ((c ^ r) & (s ^ r)) >> 31;          /* -1 where it overflowed */
-  vi lim = (c >> 31) ^ broadcast(INT32_MAX);   /* INT32_MAX, or INT32_MIN for c < 0 */
+  vi32 r = (vi32)((vu32)c + (vu32)s);
+  vi32 ovf = ((c ^ r) & (s ^ r)) >> 31;          /* -1 where it overflowed */
+  vi32 lim = (c >> 31) ^ SPLAT(vi32, INT32_MAX);   /* INT32_MAX, or INT32_MIN for c < 0 */
   return (r & ~ovf) | (lim & ovf);
 }
 
-static inline vi loadv(const int32_t *p)
+static inline vi32 loadv(const int32_t *p)
 {
-  vi v;
+  vi32 v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
 /* c = c + s (mod 2^32) or clamp(c + s), one vector of outputs */
-static inline void fold(int32_t *c, vi s, int sat)
+static inline void fold(int32_t *c, vi32 s, int sat)
 {
-  vi cv = loadv(c);
-  cv = sat ? sat_add(cv, s) : (vi)((vu)cv + (vu)s);
+  vi32 cv = loadv(c);
+  cv = sat ? sat_add(cv, s) : (vi32)((vu32)cv + (vu32)s);
   memcpy(c, &cv, sizeof cv);
 }
 
 /* Two vectors of columns (NB = 2 VW) per row; ROWS(X) expands X(r) for each of
    the MR rows, so that every accumulator is a named variable (a register). */
-#define DECL(r) vi s##r##_0 = broadcast(0), s##r##_1 = broadcast(0);
+#define DECL(r) vi32 s##r##_0 = SPLAT(vi32, 0), s##r##_1 = SPLAT(vi32, 0);
 #define STEP(r)                                                      \
   {                                                                  \
-    vi a_ = broadcast(ap[(size_t)kp * MR + (r)]);                    \
-    s##r##_0 = (vi)((vu)s##r##_0 + (vu)MADD(a_, b0));                \
-    s##r##_1 = (vi)((vu)s##r##_1 + (vu)MADD(a_, b1));                \
+    vi32 a_ = SPLAT(vi32, ap[(size_t)kp * MR + (r)]);                    \
+    s##r##_0 = (vi32)((vu32)s##r##_0 + (vu32)MADD(a_, b0));                \
+    s##r##_1 = (vi32)((vu32)s##r##_1 + (vu32)MADD(a_, b1));                \
   }
 #define SAVE(r) out[2 * (r)] = s##r##_0; out[2 * (r) + 1] = s##r##_1;
 
@@ -57,10 +48,10 @@ static __attribute__((noinline)) void seg_kernel(const int32_t *ap, const int32_
 {
   ROWS(DECL)
   for (int kp = 0; kp < segp; kp++) {
-    vi b0 = loadv(bp + (size_t)kp * 2 * VW), b1 = loadv(bp + (size_t)kp * 2 * VW + VW);
+    vi32 b0 = loadv(bp + (size_t)kp * 2 * VW), b1 = loadv(bp + (size_t)kp * 2 * VW + VW);
     ROWS(STEP)
   }
-  vi out[2 * MR];
+  vi32 out[2 * MR];
   ROWS(SAVE)
   for (int r = 0; r < MR; r++) {
     fold(c + r * ldc, out[2 * r], sat);

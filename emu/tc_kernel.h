@@ -22,42 +22,28 @@
 #include <math.h>
 #include <string.h>
 #include "mpei_round_core.h"
+#include "mpei_vec.h"
 
-typedef float vf __attribute__((vector_size(VW * 4)));
-typedef int32_t vi __attribute__((vector_size(VW * 4)));
-typedef uint32_t vu __attribute__((vector_size(VW * 4)));
-typedef double vd __attribute__((vector_size(VW * 4)));
-typedef int64_t vl __attribute__((vector_size(VW * 4)));
-typedef uint64_t vq __attribute__((vector_size(VW * 4)));
-typedef float hf __attribute__((vector_size(VW * 2)));
-typedef int32_t hi __attribute__((vector_size(VW * 2)));
-typedef int16_t vs __attribute__((vector_size(VW * 4)));
-
-#define SPLATI(v) ((vi){} + (int32_t)(v))
 /* x - (+0) is x for every x, -0 included (0 + x would turn -0 into +0), so
    the compiler may drop the subtraction and fold the splat into a
    broadcast-from-memory FMA operand */
-#define SPLATF(v) ((float)(v) - (vf){})
-#define SPLATL(v) ((vl){} + (int64_t)(v))
-#define SELL(m, a, b) (((m) & (a)) | (~(m) & (b)))
-#define SELU(m, a, b) ((((vu)(m)) & (a)) | (~((vu)(m)) & (b)))
 
-static inline __attribute__((always_inline)) vf loadf(const float *p)
+static inline __attribute__((always_inline)) vf32 loadf(const float *p)
 {
-  vf v;
+  vf32 v;
   memcpy(&v, p, sizeof v);
   return v;
 }
-static inline __attribute__((always_inline)) vi loadi(const int32_t *p)
+static inline __attribute__((always_inline)) vi32 loadi(const int32_t *p)
 {
-  vi v;
+  vi32 v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
-static inline __attribute__((always_inline)) vd pow2d(vl e)   /* 2^e, e in the normal range */
+static inline __attribute__((always_inline)) vf64 pow2d(vi64 e)   /* 2^e, e in the normal range */
 {
-  return (vd)((e + 1023) << 52);
+  return (vf64)((e + 1023) << 52);
 }
 
 /* x (exact binary64, ±0 or ±inf) rounded to p bits, normal exponents
@@ -69,42 +55,42 @@ static inline __attribute__((always_inline)) vd pow2d(vl e)   /* 2^e, e in the n
    core's carry form does the same in fewer steps). From d = 53 on, M is below one quantum of the
    target's subnormals: the result is 0 or that quantum. The output roundings
    of the tensor cores are deterministic (no random word). */
-static inline __attribute__((always_inline)) vd round_pd_t(vd x, int p, int emin, int emax, const int mode)
+static inline __attribute__((always_inline)) vf64 round_pd_t(vf64 x, int p, int emin, int emax, const int mode)
 {
-  const vl u = (vl)x;
-  const vl a = u & (int64_t)0x7fffffffffffffff, s = u & (int64_t)0x8000000000000000;
-  const vl lim = SPLATL((int64_t)(emax + 1 + 1023) << 52);   /* 2^(emax+1): overflow */
-  const vl minnorm = SPLATL((int64_t)(emin + 1023) << 52);
-  if (MPEI_ALL64((vl)(a >= minnorm) & (vl)(a < lim))) {
+  const vi64 u = (vi64)x;
+  const vi64 a = u & (int64_t)0x7fffffffffffffff, s = u & (int64_t)0x8000000000000000;
+  const vi64 lim = SPLAT(vi64, (int64_t)(emax + 1 + 1023) << 52);   /* 2^(emax+1): overflow */
+  const vi64 minnorm = SPLAT(vi64, (int64_t)(emin + 1023) << 52);
+  if (MPEI_ALL64((vi64)(a >= minnorm) & (vi64)(a < lim))) {
     /* every lane normal in the target: the carry form, d = 53 - p fixed */
     const int d = 53 - p;
     const int64_t one = (int64_t)1 << d, low = one - 1, half = one >> 1;
-    const vl t = a & ~low, rem = a & low;
-    vl res = MPEI_ROUND_CARRY(mode, vl, a, d, one, low, half, t, rem, (vl)(s != 0), SPLATL(0), SPLATL(0));
-    res = SELL((vl)(res >= lim), SPLATL((int64_t)0x7ff0000000000000), res);
-    return (vd)(res | s);
+    const vi64 t = a & ~low, rem = a & low;
+    vi64 res = MPEI_ROUND_CARRY(mode, vi64, a, d, one, low, half, t, rem, (vi64)(s != 0), SPLAT(vi64, 0), SPLAT(vi64, 0));
+    res = SEL(vi64, (vi64)(res >= lim), SPLAT(vi64, (int64_t)0x7ff0000000000000), res);
+    return (vf64)(res | s);
   }
-  const vl E = a >> 52;                        /* biased; x is never a binary64 subnormal */
-  const vl Eeff = E - (E == 0);                /* the exponent field of ±0 counts as 1 */
-  vl dsub = SPLATL(emin + 1023) - Eeff;
-  dsub &= (vl)(dsub > 0);
-  const vl dt = SPLATL(53 - p) + dsub;
-  const vl d = SELL((vl)(dt > 54), SPLATL(54), dt);
-  const vl M = (a & (int64_t)0xfffffffffffff) | ((vl)(E != 0) & ((int64_t)1 << 52));
-  const vl one = SPLATL(1) << d, half = one >> 1;
-  const vl t = (vl)((vq)M >> (vq)d), rem = M & (one - 1);
-  const vl up = (vl)MPEI_ROUND_UP(mode, (vl)(rem != 0), (vl)(rem > half), (vl)(rem == half),
-                                  (vl)((t & 1) != 0), (vl)(s != 0), SPLATL(0), SPLATL(0));
-  const vl R = t - up;                         /* up is 0 or all ones */
-  const vl minsub = SPLATL((int64_t)(emin - p + 1 + 1023) << 52);
-  vl res = SELL((vl)(dt >= 53), minsub & (vl)(R != 0), ((Eeff - 1) << 52) + (R << d));
-  const vl ovf = (vl)(res >= lim);
-  res = SELL(ovf, SPLATL((int64_t)0x7ff0000000000000), res);
-  return (vd)(res | s);
+  const vi64 E = a >> 52;                        /* biased; x is never a binary64 subnormal */
+  const vi64 Eeff = E - (E == 0);                /* the exponent field of ±0 counts as 1 */
+  vi64 dsub = SPLAT(vi64, emin + 1023) - Eeff;
+  dsub &= (vi64)(dsub > 0);
+  const vi64 dt = SPLAT(vi64, 53 - p) + dsub;
+  const vi64 d = SEL(vi64, (vi64)(dt > 54), SPLAT(vi64, 54), dt);
+  const vi64 M = (a & (int64_t)0xfffffffffffff) | ((vi64)(E != 0) & ((int64_t)1 << 52));
+  const vi64 one = SPLAT(vi64, 1) << d, half = one >> 1;
+  const vi64 t = (vi64)((vu64)M >> (vu64)d), rem = M & (one - 1);
+  const vi64 up = (vi64)MPEI_ROUND_UP(mode, (vi64)(rem != 0), (vi64)(rem > half), (vi64)(rem == half),
+                                  (vi64)((t & 1) != 0), (vi64)(s != 0), SPLAT(vi64, 0), SPLAT(vi64, 0));
+  const vi64 R = t - up;                         /* up is 0 or all ones */
+  const vi64 minsub = SPLAT(vi64, (int64_t)(emin - p + 1 + 1023) << 52);
+  vi64 res = SEL(vi64, (vi64)(dt >= 53), minsub & (vi64)(R != 0), ((Eeff - 1) << 52) + (R << d));
+  const vi64 ovf = (vi64)(res >= lim);
+  res = SEL(vi64, ovf, SPLAT(vi64, (int64_t)0x7ff0000000000000), res);
+  return (vf64)(res | s);
 }
 
 /* the mode a compile-time constant in each copy, so the decision folds */
-static inline __attribute__((always_inline)) vd round_pd(vd x, int p, int emin, int emax, int mode)
+static inline __attribute__((always_inline)) vf64 round_pd(vf64 x, int p, int emin, int emax, int mode)
 {
   switch (mode) {
   case MPE_RZ: return round_pd_t(x, p, emin, emax, MPEI_RC_RZ);
@@ -115,36 +101,36 @@ static inline __attribute__((always_inline)) vd round_pd(vd x, int p, int emin, 
   }
 }
 
-static inline __attribute__((always_inline)) hf block_end_halfd(vd accd, hf c, hi emax, const mpei_tc_kp *kp)
+static inline __attribute__((always_inline)) hf32 block_end_halfd(vf64 accd, hf32 c, hi32 emax, const mpei_tc_kp *kp)
 {
-  vd cd = __builtin_convertvector(c, vd);
-  vl e = __builtin_convertvector(emax, vl);
-  vl lo = SPLATL(-400);
-  e = SELL((vl)(e < lo), lo, e);   /* only when every addend is zero */
-  vd tc = kp->late_c ? (vd){} : MPEI_TRUNC_PD(cd * pow2d(kp->F - e));
-  vd r = (accd + tc) * pow2d(e - kp->F);
+  vf64 cd = __builtin_convertvector(c, vf64);
+  vi64 e = __builtin_convertvector(emax, vi64);
+  vi64 lo = SPLAT(vi64, -400);
+  e = SEL(vi64, (vi64)(e < lo), lo, e);   /* only when every addend is zero */
+  vf64 tc = kp->late_c ? (vf64){} : MPEI_TRUNC_PD(cd * pow2d(kp->F - e));
+  vf64 r = (accd + tc) * pow2d(e - kp->F);
   if (kp->p1)
     r = round_pd(r, kp->p1, kp->emin, kp->emax, MPE_RZ);
   r = round_pd(r, kp->p, kp->emin, kp->emax, kp->mode);
   if (kp->late_c) {
     /* one binary64 addition, then nearest-even: correct since 53 >= 2p+2 */
-    vd t = r + cd;
-    vl nan = (vl)(t != t);
+    vf64 t = r + cd;
+    vi64 nan = (vi64)(t != t);
     r = round_pd(t, kp->p, kp->emin, kp->emax, MPE_RNE);
-    r = (vd)SELL(nan, (vl)t, (vl)r);
+    r = (vf64)SEL(vi64, nan, (vi64)t, (vi64)r);
   } else {
     /* an accumulator that overflowed stays ±inf */
-    vl cinf = ((vl)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
-    r = (vd)SELL(cinf, (vl)cd, (vl)r);
+    vi64 cinf = ((vi64)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
+    r = (vf64)SEL(vi64, cinf, (vi64)cd, (vi64)r);
   }
   if (kp->zero_sign)
     r += 0.0;   /* -0 + +0 = +0 under round-to-nearest; nothing else changes */
-  return __builtin_convertvector(r, hf);
+  return __builtin_convertvector(r, hf32);
 }
 
-static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi emax, const mpei_tc_kp *kp)
+static inline __attribute__((always_inline)) hf32 block_end_half(hi32 acc, hf32 c, hi32 emax, const mpei_tc_kp *kp)
 {
-  return block_end_halfd(__builtin_convertvector(acc, vd), c, emax, kp);
+  return block_end_halfd(__builtin_convertvector(acc, vf64), c, emax, kp);
 }
 
 #ifdef AVX512_BLOCK_END
@@ -155,14 +141,14 @@ static inline __attribute__((always_inline)) hf block_end_half(hi acc, hf c, hi 
    twice equals once). Returns 0 (nothing written) when a lane needs the
    binary64 path: S past int32, E below the scale's range, a result at the
    largest finite (it may be an overflow to inf) or, with a cut, subnormal. */
-static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, vi em, vf s, int F, int p1,
+static inline __attribute__((always_inline)) int block_end_512(vi32 acc, vf32 *cv, vi32 em, vf32 s, int F, int p1,
                                                               int chk_ovf, int late_c, int zero_sign)
 {
   __m512 c = (__m512)*cv;
-  vi tc = late_c ? SPLATI(0) : (vi)_mm512_cvttps_epi32(_mm512_mul_ps(c, (__m512)s));
+  vi32 tc = late_c ? SPLAT(vi32, 0) : (vi32)_mm512_cvttps_epi32(_mm512_mul_ps(c, (__m512)s));
   /* wrapping int32 addition (tc is INT_MIN where c * s is inf or NaN; such
      a lane keeps c below, and a wrap past int32 is caught by chk_ovf) */
-  vi sum = (vi)((vu)acc + (vu)tc);
+  vi32 sum = (vi32)((vu32)acc + (vu32)tc);
   __mmask16 bad = _mm512_cmplt_epi32_mask((__m512i)em, _mm512_set1_epi32(F - 126));
   if (chk_ovf)
     bad |= _mm512_movepi32_mask((__m512i)((acc ^ sum) & (tc ^ sum)));
@@ -192,7 +178,7 @@ static inline __attribute__((always_inline)) int block_end_512(vi acc, vf *cv, v
   }
   if (zero_sign)
     r = _mm512_add_ps(r, _mm512_setzero_ps());   /* -0 + +0 = +0 */
-  *cv = (vf)r;
+  *cv = (vf32)r;
   return 1;
 }
 #endif
@@ -204,42 +190,42 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
                                                                long ldc, const mpei_tc_kp *kp, const int split)
 {
   const int L = kp->L, F = kp->F;
-  const vi emin = SPLATI(kp->emin);
-  const vi zexp = SPLATI(kp->zero_c);
-  const vi slo = SPLATI(F - 126);
+  const vi32 emin = SPLAT(vi32, kp->emin);
+  const vi32 zexp = SPLAT(vi32, kp->zero_c);
+  const vi32 slo = SPLAT(vi32, F - 126);
 #ifdef AVX512_BLOCK_END
   const int rz32 = kp->mode == MPE_RZ && kp->p == 24 && kp->emin == -126 && kp->p1 < 24;
   /* can acc + trunc(c*s) leave int32? L addends below 2^(F+2) and c below 2^(F+1) */
   const int chk_ovf = (double)L * ldexp(1.0, F + 2) + (kp->late_c ? 0.0 : ldexp(1.0, F + 1)) > 2147483647.0;
 #endif
-  vf cv[MR];
+  vf32 cv[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
     cv[r] = loadf(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    vi em[MR];
+    vi32 em[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
       if (kp->late_c) {   /* the block's E_max comes from its products only */
-        em[r] = SPLATI(MPEI_TC_ZERO_EXP);
+        em[r] = SPLAT(vi32, MPEI_TC_ZERO_EXP);
         continue;
       }
 #ifdef AVX512_BLOCK_END
       {
         /* getexp(0) = -inf converts to INT_MIN; zeros take zexp */
         const __m512 cr = (__m512)cv[r];
-        vi ce = MPEI_MAX_EPI32((vi)_mm512_cvtps_epi32(_mm512_getexp_ps(cr)), emin);
+        vi32 ce = MPEI_MAX_EPI32((vi32)_mm512_cvtps_epi32(_mm512_getexp_ps(cr)), emin);
         __mmask16 z = _mm512_cmp_ps_mask(cr, _mm512_setzero_ps(), _CMP_EQ_OQ);
-        em[r] = (vi)_mm512_mask_blend_epi32(z, (__m512i)ce, (__m512i)zexp);
+        em[r] = (vi32)_mm512_mask_blend_epi32(z, (__m512i)ce, (__m512i)zexp);
         continue;
       }
 #endif
-      vu cb = (vu)cv[r];
-      vi ce = (vi)((cb >> 23) & 0xffu) - 127;
+      vu32 cb = (vu32)cv[r];
+      vi32 ce = (vi32)((cb >> 23) & 0xffu) - 127;
       ce = MPEI_MAX_EPI32(ce, emin);
-      vi z = (vi)((cb & 0x7fffffffu) == 0);
+      vi32 z = (vi32)((cb & 0x7fffffffu) == 0);
       em[r] = (z & zexp) | (~z & ce);
     }
     if (!split && kp->a16) {
@@ -247,75 +233,75 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
          eb[j] + ea[2p + q] (B's exponents stored twice, a 32-bit broadcast of
          A's pair), so one add and one max serve 2 x VW products */
       const int16_t *ea16 = kp->a16 + (ea - kp->ae0), *eb16 = kp->b16 + 2 * (eb - kp->be0);
-      vs pm2[MR / 2];
+      vi16 pm2[MR / 2];
 #pragma GCC unroll 8
       for (int q = 0; q < MR / 2; q++)
-        pm2[q] = (vs){} + (int16_t)-32768;
+        pm2[q] = (vi16){} + (int16_t)-32768;
 #pragma GCC unroll 4
       for (int k = 0; k < L; k++) {
-        vs e;
+        vi16 e;
         memcpy(&e, eb16 + 2 * k * VW, sizeof e);
 #pragma GCC unroll 8
         for (int q = 0; q < MR / 2; q++) {
           int32_t w;
           memcpy(&w, ea16 + k * MR + 2 * q, sizeof w);
-          pm2[q] = TC_MAX_EPI16(pm2[q], e + (vs)SPLATI(w));
+          pm2[q] = TC_MAX_EPI16(pm2[q], e + (vi16)SPLAT(vi32, w));
         }
       }
 #pragma GCC unroll 8
       for (int q = 0; q < MR / 2; q++) {
-        const vi w = (vi)pm2[q];
-        em[2 * q] = MPEI_MAX_EPI32(em[2 * q], (vi)((vu)w << 16) >> 16);
+        const vi32 w = (vi32)pm2[q];
+        em[2 * q] = MPEI_MAX_EPI32(em[2 * q], (vi32)((vu32)w << 16) >> 16);
         em[2 * q + 1] = MPEI_MAX_EPI32(em[2 * q + 1], w >> 16);
       }
     } else {
 #pragma GCC unroll 4
       for (int k = 0; k < L; k++) {
-        vi e = loadi(eb + k * VW);
+        vi32 e = loadi(eb + k * VW);
 #pragma GCC unroll 16
         for (int r = 0; r < MR; r++)
           em[r] = MPEI_MAX_EPI32(em[r], e + ea[k * MR + r]);
       }
     }
-    vf s[MR];
-    vi acc[MR];
+    vf32 s[MR];
+    vi32 acc[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
-      vi es = MPEI_MAX_EPI32(em[r], slo);
-      s[r] = (vf)((127 + F - es) << 23);
-      acc[r] = SPLATI(0);
+      vi32 es = MPEI_MAX_EPI32(em[r], slo);
+      s[r] = (vf32)((127 + F - es) << 23);
+      acc[r] = SPLAT(vi32, 0);
     }
     const int kh = split ? kp->half : L;
 #pragma GCC unroll 4
     for (int k = 0; k < kh; k++) {
-      vf bk = loadf(b + k * VW);
+      vf32 bk = loadf(b + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++) {
-        vf x = (bk * a[k * MR + r]) * s[r];
-        acc[r] += __builtin_convertvector(x, vi);
+        vf32 x = (bk * a[k * MR + r]) * s[r];
+        acc[r] += __builtin_convertvector(x, vi32);
       }
     }
     if (split) {
       /* two int32 sums, each within its bound, joined exactly in binary64 */
-      vi acc2[MR];
+      vi32 acc2[MR];
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++)
-        acc2[r] = SPLATI(0);
+        acc2[r] = SPLAT(vi32, 0);
 #pragma GCC unroll 4
       for (int k = kh; k < L; k++) {
-        vf bk = loadf(b + k * VW);
+        vf32 bk = loadf(b + k * VW);
 #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
-          vf x = (bk * a[k * MR + r]) * s[r];
-          acc2[r] += __builtin_convertvector(x, vi);
+          vf32 x = (bk * a[k * MR + r]) * s[r];
+          acc2[r] += __builtin_convertvector(x, vi32);
         }
       }
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++) {
-        vd lo2 = __builtin_convertvector(MPEI_HALF_LO(acc[r]), vd) + __builtin_convertvector(MPEI_HALF_LO(acc2[r]), vd);
-        vd hi2 = __builtin_convertvector(MPEI_HALF_HI(acc[r]), vd) + __builtin_convertvector(MPEI_HALF_HI(acc2[r]), vd);
-        hf lo = block_end_halfd(lo2, MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
-        hf hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+        vf64 lo2 = __builtin_convertvector(MPEI_HALF_LO(acc[r]), vf64) + __builtin_convertvector(MPEI_HALF_LO(acc2[r]), vf64);
+        vf64 hi2 = __builtin_convertvector(MPEI_HALF_HI(acc[r]), vf64) + __builtin_convertvector(MPEI_HALF_HI(acc2[r]), vf64);
+        hf32 lo = block_end_halfd(lo2, MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+        hf32 hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
         cv[r] = MPEI_JOIN(lo, hi_);
       }
       continue;
@@ -327,8 +313,8 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
                                   kp->zero_sign))
         continue;
 #endif
-      hf lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
-      hf hi_ = block_end_half(MPEI_HALF_HI(acc[r]), MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+      hf32 lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+      hf32 hi_ = block_end_half(MPEI_HALF_HI(acc[r]), MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
       cv[r] = MPEI_JOIN(lo, hi_);
     }
   }
@@ -353,59 +339,59 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
                             float *c, long ldc, const mpei_tc_kp *kp)
 {
   const int L = kp->L, F = kp->F;
-  const vi emin = SPLATI(kp->emin);
-  const vi zexp = SPLATI(kp->zero_c);
-  vf cv[MR];
+  const vi32 emin = SPLAT(vi32, kp->emin);
+  const vi32 zexp = SPLAT(vi32, kp->zero_c);
+  vf32 cv[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
     cv[r] = loadf(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    vi em[MR];
+    vi32 em[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
-      vu cb = (vu)cv[r];
-      vi ce = (vi)((cb >> 23) & 0xffu) - 127;
+      vu32 cb = (vu32)cv[r];
+      vi32 ce = (vi32)((cb >> 23) & 0xffu) - 127;
       ce = MPEI_MAX_EPI32(ce, emin);
-      vi z = (vi)((cb & 0x7fffffffu) == 0);
+      vi32 z = (vi32)((cb & 0x7fffffffu) == 0);
       em[r] = (z & zexp) | (~z & ce);
       if (kp->late_c)
-        em[r] = SPLATI(MPEI_TC_ZERO_EXP);
+        em[r] = SPLAT(vi32, MPEI_TC_ZERO_EXP);
     }
 #pragma GCC unroll 4
     for (int k = 0; k < L; k++) {
-      vi e = loadi(eb + k * VW);
+      vi32 e = loadi(eb + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++)
         em[r] = MPEI_MAX_EPI32(em[r], e + ea[k * MR + r]);
     }
-    vd slo[MR], shi[MR], alo[MR], ahi[MR];
+    vf64 slo[MR], shi[MR], alo[MR], ahi[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
-      vl el = __builtin_convertvector(MPEI_HALF_LO(em[r]), vl), eh = __builtin_convertvector(MPEI_HALF_HI(em[r]), vl);
-      vl lo = SPLATL(-400);
-      el = SELL((vl)(el < lo), lo, el);
-      eh = SELL((vl)(eh < lo), lo, eh);
+      vi64 el = __builtin_convertvector(MPEI_HALF_LO(em[r]), vi64), eh = __builtin_convertvector(MPEI_HALF_HI(em[r]), vi64);
+      vi64 lo = SPLAT(vi64, -400);
+      el = SEL(vi64, (vi64)(el < lo), lo, el);
+      eh = SEL(vi64, (vi64)(eh < lo), lo, eh);
       slo[r] = pow2d(F - el);
       shi[r] = pow2d(F - eh);
-      alo[r] = (vd){} + 0.0;
-      ahi[r] = (vd){} + 0.0;
+      alo[r] = (vf64){} + 0.0;
+      ahi[r] = (vf64){} + 0.0;
     }
 #pragma GCC unroll 2
     for (int k = 0; k < L; k++) {
-      vf bk = loadf(b + k * VW);
+      vf32 bk = loadf(b + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++) {
-        vf pr = bk * a[k * MR + r];   /* exact in binary32 */
-        alo[r] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_LO(pr), vd) * slo[r]);
-        ahi[r] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_HI(pr), vd) * shi[r]);
+        vf32 pr = bk * a[k * MR + r];   /* exact in binary32 */
+        alo[r] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_LO(pr), vf64) * slo[r]);
+        ahi[r] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_HI(pr), vf64) * shi[r]);
       }
     }
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
-      hf lo = block_end_halfd(alo[r], MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
-      hf hi_ = block_end_halfd(ahi[r], MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+      hf32 lo = block_end_halfd(alo[r], MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+      hf32 hi_ = block_end_halfd(ahi[r], MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
       cv[r] = MPEI_JOIN(lo, hi_);
     }
   }
@@ -423,14 +409,14 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
 enum { PF_A = 16 };
 static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int K)
 {
-  vf acc[MRF * NRF];
+  vf32 acc[MRF * NRF];
 #pragma GCC unroll 32
   for (int u = 0; u < MRF * NRF; u++)
     acc[u] = loadf(c + (u / NRF) * ldc + (u % NRF) * VW);
 #pragma GCC unroll 4
   for (int k = 0; k < K; k++) {
     const float *a = av + (size_t)k * MRF, *b = bv + (size_t)k * NRF * VW;
-    vf bk[NRF];
+    vf32 bk[NRF];
     /* A streams from L2: its line PF_A steps ahead is requested now */
     __builtin_prefetch(a + PF_A * MRF, 0, 3);
 #pragma GCC unroll 4
@@ -438,7 +424,7 @@ static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int
       bk[h] = loadf(b + h * VW);
 #pragma GCC unroll 16
     for (int r = 0; r < MRF; r++) {
-      const vf x = (vf)MPEI_BCAST_PS(a + r);
+      const vf32 x = (vf32)MPEI_BCAST_PS(a + r);
 #pragma GCC unroll 4
       for (int h = 0; h < NRF; h++)
         acc[NRF * r + h] = MPEI_FMA_PS(bk[h], x, acc[NRF * r + h]);
@@ -453,23 +439,22 @@ static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int
 
    n binary16 values at src (bf16 != 0: bfloat16) decoded exactly to binary32:
    one vcvtph2ps per VW values (F16C), a widening shift for bfloat16. */
-typedef uint16_t vh __attribute__((vector_size(VW * 2)));
 static void pack_dec16(const uint16_t *src, int bf16, float *dst, int n)
 {
   int j = 0;
   for (; j + VW <= n; j += VW) {
-    vh h;
+    hu16 h;
     memcpy(&h, src + j, sizeof h);
-    vf v = bf16 ? (vf)(__builtin_convertvector(h, vu) << 16) : (vf)MPEI_CVTPH_PS(h);
+    vf32 v = bf16 ? (vf32)(__builtin_convertvector(h, vu32) << 16) : (vf32)MPEI_CVTPH_PS(h);
     memcpy(dst + j, &v, sizeof v);
   }
   if (j < n) {   /* the tail through a zero-padded register */
     uint16_t t[VW] = { 0 };
     float o[VW];
     memcpy(t, src + j, (size_t)(n - j) * sizeof *t);
-    vh h;
+    hu16 h;
     memcpy(&h, t, sizeof h);
-    vf v = bf16 ? (vf)(__builtin_convertvector(h, vu) << 16) : (vf)MPEI_CVTPH_PS(h);
+    vf32 v = bf16 ? (vf32)(__builtin_convertvector(h, vu32) << 16) : (vf32)MPEI_CVTPH_PS(h);
     memcpy(o, &v, sizeof v);
     memcpy(dst + j, o, (size_t)(n - j) * sizeof *o);
   }
@@ -482,16 +467,16 @@ static void pack_dec16(const uint16_t *src, int bf16, float *dst, int n)
    (the caller then packs the panel with the scalar packer, which marks them). */
 static int pack_exp(const float *v, int32_t *e, size_t n, int pin, int lo, int hi)
 {
-  vi unsafe = SPLATI(0), nonfin = SPLATI(0);
-  const vi vpin = SPLATI(pin);
+  vi32 unsafe = SPLAT(vi32, 0), nonfin = SPLAT(vi32, 0);
+  const vi32 vpin = SPLAT(vi32, pin);
   size_t j = 0;
   for (; j + VW <= n; j += VW) {
-    const vu a = (vu)loadf(v + j) & 0x7fffffffu;
-    const vi z = (vi)(a == 0u), nf = (vi)(a >= 0x7f800000u);
-    const vi ex = (vi)(a >> 23) - 127;
-    unsafe |= ~z & ~nf & ((vi)(ex < lo) | (vi)(ex > hi));
+    const vu32 a = (vu32)loadf(v + j) & 0x7fffffffu;
+    const vi32 z = (vi32)(a == 0u), nf = (vi32)(a >= 0x7f800000u);
+    const vi32 ex = (vi32)(a >> 23) - 127;
+    unsafe |= ~z & ~nf & ((vi32)(ex < lo) | (vi32)(ex > hi));
     nonfin |= nf;
-    const vi r = (z & SPLATI(MPEI_TC_ZERO_EXP)) | (~z & MPEI_MAX_EPI32(ex, vpin));
+    const vi32 r = (z & SPLAT(vi32, MPEI_TC_ZERO_EXP)) | (~z & MPEI_MAX_EPI32(ex, vpin));
     memcpy(e + j, &r, sizeof r);
   }
   int flags = 0;
@@ -528,18 +513,18 @@ static int pack_exp(const float *v, int32_t *e, size_t n, int pin, int lo, int h
 #define NRS MPEI_TC_NRS
 
 /* c's exponent in the block's E_max (the zero_c and late_c rules above) */
-static inline __attribute__((always_inline)) vi sp_c_exp(vf cv, const mpei_tc_kp *kp)
+static inline __attribute__((always_inline)) vi32 sp_c_exp(vf32 cv, const mpei_tc_kp *kp)
 {
   if (kp->late_c)
-    return SPLATI(MPEI_TC_ZERO_EXP);
-  const vu cb = (vu)cv;
-  const vi ce = MPEI_MAX_EPI32((vi)((cb >> 23) & 0xffu) - 127, SPLATI(kp->emin));
-  const vi z = (vi)((cb & 0x7fffffffu) == 0);
-  return (z & SPLATI(kp->zero_c)) | (~z & ce);
+    return SPLAT(vi32, MPEI_TC_ZERO_EXP);
+  const vu32 cb = (vu32)cv;
+  const vi32 ce = MPEI_MAX_EPI32((vi32)((cb >> 23) & 0xffu) - 127, SPLAT(vi32, kp->emin));
+  const vi32 z = (vi32)((cb & 0x7fffffffu) == 0);
+  return (z & SPLAT(vi32, kp->zero_c)) | (~z & ce);
 }
 
 /* pass 1 over the L kept products of a block, each row its own B rows */
-static inline __attribute__((always_inline)) void sp_emax(vi *em, const int32_t *ea, const int32_t *xa,
+static inline __attribute__((always_inline)) void sp_emax(vi32 *em, const int32_t *ea, const int32_t *xa,
                                                           const int32_t *be, long bpitch, int L)
 {
 #pragma GCC unroll 4
@@ -555,7 +540,7 @@ static inline __attribute__((always_inline)) void sp_emax(vi *em, const int32_t 
 }
 
 /* pass 2 in int32 lanes: acc += trunc(b * a * s) for kept products k0 .. k1-1 */
-static inline __attribute__((always_inline)) void sp_sum(vi *acc, const vf *s, const float *a, const int32_t *xa,
+static inline __attribute__((always_inline)) void sp_sum(vi32 *acc, const vf32 *s, const float *a, const int32_t *xa,
                                                          const float *bv, long bpitch, int k0, int k1)
 {
 #pragma GCC unroll 4
@@ -566,7 +551,7 @@ static inline __attribute__((always_inline)) void sp_sum(vi *acc, const vf *s, c
       const float x = a[k * MRS + r];
 #pragma GCC unroll 8
       for (int h = 0; h < NRS; h++)
-        acc[NRS * r + h] += __builtin_convertvector((loadf(b + h * bpitch) * x) * s[NRS * r + h], vi);
+        acc[NRS * r + h] += __builtin_convertvector((loadf(b + h * bpitch) * x) * s[NRS * r + h], vi32);
     }
 }
 
@@ -575,24 +560,24 @@ static inline __attribute__((always_inline)) void blk_sp_t(const float *av, cons
                                                            long ldc, const mpei_tc_kp *kp, const int split)
 {
   const int L = kp->L, F = kp->F;
-  const vi slo = SPLATI(F - 126);
-  vf cv[MRS * NRS];
+  const vi32 slo = SPLAT(vi32, F - 126);
+  vf32 cv[MRS * NRS];
 #pragma GCC unroll 16
   for (int u = 0; u < MRS * NRS; u++)
     cv[u] = loadf(c + (u / NRS) * ldc + (u % NRS) * VW);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const size_t o = (size_t)blk * L * MRS;
-    vi em[MRS * NRS], acc[MRS * NRS], acc2[MRS * NRS];
-    vf s[MRS * NRS];
+    vi32 em[MRS * NRS], acc[MRS * NRS], acc2[MRS * NRS];
+    vf32 s[MRS * NRS];
 #pragma GCC unroll 16
     for (int u = 0; u < MRS * NRS; u++)
       em[u] = sp_c_exp(cv[u], kp);
     sp_emax(em, ae + o, ax + o, be, bpitch, L);
 #pragma GCC unroll 16
     for (int u = 0; u < MRS * NRS; u++) {
-      s[u] = (vf)((127 + F - MPEI_MAX_EPI32(em[u], slo)) << 23);
-      acc[u] = SPLATI(0);
-      acc2[u] = SPLATI(0);
+      s[u] = (vf32)((127 + F - MPEI_MAX_EPI32(em[u], slo)) << 23);
+      acc[u] = SPLAT(vi32, 0);
+      acc2[u] = SPLAT(vi32, 0);
     }
     const int kh = split ? kp->half : L;
     sp_sum(acc, s, av + o, ax + o, bv, bpitch, 0, kh);
@@ -601,13 +586,13 @@ static inline __attribute__((always_inline)) void blk_sp_t(const float *av, cons
 #pragma GCC unroll 16
     for (int u = 0; u < MRS * NRS; u++) {
       /* with split, the two int32 sums joined exactly in binary64 */
-      vd lo2 = __builtin_convertvector(MPEI_HALF_LO(acc[u]), vd), hi2 = __builtin_convertvector(MPEI_HALF_HI(acc[u]), vd);
+      vf64 lo2 = __builtin_convertvector(MPEI_HALF_LO(acc[u]), vf64), hi2 = __builtin_convertvector(MPEI_HALF_HI(acc[u]), vf64);
       if (split) {
-        lo2 += __builtin_convertvector(MPEI_HALF_LO(acc2[u]), vd);
-        hi2 += __builtin_convertvector(MPEI_HALF_HI(acc2[u]), vd);
+        lo2 += __builtin_convertvector(MPEI_HALF_LO(acc2[u]), vf64);
+        hi2 += __builtin_convertvector(MPEI_HALF_HI(acc2[u]), vf64);
       }
-      hf lo = block_end_halfd(lo2, MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(em[u]), kp);
-      hf hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(em[u]), kp);
+      hf32 lo = block_end_halfd(lo2, MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(em[u]), kp);
+      hf32 hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(em[u]), kp);
       cv[u] = MPEI_JOIN(lo, hi_);
     }
   }
@@ -630,7 +615,7 @@ static void blk_sp_kernel_wide(const float *av, const int32_t *ae, const int32_t
                                const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp)
 {
   const int L = kp->L, F = kp->F;
-  vf cv[MRS * NRS];
+  vf32 cv[MRS * NRS];
 #pragma GCC unroll 16
   for (int u = 0; u < MRS * NRS; u++)
     cv[u] = loadf(c + (u / NRS) * ldc + (u % NRS) * VW);
@@ -638,33 +623,33 @@ static void blk_sp_kernel_wide(const float *av, const int32_t *ae, const int32_t
     const size_t o = (size_t)blk * L * MRS;
     const float *a = av + o;
     const int32_t *xa = ax + o;
-    vi em[MRS * NRS];
-    vd slo[MRS * NRS], shi[MRS * NRS], alo[MRS * NRS], ahi[MRS * NRS];
+    vi32 em[MRS * NRS];
+    vf64 slo[MRS * NRS], shi[MRS * NRS], alo[MRS * NRS], ahi[MRS * NRS];
 #pragma GCC unroll 16
     for (int u = 0; u < MRS * NRS; u++)
       em[u] = sp_c_exp(cv[u], kp);
     sp_emax(em, ae + o, xa, be, bpitch, L);
 #pragma GCC unroll 16
     for (int u = 0; u < MRS * NRS; u++) {
-      vl el = __builtin_convertvector(MPEI_HALF_LO(em[u]), vl), eh = __builtin_convertvector(MPEI_HALF_HI(em[u]), vl);
-      el = SELL((vl)(el < -400), SPLATL(-400), el);
-      eh = SELL((vl)(eh < -400), SPLATL(-400), eh);
+      vi64 el = __builtin_convertvector(MPEI_HALF_LO(em[u]), vi64), eh = __builtin_convertvector(MPEI_HALF_HI(em[u]), vi64);
+      el = SEL(vi64, (vi64)(el < -400), SPLAT(vi64, -400), el);
+      eh = SEL(vi64, (vi64)(eh < -400), SPLAT(vi64, -400), eh);
       slo[u] = pow2d(F - el);
       shi[u] = pow2d(F - eh);
-      alo[u] = (vd){} + 0.0;
-      ahi[u] = (vd){} + 0.0;
+      alo[u] = (vf64){} + 0.0;
+      ahi[u] = (vf64){} + 0.0;
     }
     for (int k = 0; k < L; k++)
 #pragma GCC unroll 16
       for (int u = 0; u < MRS * NRS; u++) {
-        vf pr = loadf(bv + xa[k * MRS + u / NRS] + (u % NRS) * bpitch) * a[k * MRS + u / NRS];   /* exact */
-        alo[u] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_LO(pr), vd) * slo[u]);
-        ahi[u] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_HI(pr), vd) * shi[u]);
+        vf32 pr = loadf(bv + xa[k * MRS + u / NRS] + (u % NRS) * bpitch) * a[k * MRS + u / NRS];   /* exact */
+        alo[u] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_LO(pr), vf64) * slo[u]);
+        ahi[u] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_HI(pr), vf64) * shi[u]);
       }
 #pragma GCC unroll 16
     for (int u = 0; u < MRS * NRS; u++) {
-      hf lo = block_end_halfd(alo[u], MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(em[u]), kp);
-      hf hi_ = block_end_halfd(ahi[u], MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(em[u]), kp);
+      hf32 lo = block_end_halfd(alo[u], MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(em[u]), kp);
+      hf32 hi_ = block_end_halfd(ahi[u], MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(em[u]), kp);
       cv[u] = MPEI_JOIN(lo, hi_);
     }
   }
@@ -683,7 +668,7 @@ static void blk_sp_kernel_wide(const float *av, const int32_t *ae, const int32_t
 #define NRFS MPEI_TC_NRFS
 static void fma_sp_kernel(const float *av, const int32_t *ax, const float *bv, float *c, long ldc, int K)
 {
-  vf acc[MRFS * NRFS];
+  vf32 acc[MRFS * NRFS];
 #pragma GCC unroll 32
   for (int u = 0; u < MRFS * NRFS; u++)
     acc[u] = loadf(c + (u / NRFS) * ldc + (u % NRFS) * VW);
@@ -691,7 +676,7 @@ static void fma_sp_kernel(const float *av, const int32_t *ax, const float *bv, f
 #pragma GCC unroll 16
     for (int r = 0; r < MRFS; r++) {
       const float *b = bv + ax[(size_t)k * MRFS + r];
-      const vf x = SPLATF(av[(size_t)k * MRFS + r]);
+      const vf32 x = SPLAT(vf32, av[(size_t)k * MRFS + r]);
 #pragma GCC unroll 8
       for (int h = 0; h < NRFS; h++)
         acc[NRFS * r + h] = MPEI_FMA_PS(loadf(b + h * VW), x, acc[NRFS * r + h]);

@@ -1,9 +1,9 @@
 /* The AVX2 instruction set for the kernel templates (emu/round_kernel.h,
    emu/elementwise_kernel.h, analysis/range_kernel.h): everything a template
    needs that GCC's vector extensions do not give, on 256-bit registers. A file
-   compiled with AVX2_CFLAGS includes this, then a template. A new instruction
-   set is a header like this one and a row in each dispatch table (emu/isa.c,
-   analysis/range.c). */
+   compiled with AVX2_CFLAGS includes this, then a template. The vector types
+   and lane macros are lib/mpei_vec.h's; a new instruction set is a header like
+   this one and its level in MPEI_ISA_ROWS (lib/mpei.h). */
 #ifndef MPEI_ISA_AVX2_H
 #define MPEI_ISA_AVX2_H
 #include <immintrin.h>

@@ -1,9 +1,9 @@
 /* The AVX-512 instruction set (F, BW, DQ, VL) for the kernel templates (emu/round_kernel.h,
    emu/elementwise_kernel.h, analysis/range_kernel.h): everything a template
    needs that GCC's vector extensions do not give, on 512-bit registers. A file
-   compiled with AVX512_CFLAGS includes this, then a template. A new instruction
-   set is a header like this one and a row in each dispatch table (emu/isa.c,
-   analysis/range.c). */
+   compiled with AVX512_CFLAGS includes this, then a template. The vector types
+   and lane macros are lib/mpei_vec.h's; a new instruction set is a header like
+   this one and its level in MPEI_ISA_ROWS (lib/mpei.h). */
 #ifndef MPEI_ISA_AVX512_H
 #define MPEI_ISA_AVX512_H
 #include <immintrin.h>

@@ -9,7 +9,7 @@ mpemuinc_HEADERS = \
 	lib/mpemu/dist.h lib/mpemu/sparse.h lib/mpemu/train.h lib/mpemu/matgen.h lib/mpemu/csr.h lib/mpemu/elementwise.h lib/mpemu/formats.def \
 	lib/mpemu/mx.h
 nodist_mpemuinc_HEADERS = lib/mpemu/version.h
-libmpemu_la_SOURCES += lib/mpei.h lib/mpei_names.h lib/mpei_philox.h lib/mpei_round_core.h lib/mpei_round_plan.h lib/error.c lib/flags.c lib/version.c lib/cpu.c lib/threads.c lib/mpei_threads.h
+libmpemu_la_SOURCES += lib/mpei.h lib/mpei_names.h lib/mpei_philox.h lib/mpei_round_core.h lib/mpei_round_plan.h lib/mpei_vec.h lib/error.c lib/flags.c lib/version.c lib/cpu.c lib/threads.c lib/mpei_threads.h
 # the SIMD intrinsics wrappers the emu/ kernels include
 libmpemu_la_SOURCES += lib/isa_avx2.h lib/isa_avx512.h
 pkgconfigdir = $(libdir)/pkgconfig

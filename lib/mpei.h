@@ -80,8 +80,28 @@ MPEI_SHARED double mpei_decode(uint32_t bits, const struct mpe_format *f);
 /* ---- CPU dispatch */
 enum { MPEI_SIMD_NONE = 0, MPEI_SIMD_AVX2 = 1, MPEI_SIMD_AVX512 = 2, MPEI_SIMD_N };
 MPEI_HIDDEN int mpei_simd_level(void);
-MPEI_HIDDEN int mpei_cpu_has_avx512bf16(void);
-MPEI_HIDDEN int mpei_cpu_has_f16c(void);
+/* the CPU's features (lib/cpu.c, read once), each usable by this process but
+   AMX, which Linux grants on request (emu/tc_cpu.c); AVX512 is F, BW, DQ and VL */
+enum {
+  MPEI_CPU_FMA = 1 << 0, MPEI_CPU_F16C = 1 << 1, MPEI_CPU_AVX2 = 1 << 2, MPEI_CPU_BMI2 = 1 << 3,
+  MPEI_CPU_AVX512 = 1 << 4, MPEI_CPU_AVX512BF16 = 1 << 5, MPEI_CPU_AVX512VNNI = 1 << 6,
+  MPEI_CPU_AVXVNNI = 1 << 7, MPEI_CPU_AMX_TILE = 1 << 8, MPEI_CPU_AMX_BF16 = 1 << 9,
+  MPEI_CPU_AMX_FP16 = 1 << 10, MPEI_CPU_AMX_INT8 = 1 << 11
+};
+MPEI_HIDDEN unsigned mpei_cpu_features(void);
+/* A module's kernel table is an array of rows indexed by SIMD level, each row
+   a struct whose first member is its name (const char *name). The portable
+   row, [MPEI_SIMD_NONE], is always built; MPEI_ISA_ROWS(ROW) expands to the
+   rows of the instruction sets this build has, each ROW(isa, ISA) from the
+   kernels' suffix (avx2) and macro prefix (AVX2); MPEI_ISA_PICK gives the row
+   of a level, the portable one where that level has none. The tables:
+   emu/isa.c (libmpemu), analysis/range/range.c (libmpemu-analysis). */
+#ifdef HAVE_X86_SIMD
+#define MPEI_ISA_ROWS(ROW) [MPEI_SIMD_AVX2] = ROW(avx2, AVX2), [MPEI_SIMD_AVX512] = ROW(avx512, AVX512)
+#else
+#define MPEI_ISA_ROWS(ROW)
+#endif
+#define MPEI_ISA_PICK(table, level) ((table)[(level)].name ? &(table)[(level)] : &(table)[MPEI_SIMD_NONE])
 
 
 

@@ -379,30 +379,28 @@ static int target_ok(const mpe_range_target *t)
   return 0;
 }
 
-/* the range kernels of each instruction set (the rows of emu/isa.c's table
-   for this module); a missing row means the portable kernels */
+/* the range kernels of each instruction set: this module's table, picked as
+   emu/isa.c's is (MPEI_ISA_PICK) */
 typedef struct {
+  const char *name;
   mpai_rkern_float kfloat;
   mpai_rkern_q kq, kfused;
   mpai_rkern_fast kfast;
   mpai_rkern_keys kkeys;
 } range_isa;
 
-#define RANGE_ISA(sfx)                                                                                        \
-  { mpai_range_float_##sfx, mpai_range_q_##sfx, mpai_range_fused_##sfx, mpai_range_fast_##sfx, mpai_range_keys_##sfx }
+#define RANGE_ROW(isa, ISA)                                                                              \
+  { #isa, mpai_range_float_##isa, mpai_range_q_##isa, mpai_range_fused_##isa, mpai_range_fast_##isa,   \
+    mpai_range_keys_##isa }
 static const range_isa range_by_level[MPEI_SIMD_N] = {
-  [MPEI_SIMD_NONE] = RANGE_ISA(ref),
-#ifdef HAVE_X86_SIMD
-  [MPEI_SIMD_AVX2] = RANGE_ISA(avx2),
-  [MPEI_SIMD_AVX512] = RANGE_ISA(avx512),
-#endif
+  [MPEI_SIMD_NONE] = RANGE_ROW(ref, REF),
+  MPEI_ISA_ROWS(RANGE_ROW)
 };
 
 static void set_kernels(mpe_range *r)
 {
-  const range_isa *k = &range_by_level[mpe_simd_level()];   /* chosen at allocation (mpe_simd_level_set) */
-  if (!k->kfloat)
-    k = &range_by_level[MPEI_SIMD_NONE];
+  /* chosen at allocation (mpe_simd_level_set) */
+  const range_isa *k = MPEI_ISA_PICK(range_by_level, mpe_simd_level());
   r->kfloat = k->kfloat;
   r->kq = k->kq;
   r->kfused = k->kfused;

@@ -13,33 +13,21 @@
 #include <float.h>
 #include <string.h>
 #include "mpei_round_core.h"
+#include "mpei_vec.h"
 
 #define VW (MPEI_VBYTES / 4)
 #define RK_LOW(v) MPEI_HALF_LO(v)
 #define RK_HIGH(v) MPEI_HALF_HI(v)
-#define RK_CVTD(v) ((rk_vd)MPEI_CVT_PS_PD(v))
-#define RK_CVTL(v) ((rk_vl)MPEI_CVT_EPI32_EPI64(v))
+#define RK_CVTD(v) ((vf64)MPEI_CVT_PS_PD(v))
+#define RK_CVTL(v) ((vi64)MPEI_CVT_EPI32_EPI64(v))
 #define RK_NAME(stem) MPEI_ISA_FN(mpai_range_##stem)
 
 /* VW binary32 lanes per vector (8: AVX2, 16: AVX-512), VW/2 binary64 lanes;
    an iteration takes 16 values as NV = 16/VW float vectors, 2*NV double halves */
 #define RK_NV (16 / VW)
-typedef float rk_vf __attribute__((vector_size(VW * 4)));
-typedef uint32_t rk_vu __attribute__((vector_size(VW * 4)));
-typedef int32_t rk_vi __attribute__((vector_size(VW * 4)));
-typedef float rk_hf __attribute__((vector_size(VW * 2)));
-typedef int32_t rk_hi __attribute__((vector_size(VW * 2)));
-typedef double rk_vd __attribute__((vector_size(VW * 4)));
-typedef int64_t rk_vl __attribute__((vector_size(VW * 4)));
-typedef uint16_t rk_vs __attribute__((vector_size(VW * 2)));
-
-#define RK_SPLATU(v) ((rk_vu){} + (uint32_t)(v))
-#define RK_SPLATD(v) ((rk_vd){} + (double)(v))
-#define RK_SELU(m, a, b) ((((rk_vu)(m)) & (a)) | (~((rk_vu)(m)) & (b)))
-#define RK_SELD(m, a, b) ((rk_vd)((((rk_vl)(m)) & (rk_vl)(a)) | (~((rk_vl)(m)) & (rk_vl)(b))))
 
 /* 16 values from p into NV vectors; the tail padded with zeros (which count nowhere) */
-static inline __attribute__((always_inline)) void rk_load(rk_vf *v, const float *p, size_t left)
+static inline __attribute__((always_inline)) void rk_load(vf32 *v, const float *p, size_t left)
 {
   if (left >= 16) {
     memcpy(v, p, 64);
@@ -53,7 +41,7 @@ static inline __attribute__((always_inline)) void rk_load(rk_vf *v, const float 
 /* As rk_load, but a whole block straight from p one vector at a time: a copy
    through a stack array was stored in 16-byte pieces and loaded whole, which
    store forwarding cannot serve */
-static inline __attribute__((always_inline)) void rk_load_direct(rk_vf *v, const float *p, size_t left)
+static inline __attribute__((always_inline)) void rk_load_direct(vf32 *v, const float *p, size_t left)
 {
   if (left >= 16) {
 #pragma GCC unroll 2
@@ -67,48 +55,48 @@ static inline __attribute__((always_inline)) void rk_load_direct(rk_vf *v, const
 /* the running sums of 8 (AVX-512) or 4 (AVX2) lanes, and the best (|d|, |x|) pairs:
    the max does not depend on the order, so AVX-512 keeps two sets of pairs, one for
    even and one for odd iterations, to halve the chain of dependent instructions */
-struct rk_acc { rk_vd e2, x2; };
-struct rk_max { rk_vd bd, bx; };
+struct rk_acc { vf64 e2, x2; };
+struct rk_max { vf64 bd, bx; };
 
-static inline __attribute__((always_inline)) void rk_half(struct rk_acc *A, struct rk_max *M, rk_vd xd, rk_vd yd,
-                                                         rk_vl okl)
+static inline __attribute__((always_inline)) void rk_half(struct rk_acc *A, struct rk_max *M, vf64 xd, vf64 yd,
+                                                         vi64 okl)
 {
-  rk_vd d = (rk_vd)((rk_vl)(yd - xd) & okl), xs = (rk_vd)((rk_vl)xd & okl);
+  vf64 d = (vf64)((vi64)(yd - xd) & okl), xs = (vf64)((vi64)xd & okl);
   A->e2 += d * d;
   A->x2 += xs * xs;
-  rk_vd ad = (rk_vd)((rk_vl)d & 0x7fffffffffffffffll);
-  rk_vd ax = RK_SELD(okl, (rk_vd)((rk_vl)xd & 0x7fffffffffffffffll), RK_SPLATD(1.0));
-  rk_vl better = ad * M->bx > M->bd * ax;
-  M->bd = RK_SELD(better, ad, M->bd);
-  M->bx = RK_SELD(better, ax, M->bx);
+  vf64 ad = (vf64)((vi64)d & 0x7fffffffffffffffll);
+  vf64 ax = (vf64)SEL(vi64, okl, (vf64)((vi64)xd & 0x7fffffffffffffffll), SPLAT(vf64, 1.0));
+  vi64 better = ad * M->bx > M->bd * ax;
+  M->bd = (vf64)SEL(vi64, better, ad, M->bd);
+  M->bx = (vf64)SEL(vi64, better, ax, M->bx);
 }
 
 /* round to nearest even to an integer, exactly, whatever the rounding mode: truncate
    (after clamping; only lanes with |v| <= 32768.5 count), then step away from 0 when
    the rest is over 1/2, or 1/2 with an odd integer part */
-static inline __attribute__((always_inline)) rk_vd rk_rne(rk_vd v)
+static inline __attribute__((always_inline)) vf64 rk_rne(vf64 v)
 {
-  const rk_vd LIM = RK_SPLATD(65536.0);
-  v = RK_SELD(v > LIM, LIM, v);
-  v = RK_SELD(v < -LIM, -LIM, v);
-  rk_hi ti = __builtin_convertvector(v, rk_hi);
-  rk_vd t = __builtin_convertvector(ti, rk_vd), f = v - t;
-  rk_vd af = (rk_vd)((rk_vl)f & 0x7fffffffffffffffll);
-  rk_vl odd = (RK_CVTL(ti) & 1) != 0;
-  rk_vl up = MPEI_ROUND_UP(MPEI_RC_RNE, af != RK_SPLATD(0.0), af > RK_SPLATD(0.5), af == RK_SPLATD(0.5), odd,
+  const vf64 LIM = SPLAT(vf64, 65536.0);
+  v = (vf64)SEL(vi64, v > LIM, LIM, v);
+  v = (vf64)SEL(vi64, v < -LIM, -LIM, v);
+  hi32 ti = __builtin_convertvector(v, hi32);
+  vf64 t = __builtin_convertvector(ti, vf64), f = v - t;
+  vf64 af = (vf64)((vi64)f & 0x7fffffffffffffffll);
+  vi64 odd = (RK_CVTL(ti) & 1) != 0;
+  vi64 up = MPEI_ROUND_UP(MPEI_RC_RNE, af != SPLAT(vf64, 0.0), af > SPLAT(vf64, 0.5), af == SPLAT(vf64, 0.5), odd,
                            0, 0, 0);
-  rk_vd step = RK_SELD(f < RK_SPLATD(0.0), RK_SPLATD(-1.0), RK_SPLATD(1.0));
-  return t + RK_SELD(up, step, RK_SPLATD(0.0));
+  vf64 step = (vf64)SEL(vi64, f < SPLAT(vf64, 0.0), SPLAT(vf64, -1.0), SPLAT(vf64, 1.0));
+  return t + (vf64)SEL(vi64, up, step, SPLAT(vf64, 0.0));
 }
 
 /* q: 0 for a float target (y given), 1 for Q16 (rounded here), 2 for a float
    target rounded here (on magnitudes: |y|-|x| has the size of y-x) */
 struct rk_ctx {
-  rk_vu U, S, OP, ON, MNB, LOW, cu, cs, co;
-  rk_vi U1, S1, Oi, MNBm1;      /* rk_vec_fused: U + 1, S + 1, opos, mnb - 1 as signed (u, s < 0x7f800000,
+  vu32 U, S, OP, ON, MNB, LOW, cu, cs, co;
+  vi32 U1, S1, Oi, MNBm1;      /* rk_vec_fused: U + 1, S + 1, opos, mnb - 1 as signed (u, s < 0x7f800000,
                                    opos <= 0x7f800000, mnb >= 2^-126's pattern) */
-  rk_vd TF, TMF;
-  rk_vf K1, K2, MINSUB;
+  vf64 TF, TMF;
+  vf32 K1, K2, MINSUB;
   uint32_t dsh;
 };
 
@@ -116,23 +104,23 @@ struct rk_ctx {
    leaves alone those it does not read) */
 static inline __attribute__((always_inline)) void rk_ctx_init(struct rk_ctx *c, const mpai_rthr32 *t)
 {
-  c->U = RK_SPLATU(t->u);
-  c->S = RK_SPLATU(t->s);
-  c->OP = RK_SPLATU(t->opos);
-  c->ON = RK_SPLATU(t->oneg);
-  c->U1 = (rk_vi){} + (int32_t)(t->u + 1);
-  c->S1 = (rk_vi){} + (int32_t)(t->s + 1);
-  c->Oi = (rk_vi){} + (int32_t)t->opos;
-  c->MNBm1 = (rk_vi){} + (int32_t)(t->mnb - 1);
-  c->TF = RK_SPLATD(t->two_f);
-  c->TMF = RK_SPLATD(t->two_mf);
+  c->U = SPLAT(vu32, t->u);
+  c->S = SPLAT(vu32, t->s);
+  c->OP = SPLAT(vu32, t->opos);
+  c->ON = SPLAT(vu32, t->oneg);
+  c->U1 = (vi32){} + (int32_t)(t->u + 1);
+  c->S1 = (vi32){} + (int32_t)(t->s + 1);
+  c->Oi = (vi32){} + (int32_t)t->opos;
+  c->MNBm1 = (vi32){} + (int32_t)(t->mnb - 1);
+  c->TF = SPLAT(vf64, t->two_f);
+  c->TMF = SPLAT(vf64, t->two_mf);
   c->dsh = t->dsh;
-  c->MNB = RK_SPLATU(t->mnb);
-  c->LOW = RK_SPLATU((1u << c->dsh) - 1);
-  c->K1 = (rk_vf){} + t->k1;
-  c->K2 = (rk_vf){} + t->k2;
-  c->MINSUB = (rk_vf){} + t->minsub;
-  c->cu = c->cs = c->co = (rk_vu){ 0 };
+  c->MNB = SPLAT(vu32, t->mnb);
+  c->LOW = SPLAT(vu32, (1u << c->dsh) - 1);
+  c->K1 = (vf32){} + t->k1;
+  c->K2 = (vf32){} + t->k2;
+  c->MINSUB = (vf32){} + t->minsub;
+  c->cu = c->cs = c->co = (vu32){ 0 };
 }
 
 /* A block's results from the lanes: the counts summed; the sums of the
@@ -174,38 +162,38 @@ static inline __attribute__((always_inline)) void rk_finish(const struct rk_ctx 
      widened to binary64, not x and y;
    - lanes that count nowhere carry |x| = |d| = 0: for them ad*bx > bd*ax is
      0 > 0, false, as with the 1 that rk_half puts there. */
-static inline __attribute__((always_inline)) void rk_vec_fused(struct rk_ctx *c, rk_vf xv, struct rk_acc *A,
+static inline __attribute__((always_inline)) void rk_vec_fused(struct rk_ctx *c, vf32 xv, struct rk_acc *A,
                                                               struct rk_acc *B, struct rk_max *MA, struct rk_max *MB)
 {
-  rk_vi a = (rk_vi)((rk_vu)xv & 0x7fffffffu);
-  rk_vi pos = a > 0, lt_o = a < c->Oi, lt_inf = a < 0x7f800000;
-  rk_vi le_u = c->U1 > a, le_s = c->S1 > a;   /* a <= U, a <= S */
-  rk_vi ok = pos & lt_o & lt_inf;
-  c->co -= (rk_vu)(lt_inf & ~lt_o);             /* a >= O >= 1: non-zero */
-  c->cu -= (rk_vu)(ok & le_u);
-  c->cs -= (rk_vu)(ok & le_s & ~le_u);
+  vi32 a = (vi32)((vu32)xv & 0x7fffffffu);
+  vi32 pos = a > 0, lt_o = a < c->Oi, lt_inf = a < 0x7f800000;
+  vi32 le_u = c->U1 > a, le_s = c->S1 > a;   /* a <= U, a <= S */
+  vi32 ok = pos & lt_o & lt_inf;
+  c->co -= (vu32)(lt_inf & ~lt_o);             /* a >= O >= 1: non-zero */
+  c->cu -= (vu32)(ok & le_u);
+  c->cs -= (vu32)(ok & le_s & ~le_u);
   const uint32_t d = c->dsh, half = (1u << d) >> 1;
-  rk_vu au = (rk_vu)a;
-  rk_vu yn = d ? (au + ((half - 1) + ((au >> d) & 1))) & ~c->LOW : au;   /* MPEI_ROUND_CARRY, RNE */
+  vu32 au = (vu32)a;
+  vu32 yn = d ? (au + ((half - 1) + ((au >> d) & 1))) & ~c->LOW : au;   /* MPEI_ROUND_CARRY, RNE */
   /* below 2^emin: exact operations only (see mpai_rthr32) */
-  rk_vf xs = (rk_vf)a * c->K1 * c->K2;
-  rk_vi i = __builtin_convertvector(xs, rk_vi);  /* truncation; lanes >= 2^emin are not used */
-  rk_vf f = xs - __builtin_convertvector(i, rk_vf);
+  vf32 xs = (vf32)a * c->K1 * c->K2;
+  vi32 i = __builtin_convertvector(xs, vi32);  /* truncation; lanes >= 2^emin are not used */
+  vf32 f = xs - __builtin_convertvector(i, vf32);
   i -= (f > 0.5f) | ((f == 0.5f) & ((i & 1) != 0));   /* MPEI_ROUND_UP, RNE (f > 0.5 or f == 0.5: inexact) */
-  rk_vu ys = (rk_vu)(__builtin_convertvector(i, rk_vf) * c->MINSUB);
-  rk_vf yv = (rk_vf)RK_SELU(a > c->MNBm1, yn, ys);
-  rk_vf ad = (rk_vf)((rk_vu)(yv - (rk_vf)a) & ((rk_vu)ok & 0x7fffffffu));
-  rk_vf ax = (rk_vf)((rk_vu)a & (rk_vu)ok);
-  rk_vd dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad)), xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+  vu32 ys = (vu32)(__builtin_convertvector(i, vf32) * c->MINSUB);
+  vf32 yv = (vf32)SEL(vu32, a > c->MNBm1, yn, ys);
+  vf32 ad = (vf32)((vu32)(yv - (vf32)a) & ((vu32)ok & 0x7fffffffu));
+  vf32 ax = (vf32)((vu32)a & (vu32)ok);
+  vf64 dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad)), xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
   A->e2 += dl * dl;
   A->x2 += xl * xl;
   B->e2 += dh * dh;
   B->x2 += xh * xh;
-  rk_vl bl = dl * MA->bx > MA->bd * xl, bh = dh * MB->bx > MB->bd * xh;
-  MA->bd = RK_SELD(bl, dl, MA->bd);
-  MA->bx = RK_SELD(bl, xl, MA->bx);
-  MB->bd = RK_SELD(bh, dh, MB->bd);
-  MB->bx = RK_SELD(bh, xh, MB->bx);
+  vi64 bl = dl * MA->bx > MA->bd * xl, bh = dh * MB->bx > MB->bd * xh;
+  MA->bd = (vf64)SEL(vi64, bl, dl, MA->bd);
+  MA->bx = (vf64)SEL(vi64, bl, xl, MA->bx);
+  MB->bd = (vf64)SEL(vi64, bh, dh, MB->bd);
+  MB->bx = (vf64)SEL(vi64, bh, xh, MB->bx);
 }
 
 /* The fast fused kernel (mpai_rthr32's csub/cadd/alim): a float target rounded
@@ -223,78 +211,78 @@ static inline __attribute__((always_inline)) void rk_vec_fused(struct rk_ctx *c,
      beats that max has thr*|x| < |d| (exactly), and rounding is monotone, so
      fl(thr*|x|) <= |d|: no such lane is skipped; a lane skipped cannot change the
      result (o->maxrel joins it). */
-static inline __attribute__((always_inline)) rk_vf rk_fast_thr(const struct rk_max *ML, const struct rk_max *MH,
+static inline __attribute__((always_inline)) vf32 rk_fast_thr(const struct rk_max *ML, const struct rk_max *MH,
                                                               double seed)
 {
   /* q's errors (double division, conversion) are below 2^-22 relative in any
      rounding mode; tiny q: 0 */
-  const rk_vd S = RK_SPLATD(seed), TINY = RK_SPLATD(0x1p-100), Z = RK_SPLATD(0.0);
-  rk_vd ql = ML->bd / ML->bx, qh = MH->bd / MH->bx;
-  ql = RK_SELD(ql < S, S, ql);
-  qh = RK_SELD(qh < S, S, qh);
-  ql = RK_SELD(ql < TINY, Z, ql);
-  qh = RK_SELD(qh < TINY, Z, qh);
-  rk_hf fl = __builtin_convertvector(ql, rk_hf), fh = __builtin_convertvector(qh, rk_hf);
-  rk_vf t = (rk_vf)MPEI_JOIN(fl, fh) * (1.0f - 0x1p-20f);
+  const vf64 S = SPLAT(vf64, seed), TINY = SPLAT(vf64, 0x1p-100), Z = SPLAT(vf64, 0.0);
+  vf64 ql = ML->bd / ML->bx, qh = MH->bd / MH->bx;
+  ql = (vf64)SEL(vi64, ql < S, S, ql);
+  qh = (vf64)SEL(vi64, qh < S, S, qh);
+  ql = (vf64)SEL(vi64, ql < TINY, Z, ql);
+  qh = (vf64)SEL(vi64, qh < TINY, Z, qh);
+  hf32 fl = __builtin_convertvector(ql, hf32), fh = __builtin_convertvector(qh, hf32);
+  vf32 t = (vf32)MPEI_JOIN(fl, fh) * (1.0f - 0x1p-20f);
   /* |d| <= |x| always (round(x) lies in [0, 2|x|]), so a lane at 1 (an underflow
      seen) is done: FLT_MAX*|x| > |x| >= |d| for every |x| > 0 */
-  rk_vi done = (rk_vi)MPEI_JOIN(__builtin_convertvector(ql >= 1.0, rk_hi), __builtin_convertvector(qh >= 1.0, rk_hi));
-  return (rk_vf)RK_SELU(done, (rk_vu)((rk_vf){} + FLT_MAX), (rk_vu)t);
+  vi32 done = (vi32)MPEI_JOIN(__builtin_convertvector(ql >= 1.0, hi32), __builtin_convertvector(qh >= 1.0, hi32));
+  return (vf32)SEL(vu32, done, (vu32)((vf32){} + FLT_MAX), (vu32)t);
 }
 
 /* one vector of VW values for rk_core_fast: its halves into AL and AH */
-static inline __attribute__((always_inline)) void rk_fast_vec(struct rk_ctx *c, rk_vf xv, struct rk_acc *AL,
+static inline __attribute__((always_inline)) void rk_fast_vec(struct rk_ctx *c, vf32 xv, struct rk_acc *AL,
                                                              struct rk_acc *AH, struct rk_max *ML, struct rk_max *MH,
-                                                             rk_vf *thr, double seed, rk_vu CADD, rk_vu CSUB,
+                                                             vf32 *thr, double seed, vu32 CADD, vu32 CSUB,
                                                              const int want_x2)
 {
   const uint32_t d = c->dsh, half = (1u << d) >> 1;
   (void)CADD;
   (void)CSUB;
   (void)half;
-  rk_vi a = (rk_vi)((rk_vu)xv & 0x7fffffffu);
-  rk_vi pos = a > 0, ok = pos & (a < 0x7f800000);
-  rk_vi le_u = c->U1 > a, le_s = c->S1 > a;   /* a <= U, a <= S (both below inf's pattern) */
-  c->cu -= (rk_vu)(pos & le_u);
-  c->cs -= (rk_vu)(le_s & ~le_u);
-  rk_vf yv;
+  vi32 a = (vi32)((vu32)xv & 0x7fffffffu);
+  vi32 pos = a > 0, ok = pos & (a < 0x7f800000);
+  vi32 le_u = c->U1 > a, le_s = c->S1 > a;   /* a <= U, a <= S (both below inf's pattern) */
+  c->cu -= (vu32)(pos & le_u);
+  c->cs -= (vu32)(le_s & ~le_u);
+  vf32 yv;
   if (d == 0) {
-    yv = (rk_vf)a;                           /* binary32 itself: exact */
+    yv = (vf32)a;                           /* binary32 itself: exact */
   } else {
 #if VW == 16
-    rk_vu cb = ((rk_vu)a & 0x7f800000u) + CADD;
-    cb = RK_SELU(cb > CSUB, cb, CSUB);
+    vu32 cb = ((vu32)a & 0x7f800000u) + CADD;
+    cb = SEL(vu32, cb > CSUB, cb, CSUB);
     __m512 s = _mm512_add_round_ps((__m512)a, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    yv = (rk_vf)_mm512_sub_round_ps(s, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    yv = (vf32)_mm512_sub_round_ps(s, (__m512)cb, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 #else
-    rk_vu au = (rk_vu)a;
-    rk_vu yn = (au + ((half - 1) + ((au >> d) & 1))) & ~c->LOW;   /* MPEI_ROUND_CARRY, RNE */
-    rk_vf xs = (rk_vf)a * c->K1 * c->K2;
-    rk_vi ii = __builtin_convertvector(xs, rk_vi);
-    rk_vf f = xs - __builtin_convertvector(ii, rk_vf);
+    vu32 au = (vu32)a;
+    vu32 yn = (au + ((half - 1) + ((au >> d) & 1))) & ~c->LOW;   /* MPEI_ROUND_CARRY, RNE */
+    vf32 xs = (vf32)a * c->K1 * c->K2;
+    vi32 ii = __builtin_convertvector(xs, vi32);
+    vf32 f = xs - __builtin_convertvector(ii, vf32);
     ii -= (f > 0.5f) | ((f == 0.5f) & ((ii & 1) != 0));
-    rk_vu ys = (rk_vu)(__builtin_convertvector(ii, rk_vf) * c->MINSUB);
-    yv = (rk_vf)RK_SELU(a > c->MNBm1, yn, ys);
+    vu32 ys = (vu32)(__builtin_convertvector(ii, vf32) * c->MINSUB);
+    yv = (vf32)SEL(vu32, a > c->MNBm1, yn, ys);
 #endif
   }
-  rk_vf ad = (rk_vf)((rk_vu)(yv - (rk_vf)a) & ((rk_vu)ok & 0x7fffffffu));   /* exact: Sterbenz */
-  rk_vf ax = (rk_vf)((rk_vu)a & (rk_vu)ok);
-  rk_vd dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad));
+  vf32 ad = (vf32)((vu32)(yv - (vf32)a) & ((vu32)ok & 0x7fffffffu));   /* exact: Sterbenz */
+  vf32 ax = (vf32)((vu32)a & (vu32)ok);
+  vf64 dl = RK_CVTD(RK_LOW(ad)), dh = RK_CVTD(RK_HIGH(ad));
   AL->e2 += dl * dl;
   AH->e2 += dh * dh;
   if (want_x2) {
-    rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+    vf64 xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
     AL->x2 += xl * xl;
     AH->x2 += xh * xh;
   }
-  rk_vi cand = ((rk_vi)ad > 0) & ((rk_vi)ad >= (rk_vi)(*thr * ax));
+  vi32 cand = ((vi32)ad > 0) & ((vi32)ad >= (vi32)(*thr * ax));
   if (__builtin_expect(!MPEI_ALL32(~cand), 0)) {   /* some lane may raise its max */
-    rk_vd xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
-    rk_vl bl = dl * ML->bx > ML->bd * xl, bh = dh * MH->bx > MH->bd * xh;
-    ML->bd = RK_SELD(bl, dl, ML->bd);
-    ML->bx = RK_SELD(bl, xl, ML->bx);
-    MH->bd = RK_SELD(bh, dh, MH->bd);
-    MH->bx = RK_SELD(bh, xh, MH->bx);
+    vf64 xl = RK_CVTD(RK_LOW(ax)), xh = RK_CVTD(RK_HIGH(ax));
+    vi64 bl = dl * ML->bx > ML->bd * xl, bh = dh * MH->bx > MH->bd * xh;
+    ML->bd = (vf64)SEL(vi64, bl, dl, ML->bd);
+    ML->bx = (vf64)SEL(vi64, bl, xl, ML->bx);
+    MH->bd = (vf64)SEL(vi64, bh, dh, MH->bd);
+    MH->bx = (vf64)SEL(vi64, bh, xh, MH->bx);
     if (MPEI_ANY64(bl | bh))   /* not when |d|/|x| only equals the max (underflows: 1) */
       *thr = rk_fast_thr(ML, MH, seed);
   }
@@ -308,12 +296,12 @@ static inline __attribute__((always_inline)) void rk_core_fast(const float *x, s
   struct rk_ctx c;
   rk_ctx_init(&c, t);
   struct rk_acc A0 = { { 0 }, { 0 } }, A1 = A0, A2 = A0, A3 = A0;
-  struct rk_max ML = { { 0 }, RK_SPLATD(1.0) }, MH = ML;
+  struct rk_max ML = { { 0 }, SPLAT(vf64, 1.0) }, MH = ML;
   const double seed = o->maxrel;
-  rk_vf thr = rk_fast_thr(&ML, &MH, seed);
-  const rk_vu CADD = RK_SPLATU(t->cadd), CSUB = RK_SPLATU(t->csub);
+  vf32 thr = rk_fast_thr(&ML, &MH, seed);
+  const vu32 CADD = SPLAT(vu32, t->cadd), CSUB = SPLAT(vu32, t->csub);
   for (size_t i = 0; i < n; i += 16) {
-    rk_vf xv[RK_NV];
+    vf32 xv[RK_NV];
     rk_load_direct(xv, x + i, n - i);
     rk_fast_vec(&c, xv[0], &A0, &A1, &ML, &MH, &thr, seed, CADD, CSUB, want_x2);
 #if VW == 8
@@ -326,33 +314,33 @@ static inline __attribute__((always_inline)) void rk_core_fast(const float *x, s
 }
 
 /* one vector of VW values: counts, then its two halves into A and B */
-static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, rk_vf xv, rk_vf yv, struct rk_acc *A,
+static inline __attribute__((always_inline)) void rk_vec(struct rk_ctx *c, vf32 xv, vf32 yv, struct rk_acc *A,
                                                         struct rk_acc *B, struct rk_max *MA, struct rk_max *MB,
                                                         const int q)
 {
-  rk_vu u = (rk_vu)xv, a = u & 0x7fffffffu;
-  rk_vi neg = (rk_vi)u < 0;
-  rk_vi fin = (rk_vi)((a - 1u) < 0x7f7fffffu);                /* non-zero and finite */
-  rk_vi ov = fin & (rk_vi)(a >= RK_SELU(neg, c->ON, c->OP));
-  rk_vi ok = fin & ~ov;
-  c->co -= (rk_vu)ov;
-  c->cu -= (rk_vu)(ok & (rk_vi)(a <= c->U));
-  c->cs -= (rk_vu)(ok & (rk_vi)(a > c->U) & (rk_vi)(a <= c->S));
+  vu32 u = (vu32)xv, a = u & 0x7fffffffu;
+  vi32 neg = (vi32)u < 0;
+  vi32 fin = (vi32)((a - 1u) < 0x7f7fffffu);                /* non-zero and finite */
+  vi32 ov = fin & (vi32)(a >= SEL(vu32, neg, c->ON, c->OP));
+  vi32 ok = fin & ~ov;
+  c->co -= (vu32)ov;
+  c->cu -= (vu32)(ok & (vi32)(a <= c->U));
+  c->cs -= (vu32)(ok & (vi32)(a > c->U) & (vi32)(a <= c->S));
   if (q == 2) {
     const uint32_t d = c->dsh, one = 1u << d, half = one >> 1;
-    const rk_vu z = {};
-    rk_vu yn = d ? MPEI_ROUND_CARRY(MPEI_RC_RNE, rk_vu, a, d, one, c->LOW, half, a & ~c->LOW, a & c->LOW, z, z, z)
+    const vu32 z = {};
+    vu32 yn = d ? MPEI_ROUND_CARRY(MPEI_RC_RNE, vu32, a, d, one, c->LOW, half, a & ~c->LOW, a & c->LOW, z, z, z)
                  : a;   /* binary32 itself: exact */
     /* below 2^emin: exact operations only (see mpai_rthr32) */
-    rk_vf xs = (rk_vf)a * c->K1 * c->K2;
-    rk_vi i = __builtin_convertvector(xs, rk_vi);    /* truncation; lanes >= 2^emin are not used */
-    rk_vf f = xs - __builtin_convertvector(i, rk_vf);
+    vf32 xs = (vf32)a * c->K1 * c->K2;
+    vi32 i = __builtin_convertvector(xs, vi32);    /* truncation; lanes >= 2^emin are not used */
+    vf32 f = xs - __builtin_convertvector(i, vf32);
     i -= MPEI_ROUND_UP(MPEI_RC_RNE, f != 0.0f, f > 0.5f, f == 0.5f, (i & 1) != 0, 0, 0, 0);
-    rk_vu ys = (rk_vu)(__builtin_convertvector(i, rk_vf) * c->MINSUB);
-    xv = (rk_vf)a;
-    yv = (rk_vf)RK_SELU(a >= c->MNB, yn, ys);
+    vu32 ys = (vu32)(__builtin_convertvector(i, vf32) * c->MINSUB);
+    xv = (vf32)a;
+    yv = (vf32)SEL(vu32, a >= c->MNB, yn, ys);
   }
-  rk_vd xl = RK_CVTD(RK_LOW(xv)), xh = RK_CVTD(RK_HIGH(xv)), yl, yh;
+  vf64 xl = RK_CVTD(RK_LOW(xv)), xh = RK_CVTD(RK_HIGH(xv)), yl, yh;
   if (q == 1) {
     yl = rk_rne(xl * c->TF) * c->TMF;
     yh = rk_rne(xh * c->TF) * c->TMF;
@@ -376,9 +364,9 @@ static inline __attribute__((always_inline)) void rk_core_fused(const float *x, 
   struct rk_acc A[2 * RK_NV];
   for (int j = 0; j < 2 * RK_NV; j++)
     A[j] = (struct rk_acc){ { 0 }, { 0 } };
-  struct rk_max M0 = { { 0 }, RK_SPLATD(1.0) }, M1 = M0;
+  struct rk_max M0 = { { 0 }, SPLAT(vf64, 1.0) }, M1 = M0;
   for (size_t i = 0; i < n; i += 16) {
-    rk_vf xv[RK_NV];
+    vf32 xv[RK_NV];
     rk_load_direct(xv, x + i, n - i);
 #pragma GCC unroll 2
     for (int h = 0; h < RK_NV; h++)
@@ -398,12 +386,12 @@ static inline __attribute__((always_inline)) void rk_core(const float *x, const 
   for (int j = 0; j < 4; j++)
     A[j] = (struct rk_acc){ { 0 }, { 0 } };
   for (int j = 0; j < 8; j++)
-    M[j] = (struct rk_max){ { 0 }, RK_SPLATD(1.0) };
+    M[j] = (struct rk_max){ { 0 }, SPLAT(vf64, 1.0) };
   struct rk_acc A0 = A[0], A1 = A[1], A2 = A[2], A3 = A[3];
   struct rk_max M0 = M[0], M1 = M[1], M2 = M[2], M3 = M[3];
 #if VW == 16
   for (size_t i = 0; i < n; i += 32) {
-    rk_vf xv[2] = { { 0 }, { 0 } }, yv[2] = { { 0 }, { 0 } };
+    vf32 xv[2] = { { 0 }, { 0 } }, yv[2] = { { 0 }, { 0 } };
     rk_load(&xv[0], x + i, n - i);
     if (n - i > 16)
       rk_load(&xv[1], x + i + 16, n - i - 16);
@@ -417,7 +405,7 @@ static inline __attribute__((always_inline)) void rk_core(const float *x, const 
   }
 #else
   for (size_t i = 0; i < n; i += 16) {
-    rk_vf xv[RK_NV], yv[RK_NV];
+    vf32 xv[RK_NV], yv[RK_NV];
     rk_load(xv, x + i, n - i);
     if (q == 0)
       rk_load(yv, y + i, n - i);
@@ -465,40 +453,40 @@ void RK_NAME(fast)(const float *x, size_t n, const mpai_rthr32 *t, mpai_rblk *o,
 void RK_NAME(keys)(const float *x, size_t n, const mpai_rkeys *k, uint16_t *key, uint32_t *mn, uint32_t *mxp,
                    uint32_t *mxn)
 {
-  rk_vu vmn = RK_SPLATU(0xffffffffu), vp = { 0 }, vn = { 0 };
-  const rk_vu NC = RK_SPLATU((uint32_t)k->ncat), TOP = RK_SPLATU((uint32_t)k->ncat - 1);
+  vu32 vmn = SPLAT(vu32, 0xffffffffu), vp = { 0 }, vn = { 0 };
+  const vu32 NC = SPLAT(vu32, (uint32_t)k->ncat), TOP = SPLAT(vu32, (uint32_t)k->ncat - 1);
   for (size_t i = 0; i < n; i += 16) {
-    rk_vf xv[RK_NV];
+    vf32 xv[RK_NV];
     __builtin_prefetch(x + i + 512);   /* 2 KiB ahead: the first pass over values just read, from L3 */
     rk_load_direct(xv, x + i, n - i);
     uint16_t kk[16];
 #pragma GCC unroll 2
     for (int h = 0; h < RK_NV; h++) {
-      rk_vu u = (rk_vu)xv[h], a = u & 0x7fffffffu, fr = u & 0x7fffffu;
+      vu32 u = (vu32)xv[h], a = u & 0x7fffffffu, fr = u & 0x7fffffu;
 #if VW == 16
       /* masked minimum and maxima (one instruction each); the exponent times ncat
          (< 2^16: the 16-bit product of each lane's low half, one uop) */
       __m512i ai = (__m512i)a;
-      __mmask16 kok = _mm512_cmplt_epu32_mask((__m512i)(a - 1u), (__m512i)RK_SPLATU(0x7f7fffffu));
+      __mmask16 kok = _mm512_cmplt_epu32_mask((__m512i)(a - 1u), (__m512i)SPLAT(vu32, 0x7f7fffffu));
       __mmask16 kneg = _mm512_movepi32_mask((__m512i)u);
-      vmn = (rk_vu)_mm512_mask_min_epu32((__m512i)vmn, kok, (__m512i)vmn, ai);
-      vp = (rk_vu)_mm512_mask_max_epu32((__m512i)vp, kok & (__mmask16)~kneg, (__m512i)vp, ai);
-      vn = (rk_vu)_mm512_mask_max_epu32((__m512i)vn, kok & kneg, (__m512i)vn, ai);
-      rk_vu ek = (rk_vu)_mm512_mullo_epi16((__m512i)(a >> 23), (__m512i)NC);
+      vmn = (vu32)_mm512_mask_min_epu32((__m512i)vmn, kok, (__m512i)vmn, ai);
+      vp = (vu32)_mm512_mask_max_epu32((__m512i)vp, kok & (__mmask16)~kneg, (__m512i)vp, ai);
+      vn = (vu32)_mm512_mask_max_epu32((__m512i)vn, kok & kneg, (__m512i)vn, ai);
+      vu32 ek = (vu32)_mm512_mullo_epi16((__m512i)(a >> 23), (__m512i)NC);
 #else
-      rk_vi ok = (rk_vi)((a - 1u) < 0x7f7fffffu), neg = (rk_vi)u < 0;
-      rk_vu lo = RK_SELU(ok, a, RK_SPLATU(0xffffffffu));
-      rk_vu hp = RK_SELU(ok & ~neg, a, RK_SPLATU(0)), hn = RK_SELU(ok & neg, a, RK_SPLATU(0));
-      vmn = RK_SELU(lo < vmn, lo, vmn);
-      vp = RK_SELU(hp > vp, hp, vp);
-      vn = RK_SELU(hn > vn, hn, vn);
-      rk_vu ek = (a >> 23) * NC;
+      vi32 ok = (vi32)((a - 1u) < 0x7f7fffffu), neg = (vi32)u < 0;
+      vu32 lo = SEL(vu32, ok, a, SPLAT(vu32, 0xffffffffu));
+      vu32 hp = SEL(vu32, ok & ~neg, a, SPLAT(vu32, 0)), hn = SEL(vu32, ok & neg, a, SPLAT(vu32, 0));
+      vmn = SEL(vu32, lo < vmn, lo, vmn);
+      vp = SEL(vu32, hp > vp, hp, vp);
+      vn = SEL(vu32, hn > vn, hn, vn);
+      vu32 ek = (a >> 23) * NC;
 #endif
-      rk_vu c = { 0 };
+      vu32 c = { 0 };
       for (int j = 0; j < k->nthr; j++)
-        c -= (rk_vu)(fr >= RK_SPLATU(k->fthr[j]));
-      c = RK_SELU(fr == 0, TOP, c);
-      rk_vs kv = __builtin_convertvector(ek + c, rk_vs);
+        c -= (vu32)(fr >= SPLAT(vu32, k->fthr[j]));
+      c = SEL(vu32, fr == 0, TOP, c);
+      hu16 kv = __builtin_convertvector(ek + c, hu16);
       memcpy(kk + h * VW, &kv, sizeof kv);
     }
     memcpy(key + i, kk, (n - i < 16 ? n - i : 16) * sizeof *key);
