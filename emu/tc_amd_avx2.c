@@ -11,11 +11,11 @@
 #define ANY_I(v) (!_mm256_testz_si256((__m256i)(v), (__m256i)(v)))
 #define MAX_I(a, b) ((__typeof__(a))_mm256_max_epi32((__m256i)(a), (__m256i)(b)))
 #define MIN_I(a, b) ((__typeof__(a))_mm256_min_epi32((__m256i)(a), (__m256i)(b)))
-#define CVT_I2D(x) ((hd)_mm256_cvtepi32_pd((__m128i)(x)))
-#define CVT_F2D(x) ((hd)_mm256_cvtps_pd((__m128)(x)))
-#define CVT_D2F(x) ((hf)_mm256_cvtpd_ps((__m256d)(x)))
-#define SET1_PD(x) ((hd)_mm256_set1_pd(x))
-#define JOIN(x, y) ((vf)_mm256_insertf128_ps(_mm256_castps128_ps256((__m128)(x)), (__m128)(y), 1))
+#define CVT_I2D(x) ((vf64)_mm256_cvtepi32_pd((__m128i)(x)))
+#define CVT_F2D(x) ((vf64)_mm256_cvtps_pd((__m128)(x)))
+#define CVT_D2F(x) ((hf32)_mm256_cvtpd_ps((__m256d)(x)))
+#define SET1_PD(x) ((vf64)_mm256_set1_pd(x))
+#define JOIN(x, y) ((vf32)_mm256_insertf128_ps(_mm256_castps128_ps256((__m128)(x)), (__m128)(y), 1))
 #include "tc_amd_kernel.h"
 
 void mpei_tc_amd_avx2(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,

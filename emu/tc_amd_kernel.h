@@ -41,15 +41,8 @@
 #include <string.h>
 #include <math.h>
 
-typedef float vf __attribute__((vector_size(VW * 4)));
-typedef int32_t vi __attribute__((vector_size(VW * 4)));
-typedef double vd __attribute__((vector_size(VW * 8)));
-typedef int64_t vl __attribute__((vector_size(VW * 8)));
-typedef double hd __attribute__((vector_size(VW * 4)));   /* one register of binary64 */
-
-typedef float hf __attribute__((vector_size(VW * 2)));   /* half a register of binary32 */
-typedef int32_t hi32 __attribute__((vector_size(VW * 2)));
-typedef int64_t hl __attribute__((vector_size(VW * 4)));
+#include "mpei_vec.h"   /* vf32 (VW binary32), wf64 and wi64 (VW binary64/int64), vf64 (one register of
+                           binary64), hf32 and hi32 (half a register) */
 #if VWN == 16
 #define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
 #define HIHALF(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
@@ -64,50 +57,50 @@ typedef int64_t hl __attribute__((vector_size(VW * 4)));
 #endif
 #endif
 #ifndef FLOORI_PS   /* binary32 lanes rounded toward -inf, as int32 */
-#define FLOORI_PS(x) __builtin_convertvector(FLOOR_PS(x), vi)
+#define FLOORI_PS(x) __builtin_convertvector(FLOOR_PS(x), vi32)
 #endif
 
 #define MR MPEI_TC_AMD_MR
-#define SPLI(v) ((vi){} + (int32_t)(v))
+#define SPLI(v) ((vi32){} + (int32_t)(v))
 
-static inline __attribute__((always_inline)) vf ldf(const float *p)
+static inline __attribute__((always_inline)) vf32 ldf(const float *p)
 {
-  vf v;
+  vf32 v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
-static inline __attribute__((always_inline)) vi ldi(const int32_t *p)
+static inline __attribute__((always_inline)) vi32 ldi(const int32_t *p)
 {
-  vi v;
+  vi32 v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
-static inline __attribute__((always_inline)) vi maxi(vi a, vi b)
+static inline __attribute__((always_inline)) vi32 maxi(vi32 a, vi32 b)
 {
   return MAX_I(a, b);
 }
 
-static inline __attribute__((always_inline)) vi mini(vi a, vi b)
+static inline __attribute__((always_inline)) vi32 mini(vi32 a, vi32 b)
 {
   return MIN_I(a, b);
 }
 
-static inline __attribute__((always_inline)) vd tod(vf x)
+static inline __attribute__((always_inline)) wf64 tod(vf32 x)
 {
-  return __builtin_convertvector(x, vd);
+  return __builtin_convertvector(x, wf64);
 }
 
 /* 2^e, e in binary64's normal range */
-static inline __attribute__((always_inline)) vd pow2v(vi e)
+static inline __attribute__((always_inline)) wf64 pow2v(vi32 e)
 {
-  return (vd)((__builtin_convertvector(e, vl) + 1023) << 52);
+  return (wf64)((__builtin_convertvector(e, wi64) + 1023) << 52);
 }
 
-static inline __attribute__((always_inline)) vd floorv(vd x)
+static inline __attribute__((always_inline)) wf64 floorv(wf64 x)
 {
-  hd h[2];
+  vf64 h[2];
   memcpy(h, &x, sizeof x);
   h[0] = FLOOR_PD(h[0]);
   h[1] = FLOOR_PD(h[1]);
@@ -116,44 +109,44 @@ static inline __attribute__((always_inline)) vd floorv(vd x)
 }
 
 /* toward zero: floor of |x| with x's sign */
-static inline __attribute__((always_inline)) vd truncv(vd x)
+static inline __attribute__((always_inline)) wf64 truncv(wf64 x)
 {
-  const vl s = (vl)x & (int64_t)0x8000000000000000;
-  return (vd)((vl)floorv((vd)((vl)x & (int64_t)0x7fffffffffffffff)) | s);
+  const wi64 s = (wi64)x & (int64_t)0x8000000000000000;
+  return (wf64)((wi64)floorv((wf64)((wi64)x & (int64_t)0x7fffffffffffffff)) | s);
 }
 
 /* the exponent of a binary32 lane: zero and subnormals give -127, inf 128 */
-static inline __attribute__((always_inline)) vi expf32(vf x)
+static inline __attribute__((always_inline)) vi32 expf32(vf32 x)
 {
-  return (((vi)x >> 23) & 0xff) - 127;
+  return (((vi32)x >> 23) & 0xff) - 127;
 }
 
 /* |x| below 2^-126 made a zero of x's sign */
-static inline __attribute__((always_inline)) vf ftz(vf x)
+static inline __attribute__((always_inline)) vf32 ftz(vf32 x)
 {
-  const vi u = (vi)x;
-  const vi keep = (vi)((u & 0x7fffffff) >= 0x00800000);
-  return (vf)(u & (keep | (int32_t)0x80000000));
+  const vi32 u = (vi32)x;
+  const vi32 keep = (vi32)((u & 0x7fffffff) >= 0x00800000);
+  return (vf32)(u & (keep | (int32_t)0x80000000));
 }
 
 /* EXACT, one row of one block the slow way: the addends scaled to integers
    below 2^(F+2), a lane where some addend is not one marked in bad */
-static inline __attribute__((always_inline)) vf exact_row(const float *a, const int32_t *ea, const float *b,
-                                                          const int32_t *eb, vf acc, vi *bad, int r, int L, int F)
+static inline __attribute__((always_inline)) vf32 exact_row(const float *a, const int32_t *ea, const float *b,
+                                                          const int32_t *eb, vf32 acc, vi32 *bad, int r, int L, int F)
 {
-  vi E = expf32(acc);
+  vi32 E = expf32(acc);
   for (int q = 0; q < L; q++)
     E = maxi(E, ea[q * MR + r] + ldi(eb + q * VW));
-  const vd sc = pow2v(F - E);
-  vd s = tod(acc) * sc;
-  vl lost = (vl)(floorv(s) != s);   /* an integer: floor is itself */
+  const wf64 sc = pow2v(F - E);
+  wf64 s = tod(acc) * sc;
+  wi64 lost = (wi64)(floorv(s) != s);   /* an integer: floor is itself */
   for (int q = 0; q < L; q++) {
-    const vd x = tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc;
-    lost |= (vl)(floorv(x) != x);
+    const wf64 x = tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc;
+    lost |= (wi64)(floorv(x) != x);
     s += x;
   }
-  *bad |= __builtin_convertvector(lost, vi);
-  return __builtin_convertvector(s * pow2v(E - F), vf);
+  *bad |= __builtin_convertvector(lost, vi32);
+  return __builtin_convertvector(s * pow2v(E - F), vf32);
 }
 
 /* EXACT. A block's addends are integer multiples of 2^lo below 2^hi, lo and hi
@@ -169,10 +162,10 @@ static inline __attribute__((always_inline)) vf exact_row(const float *a, const 
    looser). */
 static inline __attribute__((always_inline)) void exact_run(const float *av, const double *adv, const int32_t *ae,
                                                             const float *bv, const int32_t *be,
-                                                            const int32_t *abnd, const int32_t *bbnd, vf *acc,
-                                                            vi *bad, int nblk, int L, int F, int zpos)
+                                                            const int32_t *abnd, const int32_t *bbnd, vf32 *acc,
+                                                            vi32 *bad, int nblk, int L, int F, int zpos)
 {
-  hd bd[128];   /* B's block in binary64, each row as two halves */
+  vf64 bd[128];   /* B's block in binary64, each row as two halves */
   for (int blk = 0; blk < nblk; blk++) {
     if (zpos)   /* the block's sum starts from +0: a -0 c turns +0, any other c stays */
       for (int r = 0; r < MR; r++)
@@ -181,18 +174,18 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
     const double *ad = adv + (size_t)blk * L * MR;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     const int32_t *ab = abnd + (size_t)blk * 3 * MR, *bb = bbnd + (size_t)blk * 3 * VW;
-    const vi sb = ldi(bb), hib = ldi(bb + VW), lob = ldi(bb + 2 * VW);
+    const vi32 sb = ldi(bb), hib = ldi(bb + VW), lob = ldi(bb + 2 * VW);
 #pragma GCC unroll 8
     for (int q = 0; q < L; q++) {
-      const vf bq = ldf(b + q * VW);
+      const vf32 bq = ldf(b + q * VW);
       bd[2 * q] = CVT_F2D(LOHALF(bq));
       bd[2 * q + 1] = CVT_F2D(HIHALF(bq));
     }
     int wide[MR];
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
-      const vi b = ((vi)acc[r] >> 23) & 0xff;
-      wide[r] = ANY_I((vi)(sb + ab[r] > 0) | (vi)(b < hib + ab[MR + r]) | (vi)(b > lob + ab[2 * MR + r]));
+      const vi32 b = ((vi32)acc[r] >> 23) & 0xff;
+      wide[r] = ANY_I((vi32)(sb + ab[r] > 0) | (vi32)(b < hib + ab[MR + r]) | (vi32)(b > lob + ab[2 * MR + r]));
     }
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
@@ -200,10 +193,10 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
         acc[r] = exact_row(a, ea, b, eb, acc[r], &bad[r], r, L, F);
         continue;
       }
-      hd s0 = CVT_F2D(LOHALF(acc[r])), s1 = CVT_F2D(HIHALF(acc[r]));
+      vf64 s0 = CVT_F2D(LOHALF(acc[r])), s1 = CVT_F2D(HIHALF(acc[r]));
 #pragma GCC unroll 8
       for (int q = 0; q < L; q++) {
-        const hd x = SET1_PD(ad[q * MR + r]);   /* (a -0 stays) */
+        const vf64 x = SET1_PD(ad[q * MR + r]);   /* (a -0 stays) */
         s0 = FMA_PD(bd[2 * q], x, s0);
         s1 = FMA_PD(bd[2 * q + 1], x, s1);
       }
@@ -216,8 +209,8 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
                     long ldc, const mpei_tc_amd_kp *kp)
 {
   const int L = kp->L, F = kp->F;
-  vf acc[MR];
-  vi bad[MR];
+  vf32 acc[MR];
+  vi32 bad[MR];
   for (int r = 0; r < MR; r++) {
     acc[r] = ldf(c + r * ldc);
     bad[r] = SPLI(0);
@@ -231,7 +224,7 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
   for (int r = 0; r < MR; r++) {
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
     if (ANY_I(bad[r])) {
-      const vi f = ldi(fl + r * ldc) | bad[r];
+      const vi32 f = ldi(fl + r * ldc) | bad[r];
       memcpy(fl + r * ldc, &f, sizeof f);
     }
   }
@@ -240,16 +233,16 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
 static void k_ftz(const float *av, const float *bv, float *c, long ldc, const mpei_tc_amd_kp *kp)
 {
   const int P = kp->L, flush = kp->flush;
-  vf acc[MR];
+  vf32 acc[MR];
   for (int r = 0; r < MR; r++)
     acc[r] = ldf(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * P * MR, *b = bv + (size_t)blk * P * VW;
-    const vf b0 = ldf(b), b1 = ldf(b + VW);
+    const vf32 b0 = ldf(b), b1 = ldf(b + VW);
     if (P == 4) {
-      const vf b2 = ldf(b + 2 * VW), b3 = ldf(b + 3 * VW);
+      const vf32 b2 = ldf(b + 2 * VW), b3 = ldf(b + 3 * VW);
       for (int r = 0; r < MR; r++) {
-        vf p0 = b0 * a[r], p1 = b1 * a[MR + r], p2 = b2 * a[2 * MR + r], p3 = b3 * a[3 * MR + r];
+        vf32 p0 = b0 * a[r], p1 = b1 * a[MR + r], p2 = b2 * a[2 * MR + r], p3 = b3 * a[3 * MR + r];
         if (flush) {
           p0 = ftz(p0); p1 = ftz(p1); p2 = ftz(p2); p3 = ftz(p3);
           acc[r] = ftz(acc[r] + ftz(ftz(p0 + p1) + ftz(p2 + p3)));
@@ -259,7 +252,7 @@ static void k_ftz(const float *av, const float *bv, float *c, long ldc, const mp
       }
     } else {
       for (int r = 0; r < MR; r++) {
-        vf p0 = b0 * a[r], p1 = b1 * a[MR + r];
+        vf32 p0 = b0 * a[r], p1 = b1 * a[MR + r];
         if (flush)
           acc[r] = ftz(acc[r] + ftz(ftz(p0) + ftz(p1)));
         else
@@ -275,28 +268,28 @@ static void k_ftz(const float *av, const float *bv, float *c, long ldc, const mp
    the even or the odd k): the products cut toward zero at 2^(*em - F), an
    integer sum; *em their largest exponent, or -600 where there is no product
    (the sum is 0, and c alone sets the block's exponent) */
-static inline __attribute__((always_inline)) vd stage1(const float *a, const int32_t *ea, const float *b,
+static inline __attribute__((always_inline)) wf64 stage1(const float *a, const int32_t *ea, const float *b,
                                                        const int32_t *eb, int r, int q0, int qs,
-                                                       const mpei_tc_amd_kp *kp, vi *emp)
+                                                       const mpei_tc_amd_kp *kp, vi32 *emp)
 {
   const int L = kp->L, F = kp->F;
-  vi em = SPLI(-(1 << 22));
+  vi32 em = SPLI(-(1 << 22));
   for (int q = q0; q < L; q += qs)
     em = maxi(em, ea[q * MR + r] + ldi(eb + q * VW));
   em = maxi(em, SPLI(-600));   /* no product: S = 0 */
-  vd S;
+  wf64 S;
   if (kp->f32) {
     /* operands in [2^-48, 2^63): the products exact in binary32, scaled
        below 2^(F+2) (smaller ones may round, to less than 1), truncated
        by the conversion and summed in int32 */
-    const vf sc = (vf)((F - maxi(em, SPLI(-96)) + 127) << 23);   /* every product is at least 2^-96 */
-    vi s32 = SPLI(0);
+    const vf32 sc = (vf32)((F - maxi(em, SPLI(-96)) + 127) << 23);   /* every product is at least 2^-96 */
+    vi32 s32 = SPLI(0);
     for (int q = q0; q < L; q += qs)
-      s32 += __builtin_convertvector(ldf(b + q * VW) * a[q * MR + r] * sc, vi);
-    S = __builtin_convertvector(s32, vd);
+      s32 += __builtin_convertvector(ldf(b + q * VW) * a[q * MR + r] * sc, vi32);
+    S = __builtin_convertvector(s32, wf64);
   } else {
-    const vd sc = pow2v(F - em);
-    S = (vd){};
+    const wf64 sc = pow2v(F - em);
+    S = (wf64){};
     for (int q = q0; q < L; q += qs)
       S += truncv(tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc);
   }
@@ -304,15 +297,14 @@ static inline __attribute__((always_inline)) vd stage1(const float *a, const int
   return S;
 }
 
-typedef uint32_t vu __attribute__((vector_size(VW * 4)));
 
 /* X * 2^g + lo (exact in binary64) cut toward -inf to F2 + 1 significant
    bits on its encoding, then rounded to binary32 (nearest-even) */
-static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double two_g, int F2)
+static inline __attribute__((always_inline)) hf32 cut_f32(hi32 X, hi32 lo, double two_g, int F2)
 {
-  hd T = FMA_PD(CVT_I2D(X), SET1_PD(two_g), CVT_I2D(lo));
+  vf64 T = FMA_PD(CVT_I2D(X), SET1_PD(two_g), CVT_I2D(lo));
   const int64_t m = ((int64_t)1 << (52 - F2)) - 1;
-  T = (hd)(((hl)T + ((hl)(T < 0) & m)) & ~m);
+  T = (vf64)(((vi64)T + ((vi64)(T < 0) & m)) & ~m);
   return CVT_D2F(T);
 }
 
@@ -327,13 +319,13 @@ static inline __attribute__((always_inline)) hf cut_f32(hi32 X, hi32 lo, double 
    floor(X / 2^s), |Qh| <= 2^24, and Ql in [0, 2^8), both exact in binary32:
    their binary32 sum is the one rounding, then scaled by 2^(s - 32) (exact:
    the sum is zero or at least 1). */
-static inline __attribute__((always_inline)) vf cut_rne32(vi X, vi lo)
+static inline __attribute__((always_inline)) vf32 cut_rne32(vi32 X, vi32 lo)
 {
-  const vi Y = X ^ (X >> 31);
-  const vi s = maxi(((vi)__builtin_convertvector(Y >> 8, vf) >> 23) - 142, SPLI(0));
-  const vf qh = __builtin_convertvector(X >> s, vf);
-  const vi ql = (vi)(((vu)X << (vu)(8 - s)) | ((vu)lo >> (vu)s)) & 255;
-  return (qh * 256.0f + __builtin_convertvector(ql, vf)) * (vf)((s + 127 - 32) << 23);
+  const vi32 Y = X ^ (X >> 31);
+  const vi32 s = maxi(((vi32)__builtin_convertvector(Y >> 8, vf32) >> 23) - 142, SPLI(0));
+  const vf32 qh = __builtin_convertvector(X >> s, vf32);
+  const vi32 ql = (vi32)(((vu32)X << (vu32)(8 - s)) | ((vu32)lo >> (vu32)s)) & 255;
+  return (qh * 256.0f + __builtin_convertvector(ql, vf32)) * (vf32)((s + 127 - 32) << 23);
 }
 
 /* TWO with every operand zero or in [2^-48, 2^63) (kp->f32), one row of one
@@ -351,26 +343,26 @@ static inline __attribute__((always_inline)) vf cut_rne32(vi X, vi lo)
    below 2^-126 is T < 4 times 2^(E - F2 - 1) >= 2^-128: representable). A
    block without products leaves c (-0 made +0), an infinite c stays (a NaN
    c, whose output the driver redoes, too). */
-static inline __attribute__((always_inline)) vf two_f32_fin(vi S, vi em, vi keep, vf cv, int F, int F2,
+static inline __attribute__((always_inline)) vf32 two_f32_fin(vi32 S, vi32 em, vi32 keep, vf32 cv, int F, int F2,
                                                             double two_g, float two_f2, int split)
 {
   const int g = F2 + 1 - F;
-  const vf cf = (vf)((vi)cv & ~keep);   /* an infinite or NaN c out of the arithmetic */
-  const vi ec = maxi(expf32(cf), SPLI(-126)), E = maxi(em, ec), d = E - em;
+  const vf32 cf = (vf32)((vi32)cv & ~keep);   /* an infinite or NaN c out of the arithmetic */
+  const vi32 ec = maxi(expf32(cf), SPLI(-126)), E = maxi(em, ec), d = E - em;
   /* c at 2^(E - F), scaled to no less than 1/2 (where c lies below 2^(E - F),
      0 or -1 either way): no underflow */
-  vi C = FLOORI_PS(cf * (vf)((maxi(F - E, -1 - ec) + 127) << 23));
+  vi32 C = FLOORI_PS(cf * (vf32)((maxi(F - E, -1 - ec) + 127) << 23));
   if (split)   /* a c more than F + 1 binades below E adds nothing */
-    C &= ~(vi)(ec < E - (F + 1));
-  const vi X = (S >> mini(d, SPLI(31))) + C;
+    C &= ~(vi32)(ec < E - (F + 1));
+  const vi32 X = (S >> mini(d, SPLI(31))) + C;
   /* Lo: floor(S * 2^(g - d)) mod 2^g, S shifted left by g - d or right by d - g */
-  const vi t = d - g, cr = maxi(t, SPLI(0)), cl = cr - t;
-  const vi lo = ((vi)((vu)S << (vu)cl) >> mini(cr, SPLI(31))) & ((1 << g) - 1);
-  const vf f = F == 24 && F2 == 31 ? cut_rne32(X, lo)
+  const vi32 t = d - g, cr = maxi(t, SPLI(0)), cl = cr - t;
+  const vi32 lo = ((vi32)((vu32)S << (vu32)cl) >> mini(cr, SPLI(31))) & ((1 << g) - 1);
+  const vf32 f = F == 24 && F2 == 31 ? cut_rne32(X, lo)
                                    : JOIN(cut_f32(LOHALF(X), LOHALF(lo), two_g, F2),
                                           cut_f32(HIHALF(X), HIHALF(lo), two_g, F2)) * two_f2;
-  const vf res = f * (vf)((E + 127) << 23);
-  return (vf)(((vi)(cv + 0.0f) & keep) | ((vi)res & ~keep));
+  const vf32 res = f * (vf32)((E + 127) << 23);
+  return (vf32)(((vi32)(cv + 0.0f) & keep) | ((vi32)res & ~keep));
 }
 
 /* two_f32 on nblk blocks of L products, the MR rows side by side; split: the
@@ -379,7 +371,7 @@ static inline __attribute__((always_inline)) vf two_f32_fin(vi S, vi em, vi keep
    em = max(e_0, e_1) (arithmetic shifts; a gap of 31 or more leaves 0 or -1
    either way: |S_i| < 2^31), and c more than F + 1 binades below E dropped */
 static inline __attribute__((always_inline)) void two_f32(const float *av, const int32_t *ae, const float *bv,
-                                                          const int32_t *be, vf *acc, int nblk, int L, int F,
+                                                          const int32_t *be, vf32 *acc, int nblk, int L, int F,
                                                           int F2, int split)
 {
   const double two_g = ldexp(1.0, F2 + 1 - F);
@@ -388,14 +380,14 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
   for (int blk = 0; blk < nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    vi eg[2][MR], em[MR], Sg[2][MR], S[MR], keep[MR];
-    vf sc[2][MR];
+    vi32 eg[2][MR], em[MR], Sg[2][MR], S[MR], keep[MR];
+    vf32 sc[2][MR];
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++)
       eg[0][r] = eg[1][r] = SPLI(-(1 << 22));
 #pragma GCC unroll 16
     for (int q = 0; q < L; q++) {
-      const vi e = ldi(eb + q * VW);
+      const vi32 e = ldi(eb + q * VW);
 #pragma GCC unroll 4
       for (int r = 0; r < MR; r++)
         eg[q % ng][r] = maxi(eg[q % ng][r], ea[q * MR + r] + e);
@@ -404,20 +396,20 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
     for (int r = 0; r < MR; r++) {
       em[r] = split ? maxi(eg[0][r], eg[1][r]) : eg[0][r];
       /* no product, or c infinite (or NaN, an output the driver redoes): the block leaves c */
-      keep[r] = (em[r] < -96) | (((vi)acc[r] & 0x7fffffff) > 0x7f7fffff);
+      keep[r] = (em[r] < -96) | (((vi32)acc[r] & 0x7fffffff) > 0x7f7fffff);
       em[r] = maxi(em[r], SPLI(-96));
       for (int g = 0; g < ng; g++) {
         eg[g][r] = maxi(eg[g][r], SPLI(-96));
-        sc[g][r] = (vf)((F - eg[g][r] + 127) << 23);
+        sc[g][r] = (vf32)((F - eg[g][r] + 127) << 23);
         Sg[g][r] = SPLI(0);
       }
     }
 #pragma GCC unroll 16
     for (int q = 0; q < L; q++) {
-      const vf x = ldf(b + q * VW);
+      const vf32 x = ldf(b + q * VW);
 #pragma GCC unroll 4
       for (int r = 0; r < MR; r++)
-        Sg[q % ng][r] += __builtin_convertvector(x * a[q * MR + r] * sc[q % ng][r], vi);
+        Sg[q % ng][r] += __builtin_convertvector(x * a[q * MR + r] * sc[q % ng][r], vi32);
     }
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
@@ -434,7 +426,7 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
 {
   const int L = kp->L, F = kp->F, F2 = kp->F2;
   const double g2 = ldexp(1.0, F2 + 1 - F);
-  vf acc[MR];
+  vf32 acc[MR];
   for (int r = 0; r < MR; r++)
     acc[r] = ldf(c + r * ldc);
   /* binary32 lanes and a two-part integer (one cut sum); the split sums, and
@@ -460,33 +452,33 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
       /* stage 1: one cut sum, or (split) the even and the odd k's, added at
          the larger exponent with the other cut toward -inf there (a gap
          down to -600 - 2^7: exact scaling, the floor 0 or -1) */
-      vi em;
-      vd S;
+      vi32 em;
+      wf64 S;
       if (kp->split) {
-        vi e0, e1;
-        const vd S0 = stage1(a, ea, b, eb, r, 0, 2, kp, &e0), S1 = stage1(a, ea, b, eb, r, 1, 2, kp, &e1);
+        vi32 e0, e1;
+        const wf64 S0 = stage1(a, ea, b, eb, r, 0, 2, kp, &e0), S1 = stage1(a, ea, b, eb, r, 1, 2, kp, &e1);
         em = maxi(e0, e1);
         S = floorv(S0 * pow2v(e0 - em)) + floorv(S1 * pow2v(e1 - em));
       } else {
         S = stage1(a, ea, b, eb, r, 0, 1, kp, &em);
       }
       /* stage 2: at E, S cut to F2 + 1 fraction bits and c to F (toward -inf) */
-      const vf cv = acc[r];
-      const vi ec = maxi(expf32(cv), SPLI(-126));
-      const vi E = maxi(em, ec);
+      const vf32 cv = acc[r];
+      const vi32 ec = maxi(expf32(cv), SPLI(-126));
+      const vi32 E = maxi(em, ec);
       /* (a gap past 100 leaves 0 or -1 either way: S < 2^48, c's significand < 2) */
-      const vd D = floorv(S * pow2v(F2 + 1 - F - mini(E - em, SPLI(100))));
-      vd C2 = floorv(tod(cv) * pow2v(F - ec - mini(E - ec, SPLI(100)))) * g2;
+      const wf64 D = floorv(S * pow2v(F2 + 1 - F - mini(E - em, SPLI(100))));
+      wf64 C2 = floorv(tod(cv) * pow2v(F - ec - mini(E - ec, SPLI(100)))) * g2;
       if (kp->split)   /* a c more than F + 1 binades below E adds nothing */
-        C2 = (vd)((vl)C2 & ~__builtin_convertvector(ec < E - (F + 1), vl));
-      const vd T = D + C2;   /* units of 2^(E - F2 - 1) */
+        C2 = (wf64)((wi64)C2 & ~__builtin_convertvector(ec < E - (F + 1), wi64));
+      const wf64 T = D + C2;   /* units of 2^(E - F2 - 1) */
       /* stage 3: T cut toward -inf to F2 fraction bits at its exponent (at least -126) */
-      const vi et = __builtin_convertvector((((vl)T >> 52) & 0x7ff) - 1023, vi);
-      const vi sh = maxi(et + E - (F2 + 1), SPLI(-126)) - E + 1;
-      const vd U = floorv(T * pow2v(-sh)) * pow2v(sh);
-      const vf res = __builtin_convertvector(U * pow2v(E - (F2 + 1)), vf);
-      const vi inf = ((vi)cv & 0x7fffffff) == 0x7f800000;   /* an infinite c stays */
-      acc[r] = (vf)(((vi)cv & inf) | ((vi)res & ~inf));
+      const vi32 et = __builtin_convertvector((((wi64)T >> 52) & 0x7ff) - 1023, vi32);
+      const vi32 sh = maxi(et + E - (F2 + 1), SPLI(-126)) - E + 1;
+      const wf64 U = floorv(T * pow2v(-sh)) * pow2v(sh);
+      const vf32 res = __builtin_convertvector(U * pow2v(E - (F2 + 1)), vf32);
+      const vi32 inf = ((vi32)cv & 0x7fffffff) == 0x7f800000;   /* an infinite c stays */
+      acc[r] = (vf32)(((vi32)cv & inf) | ((vi32)res & ~inf));
     }
   }
   for (int r = 0; r < MR; r++)
