@@ -3,9 +3,10 @@
    (archive/data.pkl, archive/byteorder, three storages data/0..2 of 48 bytes, stored
    uncompressed as torch.save stores them) written by libzip into memory and opened by
    path as an in-memory file, so that mutations reach the interpreter instead of failing
-   the zip CRC as they do for fuzz_pt. Every tensor found is read to the end. Any return
+   the zip CRC as they do for fuzz_pt. Every tensor found is read (fuzz_read.h). Any return
    code is fine; crashes, hangs, leaks and sanitizer reports are not. */
 #include "fuzz_memfd.h"
+#include "fuzz_read.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,13 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   char msg[256];
   if (mpe_io_open(&f, path, &o, msg, sizeof msg) == 0) {
     double buf[64];
-    for (size_t i = 0; i < mpe_io_count(f); i++) {
-      size_t n;
-      if (mpe_io_select(f, i))
-        continue;
-      while (mpe_io_read(f, buf, 64, &n) == 0 && n)
-        ;
-    }
+    for (size_t i = 0; i < mpe_io_count(f); i++)
+      fuzz_read_tensor(f, i, buf, 64);
     mpe_io_close(f);
   }
   return 0;

@@ -1,9 +1,10 @@
 /* libFuzzer target for the tensor-file readers. Built once per kind by run.sh,
    with FUZZ_KIND set to one reader. The input becomes an in-memory file
    (memfd) opened by path, exactly as a file on disk would be; every tensor
-   is then read to the end. Any return code is fine; crashes, leaks and
+   is then read (fuzz_read.h). Any return code is fine; crashes, leaks and
    sanitizer reports are not. */
 #include "fuzz_memfd.h"
+#include "fuzz_read.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,15 +74,8 @@ static void read_all(const char *path, const uint8_t *data, size_t size)
     if (mpe_io_open(&f, path, &o, msg, sizeof msg))
       continue;
     double buf[700];
-    for (size_t i = 0; i < mpe_io_count(f); i++) {
-      size_t n;
-      mpe_io_tensor t;
-      mpe_io_info(f, i, &t);
-      if (mpe_io_select(f, i))
-        continue;
-      while (mpe_io_read(f, buf, 700, &n) == 0 && n)
-        ;
-    }
+    for (size_t i = 0; i < mpe_io_count(f); i++)
+      fuzz_read_tensor(f, i, buf, 700);
     mpe_io_close(f);
   }
 }
