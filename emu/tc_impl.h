@@ -15,6 +15,8 @@ typedef struct {
   int zero_sign;   /* 1: every zero block result is +0 */
   int c_emin;      /* the floor of a non-zero c's exponent in E_max (emin; -14 for the
                       binary16 C of mpe_mma_cd entering a binary32 block, mpei_tc_dot_c16) */
+  int split;       /* 0, or binary16 output as two blocks of F' = split alignment bits
+                      and c added after (mpe_tc_params.fp16_split) */
 } mpei_tc_out;
 MPEI_HIDDEN void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o);
 
