@@ -32,6 +32,13 @@ MPEI_HIDDEN double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int
 MPEI_HIDDEN double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b,
                                long bstride, int k, double c, int out16);
 
+/* fp16_split (binary16 output): h gets the model of the two binary16 blocks
+   (block / 2 products each, binary16 operands, F = fp16_split, c inside,
+   chained as usual); mpei_tc_split_add is the last step, r (their result)
+   + c rounded once (o: the binary16 output of the model, mpei_tc_out_of). */
+MPEI_HIDDEN void mpei_tc_split_model(const struct mpe_tc_model *m, struct mpe_tc_model *h);
+MPEI_HIDDEN double mpei_tc_split_add(const mpei_tc_out *o, double r, double c);
+
 /* mpei_tc_dot with binary32 output whose c is a binary16 value (Volta's
    mma.m8n8k4 .f32 D with .f16 C): in the first block c's exponent has
    binary16's floor -14; the later blocks are mpei_tc_dot's. */

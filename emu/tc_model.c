@@ -621,20 +621,38 @@ static double block_split(const struct mpe_tc_model *m, const mpei_tc_out *o, co
     ha[h][cnt[h]] = a[l];
     hb[h][cnt[h]++] = b[l * bs];
   }
-  struct mpe_tc_model mh = *m;
-  mh.p.in = MPE_FP16;
-  mh.p.in_b = 0;
-  mh.p.align_bits = m->p.fp16_split;
-  mh.p.late_c = 0;
-  mh.p.fp16_split = 0;
+  struct mpe_tc_model mh;
+  mpei_tc_split_model(m, &mh);
   mpei_tc_out oh = *o;
   oh.split = 0;
   double r = block(&mh, &oh, ha[0], hb[0], 1, cnt[0], 0.0);
   r = block(&mh, &oh, ha[1], hb[1], 1, cnt[1], r);
-  if (isnan(c) || isinf(c) || isnan(r) || isinf(r))
+  return mpei_tc_split_add(o, r, c);
+}
+
+double mpei_tc_split_add(const mpei_tc_out *o, double r, double c)
+{
+  if (!isfinite(r) || !isfinite(c))
     return r + c;
-  r = round_value(r + c, o, o->p, o->mode);
+  /* binary16 values are multiples of 2^-24 below 2^16: their sum times 2^24 is
+     an exact integer below 2^41 */
+  const double s = r + c;
+  if (s == 0)
+    return o->zero_sign ? 0.0 : s;
+  const int64_t q = (int64_t)(s * 0x1p24);
+  r = mpei_tc_round(q < 0, (uint64_t)(q < 0 ? -q : q), -24, 0, o->p, o->emin, o->emax, o->mode);
   return o->zero_sign && r == 0 ? 0.0 : r;
+}
+
+void mpei_tc_split_model(const struct mpe_tc_model *m, struct mpe_tc_model *h)
+{
+  *h = *m;
+  h->p.in = MPE_FP16;
+  h->p.in_b = 0;
+  h->p.block = m->p.block / 2;
+  h->p.align_bits = m->p.fp16_split;
+  h->p.late_c = 0;
+  h->p.fp16_split = 0;
 }
 
 /* One hardware block: n products and c. */
