@@ -255,6 +255,7 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
   mpe_tc_params p = model->p;
   if (p.kind == MPE_TC_BLOCK && kept_block > 0)
     p.block = kept_block;
+  p.fp16_split = 0;   /* binary16 output only, refused above */
   mpe_tc_model *ms;
   int r = mpe_tc_model_custom(&ms, &p);
   if (r)
