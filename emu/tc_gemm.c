@@ -304,6 +304,8 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
   if (m->p.kind == MPE_TC_EXACT || m->p.scale_group > 1)   /* groups of products: tc_scaled.c */
     return MPE_EUNSUP;
+  if (out16 && m->p.fp16_split)   /* tc_mma.c runs it as binary16-operand calls of this driver */
+    return MPE_EUNSUP;
   const mpei_tc_acc path = mpei_tc_acc_of(&m->p);
   if (path == MPEI_TC_ACC_NONE)
     return MPE_EUNSUP;

@@ -15,6 +15,8 @@ typedef struct {
   int zero_sign;   /* 1: every zero block result is +0 */
   int c_emin;      /* the floor of a non-zero c's exponent in E_max (emin; -14 for the
                       binary16 C of mpe_mma_cd entering a binary32 block, mpei_tc_dot_c16) */
+  int split;       /* 0, or binary16 output as two blocks of F' = split alignment bits
+                      and c added after (mpe_tc_params.fp16_split) */
 } mpei_tc_out;
 MPEI_HIDDEN void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o);
 
@@ -29,6 +31,13 @@ MPEI_HIDDEN double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int
    is an exact value of the output format (NaN: any NaN). */
 MPEI_HIDDEN double mpei_tc_dot(const struct mpe_tc_model *m, const double *a, const double *b,
                                long bstride, int k, double c, int out16);
+
+/* fp16_split (binary16 output): h gets the model of the two binary16 blocks
+   (block / 2 products each, binary16 operands, F = fp16_split, c inside,
+   chained as usual); mpei_tc_split_add is the last step, r (their result)
+   + c rounded once (o: the binary16 output of the model, mpei_tc_out_of). */
+MPEI_HIDDEN void mpei_tc_split_model(const struct mpe_tc_model *m, struct mpe_tc_model *h);
+MPEI_HIDDEN double mpei_tc_split_add(const mpei_tc_out *o, double r, double c);
 
 /* mpei_tc_dot with binary32 output whose c is a binary16 value (Volta's
    mma.m8n8k4 .f32 D with .f16 C): in the first block c's exponent has

@@ -15,21 +15,22 @@
 
 /* A row: name, then the parameters (named, so appended fields stay 0). z: the exponent a
    zero c takes with binary32 output (MMA-Sim's e_zero, mpe_tc_model_get(3)). */
-#define ROWX(nm, kind_, in_, L, F, rb, r32, r16, ir, late, z, zs, tn, ins)                                \
+#define ROWX(nm, kind_, in_, L, F, rb, r32, r16, ir, late, z, zs, tn, ins, sp)                            \
   { nm, { .kind = kind_, .in = in_, .block = L, .align_bits = F, .result_bits = rb, .round_fp32 = r32,  \
           .round_fp16 = r16, .input_round = ir, .zero_c_counts = 1, .late_c = late, .zero_c_exp = z,  \
-          .zero_sign = zs, .tf32_nan = tn, .instr = ins }, 0 }
-#define REF(nm, kind, in, ir) ROWX(nm, kind, in, 0, 0, 0, MPE_RNE, MPE_RNE, ir, 0, 0, 0, 0, 0)
-#define INT(nm, in, L, ins) ROWX(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
+          .zero_sign = zs, .tf32_nan = tn, .instr = ins, .fp16_split = sp }, 0 }
+#define REF(nm, kind, in, ir) ROWX(nm, kind, in, 0, 0, 0, MPE_RNE, MPE_RNE, ir, 0, 0, 0, 0, 0, 0)
+#define INT(nm, in, L, ins) ROWX(nm, MPE_TC_BLOCK, in, L, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins, 0)
 /* a floating-point GPU row: RZ to binary32, RNE to binary16; TF32 operands
    are truncated bitwise (NaN payloads included), the others rounded (RNE);
-   every zero block result is +0 */
-#define GPUX(nm, in, L, F, rb, late, z, ins) \
+   every zero block result is +0. sp: fp16_split (binary16 output of mma.sync FP8) */
+#define GPUS(nm, in, L, F, rb, late, z, ins, sp) \
   ROWX(nm, MPE_TC_BLOCK, in, L, F, rb, MPE_RZ, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, late, z, 1, \
-       (in) == MPE_TF32, ins)
+       (in) == MPE_TF32, ins, sp)
+#define GPUX(nm, in, L, F, rb, late, z, ins) GPUS(nm, in, L, F, rb, late, z, ins, 0)
 #define GPU(nm, in, L, F, rb, z, ins) GPUX(nm, in, L, F, rb, 0, z, ins)
 /* a binary64 row: the fma chain in binary64 (tc_f64.c) */
-#define F64(nm, ins) ROWX(nm, MPE_TC_FMA_CHAIN, MPE_FP64, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins)
+#define F64(nm, ins) ROWX(nm, MPE_TC_FMA_CHAIN, MPE_FP64, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins, 0)
 /* AMD CDNA rows (v_mfma): CDNA1 the exact model per block of L (mfma 0), CDNA2
    and CDNA3 their own arithmetic (mpe_tc_mfma); binary32 output, RNE */
 #define AMDX(nm, kind_, in_, L, F, rb, mf)                                                           \
@@ -74,7 +75,9 @@ static const struct mpe_tc_model models[] = {
   GPU("ada", MPE_TF32, 4, 24, 0, -132, SYNC),
   GPU("ada", MPE_E4M3, 16, 13, 13, -132, SYNC),         /* m16n8k32: two blocks of 16 */
   GPU("ada", MPE_E5M2, 16, 13, 13, -132, SYNC),
-  /* Hopper: cuBLAS issues wgmma; mma.sync computes the same on these types */
+  /* Hopper: cuBLAS issues wgmma; mma.sync computes the same on these types except FP8
+     with binary16 output: two binary16 blocks of 16 (k mod 4 in {0, 1}, then {2, 3}),
+     F = 25, c added after (fp16_split): all 20,000 real H100/H200 mma.sync rows fit */
   GPU("h100", MPE_FP16, 16, 25, 0, -133, WG),
   GPU("h100", MPE_BF16, 16, 25, 0, -133, WG),
   GPU("h100", MPE_TF32, 8, 25, 0, -133, WG),
@@ -83,12 +86,13 @@ static const struct mpe_tc_model models[] = {
   GPU("h100:mma.sync", MPE_FP16, 16, 25, 0, -133, SYNC),
   GPU("h100:mma.sync", MPE_BF16, 16, 25, 0, -133, SYNC),
   GPU("h100:mma.sync", MPE_TF32, 8, 25, 0, -133, SYNC),
-  GPU("h100:mma.sync", MPE_E4M3, 32, 13, 13, -133, SYNC),
-  GPU("h100:mma.sync", MPE_E5M2, 32, 13, 13, -133, SYNC),
+  GPUS("h100:mma.sync", MPE_E4M3, 32, 13, 13, 0, -133, SYNC, 25),
+  GPUS("h100:mma.sync", MPE_E5M2, 32, 13, 13, 0, -133, SYNC, 25),
   /* datacenter Blackwell: cuBLAS issues tcgen05.mma, c inside the truncating
      block (MMA-Sim). mma.sync FP8: the products alone are summed (F = 25, RZ),
      then c is added with one nearest-even addition: all 10,000 real B200 rows
-     fit (c inside a truncating block misses a third of them) */
+     fit (c inside a truncating block misses a third of them); with binary16
+     output the two blocks of Hopper's mma.sync (fp16_split): all 10,000 fit */
   GPU("b200", MPE_FP16, 16, 25, 0, -133, TC5),
   GPU("b200", MPE_BF16, 16, 25, 0, -133, TC5),
   GPU("b200", MPE_TF32, 8, 25, 0, -133, TC5),
@@ -97,8 +101,8 @@ static const struct mpe_tc_model models[] = {
   GPU("b200:mma.sync", MPE_FP16, 16, 25, 0, -133, SYNC),
   GPU("b200:mma.sync", MPE_BF16, 16, 25, 0, -133, SYNC),
   GPU("b200:mma.sync", MPE_TF32, 8, 25, 0, -133, SYNC),
-  GPUX("b200:mma.sync", MPE_E4M3, 32, 25, 0, 1, -133, SYNC),
-  GPUX("b200:mma.sync", MPE_E5M2, 32, 25, 0, 1, -133, SYNC),
+  GPUS("b200:mma.sync", MPE_E4M3, 32, 25, 0, 1, -133, SYNC, 25),
+  GPUS("b200:mma.sync", MPE_E5M2, 32, 25, 0, 1, -133, SYNC, 25),
   /* RTX Blackwell (sm_120): mma.sync only; FP8 with c inside the block (MMA-Sim) */
   GPU("rtx-pro-6000", MPE_FP16, 16, 25, 0, -133, SYNC),
   GPU("rtx-pro-6000", MPE_BF16, 16, 25, 0, -133, SYNC),
@@ -344,7 +348,7 @@ int mpei_tc_custom_new(mpe_tc_model **out, const mpe_tc_params *p, int block_fie
     return MPE_EINVAL;
   if (!block_fields && (p->align_bits || p->result_bits || p->late_c || p->satfinite || p->zero_c_exp ||
                         p->zero_sign || p->tf32_nan || p->scale_group || p->scale_fmts || p->scale_zero_exp ||
-                        p->in_b || p->mfma))
+                        p->in_b || p->mfma || p->fp16_split))
     return MPE_EINVAL;
   struct mpe_tc_model *m = malloc(sizeof *m);
   if (!m)
@@ -437,6 +441,12 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
       return MPE_EINVAL;
     if (p->result_bits < 0 || p->result_bits > 40)
       return MPE_EINVAL;
+    /* the two binary16 blocks of FP8 mma.sync: half the block each, the same int64 bound */
+    if (p->fp16_split != 0 && (mpei_type_fp8(p->in) != 1 || p->scale_group || p->block % 4 ||
+                               p->fp16_split < 1 || p->fp16_split + 2 + lg > 62))
+      return MPE_EINVAL;
+  } else if (p->fp16_split != 0 && p->kind == MPE_TC_BLOCK) {
+    return MPE_EINVAL;   /* the AMD arithmetic has no binary16 output */
   }
   if (p->kind != MPE_TC_BLOCK) {   /* the block engine's fields, read by no other kind */
     if (p->kind != MPE_TC_EXACT)   /* the exact model keeps its blocks (0: all of K) */
@@ -445,6 +455,7 @@ int mpe_tc_model_custom_sized(mpe_tc_model **out, const mpe_tc_params *p0, size_
     pv.result_bits = 0;
     pv.late_c = 0;
     pv.zero_c_exp = 0;
+    pv.fp16_split = 0;
     if (p->kind != MPE_TC_EXACT)   /* and the exact model's blocks their sign of zero */
       pv.zero_sign = 0;
   }
@@ -476,6 +487,7 @@ void mpei_tc_out_of(const struct mpe_tc_model *m, int out16, mpei_tc_out *o)
      binary16 output the same units fit the data without the cut */
   o->result_bits = !out16 && m->p.kind == MPE_TC_BLOCK && m->p.result_bits > 0 ? m->p.result_bits : 0;
   o->c_emin = o->emin;
+  o->split = out16 && m->p.kind == MPE_TC_BLOCK ? m->p.fp16_split : 0;
 }
 
 double mpei_tc_round(int neg, uint64_t mag, int exp, int sticky, int p, int emin, int emax,
@@ -590,10 +602,65 @@ static int specials(const double *a, const double *b, long bs, int k, double c, 
   return 0;
 }
 
+static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const double *a,
+                    const double *b, long bs, int n, double c);
+
+/* fp16_split: the block as two binary16 blocks, the products at k mod 4 in
+   {0, 1} with a +0 c, then those at k mod 4 in {2, 3} with the first's result
+   as c, the FP8 operands read as the binary16 values they are; c is added to
+   the second's result with one addition. The sum of two binary16 values is
+   exact in binary64, so rounding it once is the correctly rounded sum. */
+static double block_split(const struct mpe_tc_model *m, const mpei_tc_out *o, const double *a,
+                          const double *b, long bs, int n, double c)
+{
+  enum { HMAX = 512 };   /* block <= 1024 */
+  double ha[2][HMAX], hb[2][HMAX];
+  int cnt[2] = { 0, 0 };
+  for (int l = 0; l < n; l++) {
+    const int h = (l & 3) >> 1;
+    ha[h][cnt[h]] = a[l];
+    hb[h][cnt[h]++] = b[l * bs];
+  }
+  struct mpe_tc_model mh;
+  mpei_tc_split_model(m, &mh);
+  mpei_tc_out oh = *o;
+  oh.split = 0;
+  double r = block(&mh, &oh, ha[0], hb[0], 1, cnt[0], 0.0);
+  r = block(&mh, &oh, ha[1], hb[1], 1, cnt[1], r);
+  return mpei_tc_split_add(o, r, c);
+}
+
+double mpei_tc_split_add(const mpei_tc_out *o, double r, double c)
+{
+  if (!isfinite(r) || !isfinite(c))
+    return r + c;
+  /* binary16 values are multiples of 2^-24 below 2^16: their sum times 2^24 is
+     an exact integer below 2^41 */
+  const double s = r + c;
+  if (s == 0)
+    return o->zero_sign ? 0.0 : s;
+  const int64_t q = (int64_t)(s * 0x1p24);
+  r = mpei_tc_round(q < 0, (uint64_t)(q < 0 ? -q : q), -24, 0, o->p, o->emin, o->emax, o->mode);
+  return o->zero_sign && r == 0 ? 0.0 : r;
+}
+
+void mpei_tc_split_model(const struct mpe_tc_model *m, struct mpe_tc_model *h)
+{
+  *h = *m;
+  h->p.in = MPE_FP16;
+  h->p.in_b = 0;
+  h->p.block = m->p.block / 2;
+  h->p.align_bits = m->p.fp16_split;
+  h->p.late_c = 0;
+  h->p.fp16_split = 0;
+}
+
 /* One hardware block: n products and c. */
 static double block(const struct mpe_tc_model *m, const mpei_tc_out *o, const double *a,
                     const double *b, long bs, int n, double c)
 {
+  if (o->split)
+    return block_split(m, o, a, b, bs, n, c);
   if (m->p.late_c) {
     /* the products alone, then one binary64 addition of c: binary64 keeps
        more than 2p+2 bits, so rounding its sum to p bits (nearest-even) is

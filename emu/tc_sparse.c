@@ -243,8 +243,8 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
   const int use_ab = k > 0 && alpha != 0.0f;
   if ((m > 0 && n > 0 && !C) || (use_ab && m > 0 && (!V || !meta)) || (use_ab && n > 0 && !B))
     return MPE_EINVAL;
-  if (ctype == MPE_FP16 && !mpei_tc_out16_ok(model))
-    return MPE_EUNSUP;
+  if (ctype == MPE_FP16 && (!mpei_tc_out16_ok(model) || model->p.fp16_split))
+    return MPE_EUNSUP;   /* fp16_split: what mma.sp computes is not known */
   if (model->p.instr == MPE_TC_MFMA || model->p.mfma)   /* AMD's sparse smfmac: not modelled */
     return MPE_EUNSUP;
   if (model->p.kind == MPE_TC_ARM_BFDOT)
@@ -255,6 +255,7 @@ int mpe_gemm_sp(const mpe_tc_model *model, int kept_block, mpe_layout layout, mp
   mpe_tc_params p = model->p;
   if (p.kind == MPE_TC_BLOCK && kept_block > 0)
     p.block = kept_block;
+  p.fp16_split = 0;   /* binary16 output only, refused above */
   mpe_tc_model *ms;
   int r = mpe_tc_model_custom(&ms, &p);
   if (r)

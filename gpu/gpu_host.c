@@ -437,8 +437,8 @@ static int mma_kind_for(int sm, mpe_type in, int out16)
   case MPE_FP16: return out16 ? MPEI_MMA_F16_K16_F16 : MPEI_MMA_F16_K16_F32;
   case MPE_BF16: return out16 ? -1 : MPEI_MMA_BF16_K16_F32;
   case MPE_TF32: return out16 ? -1 : MPEI_MMA_TF32_K8_F32;
-  case MPE_E4M3: return sm >= 89 && !out16 ? MPEI_MMA_E4M3_K32_F32 : -1;
-  case MPE_E5M2: return sm >= 89 && !out16 ? MPEI_MMA_E5M2_K32_F32 : -1;
+  case MPE_E4M3: return sm < 89 ? -1 : out16 ? MPEI_MMA_E4M3_K32_F16 : MPEI_MMA_E4M3_K32_F32;
+  case MPE_E5M2: return sm < 89 ? -1 : out16 ? MPEI_MMA_E5M2_K32_F16 : MPEI_MMA_E5M2_K32_F32;
   default: return -1;
   }
 }

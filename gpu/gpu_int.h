@@ -24,6 +24,8 @@ enum mpei_gpu_mma_kind {
   MPEI_MMA_TF32_K8_F32,   /* m16n8k8   f32.tf32.tf32.f32    sm_80+ */
   MPEI_MMA_E4M3_K32_F32,  /* m16n8k32  f32.e4m3.e4m3.f32    sm_89+ */
   MPEI_MMA_E5M2_K32_F32,  /* m16n8k32  f32.e5m2.e5m2.f32    sm_89+ */
+  MPEI_MMA_E4M3_K32_F16,  /* m16n8k32  f16.e4m3.e4m3.f16    sm_89+ */
+  MPEI_MMA_E5M2_K32_F16,  /* m16n8k32  f16.e5m2.e5m2.f16    sm_89+ */
   MPEI_MMA_NKINDS
 };
 

@@ -60,16 +60,35 @@ __global__ void mma_kernel(const uint8_t *A, const uint8_t *BT, const void *C, v
   const int r0 = (warp / tilesN) * 16, n0 = (warp % tilesN) * 8;
   const size_t rowg = (size_t)(r0 + g), rowg8 = rowg + 8, coln = (size_t)(n0 + g);
 
-  if (KIND == MPEI_MMA_F16_K8_F16 || KIND == MPEI_MMA_F16_K16_F16) {
+  if (KIND == MPEI_MMA_F16_K8_F16 || KIND == MPEI_MMA_F16_K16_F16 || KIND == MPEI_MMA_E4M3_K32_F16 ||
+      KIND == MPEI_MMA_E5M2_K32_F16) {
     /* binary16 accumulators: two registers of two halves */
     const uint16_t *Ch = (const uint16_t *)C;
     uint16_t *Dh = (uint16_t *)D;
     uint32_t c0 = Ch[rowg * Np + n0 + 2 * t] | ((uint32_t)Ch[rowg * Np + n0 + 2 * t + 1] << 16);
     uint32_t c1 = Ch[rowg8 * Np + n0 + 2 * t] | ((uint32_t)Ch[rowg8 * Np + n0 + 2 * t + 1] << 16);
-    for (int k0 = 0; k0 < Kp; k0 += (KIND == MPEI_MMA_F16_K8_F16 ? 8 : 16)) {
-      const uint8_t *ag = A + (rowg * Kp + k0) * 2, *ag8 = A + (rowg8 * Kp + k0) * 2;
-      const uint8_t *bg = BT + (coln * Kp + k0) * 2;
-      if (KIND == MPEI_MMA_F16_K8_F16) {
+    const int fp8 = KIND == MPEI_MMA_E4M3_K32_F16 || KIND == MPEI_MMA_E5M2_K32_F16, es = fp8 ? 1 : 2;
+    for (int k0 = 0; k0 < Kp; k0 += (KIND == MPEI_MMA_F16_K8_F16 ? 8 : fp8 ? 32 : 16)) {
+      const uint8_t *ag = A + (rowg * Kp + k0) * es, *ag8 = A + (rowg8 * Kp + k0) * es;
+      const uint8_t *bg = BT + (coln * Kp + k0) * es;
+      if (fp8) {
+#if __CUDA_ARCH__ >= 890
+        /* the registers of the binary32 FP8 form below, binary16 C and D */
+        const uint32_t f[6] = { ld32(ag + 4 * t), ld32(ag8 + 4 * t), ld32(ag + 16 + 4 * t),
+                                ld32(ag8 + 16 + 4 * t), ld32(bg + 4 * t), ld32(bg + 16 + 4 * t) };
+#define MPEI_MMA_F8_F16(T)                                                                           \
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f16." T "." T ".f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};\n" \
+               : "=r"(c0), "=r"(c1)                                                                  \
+               : "r"(f[0]), "r"(f[1]), "r"(f[2]), "r"(f[3]), "r"(f[4]), "r"(f[5]), "r"(c0), "r"(c1))
+        if (KIND == MPEI_MMA_E4M3_K32_F16)
+          MPEI_MMA_F8_F16("e4m3");
+        else
+          MPEI_MMA_F8_F16("e5m2");
+#undef MPEI_MMA_F8_F16
+#else
+        __trap();
+#endif
+      } else if (KIND == MPEI_MMA_F16_K8_F16) {
 #if __CUDA_ARCH__ >= 750
         uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t), b0 = ld32(bg + 4 * t);
         asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};\n"
@@ -182,7 +201,8 @@ extern "C" int mpei_gpu_mma_k(int kind)
 {
   switch (kind) {
   case MPEI_MMA_F16_K8_F32: case MPEI_MMA_F16_K8_F16: case MPEI_MMA_TF32_K8_F32: return 8;
-  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32: return 32;
+  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32:
+  case MPEI_MMA_E4M3_K32_F16: case MPEI_MMA_E5M2_K32_F16: return 32;
   default: return 16;
   }
 }
@@ -191,7 +211,8 @@ extern "C" int mpei_gpu_mma_esize(int kind)
 {
   switch (kind) {
   case MPEI_MMA_TF32_K8_F32: return 4;
-  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32: return 1;
+  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32:
+  case MPEI_MMA_E4M3_K32_F16: case MPEI_MMA_E5M2_K32_F16: return 1;
   default: return 2;
   }
 }
@@ -200,7 +221,8 @@ extern "C" int mpei_gpu_mma_min_sm(int kind)
 {
   switch (kind) {
   case MPEI_MMA_F16_K8_F32: case MPEI_MMA_F16_K8_F16: return 75;
-  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32: return 89;
+  case MPEI_MMA_E4M3_K32_F32: case MPEI_MMA_E5M2_K32_F32:
+  case MPEI_MMA_E4M3_K32_F16: case MPEI_MMA_E5M2_K32_F16: return 89;
   default: return 80;
   }
 }
@@ -226,6 +248,8 @@ extern "C" int mpei_gpu_launch_mma(int kind, const void *A, const void *BT, cons
   LAUNCH(MPEI_MMA_TF32_K8_F32)
   LAUNCH(MPEI_MMA_E4M3_K32_F32)
   LAUNCH(MPEI_MMA_E5M2_K32_F32)
+  LAUNCH(MPEI_MMA_E4M3_K32_F16)
+  LAUNCH(MPEI_MMA_E5M2_K32_F16)
 #undef LAUNCH
   default: return (int)cudaErrorInvalidValue;
   }

@@ -247,9 +247,10 @@ static void check_conformance(mpe_type in, const mpe_tc_model *model, const char
   static const char *folder_of[] = { [MPE_FP16] = "fp16", [MPE_BF16] = "bf16", [MPE_TF32] = "tf32",
                                      [MPE_E4M3] = "E4M3", [MPE_E5M2] = "E5M2" };
   const char *folder = folder_of[in];
+  const int fp8 = in == MPE_E4M3 || in == MPE_E5M2;
   for (int out16 = 0; out16 < 2; out16++) {
-    if (out16 && in != MPE_FP16)
-      continue;       /* the required FP16-output data are those of the fp16 folders */
+    if (out16 && ((in != MPE_FP16 && !fp8) || (fp8 && !strcmp(gpu, "L40S"))))
+      continue;       /* FP16-output data: the fp16 folders and the FP8 ones but L40S's */
     gzFile fa = conf_open(gpu, folder, "a", folder), fb = conf_open(gpu, folder, "b", folder);
     gzFile fc = conf_open(gpu, folder, "c", "fp32"), fd = conf_open(gpu, folder, "d", out16 ? "fp16" : "fp32");
     if (!fa || !fb || !fc || !fd) {
@@ -261,7 +262,8 @@ static void check_conformance(mpe_type in, const mpe_tc_model *model, const char
       return;
     }
     enum { BATCH = 64, KMAX = 64 };
-    int c_zero = (in == MPE_E4M3 || in == MPE_E5M2) && (!strcmp(gpu, "H100") || !strcmp(gpu, "H200"));
+    /* the H100/H200 FP8 binary32 rows were made with c = 0; their binary16 rows with c */
+    int c_zero = fp8 && !out16 && (!strcmp(gpu, "H100") || !strcmp(gpu, "H200"));
     float a[BATCH][KMAX], b[BATCH][KMAX], c[BATCH], d[BATCH];
     long rows = 0, cpu_vs_data = 0, gpu_vs_data = 0, gpu_vs_cpu = 0;
     int rc = 0, k = 0;
@@ -369,7 +371,8 @@ static mpe_tc_model *model_with(const mpe_tc_model *m, int field, int value)
   case 0: p.zero_sign = value; break;
   case 1: p.tf32_nan = value; break;
   case 2: p.zero_c_exp = value; break;
-  default: p.late_c = value; break;
+  case 3: p.late_c = value; break;
+  default: p.fp16_split = value; break;
   }
   mpe_tc_model *v = NULL;
   return mpe_tc_model_custom(&v, &p) == MPE_OK ? v : NULL;
@@ -411,8 +414,9 @@ static void check_open_questions(void)
   static const struct {
     const char *what;
     mpe_type in;
-    int k, out16, field, other;   /* field: 0 zero_sign, 1 tf32_nan, 2 zero_c_exp, 3 late_c */
-    float a[2], b[2], c;
+    int k, out16, field, other;   /* field: 0 zero_sign, 1 tf32_nan, 2 zero_c_exp, 3 late_c,
+                                     4 fp16_split */
+    float a[4], b[4], c;
     uint32_t a_bits;              /* when non-zero: a[0] as these binary32 bits */
   } q[] = {
     { "sign of zero, bf16 -2^-75*2^-75, c=0, FP32 out", MPE_BF16, 1, 0, 0, 0, { -0x1p-75f }, { 0x1p-75f }, 0, 0 },
@@ -424,8 +428,19 @@ static void check_open_questions(void)
     { "zero-c floor, fp16 [3*2^-13,-2^-22].[2^-12,2^-22], FP16 out", MPE_FP16, 2, 1, 2, 0,
       { 3 * 0x1p-13f, -0x1p-22f }, { 0x1p-12f, 0x1p-22f }, 0, 0 },
     { "late c, e4m3 [1].[1], c=3*2^-25", MPE_E4M3, 1, 0, 3, -1, { 1 }, { 1 }, 3 * 0x1p-25f, 0 },
+    /* FP8 with binary16 output: the first block (k mod 4 in {0, 1}) gives 1, the second
+       adds 2^-11 and 2^-j: 1 + 2^-10 when 2^-j survives the alignment (j <= F'), else
+       the tie goes to 1; j = 25 and 26 pin F' = 25 (the GPU rows say only F' >= 18) */
+    { "split F', e5m2 [1,0,2^-5,2^-14].[1,0,2^-6,2^-11], FP16 out", MPE_E5M2, 4, 1, 4, 24,
+      { 1, 0, 0x1p-5f, 0x1p-14f }, { 1, 0, 0x1p-6f, 0x1p-11f }, 0, 0 },
+    { "split F', e5m2 [1,0,2^-5,2^-14].[1,0,2^-6,2^-12], FP16 out", MPE_E5M2, 4, 1, 4, 26,
+      { 1, 0, 0x1p-5f, 0x1p-14f }, { 1, 0, 0x1p-6f, 0x1p-12f }, 0, 0 },
+    /* c after both blocks: 1 + 2^-11 ties to 1, then c = 2^-11 ties again (1); a c
+       inside a block of 32 makes 1 + 2^-10 */
+    { "split c after, e4m3 [1,2^-5].[1,2^-6], c=2^-11, FP16 out", MPE_E4M3, 2, 1, 4, 0,
+      { 1, 0x1p-5f }, { 1, 0x1p-6f }, 0x1p-11f, 0 },
   };
-  static const char *const fields[] = { "zero_sign", "tf32_nan", "zero_c_exp", "late_c" };
+  static const char *const fields[] = { "zero_sign", "tf32_nan", "zero_c_exp", "late_c", "fp16_split" };
   printf("open questions: the GPU's mma.sync beside the models (mpe_tc_model_get(3)):\n");
   for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
     const mpe_tc_model *m = gpu_model(q[i].in);
@@ -436,9 +451,9 @@ static void check_open_questions(void)
     mpe_tc_params p;
     mpe_tc_model_params(m, &p);
     const int cur = q[i].field == 0 ? p.zero_sign : q[i].field == 1 ? p.tf32_nan
-                  : q[i].field == 2 ? p.zero_c_exp : p.late_c;
+                  : q[i].field == 2 ? p.zero_c_exp : q[i].field == 3 ? p.late_c : p.fp16_split;
     const int alt = q[i].other >= 0 ? q[i].other : !cur;
-    float a[2] = { q[i].a[0], q[i].a[1] };
+    float a[4] = { q[i].a[0], q[i].a[1], q[i].a[2], q[i].a[3] };
     if (q[i].a_bits)
       a[0] = bits_f(q[i].a_bits);
     mpe_tc_model *v = model_with(m, q[i].field, alt);

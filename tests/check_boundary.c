@@ -260,10 +260,12 @@ START_TEST(test_oracle_gpu_data)
   snprintf(rel, sizeof rel, "tensor-cores/%s/%s/d_%s_fp32.txt", g, in, g);
   int rd = read_words(rel, 0, &d32, &one, ORACLE_ROWS);
   int rh = -1;
-  /* binary16 rows: the fp16 sets, and Ada's FP8 sets (validated by mpe_tc_model_get(3):
-     F = 13, no 13-bit cut, nearest-even; the H100/H200/B200 FP8 binary16 runs are
-     undocumented and not used) */
-  if (gpu_sets[_i].t == MPE_FP16 || (fp8 && !strcmp(g, "Ada"))) {
+  /* binary16 rows: the fp16 sets, and the FP8 sets but L40S's (mma.sync runs: Ada's
+     F = 13 with no 13-bit cut, Hopper's and B200's fp16_split; mpe_tc_model_get(3)) */
+  mpe_tc_params p16 = p;
+  if (fp8 && g[0] == 'H')
+    ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("h100:mma.sync", gpu_sets[_i].t), &p16), 0);
+  if (gpu_sets[_i].t == MPE_FP16 || (fp8 && strcmp(g, "L40S"))) {
     snprintf(rel, sizeof rel, "tensor-cores/%s/%s/d_%s_fp16.txt", g, in, g);
     rh = read_words(rel, 0, &d16, &one, ORACLE_ROWS);
   }
@@ -290,7 +292,7 @@ START_TEST(test_oracle_gpu_data)
       /* binary16 runs: c rounded to binary16 first */
       ts_fmt hf = ts_fmt_type(MPE_FP16);
       double ch = ts_round_d(ts_u2f(c[r]), &hf, MPE_RNE);
-      double w16 = ts_tc_oracle(&p, K, av, 1, bv, 1, ch, MPE_FP16);
+      double w16 = ts_tc_oracle(&p16, K, av, 1, bv, 1, ch, MPE_FP16);
       n++;
       if (f_bits(w16) != d16[r] && bad++ < 5)
         fprintf(stderr, "oracle %s/%s fp16 row %d: oracle %08x GPU %08x\n", g, in, r + 1, f_bits(w16), d16[r]);
@@ -617,6 +619,22 @@ static const struct {
   { 32, 13, 13, 1, 1, MPE_RZ, MPE_RNE, "late c, 13 bits, IEEE zero sign", 0, 1 },
 };
 #define NCUSTOM (int)(sizeof custom_models / sizeof custom_models[0])
+
+/* the fp16_split models (mma.sync FP8 on Hopper and B200) on the same boundary cases,
+   binary16 output against the oracle's own two blocks */
+START_TEST(test_tc_fp16_split_boundary)
+{
+  static const char *const names[] = { "h100:mma.sync", "b200:mma.sync" };
+  long total_bad = 0;
+  for (int ni = 0; ni < 2; ni++)
+    for (int ti = 3; ti < NTCTYPE; ti++) {   /* E4M3, E5M2 */
+      tally t = { { 0 }, { 0 }, 0 };
+      total_bad += tc_model_boundary(mpe_tc_model_get(names[ni], tc_types[ti]), names[ni],
+                                     ts_seed() + 9000 + 10 * (uint64_t)ni + (uint64_t)ti, &t);
+    }
+  ck_assert_msg(total_bad == 0, "%ld wrong tensor-core outputs (see stderr)", total_bad);
+}
+END_TEST
 
 START_TEST(test_tc_custom_boundary)
 {
@@ -1149,6 +1167,7 @@ int main(void)
   tcase_add_loop_test(tc, test_oracle_gpu_data, 0, NGPUSET);
   tcase_add_loop_test(tc, test_tc_boundary, 0, NTCNAME);
   tcase_add_loop_test(tc, test_tc_custom_boundary, 0, NCUSTOM);
+  tcase_add_test(tc, test_tc_fp16_split_boundary);
   tcase_add_test(tc, test_tc_b200_fp8_reproducer);
   suite_add_tcase(s, tc);
   tc = tcase_create("rounding");

@@ -84,8 +84,9 @@ static void free_conf(confdata *cd)
 }
 
 /* The GPU's model; the B200 rows are mma.sync results, whose FP8 model (late c)
-   differs from the tcgen05.mma one that "b200" names. */
-static const mpe_tc_model *model_for(int ci)
+   differs from the tcgen05.mma one that "b200" names. sync: the mma.sync model
+   of every GPU (the FP8 runs with binary16 output issue mma.sync m16n8k32). */
+static const mpe_tc_model *model_sync(int ci, int sync)
 {
   char name[32];
   const char *g = configs[ci].gpu;
@@ -93,9 +94,14 @@ static const mpe_tc_model *model_for(int ci)
   for (; g[i] && i < 16; i++)
     name[i] = (char)(g[i] >= 'A' && g[i] <= 'Z' ? g[i] - 'A' + 'a' : g[i]);
   name[i] = 0;
-  if (!strcmp(name, "b200"))
+  if (sync || !strcmp(name, "b200"))
     strcat(name, ":mma.sync");
   return mpe_tc_model_get(name, configs[ci].t);
+}
+
+static const mpe_tc_model *model_for(int ci)
+{
+  return model_sync(ci, 0);
 }
 
 static int same_bits(uint32_t got, uint32_t want)
@@ -117,9 +123,8 @@ static int conf_row_kept(const confdata *cd, int r)
   return ts_in_subset((unsigned long)r) || de == 0 || de == 0x7f800000u;
 }
 
-static int check_conf(int ci, const confdata *cd, int out16, int c_zero, long *compared)
+static int check_conf(const mpe_tc_model *m, int ci, const confdata *cd, int out16, int c_zero, long *compared)
 {
-  const mpe_tc_model *m = model_for(ci);
   ck_assert_ptr_nonnull(m);
   int bad = 0, K = cd->k;
   *compared = 0;
@@ -197,7 +202,7 @@ START_TEST(test_conformance_fp32)
   int fp8 = configs[ci].t == MPE_E4M3 || configs[ci].t == MPE_E5M2;
   int c_zero = fp8 && configs[ci].gpu[0] == 'H';   /* H100/H200 FP8 runs used c = 0 */
   long compared;
-  int bad = check_conf(ci, &cd, 0, c_zero, &compared);
+  int bad = check_conf(model_for(ci), ci, &cd, 0, c_zero, &compared);
   printf("check_tc: conformance %s/%s fp32: K=%d rows=%d compared=%ld mismatches=%d\n", configs[ci].gpu,
          configs[ci].in, cd.k, cd.rows, compared, bad);
   ts_conf_tally(compared, bad);
@@ -216,7 +221,7 @@ START_TEST(test_conformance_fp16)
   confdata cd;
   ck_assert_int_gt(load_conf(ci, dfile, &cd), 0);
   long compared;
-  int bad = check_conf(ci, &cd, 1, 0, &compared);
+  int bad = check_conf(model_for(ci), ci, &cd, 1, 0, &compared);
   printf("check_tc: conformance %s/%s fp16: K=%d rows=%d compared=%ld mismatches=%d\n", configs[ci].gpu,
          configs[ci].in, cd.k, cd.rows, compared, bad);
   ts_conf_tally(compared, bad);
@@ -839,6 +844,96 @@ START_TEST(test_agreement_classes)
 }
 END_TEST
 
+/* fp16_split (mpe_tc_model_get(3), "split"): hand vectors whose binary16 results follow
+   from the definition, at every SIMD level, against the same models without it. */
+static mpe_tc_model *split_variant(const char *name, mpe_type in, int split)
+{
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get(name, in), &p), 0);
+  p.fp16_split = split;
+  mpe_tc_model *m;
+  ck_assert_int_eq(mpe_tc_model_custom(&m, &p), 0);
+  return m;
+}
+
+START_TEST(test_fp16_split)
+{
+  const char *names[] = { "h100:mma.sync", "b200:mma.sync" };
+  for (int ni = 0; ni < 2; ni++) {
+    const mpe_tc_model *m = mpe_tc_model_get(names[ni], MPE_E5M2);
+    mpe_tc_params p;
+    ck_assert_int_eq(mpe_tc_model_params(m, &p), 0);
+    ck_assert_int_eq(p.fp16_split, 25);
+    mpe_tc_model *m0 = split_variant(names[ni], MPE_E5M2, 0), *m18 = split_variant(names[ni], MPE_E5M2, 18);
+    /* F': the first block (k = 0) gives 1; the second sums that, 2^-11 (k = 2) and
+       2^-j (k = 3): above the tie 1 + 2^-11 (so 1 + 2^-10) when 2^-j survives, j <= F' */
+    for (int j = 18; j <= 26; j++) {
+      float a[4] = { 1, 0, 0x1p-5f, 0x1p-14f }, b[4] = { 1, 0, 0x1p-6f, ldexpf(1, 14 - j) };
+      ck_assert_uint_eq(repro_levels(m, a, b, 4, 0, 1), j <= 25 ? 0x3c01u : 0x3c00u);
+      ck_assert_uint_eq(repro_levels(m18, a, b, 4, 0, 1), j <= 18 ? 0x3c01u : 0x3c00u);
+    }
+    /* the halves: k mod 4 in {0, 1} first. [1, 2^-11 | 2^-22]: the first block rounds
+       its tie 1 + 2^-11 to 1, so 2^-22 meets 1 alone; [2^-22 | 1, 2^-11]: the second
+       block holds all three, above the tie */
+    float a1[4] = { 1, 0x1p-5f, 0x1p-11f, 0 }, b1[4] = { 1, 0x1p-6f, 0x1p-11f, 0 };
+    float a2[4] = { 0x1p-11f, 0, 1, 0x1p-5f }, b2[4] = { 0x1p-11f, 0, 1, 0x1p-6f };
+    ck_assert_uint_eq(repro_levels(m, a1, b1, 4, 0, 1), 0x3c00u);
+    ck_assert_uint_eq(repro_levels(m, a2, b2, 4, 0, 1), 0x3c01u);
+    /* the same a1, b1 with the halves in other 4-groups of a K = 8 block: k = 4, 5, 6 */
+    float a3[8] = { 0, 0, 0, 0, 1, 0x1p-5f, 0x1p-11f, 0 }, b3[8] = { 0, 0, 0, 0, 1, 0x1p-6f, 0x1p-11f, 0 };
+    ck_assert_uint_eq(repro_levels(m, a3, b3, 8, 0, 1), 0x3c00u);
+    /* c after the blocks: the products 1 and 2^-11 tie to 1, c = 2^-11 (binary16) is added
+       to that 1 (a tie again: 1); inside a block the three would make 1 + 2^-10 */
+    float a4[2] = { 1, 0x1p-5f }, b4[2] = { 1, 0x1p-6f };
+    ck_assert_uint_eq(repro_levels(m, a4, b4, 2, 0x1p-11f, 1), 0x3c00u);
+    /* specials: the first block overflows to +inf; c = -inf then gives NaN (0x7fff), where a
+       c inside the block gives -inf */
+    float a5[4] = { 57344, 0, 1, 0 }, b5[4] = { 57344, 0, 1, 0 };
+    ck_assert_uint_eq(repro_levels(m, a5, b5, 4, -INFINITY, 1), 0x7fffu);
+    ck_assert_uint_eq(repro_levels(m, a5, b5, 4, 0, 1), 0x7c00u);
+    /* binary32 output does not read the field */
+    ck_assert_uint_eq(repro_levels(m, a1, b1, 4, 0, 0), repro_levels(m0, a1, b1, 4, 0, 0));
+    ck_assert_uint_eq(repro_levels(m, a2, b2, 4, 0x1p-11f, 0), repro_levels(m0, a2, b2, 4, 0x1p-11f, 0));
+    /* without the field: one block (h100:mma.sync F = 13 with c inside; b200:mma.sync
+       products alone, then c) */
+    float a6[4] = { 1, 0, 0x1p-5f, 0x1p-14f }, b6[4] = { 1, 0, 0x1p-6f, 0x1p-8f };   /* j = 22 */
+    ck_assert_uint_eq(repro_levels(m0, a6, b6, 4, 0, 1), ni == 0 ? 0x3c00u : 0x3c01u);
+    ck_assert_uint_eq(repro_levels(m0, a1, b1, 4, 0, 1), ni == 0 ? 0x3c00u : 0x3c01u);
+    mpe_tc_model_free(m0);
+    mpe_tc_model_free(m18);
+  }
+  /* 2:4 sparse with binary16 C: refused (what mma.sp computes there is not known) */
+  float v[2] = { 1, 1 }, bs[4] = { 1, 1, 1, 1 };
+  uint16_t meta = 0, ch = 0;
+  ck_assert_int_eq(mpe_gemm_sp(mpe_tc_model_get("h100:mma.sync", MPE_E4M3), 0, MPE_ROW_MAJOR, MPE_NO_TRANS, 1,
+                               1, 4, 1.0f, v, MPE_FP32, 2, &meta, 1, bs, MPE_FP32, 1, 0.0f, &ch, MPE_FP16, 1),
+                   MPE_EUNSUP);
+  /* parameter checks */
+  mpe_tc_params p;
+  mpe_tc_model *bad = NULL;
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("h100:mma.sync", MPE_E4M3), &p), 0);
+  for (int v = -1; v <= 60; v += 61) {
+    p.fp16_split = v;
+    ck_assert_int_eq(mpe_tc_model_custom(&bad, &p), MPE_EINVAL);
+  }
+  p.fp16_split = 54;   /* L = 32: F' + 2 + 6 <= 62 */
+  ck_assert_int_eq(mpe_tc_model_custom(&bad, &p), 0);
+  mpe_tc_model_free(bad);
+  p.fp16_split = 55;
+  ck_assert_int_eq(mpe_tc_model_custom(&bad, &p), MPE_EINVAL);
+  p.fp16_split = 25;
+  p.block = 30;        /* not a multiple of 4 */
+  ck_assert_int_eq(mpe_tc_model_custom(&bad, &p), MPE_EINVAL);
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("h100:mma.sync", MPE_FP16), &p), 0);
+  p.fp16_split = 25;   /* FP8 models only */
+  ck_assert_int_eq(mpe_tc_model_custom(&bad, &p), MPE_EINVAL);
+  ck_assert_int_eq(mpe_tc_model_params(mpe_tc_model_get("mi300", MPE_E4M3FNUZ), &p), 0);
+  p.fp16_split = 25;
+  ck_assert_int_eq(mpe_tc_model_custom(&bad, &p), MPE_EINVAL);
+  ck_assert_ptr_null(bad);
+}
+END_TEST
+
 /* mpe_tc_model_name_at: every canonical name once, then the aliases, each valid for some type */
 START_TEST(test_model_name_at)
 {
@@ -919,7 +1014,8 @@ START_TEST(test_instruction_names)
   for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
     ck_assert_msg(mpe_tc_model_get(none[i].name, none[i].t) == NULL, "%s", none[i].name);
   /* apart from the instruction, mma.sync and wgmma compute the same on Hopper,
-     and mma.sync and tcgen05.mma on B200 except FP8 (late c) */
+     and mma.sync and tcgen05.mma on B200, except FP8: binary16 output (fp16_split)
+     on both, late c on B200 */
   static const mpe_type ts[] = { MPE_FP16, MPE_BF16, MPE_TF32, MPE_E4M3, MPE_E5M2 };
   for (int g = 0; g < 2; g++)
     for (int t = 0; t < 5; t++) {
@@ -928,8 +1024,11 @@ START_TEST(test_instruction_names)
       mpe_tc_model_params(mpe_tc_model_get(g ? "b200:mma.sync" : "h100:mma.sync", ts[t]), &q);
       ck_assert_int_ne(p.instr, q.instr);
       ck_assert_int_eq(q.late_c, g && t >= 3);
+      ck_assert_int_eq(q.fp16_split, t >= 3 ? 25 : 0);
+      ck_assert_int_eq(p.fp16_split, 0);
       q.instr = p.instr;
       q.late_c = p.late_c;
+      q.fp16_split = p.fp16_split;
       ck_assert_int_eq(memcmp(&p, &q, sizeof p), 0);
     }
   /* custom: instr is checked, then kept */
@@ -1943,9 +2042,12 @@ START_TEST(test_levels_threads)
 }
 END_TEST
 
-/* Exploratory (not in the required set): the binary16 outputs of the FP8
-   folders. Ada's are reproduced (F = 13, no 13-bit cut, RNE, c rounded to
-   binary16) and asserted; for H100, H200 and B200 the counts are printed. */
+/* The binary16 outputs of the FP8 folders: mma.sync m16n8k32 with binary16 C and D
+   (the data's CUDA source, tests/conformance/README.md), c rounded to binary16
+   first. Ada's fit its block model (F = 13, no 13-bit cut); Hopper's and
+   Blackwell's fit fp16_split (mpe_tc_model_get(3)): every row of every file is
+   compared and asserted, and the same model without fp16_split must miss some
+   (the rows decide the field). */
 START_TEST(test_conformance_fp8_fp16)
 {
   int ci = _i;
@@ -1957,36 +2059,32 @@ START_TEST(test_conformance_fp8_fp16)
   snprintf(dfile, sizeof dfile, "d_%s_fp16.txt", configs[ci].gpu);
   confdata cd;
   ck_assert_int_gt(load_conf(ci, dfile, &cd), 0);
+  const mpe_tc_model *m = model_sync(ci, 1);
+  mpe_tc_params p;
+  ck_assert_int_eq(mpe_tc_model_params(m, &p), 0);
   long compared;
-  int bad = check_conf(ci, &cd, 1, 0, &compared);
-  printf("exploratory %s/%s fp16: K=%d rows=%d compared=%ld mismatches=%d (row by row and in batches)\n",
-         configs[ci].gpu, configs[ci].in, cd.k, cd.rows, compared, bad);
-  if (configs[ci].gpu[0] == 'H') {
-    /* the best fit found (mpe_tc_model_get(3), BUGS): the products alone, F = 25,
-       rounded to binary16, then c added with one nearest-even addition */
-    mpe_tc_params p;
-    mpe_tc_model_params(model_for(ci), &p);
-    p.align_bits = 25;
-    p.result_bits = 0;
-    p.late_c = 1;
-    mpe_tc_model *m;
-    ck_assert_int_eq(mpe_tc_model_custom(&m, &p), 0);
+  int bad = check_conf(m, ci, &cd, 1, 0, &compared);
+  printf("check_tc: conformance %s/%s fp16 (%s): K=%d rows=%d compared=%ld mismatches=%d\n", configs[ci].gpu,
+         configs[ci].in, mpe_tc_model_name(m), cd.k, cd.rows, compared, bad);
+  ts_conf_tally(compared, bad);
+  if (p.fp16_split) {
+    p.fp16_split = 0;
+    mpe_tc_model *m0;
+    ck_assert_int_eq(mpe_tc_model_custom(&m0, &p), 0);
     int hit = 0;
     for (int r = 0; r < cd.rows; r++) {
       uint16_t ch = mpe_fp32_to_fp16(ts_u2f(cd.c[r]), MPE_RNE), dh = 0;
-      ck_assert_int_eq(mpe_mma(m, 1, 1, cd.k, cd.a + (size_t)r * cd.k, MPE_FP32, cd.k, cd.b + (size_t)r * cd.k,
+      ck_assert_int_eq(mpe_mma(m0, 1, 1, cd.k, cd.a + (size_t)r * cd.k, MPE_FP32, cd.k, cd.b + (size_t)r * cd.k,
                                MPE_FP32, 1, &ch, 1, &dh, MPE_FP16, 1), 0);
       hit += same_bits(ts_f2u(mpe_fp16_to_fp32(dh)), cd.d[r]);
     }
-    printf("exploratory %s/%s fp16: best fit (late c, F = 25, binary16): %d of %d rows\n", configs[ci].gpu,
+    printf("check_tc: conformance %s/%s fp16 without fp16_split: %d of %d rows\n", configs[ci].gpu,
            configs[ci].in, hit, cd.rows);
-    mpe_tc_model_free(m);
+    mpe_tc_model_free(m0);
+    ck_assert_int_lt(hit, cd.rows);
   }
   free_conf(&cd);
-  if (!strcmp(configs[ci].gpu, "Ada")) {
-    ts_conf_tally(compared, bad);   /* the others are exploratory: counted, not asserted */
-    ck_assert_int_eq(bad, 0);
-  }
+  ck_assert_int_eq(bad, 0);
 }
 END_TEST
 
@@ -2065,6 +2163,7 @@ static Suite *tc_suite(void)
   tcase_add_test(t2, test_hand_vectors);
   tcase_add_test(t2, test_open_points);
   tcase_add_test(t2, test_agreement_classes);
+  tcase_add_test(t2, test_fp16_split);
   tcase_add_test(t2, test_instruction_names);
   tcase_add_test(t2, test_specials);
   tcase_add_loop_test(t2, test_exact_mpfr, 0, 5);

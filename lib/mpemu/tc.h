@@ -103,6 +103,16 @@ typedef struct {
      tiny after rounding becomes a zero of its sign). See mpe_tc_model_get(3). */
   int pair_order;
   int flush;
+  /* FP8 block models (MPE_E4M3, MPE_E5M2) only; 0 for every other model. 0: binary16
+     output as the fields above say (default); F' in 1..58 (bounded like align_bits by the
+     block length): with binary16 output each block is two binary16 blocks and one
+     addition, as Hopper's and Blackwell's mma.sync FP8 with binary16 D compute it: the
+     block's products at k mod 4 in {0, 1} (the operands taken as the binary16 values they
+     are) and a +0 c form a truncating block of F' alignment bits, rounded to binary16
+     (round_fp16); that result is the c of the second, the products at k mod 4 in {2, 3};
+     c is then added with one binary16 addition (round_fp16). Binary32 output does not read
+     it. `block` must be a multiple of 4. See mpe_tc_model_get(3). */
+  int fp16_split;
 } mpe_tc_params;
 
 /* mpe_tc_params.mfma (mpe_tc_model_get(3)). */

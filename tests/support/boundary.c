@@ -499,8 +499,8 @@ static double special_value(int s)
   return s == 1 ? NAN : s == 2 ? INFINITY : -INFINITY;
 }
 
-/* IEEE addition x + y rounded to nearest-even in g (the late-c step) */
-static double ieee_add_rne(double x, double y, const ts_fmt *g)
+/* IEEE addition x + y rounded in g with mode rm (the late-c step: nearest-even) */
+static double ieee_add(double x, double y, const ts_fmt *g, mpe_round rm)
 {
   if (isnan(x) || isnan(y) || (isinf(x) && isinf(y) && (x > 0) != (y > 0)))
     return NAN;
@@ -517,7 +517,7 @@ static double ieee_add_rne(double x, double y, const ts_fmt *g)
   if (mpz_sgn(S) == 0)
     v = signbit(x) && signbit(y) ? -0.0 : 0.0;
   else
-    v = ts_round_z(S, -UNIT, g, MPE_RNE, 0, NULL);
+    v = ts_round_z(S, -UNIT, g, rm, 0, NULL);
   mpz_clears(S, t, NULL);
   return v;
 }
@@ -531,7 +531,7 @@ static double tc_block(const mpe_tc_params *p, int k0, int k1, const double *a, 
   int late = p->late_c;
   int s = specials_of(k0, k1, a, sa, b, sb, c, !late);
   if (s)
-    return late ? ieee_add_rne(special_value(s), c, &of) : special_value(s);
+    return late ? ieee_add(special_value(s), c, &of, MPE_RNE) : special_value(s);
   long emax = LONG_MIN;
   for (int k = k0; k < k1; k++) {
     double x = a[k * sa], y = b[k * sb];
@@ -584,8 +584,32 @@ static double tc_block(const mpe_tc_params *p, int k0, int k1, const double *a, 
     mpz_clears(S, t, NULL);
   }
   if (late)
-    r = ieee_add_rne(r, c, &of);
+    r = ieee_add(r, c, &of, MPE_RNE);
   return p->zero_sign && r == 0 ? 0.0 : r;  /* zero_sign: every zero result is +0 */
+}
+
+/* fp16_split, binary16 output (mpe_tc_model_get(3)): the products at k mod 4 in
+   {0, 1} of the block, read as binary16 values, with c = +0; then those at
+   k mod 4 in {2, 3} with that result as c; then c added with one addition */
+static double tc_split_block(const mpe_tc_params *p, int k0, int k1, const double *a, size_t sa,
+                             const double *b, size_t sb, double c)
+{
+  double ha[2][512], hb[2][512];
+  int n[2] = { 0, 0 };
+  for (int k = k0; k < k1; k++) {
+    int h = (k - k0) % 4 >= 2;
+    ha[h][n[h]] = a[k * sa];
+    hb[h][n[h]++] = b[k * sb];
+  }
+  mpe_tc_params ph = *p;
+  ph.in = MPE_FP16;
+  ph.align_bits = p->fp16_split;
+  ph.late_c = 0;
+  double r = tc_block(&ph, 0, n[0], ha[0], 1, hb[0], 1, 0.0, MPE_FP16);
+  r = tc_block(&ph, 0, n[1], ha[1], 1, hb[1], 1, r, MPE_FP16);
+  const ts_fmt hf = ts_fmt_type(MPE_FP16);
+  r = ieee_add(r, c, &hf, p->round_fp16);
+  return p->zero_sign && r == 0 ? 0.0 : r;
 }
 
 static double tc_exact(int K, const double *a, size_t sa, const double *b, size_t sb, double c, mpe_type out)
@@ -622,8 +646,11 @@ double ts_tc_oracle(const mpe_tc_params *p, int K, const double *a, size_t sa, c
     return d;
   }
   double d = c;
-  for (int k0 = 0; k0 < K; k0 += p->block)
-    d = tc_block(p, k0, k0 + p->block < K ? k0 + p->block : K, a, sa, b, sb, d, out);
+  for (int k0 = 0; k0 < K; k0 += p->block) {
+    const int k1 = k0 + p->block < K ? k0 + p->block : K;
+    d = out == MPE_FP16 && p->fp16_split ? tc_split_block(p, k0, k1, a, sa, b, sb, d)
+                                         : tc_block(p, k0, k1, a, sa, b, sb, d, out);
+  }
   return d;
 }
 
