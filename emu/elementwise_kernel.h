@@ -480,12 +480,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
   vi64 z = SPLAT(vi64, 0);
   unsigned f = 0;
 #define ANY(v) (memcmp(&(v), &z, sizeof z) != 0)
-  if (ANY(fa.inexact)) f |= MPE_FLAG_INEXACT;
-  if (ANY(fa.underflow)) f |= MPE_FLAG_UNDERFLOW;
-  if (ANY(fa.overflow)) f |= MPE_FLAG_OVERFLOW;
-  if (ANY(fa.invalid)) f |= MPE_FLAG_INVALID;
-  if (ANY(fa.saturated)) f |= MPE_FLAG_SATURATED;
-  if (ANY(fa.flushed)) f |= MPE_FLAG_FLUSHED;
+  MPEI_FLAGS_ADD(f, fa, ANY);
 #undef ANY
   return f;
 }
