@@ -75,12 +75,7 @@ void mpe_update_free(mpe_update *s)
 {
   if (!s)
     return;
-  free(s->w);
-  free(s->aux);
-  free(s->ref);
-  free(s->t1);
-  free(s->t2);
-  free(s->t3);
+  free(s->w);   /* the block of every array (mpe_update_alloc) */
   free(s);
 }
 
@@ -112,19 +107,19 @@ int mpe_update_alloc(mpe_update **out, mpe_update_strategy strategy, const doubl
   if (o)
     s->opts = *o;
   s->opts.master = master;
-  size_t bytes = (n ? n : 1) * sizeof(double);
-  s->w = malloc(bytes);
-  s->ref = malloc(bytes);
-  s->t1 = malloc(bytes);
-  s->t2 = malloc(bytes);
-  s->t3 = malloc(bytes);
-  if (strategy == MPE_UPDATE_MASTER || strategy == MPE_UPDATE_KAHAN)
-    s->aux = malloc(bytes);
-  if (!s->w || !s->ref || !s->t1 || !s->t2 || !s->t3 ||
-      ((strategy == MPE_UPDATE_MASTER || strategy == MPE_UPDATE_KAHAN) && !s->aux)) {
+  /* one block of len doubles per array: w, ref, t1, t2, t3, then aux for the
+     strategies that keep one */
+  const size_t len = n ? n : 1, narrays = strategy == MPE_UPDATE_MASTER || strategy == MPE_UPDATE_KAHAN ? 6 : 5;
+  s->w = mpei_count_ok(len, narrays * sizeof(double)) ? malloc(len * narrays * sizeof(double)) : NULL;
+  if (!s->w) {
     mpe_update_free(s);
     return MPE_ENOMEM;
   }
+  s->ref = s->w + len;
+  s->t1 = s->ref + len;
+  s->t2 = s->t1 + len;
+  s->t3 = s->t2 + len;
+  s->aux = narrays == 6 ? s->t3 + len : NULL;
   mpe_round_opts rne = low_opts(s, MPE_RNE, 0);
   rc = mpe_round_f64(s->w, w0, n, f, &rne);
   if (rc) {
