@@ -11,6 +11,7 @@
 #include <string.h>
 #include "isa.h"
 #include "tc_drive.h"
+#include "tc_epilogue.h"
 #include "tc_f64.h"
 #include "mpei_fenv.h"
 
@@ -146,12 +147,7 @@ int mpei_tc_f64_mma(const struct mpe_tc_model *model, int m, int n, int k, const
 static double epilogue(double v, double cv, double alpha, double beta, int use_ab)
 {
   double out;
-  if (!use_ab)
-    out = beta != 0.0 ? beta * cv : 0.0;
-  else if (beta == 0.0)
-    out = alpha == 1.0 ? v : alpha * v;
-  else
-    out = fma(alpha, v, beta * cv);
+  MPEI_EPILOGUE(out, v, cv, alpha, beta, use_ab, 0.0, fma);
   return canon(out);
 }
 
