@@ -55,6 +55,16 @@ static inline double sum_odd(double a, double b)
   return s;
 }
 
+/* t[i] = x[i] + y[i] (x[i] - y[i] when neg) rounded once to f with ro: the
+   sum rounded to odd in binary64 (sum_odd), then to f. MPE_OK or its error. */
+static int add_round(double *t, const double *x, const double *y, int neg, size_t n, const mpe_format *f,
+                     const mpe_round_opts *ro)
+{
+  for (size_t i = 0; i < n; i++)
+    t[i] = sum_odd(x[i], neg ? -y[i] : y[i]);
+  return mpe_round_f64(t, t, n, f, ro);
+}
+
 static inline int same_bits(double a, double b)
 {
   return mpei_d2u(a) == mpei_d2u(b);
@@ -159,15 +169,8 @@ int mpe_update_step(mpe_update *s, const double *u)
   switch (s->strategy) {
   case MPE_UPDATE_LOW:
   case MPE_UPDATE_SR: {
-    for (size_t i = 0; i < n; i++)
-      t1[i] = sum_odd(w[i], u[i]);
-    if (s->strategy == MPE_UPDATE_SR) {
-      mpe_round_opts sr = low_opts(s, MPE_SR, s->steps * (uint64_t)n);
-      rc = mpe_round_f64(t1, t1, n, s->low, &sr);
-    } else {
-      rc = mpe_round_f64(t1, t1, n, s->low, &rne);
-    }
-    if (rc)
+    mpe_round_opts sr = low_opts(s, MPE_SR, s->steps * (uint64_t)n);
+    if ((rc = add_round(t1, w, u, 0, n, s->low, s->strategy == MPE_UPDATE_SR ? &sr : &rne)))
       return rc;
     for (size_t i = 0; i < n; i++) {
       if (is_update(u[i])) {
@@ -182,9 +185,7 @@ int mpe_update_step(mpe_update *s, const double *u)
   }
   case MPE_UPDATE_MASTER: {
     mpe_round_opts mo = { MPE_RNE, 0, 0, 0, 0 };
-    for (size_t i = 0; i < n; i++)
-      t1[i] = sum_odd(a[i], u[i]);
-    rc = mpe_round_f64(t1, t1, n, s->master, &mo);
+    rc = add_round(t1, a, u, 0, n, s->master, &mo);
     if (!rc)
       rc = mpe_round_f64(t2, t1, n, s->low, &rne);
     if (rc)
@@ -201,24 +202,9 @@ int mpe_update_step(mpe_update *s, const double *u)
     break;
   }
   case MPE_UPDATE_KAHAN: {
-    /* y = u - c */
-    for (size_t i = 0; i < n; i++)
-      t1[i] = sum_odd(u[i], -a[i]);
-    if ((rc = mpe_round_f64(t1, t1, n, s->low, &rne)))
-      return rc;
-    /* t = w + y */
-    for (size_t i = 0; i < n; i++)
-      t2[i] = sum_odd(w[i], t1[i]);
-    if ((rc = mpe_round_f64(t2, t2, n, s->low, &rne)))
-      return rc;
-    /* c = (t - w) - y, both operations rounded */
-    for (size_t i = 0; i < n; i++)
-      t3[i] = sum_odd(t2[i], -w[i]);
-    if ((rc = mpe_round_f64(t3, t3, n, s->low, &rne)))
-      return rc;
-    for (size_t i = 0; i < n; i++)
-      t3[i] = sum_odd(t3[i], -t1[i]);
-    if ((rc = mpe_round_f64(t3, t3, n, s->low, &rne)))
+    /* y = u - c; t = w + y; c = (t - w) - y, both operations rounded */
+    if ((rc = add_round(t1, u, a, 1, n, s->low, &rne)) || (rc = add_round(t2, w, t1, 0, n, s->low, &rne)) ||
+        (rc = add_round(t3, t2, w, 1, n, s->low, &rne)) || (rc = add_round(t3, t3, t1, 1, n, s->low, &rne)))
       return rc;
     for (size_t i = 0; i < n; i++) {
       if (is_update(u[i])) {
