@@ -361,6 +361,17 @@ int mpe_ew_sigmoid(float *y, const float *x, size_t n, const mpe_format *f, cons
 
 /* ---- softmax over rows: two passes per row (sum, then values), so no scratch
    beyond the fixed chunk buffers whatever the row length */
+/* d[i] = exp(xr[c0 + i] - m) in binary64 for the chunk from c0 (buf: its
+   arguments); returns the chunk's length */
+static size_t exp_chunk(const ew_job *j, double *d, double *buf, const float *xr, size_t c0, size_t cols, float m)
+{
+  size_t len = cols - c0 < CHUNK ? cols - c0 : CHUNK;
+  for (size_t i = 0; i < len; i++)
+    buf[i] = (double)xr[c0 + i] - m;
+  j->vexp(d, buf, len);
+  return len;
+}
+
 static unsigned softmax_row(const ew_job *j, float *yr, const float *xr, size_t cols, size_t base)
 {
   double d[CHUNK], buf[CHUNK];
@@ -380,18 +391,12 @@ static unsigned softmax_row(const ew_job *j, float *yr, const float *xr, size_t 
   }
   double s = 0;
   for (size_t c0 = 0; c0 < cols; c0 += CHUNK) {
-    size_t len = cols - c0 < CHUNK ? cols - c0 : CHUNK;
-    for (size_t i = 0; i < len; i++)
-      buf[i] = (double)xr[c0 + i] - m;
-    j->vexp(d, buf, len);
+    size_t len = exp_chunk(j, d, buf, xr, c0, cols, m);
     for (size_t i = 0; i < len; i++)
       s += d[i];
   }
   for (size_t c0 = 0; c0 < cols; c0 += CHUNK) {
-    size_t len = cols - c0 < CHUNK ? cols - c0 : CHUNK;
-    for (size_t i = 0; i < len; i++)
-      buf[i] = (double)xr[c0 + i] - m;
-    j->vexp(d, buf, len);
+    size_t len = exp_chunk(j, d, buf, xr, c0, cols, m);
     for (size_t i = 0; i < len; i++)
       d[i] /= s;
     fl |= round_chunk(j, yr + c0, d, base + c0, len);

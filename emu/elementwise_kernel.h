@@ -36,7 +36,6 @@ static const uint64_t ABS64 = 0x7fffffffffffffffull, SIGN64 = 0x8000000000000000
 static const uint64_t QNAN64 = 0x7ff8000000000000ull, INF64 = 0x7ff0000000000000ull;
 
 static AI vf64 widen(hf32 f) { return WIDEN(f); }
-static AI hf32 loadf(const float *p) { hf32 f; memcpy(&f, p, sizeof f); return f; }
 static AI vf64 vabs(vf64 v) { return (vf64)((vu64)v & ABS64); }
 static AI vi64 isnan_d(vf64 v) { return v != v; }
 static AI vi64 isfin_d(vf64 v) { return (vi64)(((vu64)v & ABS64) < INF64); }
@@ -208,7 +207,7 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
   size_t i = 0;
   if (sleef) {
     for (; i + VW <= n; i += VW) {
-      vf64 v = widen(loadf(x + i)), r;
+      vf64 v = widen(load_hf32(x + i)), r;
       switch (op) {
       case EW_EXP: r = SLEEF_EXP(v); break;
       case EW_LOG: r = SLEEF_LOG(v); break;
@@ -223,7 +222,7 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
     vf64 r = SPLAT(vf64, 0);
     if (sleef)
       memcpy(&r, d + i, sizeof r);
-    r = eval_vec(op, a, loadf(x + i), y ? loadf(y + i) : fz, z ? loadf(z + i) : fz, r, &fl);
+    r = eval_vec(op, a, load_hf32(x + i), y ? load_hf32(y + i) : fz, z ? load_hf32(z + i) : fz, r, &fl);
     memcpy(d + i, &r, sizeof r);
   }
   if (i < n) {
@@ -235,7 +234,7 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
     if (z)
       memcpy(bz, z + i, len * 4);
     evalfl tf = { SPLAT(vi64, 0), SPLAT(vi64, 0) };
-    vf64 v = widen(loadf(bx)), r = SPLAT(vf64, 0);
+    vf64 v = widen(load_hf32(bx)), r = SPLAT(vf64, 0);
     switch (op) {
     case EW_EXP: r = SLEEF_EXP(v); break;
     case EW_LOG: r = SLEEF_LOG(v); break;
@@ -243,7 +242,7 @@ static AI unsigned eval_body(double *d, const mpei_ew_args *args, size_t i0, siz
     case EW_SIGMOID: r = SLEEF_EXP(-v); break;
     default: break;
     }
-    r = eval_vec(op, a, loadf(bx), loadf(by), loadf(bz), r, &tf);
+    r = eval_vec(op, a, load_hf32(bx), load_hf32(by), load_hf32(bz), r, &tf);
     vi64 valid;
     for (int k = 0; k < VW; k++)
       valid[k] = (size_t)k < len ? -1 : 0;
@@ -481,12 +480,7 @@ static AI unsigned round_body(float *y, const double *d, size_t n, const mpei_ew
   vi64 z = SPLAT(vi64, 0);
   unsigned f = 0;
 #define ANY(v) (memcmp(&(v), &z, sizeof z) != 0)
-  if (ANY(fa.inexact)) f |= MPE_FLAG_INEXACT;
-  if (ANY(fa.underflow)) f |= MPE_FLAG_UNDERFLOW;
-  if (ANY(fa.overflow)) f |= MPE_FLAG_OVERFLOW;
-  if (ANY(fa.invalid)) f |= MPE_FLAG_INVALID;
-  if (ANY(fa.saturated)) f |= MPE_FLAG_SATURATED;
-  if (ANY(fa.flushed)) f |= MPE_FLAG_FLUSHED;
+  MPEI_FLAGS_ADD(f, fa, ANY);
 #undef ANY
   return f;
 }

@@ -3,6 +3,9 @@
 # tc_int.mk, arith.mk, mx.mk)
 libmpemu_la_SOURCES += emu/format.c emu/philox.c emu/round_ref.c \
 	emu/convert.c emu/round_array.c emu/round_kernel.h emu/isa.c emu/isa.h
+# One convenience library per instruction set holds the kernels built with
+# that set's flags and nothing else: the module fragments included after this
+# one (tc.mk, tc_int.mk, tc_f64.mk) append their kernel sources to it.
 if HAVE_X86_SIMD
 noinst_LTLIBRARIES += libmpemu_avx2.la libmpemu_avx512.la
 libmpemu_avx2_la_SOURCES = emu/round_avx2.c

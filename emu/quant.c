@@ -125,6 +125,16 @@ static int groups_ok(const float *scale, const int32_t *zero, size_t ng, int qmi
   return 1;
 }
 
+/* What encoding and decoding both ask once args_ok passed: the ng groups'
+   scales and zero points (groups_ok), and an output (out, nout bytes) apart
+   from the input (in, nin bytes), the scales and the zero points. */
+static int coded_ok(const void *out, size_t nout, const void *in, size_t nin, const float *scale,
+                    const int32_t *zero, size_t ng, int qmin, int qmax)
+{
+  return groups_ok(scale, zero, ng, qmin, qmax) && !overlap(out, nout, in, nin) &&
+         !overlap(out, nout, scale, ng * sizeof *scale) && !overlap(out, nout, zero, ng * sizeof *zero);
+}
+
 int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quant_axis axis, mpe_type t,
                      const float *scale, const int32_t *zero, const mpe_round_opts *o)
 {
@@ -141,11 +151,9 @@ int mpe_quant_encode(void *q, const float *x, size_t rows, size_t cols, mpe_quan
   size_t ng = ngroups(axis, rows, cols), n = rows * cols;
   if (!n)
     return MPE_OK;
-  if (!groups_ok(scale, zero, ng, qmin, qmax))
-    return MPE_EINVAL;
   /* the codes are written by threads in parallel: none may land on a value,
      scale or zero point another thread has still to read */
-  if (overlap(q, n, x, n * sizeof *x) || overlap(q, n, scale, ng * sizeof *scale) || overlap(q, n, zero, ng * sizeof *zero))
+  if (!coded_ok(q, n, x, n * sizeof *x, scale, zero, ng, qmin, qmax))
     return MPE_EINVAL;
   for (size_t k = 0; k < n; k++)
     if (!isfinite(x[k]))
@@ -195,11 +203,8 @@ int mpe_quant_decode(float *x, const void *q, size_t rows, size_t cols, mpe_quan
   size_t ng = ngroups(axis, rows, cols), n = rows * cols;
   if (!n)
     return MPE_OK;
-  if (!groups_ok(scale, zero, ng, qmin, qmax))
-    return MPE_EINVAL;
   /* x[k] is written over the bytes of codes 4k .. 4k+3, still to be read */
-  if (overlap(x, n * sizeof *x, q, n) || overlap(x, n * sizeof *x, scale, ng * sizeof *scale) ||
-      overlap(x, n * sizeof *x, zero, ng * sizeof *zero))
+  if (!coded_ok(x, n * sizeof *x, q, n, scale, zero, ng, qmin, qmax))
     return MPE_EINVAL;
   const int sgn = qmin < 0;
   for (size_t k = 0; k < n; k++) {

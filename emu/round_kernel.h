@@ -96,12 +96,7 @@ static inline __attribute__((always_inline)) unsigned flags_of(const flagacc fa)
 {
   unsigned f = 0;
 #define ANY(v) (!MPEI_ALL32((vi32)((v) == 0)))
-  if (ANY(fa.inexact)) f |= MPE_FLAG_INEXACT;
-  if (ANY(fa.underflow)) f |= MPE_FLAG_UNDERFLOW;
-  if (ANY(fa.overflow)) f |= MPE_FLAG_OVERFLOW;
-  if (ANY(fa.invalid)) f |= MPE_FLAG_INVALID;
-  if (ANY(fa.saturated)) f |= MPE_FLAG_SATURATED;
-  if (ANY(fa.flushed)) f |= MPE_FLAG_FLUSHED;
+  MPEI_FLAGS_ADD(f, fa, ANY);
 #undef ANY
   return f;
 }

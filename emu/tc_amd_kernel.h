@@ -63,20 +63,6 @@
 #define MR MPEI_TC_AMD_MR
 #define SPLI(v) ((vi32){} + (int32_t)(v))
 
-static inline __attribute__((always_inline)) vf32 ldf(const float *p)
-{
-  vf32 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-static inline __attribute__((always_inline)) vi32 ldi(const int32_t *p)
-{
-  vi32 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
 static inline __attribute__((always_inline)) vi32 maxi(vi32 a, vi32 b)
 {
   return MAX_I(a, b);
@@ -136,12 +122,12 @@ static inline __attribute__((always_inline)) vf32 exact_row(const float *a, cons
 {
   vi32 E = expf32(acc);
   for (int q = 0; q < L; q++)
-    E = maxi(E, ea[q * MR + r] + ldi(eb + q * VW));
+    E = maxi(E, ea[q * MR + r] + load_vi32(eb + q * VW));
   const wf64 sc = pow2v(F - E);
   wf64 s = tod(acc) * sc;
   wi64 lost = (wi64)(floorv(s) != s);   /* an integer: floor is itself */
   for (int q = 0; q < L; q++) {
-    const wf64 x = tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc;
+    const wf64 x = tod(load_vf32(b + q * VW)) * (double)a[q * MR + r] * sc;
     lost |= (wi64)(floorv(x) != x);
     s += x;
   }
@@ -174,10 +160,10 @@ static inline __attribute__((always_inline)) void exact_run(const float *av, con
     const double *ad = adv + (size_t)blk * L * MR;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
     const int32_t *ab = abnd + (size_t)blk * 3 * MR, *bb = bbnd + (size_t)blk * 3 * VW;
-    const vi32 sb = ldi(bb), hib = ldi(bb + VW), lob = ldi(bb + 2 * VW);
+    const vi32 sb = load_vi32(bb), hib = load_vi32(bb + VW), lob = load_vi32(bb + 2 * VW);
 #pragma GCC unroll 8
     for (int q = 0; q < L; q++) {
-      const vf32 bq = ldf(b + q * VW);
+      const vf32 bq = load_vf32(b + q * VW);
       bd[2 * q] = CVT_F2D(LOHALF(bq));
       bd[2 * q + 1] = CVT_F2D(HIHALF(bq));
     }
@@ -212,7 +198,7 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
   vf32 acc[MR];
   vi32 bad[MR];
   for (int r = 0; r < MR; r++) {
-    acc[r] = ldf(c + r * ldc);
+    acc[r] = load_vf32(c + r * ldc);
     bad[r] = SPLI(0);
   }
   if (L == 4)   /* the models' block lengths get their own unrolled copies */
@@ -224,7 +210,7 @@ static void k_exact(const float *av, const int32_t *ae, const float *bv, const i
   for (int r = 0; r < MR; r++) {
     memcpy(c + r * ldc, &acc[r], sizeof acc[r]);
     if (ANY_I(bad[r])) {
-      const vi32 f = ldi(fl + r * ldc) | bad[r];
+      const vi32 f = load_vi32(fl + r * ldc) | bad[r];
       memcpy(fl + r * ldc, &f, sizeof f);
     }
   }
@@ -235,12 +221,12 @@ static void k_ftz(const float *av, const float *bv, float *c, long ldc, const mp
   const int P = kp->L, flush = kp->flush;
   vf32 acc[MR];
   for (int r = 0; r < MR; r++)
-    acc[r] = ldf(c + r * ldc);
+    acc[r] = load_vf32(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * P * MR, *b = bv + (size_t)blk * P * VW;
-    const vf32 b0 = ldf(b), b1 = ldf(b + VW);
+    const vf32 b0 = load_vf32(b), b1 = load_vf32(b + VW);
     if (P == 4) {
-      const vf32 b2 = ldf(b + 2 * VW), b3 = ldf(b + 3 * VW);
+      const vf32 b2 = load_vf32(b + 2 * VW), b3 = load_vf32(b + 3 * VW);
       for (int r = 0; r < MR; r++) {
         vf32 p0 = b0 * a[r], p1 = b1 * a[MR + r], p2 = b2 * a[2 * MR + r], p3 = b3 * a[3 * MR + r];
         if (flush) {
@@ -275,7 +261,7 @@ static inline __attribute__((always_inline)) wf64 stage1(const float *a, const i
   const int L = kp->L, F = kp->F;
   vi32 em = SPLI(-(1 << 22));
   for (int q = q0; q < L; q += qs)
-    em = maxi(em, ea[q * MR + r] + ldi(eb + q * VW));
+    em = maxi(em, ea[q * MR + r] + load_vi32(eb + q * VW));
   em = maxi(em, SPLI(-600));   /* no product: S = 0 */
   wf64 S;
   if (kp->f32) {
@@ -285,13 +271,13 @@ static inline __attribute__((always_inline)) wf64 stage1(const float *a, const i
     const vf32 sc = (vf32)((F - maxi(em, SPLI(-96)) + 127) << 23);   /* every product is at least 2^-96 */
     vi32 s32 = SPLI(0);
     for (int q = q0; q < L; q += qs)
-      s32 += __builtin_convertvector(ldf(b + q * VW) * a[q * MR + r] * sc, vi32);
+      s32 += __builtin_convertvector(load_vf32(b + q * VW) * a[q * MR + r] * sc, vi32);
     S = __builtin_convertvector(s32, wf64);
   } else {
     const wf64 sc = pow2v(F - em);
     S = (wf64){};
     for (int q = q0; q < L; q += qs)
-      S += truncv(tod(ldf(b + q * VW)) * (double)a[q * MR + r] * sc);
+      S += truncv(tod(load_vf32(b + q * VW)) * (double)a[q * MR + r] * sc);
   }
   *emp = em;
   return S;
@@ -387,7 +373,7 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
       eg[0][r] = eg[1][r] = SPLI(-(1 << 22));
 #pragma GCC unroll 16
     for (int q = 0; q < L; q++) {
-      const vi32 e = ldi(eb + q * VW);
+      const vi32 e = load_vi32(eb + q * VW);
 #pragma GCC unroll 4
       for (int r = 0; r < MR; r++)
         eg[q % ng][r] = maxi(eg[q % ng][r], ea[q * MR + r] + e);
@@ -406,7 +392,7 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
     }
 #pragma GCC unroll 16
     for (int q = 0; q < L; q++) {
-      const vf32 x = ldf(b + q * VW);
+      const vf32 x = load_vf32(b + q * VW);
 #pragma GCC unroll 4
       for (int r = 0; r < MR; r++)
         Sg[q % ng][r] += __builtin_convertvector(x * a[q * MR + r] * sc[q % ng][r], vi32);
@@ -428,7 +414,7 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
   const double g2 = ldexp(1.0, F2 + 1 - F);
   vf32 acc[MR];
   for (int r = 0; r < MR; r++)
-    acc[r] = ldf(c + r * ldc);
+    acc[r] = load_vf32(c + r * ldc);
   /* binary32 lanes and a two-part integer (one cut sum); the split sums, and
      operands outside the binary32 window, in binary64 lanes below */
   const int fast = kp->f32;

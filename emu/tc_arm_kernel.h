@@ -22,13 +22,6 @@
 
 #define MIN_NORMAL32 0x00800000
 
-static inline __attribute__((always_inline)) vf32 ld(const float *p)
-{
-  vf32 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
 /* |x| below 2^-126 (zeros too): a zero of x's sign */
 static inline __attribute__((always_inline)) vf32 flush32(vf32 x)
 {
@@ -104,9 +97,9 @@ static inline __attribute__((always_inline)) void arm_kernel_t(const float *ap, 
   const int f32 = mode == MPE_RNE && kp->prod32;
 #pragma GCC unroll 4
   for (int r = 0; r < R; r++)
-    acc[r] = ld(c + r * VW);
+    acc[r] = load_vf32(c + r * VW);
   for (int p = 0; p < kp->npairs; p++) {
-    const vf32 b0 = ld(bp + (size_t)2 * p * VW), b1 = ld(bp + (size_t)(2 * p + 1) * VW);
+    const vf32 b0 = load_vf32(bp + (size_t)2 * p * VW), b1 = load_vf32(bp + (size_t)(2 * p + 1) * VW);
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++) {
       const float a0 = ap[r * lda + 2 * p], a1 = ap[r * lda + 2 * p + 1];

@@ -421,17 +421,7 @@ int mpe_cpu_mma(const mpe_tc_model *model, int m, int n, int k, const void *A, m
     return r;
   if (dtype != (is_int ? MPE_INT32 : MPE_FP32) || !hw_types_ok(model, atype, btype))
     return MPE_EUNSUP;
-  if (m == 0 || n == 0)
-    return MPE_OK;
-  uint32_t *acc = mpei_tc_acc_in(C, ldc, m, n, sizeof *acc);
-  if (!acc)
-    return MPE_ENOMEM;
-  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
-  r = hw_run(model, m, n, k, &a, &b, acc);
-  if (r == MPE_OK)
-    mpei_tc_acc_out(D, ldd, acc, m, n, sizeof *acc);
-  free(acc);
-  return r;
+  return mpei_tc_mma_acc(model, hw_run, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, ldd, sizeof(uint32_t));
 }
 
 int mpe_cpu_gemm(const mpe_tc_model *model, mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int n, int k,

@@ -6,6 +6,20 @@
 #include <math.h>
 #include "mpei.h"
 
+/* out = alpha*v + beta*cv as FMA(alpha, v, beta*cv) in the type of the
+   operands, whose zero is ZERO: cv is not used when beta == 0, and without a
+   product (use_ab 0) out is beta*cv. The binary32 epilogue below and the
+   binary64 one of emu/tc_f64.c. */
+#define MPEI_EPILOGUE(out, v, cv, alpha, beta, use_ab, ZERO, FMA) \
+  do {                                                            \
+    if (!(use_ab))                                                \
+      (out) = (beta) != ZERO ? (beta) * (cv) : ZERO;              \
+    else if ((beta) == ZERO)                                      \
+      (out) = (alpha) == 1 ? (v) : (alpha) * (v);                 \
+    else                                                          \
+      (out) = FMA((alpha), (v), (beta) * (cv));                   \
+  } while (0)
+
 /* C = alpha*acc + beta*C in binary32, as fmaf(alpha, acc, beta*C); C is not read
    when beta == 0, and a NaN comes out as the one quiet NaN. A binary16 C is
    rounded once at the end (RNE). */
@@ -13,12 +27,7 @@ static inline __attribute__((always_inline)) float epilogue_one(float v, float c
                                                                 float beta, int use_ab)
 {
   float out;
-  if (!use_ab)
-    out = beta != 0.0f ? beta * cv : 0.0f;
-  else if (beta == 0.0f)
-    out = alpha == 1.0f ? v : alpha * v;
-  else
-    out = fmaf(alpha, v, beta * cv);
+  MPEI_EPILOGUE(out, v, cv, alpha, beta, use_ab, 0.0f, fmaf);
   return isnan(out) ? mpei_u2f(0x7fffffffu) : out;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "isa.h"
 #include "tc_drive.h"
+#include "tc_epilogue.h"
 #include "tc_f64.h"
 #include "mpei_fenv.h"
 
@@ -113,6 +114,18 @@ static int f64_run(int M, int N, int K, const mpei_tc_opnd *a, const mpei_tc_opn
   return MPE_OK;
 }
 
+/* mpe_mma's product (mpei_tc_mma_acc): the sums, a NaN as the one quiet NaN */
+static int f64_mma_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                       const mpei_tc_opnd *b, void *acc)
+{
+  (void)m;
+  double *d = acc;
+  int r = f64_run(M, N, K, a, b, d);
+  for (size_t i = 0; r == MPE_OK && i < (size_t)M * N; i++)
+    d[i] = canon(d[i]);
+  return r;
+}
+
 /* an FP64 model (built-in or not) and every operand binary64 */
 static int types_ok(const struct mpe_tc_model *m, mpe_type at, mpe_type bt, mpe_type ct)
 {
@@ -125,19 +138,8 @@ int mpei_tc_f64_mma(const struct mpe_tc_model *model, int m, int n, int k, const
 {
   if (!types_ok(model, atype, btype, dtype) || mpei_tc_mma_shape_check(m, n, k, A, lda, B, ldb, C, ldc, D, ldd))
     return MPE_EINVAL;
-  if (m == 0 || n == 0)
-    return MPE_OK;
-  double *acc = mpei_tc_acc_in(C, ldc, m, n, sizeof *acc);
-  if (!acc)
-    return MPE_ENOMEM;
-  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
-  int r = f64_run(m, n, k, &a, &b, acc);
-  if (r == MPE_OK)
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < n; j++)
-        ((double *)D)[(size_t)i * ldd + j] = canon(acc[(size_t)i * n + j]);
-  free(acc);
-  return r;
+  return mpei_tc_mma_acc(model, f64_mma_run, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, ldd,
+                         sizeof(double));
 }
 
 /* C = alpha*acc + beta*C in binary64, as fma(alpha, acc, beta*C): the binary32
@@ -145,12 +147,7 @@ int mpei_tc_f64_mma(const struct mpe_tc_model *model, int m, int n, int k, const
 static double epilogue(double v, double cv, double alpha, double beta, int use_ab)
 {
   double out;
-  if (!use_ab)
-    out = beta != 0.0 ? beta * cv : 0.0;
-  else if (beta == 0.0)
-    out = alpha == 1.0 ? v : alpha * v;
-  else
-    out = fma(alpha, v, beta * cv);
+  MPEI_EPILOGUE(out, v, cv, alpha, beta, use_ab, 0.0, fma);
   return canon(out);
 }
 

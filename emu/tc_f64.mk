@@ -2,11 +2,6 @@
 # with MPE_FP64 operands) with their SIMD kernels
 libmpemu_la_SOURCES += emu/tc_f64.h emu/tc_f64.c emu/tc_f64_kernel.h
 if HAVE_X86_SIMD
-noinst_LTLIBRARIES += libmpemu_tcf64_avx2.la libmpemu_tcf64_avx512.la
-libmpemu_tcf64_avx2_la_SOURCES = emu/tc_f64_avx2.c
-libmpemu_tcf64_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX2_CFLAGS)
-libmpemu_tcf64_avx512_la_SOURCES = emu/tc_f64_avx512.c
-libmpemu_tcf64_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(AVX512_CFLAGS)
-libmpemu_la_LIBADD += libmpemu_tcf64_avx2.la libmpemu_tcf64_avx512.la
+libmpemu_avx2_la_SOURCES += emu/tc_f64_avx2.c
+libmpemu_avx512_la_SOURCES += emu/tc_f64_avx512.c
 endif
-EXTRA_DIST += emu/tc_f64_kernel.h

@@ -4,23 +4,16 @@
    set's MPEI_FMA_PD). MR rows × 2*VW columns; see tc_f64.h for the layout. */
 #include "mpei_vec.h"
 
-static inline vf64 loadd(const double *p)
-{
-  vf64 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
 static void f64_kernel(const double *ap, const double *bp, double *c, long ldc, int K)
 {
   vf64 acc[MR * 2];
 #pragma GCC unroll 32
   for (int u = 0; u < MR * 2; u++)
-    acc[u] = loadd(c + (u / 2) * ldc + (u % 2) * VW);
+    acc[u] = load_vf64(c + (u / 2) * ldc + (u % 2) * VW);
 #pragma GCC unroll 2
   for (int k = 0; k < K; k++) {
     const double *a = ap + (size_t)k * MR, *b = bp + (size_t)k * 2 * VW;
-    const vf64 b0 = loadd(b), b1 = loadd(b + VW);
+    const vf64 b0 = load_vf64(b), b1 = load_vf64(b + VW);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
       const vf64 x = (vf64)BCAST_PD(a + r);

@@ -67,10 +67,10 @@ static inline __attribute__((always_inline)) vf32 fp4_end(vf32 cv, const float *
   vi32 nan = (vi32)(ca > 0x7f800000u);
   for (int g = 0; g < ngl; g++) {
     const int32_t *ag = ai + (size_t)g * 4 * MR4, *bg = bi + (size_t)g * 4 * W;
-    const vi32 e = loadi(bg + MPEI_FP4_E * W) + ag[MPEI_FP4_E * MR4];
-    const vi32 nz = (vi32)((loadi(bg + MPEI_FP4_NZ * W) & ag[MPEI_FP4_NZ * MR4]) != 0);
+    const vi32 e = load_vi32(bg + MPEI_FP4_E * W) + ag[MPEI_FP4_E * MR4];
+    const vi32 nz = (vi32)((load_vi32(bg + MPEI_FP4_NZ * W) & ag[MPEI_FP4_NZ * MR4]) != 0);
     emax = MPEI_MAX_EPI32(emax, (nz & e) | (~nz & zexp));
-    nan |= loadi(bg + MPEI_FP4_NAN * W) | ag[MPEI_FP4_NAN * MR4];
+    nan |= load_vi32(bg + MPEI_FP4_NAN * W) | ag[MPEI_FP4_NAN * MR4];
   }
   /* c's significand with its sign, cut */
   const vi32 mc = (vi32)(ca & 0x7fffffu) | ((vi32)(eb != 0) & 0x800000);
@@ -80,8 +80,8 @@ static inline __attribute__((always_inline)) vf32 fp4_end(vf32 cv, const float *
   vf64 slo = __builtin_convertvector(MPEI_HALF_LO(tc), vf64), shi = __builtin_convertvector(MPEI_HALF_HI(tc), vf64);
   for (int g = 0; g < ngl; g++) {
     const int32_t *ag = ai + (size_t)g * 4 * MR4, *bg = bi + (size_t)g * 4 * W;
-    const vi32 e = loadi(bg + MPEI_FP4_E * W) + ag[MPEI_FP4_E * MR4];
-    const vf32 gm = loadf(ws + (size_t)g * MR4 * W) * ((vf32)loadi(bg + MPEI_FP4_SM * W) * fp4_i2f(ag[MPEI_FP4_SM * MR4]));
+    const vi32 e = load_vi32(bg + MPEI_FP4_E * W) + ag[MPEI_FP4_E * MR4];
+    const vf32 gm = load_vf32(ws + (size_t)g * MR4 * W) * ((vf32)load_vi32(bg + MPEI_FP4_SM * W) * fp4_i2f(ag[MPEI_FP4_SM * MR4]));
     const vi32 k = MPEI_MAX_EPI32(fp4_min0(e - emax) + (F - 6), SPLAT(vi32, -126));
     const vf32 t = TC_TRUNC_PS(gm * fp4_pow2f(k));
     slo += __builtin_convertvector(MPEI_HALF_LO(t), vf64);
@@ -111,7 +111,7 @@ static void fp4_kernel(const float *av, const int32_t *ai, const float *bv, cons
 #pragma GCC unroll 4
       for (int h = 0; h < MPEI_TC_FP4_NV; h++) {
         float *cp = c + r * ldc + h * VW;
-        const vf32 res = fp4_end(loadf(cp), ws + (size_t)r * W + h * VW, ai + g0 * 4 * MR4 + r,
+        const vf32 res = fp4_end(load_vf32(cp), ws + (size_t)r * W + h * VW, ai + g0 * 4 * MR4 + r,
                                bi + g0 * 4 * W + h * VW, kp);
         memcpy(cp, &res, sizeof res);
       }

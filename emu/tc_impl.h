@@ -56,12 +56,17 @@ MPEI_HIDDEN int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, c
    m×k, B k×n, C and D m×n; C may be NULL): MPE_EINVAL or MPE_OK. */
 MPEI_HIDDEN int mpei_tc_mma_shape_check(int m, int n, int k, const void *A, int lda, const void *B, int ldb,
                                         const void *C, int ldc, const void *D, int ldd);
-/* The accumulators of an mpe_mma call whose C and D elements (es bytes: int32,
-   binary64) are copied as they are: a malloc'ed m×n copy of C (leading
-   dimension ldc; zeros when C is NULL), NULL without memory; and the copy of
-   them into D (leading dimension ldd). m, n > 0. */
-MPEI_HIDDEN void *mpei_tc_acc_in(const void *C, int ldc, int m, int n, size_t es);
-MPEI_HIDDEN void mpei_tc_acc_out(void *D, int ldd, const void *acc, int m, int n, size_t es);
+/* The product of an mpe_mma call on M×N accumulators acc (row-major, leading
+   dimension N), which hold C on entry and D on return: MPE_OK or an error. */
+typedef int (*mpei_tc_acc_run)(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
+                               const mpei_tc_opnd *b, void *acc);
+/* An mpe_mma call whose C and D elements (es bytes: int32, binary64) are
+   copied as they are, after its arguments are checked: run on a malloc'ed
+   m×n copy of C (zeros when C is NULL), then the copy into D when run gives
+   MPE_OK. Nothing is done when m or n is 0. MPE_OK, MPE_ENOMEM or run's error. */
+MPEI_HIDDEN int mpei_tc_mma_acc(const struct mpe_tc_model *model, mpei_tc_acc_run run, int m, int n, int k,
+                                const void *A, mpe_type atype, int lda, const void *B, mpe_type btype, int ldb,
+                                const void *C, int ldc, void *D, int ldd, size_t es);
 
 /* the model has a binary16 output (dtype / ctype MPE_FP16): not the TF32
    block models nor AMD's matrix cores (their calls give MPE_EUNSUP) */

@@ -237,7 +237,7 @@ out:
 /* acc (M×N, row-major) holds the initial accumulators on entry and the
    results on return. */
 static int int_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
-                   const mpei_tc_opnd *b, int32_t *acc)
+                   const mpei_tc_opnd *b, void *acc)
 {
   if (K == 0)
     return MPE_OK;
@@ -280,17 +280,7 @@ int mpei_tc_int_mma(const struct mpe_tc_model *model, int m, int n, int k, const
   int r = mpei_tc_int_mma_check(model->p.in, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, dtype, ldd);
   if (r)
     return r;
-  if (m == 0 || n == 0)
-    return MPE_OK;
-  int32_t *acc = mpei_tc_acc_in(C, ldc, m, n, sizeof *acc);
-  if (!acc)
-    return MPE_ENOMEM;
-  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
-  r = int_run(model, m, n, k, &a, &b, acc);
-  if (r == MPE_OK)
-    mpei_tc_acc_out(D, ldd, acc, m, n, sizeof *acc);
-  free(acc);
-  return r;
+  return mpei_tc_mma_acc(model, int_run, m, n, k, A, atype, lda, B, btype, ldb, C, ldc, D, ldd, sizeof(int32_t));
 }
 
 /* alpha, beta: integers in the int32 range (cuBLASLt's CUDA_R_32I scale type). */

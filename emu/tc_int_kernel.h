@@ -15,17 +15,10 @@ static inline vi32 sat_add(vi32 c, vi32 s)
   return (r & ~ovf) | (lim & ovf);
 }
 
-static inline vi32 loadv(const int32_t *p)
-{
-  vi32 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
 /* c = c + s (mod 2^32) or clamp(c + s), one vector of outputs */
 static inline void fold(int32_t *c, vi32 s, int sat)
 {
-  vi32 cv = loadv(c);
+  vi32 cv = load_vi32(c);
   cv = sat ? sat_add(cv, s) : (vi32)((vu32)cv + (vu32)s);
   memcpy(c, &cv, sizeof cv);
 }
@@ -48,7 +41,7 @@ static __attribute__((noinline)) void seg_kernel(const int32_t *ap, const int32_
 {
   ROWS(DECL)
   for (int kp = 0; kp < segp; kp++) {
-    vi32 b0 = loadv(bp + (size_t)kp * 2 * VW), b1 = loadv(bp + (size_t)kp * 2 * VW + VW);
+    vi32 b0 = load_vi32(bp + (size_t)kp * 2 * VW), b1 = load_vi32(bp + (size_t)kp * 2 * VW + VW);
     ROWS(STEP)
   }
   vi32 out[2 * MR];

@@ -28,19 +28,6 @@
    the compiler may drop the subtraction and fold the splat into a
    broadcast-from-memory FMA operand */
 
-static inline __attribute__((always_inline)) vf32 loadf(const float *p)
-{
-  vf32 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline __attribute__((always_inline)) vi32 loadi(const int32_t *p)
-{
-  vi32 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
 static inline __attribute__((always_inline)) vf64 pow2d(vi64 e)   /* 2^e, e in the normal range */
 {
   return (vf64)((e + 1023) << 52);
@@ -201,7 +188,7 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
   vf32 cv[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    cv[r] = loadf(c + r * ldc);
+    cv[r] = load_vf32(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
@@ -257,7 +244,7 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
     } else {
 #pragma GCC unroll 4
       for (int k = 0; k < L; k++) {
-        vi32 e = loadi(eb + k * VW);
+        vi32 e = load_vi32(eb + k * VW);
 #pragma GCC unroll 16
         for (int r = 0; r < MR; r++)
           em[r] = MPEI_MAX_EPI32(em[r], e + ea[k * MR + r]);
@@ -274,7 +261,7 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
     const int kh = split ? kp->half : L;
 #pragma GCC unroll 4
     for (int k = 0; k < kh; k++) {
-      vf32 bk = loadf(b + k * VW);
+      vf32 bk = load_vf32(b + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++) {
         vf32 x = (bk * a[k * MR + r]) * s[r];
@@ -289,7 +276,7 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
         acc2[r] = SPLAT(vi32, 0);
 #pragma GCC unroll 4
       for (int k = kh; k < L; k++) {
-        vf32 bk = loadf(b + k * VW);
+        vf32 bk = load_vf32(b + k * VW);
 #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
           vf32 x = (bk * a[k * MR + r]) * s[r];
@@ -344,7 +331,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
   vf32 cv[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    cv[r] = loadf(c + r * ldc);
+    cv[r] = load_vf32(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
@@ -361,7 +348,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
     }
 #pragma GCC unroll 4
     for (int k = 0; k < L; k++) {
-      vi32 e = loadi(eb + k * VW);
+      vi32 e = load_vi32(eb + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++)
         em[r] = MPEI_MAX_EPI32(em[r], e + ea[k * MR + r]);
@@ -380,7 +367,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
     }
 #pragma GCC unroll 2
     for (int k = 0; k < L; k++) {
-      vf32 bk = loadf(b + k * VW);
+      vf32 bk = load_vf32(b + k * VW);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; r++) {
         vf32 pr = bk * a[k * MR + r];   /* exact in binary32 */
@@ -412,7 +399,7 @@ static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int
   vf32 acc[MRF * NRF];
 #pragma GCC unroll 32
   for (int u = 0; u < MRF * NRF; u++)
-    acc[u] = loadf(c + (u / NRF) * ldc + (u % NRF) * VW);
+    acc[u] = load_vf32(c + (u / NRF) * ldc + (u % NRF) * VW);
 #pragma GCC unroll 4
   for (int k = 0; k < K; k++) {
     const float *a = av + (size_t)k * MRF, *b = bv + (size_t)k * NRF * VW;
@@ -421,7 +408,7 @@ static void fma_kernel(const float *av, const float *bv, float *c, long ldc, int
     __builtin_prefetch(a + PF_A * MRF, 0, 3);
 #pragma GCC unroll 4
     for (int h = 0; h < NRF; h++)
-      bk[h] = loadf(b + h * VW);
+      bk[h] = load_vf32(b + h * VW);
 #pragma GCC unroll 16
     for (int r = 0; r < MRF; r++) {
       const vf32 x = (vf32)MPEI_BCAST_PS(a + r);
@@ -471,7 +458,7 @@ static int pack_exp(const float *v, int32_t *e, size_t n, int pin, int lo, int h
   const vi32 vpin = SPLAT(vi32, pin);
   size_t j = 0;
   for (; j + VW <= n; j += VW) {
-    const vu32 a = (vu32)loadf(v + j) & 0x7fffffffu;
+    const vu32 a = (vu32)load_vf32(v + j) & 0x7fffffffu;
     const vi32 z = (vi32)(a == 0u), nf = (vi32)(a >= 0x7f800000u);
     const vi32 ex = (vi32)(a >> 23) - 127;
     unsafe |= ~z & ~nf & ((vi32)(ex < lo) | (vi32)(ex > hi));
@@ -535,7 +522,7 @@ static inline __attribute__((always_inline)) void sp_emax(vi32 *em, const int32_
       const int32_t x = ea[k * MRS + r];
 #pragma GCC unroll 8
       for (int h = 0; h < NRS; h++)
-        em[NRS * r + h] = MPEI_MAX_EPI32(em[NRS * r + h], loadi(e + h * bpitch) + x);
+        em[NRS * r + h] = MPEI_MAX_EPI32(em[NRS * r + h], load_vi32(e + h * bpitch) + x);
     }
 }
 
@@ -551,7 +538,7 @@ static inline __attribute__((always_inline)) void sp_sum(vi32 *acc, const vf32 *
       const float x = a[k * MRS + r];
 #pragma GCC unroll 8
       for (int h = 0; h < NRS; h++)
-        acc[NRS * r + h] += __builtin_convertvector((loadf(b + h * bpitch) * x) * s[NRS * r + h], vi32);
+        acc[NRS * r + h] += __builtin_convertvector((load_vf32(b + h * bpitch) * x) * s[NRS * r + h], vi32);
     }
 }
 
@@ -564,7 +551,7 @@ static inline __attribute__((always_inline)) void blk_sp_t(const float *av, cons
   vf32 cv[MRS * NRS];
 #pragma GCC unroll 16
   for (int u = 0; u < MRS * NRS; u++)
-    cv[u] = loadf(c + (u / NRS) * ldc + (u % NRS) * VW);
+    cv[u] = load_vf32(c + (u / NRS) * ldc + (u % NRS) * VW);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const size_t o = (size_t)blk * L * MRS;
     vi32 em[MRS * NRS], acc[MRS * NRS], acc2[MRS * NRS];
@@ -618,7 +605,7 @@ static void blk_sp_kernel_wide(const float *av, const int32_t *ae, const int32_t
   vf32 cv[MRS * NRS];
 #pragma GCC unroll 16
   for (int u = 0; u < MRS * NRS; u++)
-    cv[u] = loadf(c + (u / NRS) * ldc + (u % NRS) * VW);
+    cv[u] = load_vf32(c + (u / NRS) * ldc + (u % NRS) * VW);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const size_t o = (size_t)blk * L * MRS;
     const float *a = av + o;
@@ -642,7 +629,7 @@ static void blk_sp_kernel_wide(const float *av, const int32_t *ae, const int32_t
     for (int k = 0; k < L; k++)
 #pragma GCC unroll 16
       for (int u = 0; u < MRS * NRS; u++) {
-        vf32 pr = loadf(bv + xa[k * MRS + u / NRS] + (u % NRS) * bpitch) * a[k * MRS + u / NRS];   /* exact */
+        vf32 pr = load_vf32(bv + xa[k * MRS + u / NRS] + (u % NRS) * bpitch) * a[k * MRS + u / NRS];   /* exact */
         alo[u] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_LO(pr), vf64) * slo[u]);
         ahi[u] += MPEI_TRUNC_PD(__builtin_convertvector(MPEI_HALF_HI(pr), vf64) * shi[u]);
       }
@@ -671,7 +658,7 @@ static void fma_sp_kernel(const float *av, const int32_t *ax, const float *bv, f
   vf32 acc[MRFS * NRFS];
 #pragma GCC unroll 32
   for (int u = 0; u < MRFS * NRFS; u++)
-    acc[u] = loadf(c + (u / NRFS) * ldc + (u % NRFS) * VW);
+    acc[u] = load_vf32(c + (u / NRFS) * ldc + (u % NRFS) * VW);
   for (int k = 0; k < K; k++)
 #pragma GCC unroll 16
     for (int r = 0; r < MRFS; r++) {
@@ -679,7 +666,7 @@ static void fma_sp_kernel(const float *av, const int32_t *ax, const float *bv, f
       const vf32 x = SPLAT(vf32, av[(size_t)k * MRFS + r]);
 #pragma GCC unroll 8
       for (int h = 0; h < NRFS; h++)
-        acc[NRFS * r + h] = MPEI_FMA_PS(loadf(b + h * VW), x, acc[NRFS * r + h]);
+        acc[NRFS * r + h] = MPEI_FMA_PS(load_vf32(b + h * VW), x, acc[NRFS * r + h]);
     }
 #pragma GCC unroll 32
   for (int u = 0; u < MRFS * NRFS; u++)

@@ -60,7 +60,10 @@ int mpei_tc_mma_shape_check(int m, int n, int k, const void *A, int lda, const v
   return MPE_OK;
 }
 
-void *mpei_tc_acc_in(const void *C, int ldc, int m, int n, size_t es)
+/* The accumulators of an mpe_mma call (mpei_tc_mma_acc), es bytes each: a
+   malloc'ed m×n copy of C (leading dimension ldc; zeros when C is NULL), NULL
+   without memory; and the copy of them into D (leading dimension ldd). */
+static void *acc_in(const void *C, int ldc, int m, int n, size_t es)
 {
   unsigned char *acc = malloc(es * (size_t)m * n);
   for (int i = 0; acc && i < m; i++) {
@@ -72,11 +75,29 @@ void *mpei_tc_acc_in(const void *C, int ldc, int m, int n, size_t es)
   return acc;
 }
 
-void mpei_tc_acc_out(void *D, int ldd, const void *acc, int m, int n, size_t es)
+static void acc_out(void *D, int ldd, const void *acc, int m, int n, size_t es)
 {
   for (int i = 0; i < m; i++)
     memcpy((unsigned char *)D + es * (size_t)i * ldd, (const unsigned char *)acc + es * (size_t)i * n,
            es * (size_t)n);
+}
+
+/* An mpe_mma call on copied accumulators (tc_impl.h). */
+int mpei_tc_mma_acc(const struct mpe_tc_model *model, mpei_tc_acc_run run, int m, int n, int k, const void *A,
+                    mpe_type atype, int lda, const void *B, mpe_type btype, int ldb, const void *C, int ldc,
+                    void *D, int ldd, size_t es)
+{
+  if (m == 0 || n == 0)
+    return MPE_OK;
+  void *acc = acc_in(C, ldc, m, n, es);
+  if (!acc)
+    return MPE_ENOMEM;
+  mpei_tc_opnd a = { A, atype, lda, 1, NULL }, b = { B, btype, ldb, 1, NULL };
+  int r = run(model, m, n, k, &a, &b, acc);
+  if (r == MPE_OK)
+    acc_out(D, ldd, acc, m, n, es);
+  free(acc);
+  return r;
 }
 
 /* The argument rules of mpe_gemm (tc_impl.h). */

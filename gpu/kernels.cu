@@ -136,51 +136,32 @@ __global__ void mma_kernel(const uint8_t *A, const uint8_t *BT, const void *C, v
 #else
       __trap();
 #endif
-    } else if (KIND == MPEI_MMA_TF32_K8_F32) {
+    } else {   /* tf32 k8, fp8 k32, fp16 / bf16 k16: four A registers, two B */
 #if __CUDA_ARCH__ >= 800
       uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
       uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
       uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
-      asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
-                   : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
-                   : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
-                     "f"(c0), "f"(c1), "f"(c2), "f"(c3));
-#else
-      __trap();
-#endif
-    } else if (KIND == MPEI_MMA_E4M3_K32_F32 || KIND == MPEI_MMA_E5M2_K32_F32) {
+/* mma.sync of this shape and these types (PTX) on a0..a3, b0, b1 and c0..c3 */
+#define MMA_A4B2(shape_types)                                                                   \
+  asm volatile("mma.sync.aligned." shape_types " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n" \
+               : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)                                          \
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(c0), "f"(c1), "f"(c2), "f"(c3))
+      if (KIND == MPEI_MMA_TF32_K8_F32)
+        MMA_A4B2("m16n8k8.row.col.f32.tf32.tf32.f32");
+      else if (KIND == MPEI_MMA_E4M3_K32_F32 || KIND == MPEI_MMA_E5M2_K32_F32) {
 #if __CUDA_ARCH__ >= 890
-      uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
-      uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
-      uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
-      if (KIND == MPEI_MMA_E4M3_K32_F32)
-        asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
-                     : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
-                       "f"(c0), "f"(c1), "f"(c2), "f"(c3));
-      else
-        asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
-                     : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
-                       "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+        if (KIND == MPEI_MMA_E4M3_K32_F32)
+          MMA_A4B2("m16n8k32.row.col.f32.e4m3.e4m3.f32");
+        else
+          MMA_A4B2("m16n8k32.row.col.f32.e5m2.e5m2.f32");
 #else
-      __trap();
+        __trap();
 #endif
-    } else {                                  /* fp16 / bf16, k16 */
-#if __CUDA_ARCH__ >= 800
-      uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
-      uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
-      uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
-      if (KIND == MPEI_MMA_F16_K16_F32)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
-                     : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
-                       "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+      } else if (KIND == MPEI_MMA_F16_K16_F32)
+        MMA_A4B2("m16n8k16.row.col.f32.f16.f16.f32");
       else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
-                     : "=f"(c0), "=f"(c1), "=f"(c2), "=f"(c3)
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
-                       "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+        MMA_A4B2("m16n8k16.row.col.f32.bf16.bf16.f32");
+#undef MMA_A4B2
 #else
       __trap();
 #endif
@@ -227,15 +208,22 @@ extern "C" int mpei_gpu_mma_min_sm(int kind)
   }
 }
 
+/* The MMA kernels run one warp per output tile, TILE_THREADS threads a block:
+   the blocks for tilesM × tilesN tiles (0 when there are none). */
+enum { TILE_THREADS = 128 };
+static unsigned tile_blocks(int tilesM, int tilesN)
+{
+  const long warps = (long)tilesM * tilesN;
+  return (unsigned)((warps * 32 + TILE_THREADS - 1) / TILE_THREADS);
+}
+
 extern "C" int mpei_gpu_launch_mma(int kind, const void *A, const void *BT, const void *C, void *D,
                                    int Mp, int Np, int Kp, void *stream)
 {
-  const int tilesM = Mp / 16, tilesN = Np / 8;
-  const long warps = (long)tilesM * tilesN;
-  if (warps == 0)
+  const int tilesM = Mp / 16, tilesN = Np / 8, threads = TILE_THREADS;
+  const unsigned blocks = tile_blocks(tilesM, tilesN);
+  if (blocks == 0)
     return 0;
-  const int threads = 128;
-  const unsigned blocks = (unsigned)((warps * 32 + threads - 1) / threads);
   cudaStream_t s = (cudaStream_t)stream;
   const uint8_t *a = (const uint8_t *)A, *b = (const uint8_t *)BT;
   switch (kind) {
@@ -265,12 +253,25 @@ extern "C" int mpei_gpu_launch_mma(int kind, const void *A, const void *BT, cons
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"                          \
                : "=r"(c0), "=r"(c1), "=r"(c2), "=r"(c3)                                               \
                : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1), "r"(c2), "r"(c3))
-#define MPEI_IMMA_TYPES(SHAPE, SAT, A_, B_)                                                           \
+/* The instruction OP (MPEI_IMMA, or MPEI_IMMA_SMALL below) of the kernel's
+   signs AS, BS, its SAT and its width W4 (4-bit elements, else 8-bit), with
+   SHAPE8 and SHAPE4 the shapes of the 8-bit and the 4-bit forms. */
+#define MPEI_IMMA_SIGNS(OP, SHAPE, ST, W)                                                              \
   do {                                                                                                 \
-    if (AS && BS) MPEI_IMMA(SHAPE, SAT, "s" A_, "s" B_);                                               \
-    else if (AS) MPEI_IMMA(SHAPE, SAT, "s" A_, "u" B_);                                                \
-    else if (BS) MPEI_IMMA(SHAPE, SAT, "u" A_, "s" B_);                                                \
-    else MPEI_IMMA(SHAPE, SAT, "u" A_, "u" B_);                                                        \
+    if (AS && BS) OP(SHAPE, ST, "s" W, "s" W);                                                         \
+    else if (AS) OP(SHAPE, ST, "s" W, "u" W);                                                          \
+    else if (BS) OP(SHAPE, ST, "u" W, "s" W);                                                          \
+    else OP(SHAPE, ST, "u" W, "u" W);                                                                  \
+  } while (0)
+#define MPEI_IMMA_PICK(OP, SHAPE8, SHAPE4)                                                             \
+  do {                                                                                                 \
+    if (W4) {                                                                                          \
+      if (SAT) MPEI_IMMA_SIGNS(OP, SHAPE4, ".satfinite", "4");                                         \
+      else MPEI_IMMA_SIGNS(OP, SHAPE4, "", "4");                                                       \
+    } else {                                                                                           \
+      if (SAT) MPEI_IMMA_SIGNS(OP, SHAPE8, ".satfinite", "8");                                         \
+      else MPEI_IMMA_SIGNS(OP, SHAPE8, "", "8");                                                       \
+    }                                                                                                  \
   } while (0)
 
 /* One warp per 16x8 tile of D (SHAPE 0, 1) or 8x8 tile (SHAPE 2, 3). The
@@ -309,21 +310,7 @@ __global__ void imma_kernel(const uint8_t *A, const uint8_t *BT, const int32_t *
 #define MPEI_IMMA_SMALL(SH, ST, AT, BT_)                                                               \
       asm volatile("mma.sync.aligned." SH ".row.col" ST ".s32." AT "." BT_ ".s32 {%0,%1}, {%2}, {%3}, {%4,%5};\n" \
                    : "=r"(c0), "=r"(c1) : "r"(a0), "r"(b0), "r"(c0), "r"(c1))
-#define MPEI_IMMA_SMALL_TYPES(SH, ST, W)                                                               \
-      do {                                                                                             \
-        if (AS && BS) MPEI_IMMA_SMALL(SH, ST, "s" W, "s" W);                                           \
-        else if (AS) MPEI_IMMA_SMALL(SH, ST, "s" W, "u" W);                                            \
-        else if (BS) MPEI_IMMA_SMALL(SH, ST, "u" W, "s" W);                                            \
-        else MPEI_IMMA_SMALL(SH, ST, "u" W, "u" W);                                                    \
-      } while (0)
-      if (W4) {
-        if (SAT) MPEI_IMMA_SMALL_TYPES("m8n8k32", ".satfinite", "4");
-        else MPEI_IMMA_SMALL_TYPES("m8n8k32", "", "4");
-      } else {
-        if (SAT) MPEI_IMMA_SMALL_TYPES("m8n8k16", ".satfinite", "8");
-        else MPEI_IMMA_SMALL_TYPES("m8n8k16", "", "8");
-      }
-#undef MPEI_IMMA_SMALL_TYPES
+      MPEI_IMMA_PICK(MPEI_IMMA_SMALL, "m8n8k16", "m8n8k32");
 #undef MPEI_IMMA_SMALL
 #else
       (void)ag; (void)bg;
@@ -336,13 +323,7 @@ __global__ void imma_kernel(const uint8_t *A, const uint8_t *BT, const int32_t *
     uint32_t a0 = ld32(ag + 4 * t), a1 = ld32(ag8 + 4 * t);
     uint32_t a2 = ld32(ag + 16 + 4 * t), a3 = ld32(ag8 + 16 + 4 * t);
     uint32_t b0 = ld32(bg + 4 * t), b1 = ld32(bg + 16 + 4 * t);
-    if (W4) {
-      if (SAT) MPEI_IMMA_TYPES("m16n8k64", ".satfinite", "4", "4");
-      else MPEI_IMMA_TYPES("m16n8k64", "", "4", "4");
-    } else {
-      if (SAT) MPEI_IMMA_TYPES("m16n8k32", ".satfinite", "8", "8");
-      else MPEI_IMMA_TYPES("m16n8k32", "", "8", "8");
-    }
+    MPEI_IMMA_PICK(MPEI_IMMA, "m16n8k32", "m16n8k64");
 #else
     (void)ag; (void)ag8; (void)bg;
     __trap();
@@ -355,18 +336,17 @@ __global__ void imma_kernel(const uint8_t *A, const uint8_t *BT, const int32_t *
     D[rowg8 * Np + n0 + 2 * t + 1] = (int32_t)c3;
   }
 }
-#undef MPEI_IMMA_TYPES
+#undef MPEI_IMMA_PICK
+#undef MPEI_IMMA_SIGNS
 #undef MPEI_IMMA
 
 extern "C" int mpei_gpu_launch_imma(int shape, int as, int bs, int sat, const void *A, const void *BT,
                                     const int32_t *C, int32_t *D, int Mp, int Np, int Kp, void *stream)
 {
-  const int tilesM = Mp / (shape >= 2 ? 8 : 16), tilesN = Np / 8;
-  const long warps = (long)tilesM * tilesN;
-  if (warps == 0)
+  const int tilesM = Mp / (shape >= 2 ? 8 : 16), tilesN = Np / 8, threads = TILE_THREADS;
+  const unsigned blocks = tile_blocks(tilesM, tilesN);
+  if (blocks == 0)
     return 0;
-  const int threads = 128;
-  const unsigned blocks = (unsigned)((warps * 32 + threads - 1) / threads);
   cudaStream_t s = (cudaStream_t)stream;
   const uint8_t *a = (const uint8_t *)A, *b = (const uint8_t *)BT;
   if (shape < 0 || shape > 3)

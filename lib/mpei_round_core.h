@@ -96,4 +96,18 @@ typedef struct {
    : (mode) == MPEI_RC_RO  ? (t) + ((U)(((rem) != 0) & ((odd) == 0)) & (one))  \
    : (mode) == MPEI_RC_SR  ? (t) + ((U)(sr) & (one))                           \
                            : (t) + ((U)(((rem) != 0) & (sreq)) & (one)))
+
+/* f |= the MPE_FLAG_* bits of a kernel's flag accumulators fa, a struct of
+   lane masks named inexact, underflow, overflow, invalid, saturated and
+   flushed (the array kernels' flagacc, the element-wise kernels' roundfl);
+   ANY(v) is true when a lane of v is set. */
+#define MPEI_FLAGS_ADD(f, fa, ANY)                        \
+  do {                                                    \
+    if (ANY((fa).inexact)) (f) |= MPE_FLAG_INEXACT;       \
+    if (ANY((fa).underflow)) (f) |= MPE_FLAG_UNDERFLOW;   \
+    if (ANY((fa).overflow)) (f) |= MPE_FLAG_OVERFLOW;     \
+    if (ANY((fa).invalid)) (f) |= MPE_FLAG_INVALID;       \
+    if (ANY((fa).saturated)) (f) |= MPE_FLAG_SATURATED;   \
+    if (ANY((fa).flushed)) (f) |= MPE_FLAG_FLUSHED;       \
+  } while (0)
 #endif

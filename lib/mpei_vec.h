@@ -12,6 +12,7 @@
 #ifndef MPEI_VEC_H
 #define MPEI_VEC_H
 #include <stdint.h>
+#include <string.h>
 
 #define MPEI_VEC_(T, bytes) T __attribute__((vector_size(bytes)))
 typedef MPEI_VEC_(float, MPEI_VBYTES) vf32;
@@ -39,4 +40,13 @@ typedef MPEI_VEC_(uint32_t, MPEI_VBYTES * 2) wu32;
    b vectors, each of T's size (any lanes); a floating-point select is a
    cast of an integer one, (vf64)SEL(vu64, m, a, b) */
 #define SEL(T, m, a, b) ((T)(((T)(m) & (T)(a)) | (~(T)(m) & (T)(b))))
+
+/* a vector read from p, which need not be aligned */
+#define MPEI_VEC_LOAD_(T, E) \
+  static inline __attribute__((always_inline)) T load_##T(const E *p) { T v; memcpy(&v, p, sizeof v); return v; }
+MPEI_VEC_LOAD_(vf32, float)
+MPEI_VEC_LOAD_(vf64, double)
+MPEI_VEC_LOAD_(vi32, int32_t)
+MPEI_VEC_LOAD_(hf32, float)
+#undef MPEI_VEC_LOAD_
 #endif

@@ -122,10 +122,14 @@ static int member_name_ok(const char *name)
   return 1;
 }
 
-/* The readers refuse a file with two tensors of one name (and safetensors
-   keeps __metadata__ for itself): the writers refuse to make one. */
-static int names_ok(const mpe_io_out *t, size_t n, int safetensors)
+/* The arguments of a writer of n tensors: a path, the tensors (NULL only
+   when n is 0) and their names. The readers refuse a file with two tensors
+   of one name (and safetensors keeps __metadata__ for itself): the writers
+   refuse to make one. MPE_OK, MPE_EINVAL or MPE_ENOMEM. */
+static int set_ok(const char *path, const mpe_io_out *t, size_t n, int safetensors)
 {
+  if (!path || (!t && n))
+    return MPE_EINVAL;
   const char **v = malloc((n ? n : 1) * sizeof *v);
   if (!v)
     return MPE_ENOMEM;
@@ -149,9 +153,7 @@ static int names_ok(const mpe_io_out *t, size_t n, int safetensors)
 int mpe_io_write_safetensors(const char *path, const mpe_io_out *t, size_t n)
 {
   MPEI_FENV_GUARD();
-  if (!path || (!t && n))
-    return MPE_EINVAL;
-  int nrc = names_ok(t, n, 1);
+  int nrc = set_ok(path, t, n, 1);
   if (nrc)
     return nrc;
   uint64_t *nb = calloc(n ? n : 1, sizeof *nb);
@@ -205,9 +207,7 @@ int mpe_io_write_safetensors(const char *path, const mpe_io_out *t, size_t n)
 int mpe_io_write_npz(const char *path, const mpe_io_out *t, size_t n, int deflate)
 {
   MPEI_FENV_GUARD();
-  if (!path || (!t && n))
-    return MPE_EINVAL;
-  int nrc = names_ok(t, n, 0);
+  int nrc = set_ok(path, t, n, 0);
   if (nrc)
     return nrc;
   for (size_t i = 0; i < n; i++) {

@@ -80,7 +80,7 @@ int mpa_cmd_memory(int argc, char **argv)
 {
   mpe_memory_config c = { 0, MPE_OPT_ADAM, MPE_PREC_AMP_FP16, 0, 1, 0 };
   struct activations act = { 0, NULL };
-  int json = 0, quiet = 0, first;
+  int json = 0, quiet = 0;
   const mpa_opt opts[] = {
     { "params", 'p', MPA_COUNT, &c.params, 0, 0, "N", "number of parameters: 1.3e9, 7.5B, 350M, 125k", NULL, NULL, 0 },
     { "optimizer", 'o', MPA_CALL, &c.optimizer, 0, 0, "O", "adam (default), sgd (with momentum), adafactor",
@@ -100,11 +100,9 @@ int mpa_cmd_memory(int argc, char **argv)
     MPA_OPT_END };
   const mpa_cli cli = { "memory", "usage: mpanalyze memory --params N [options]",
                         "Bytes are counted per GPU; GB = 10^9 bytes, as in the ZeRO paper.", opts };
-  int rc = mpa_parse(&cli, argc, argv, &first);
-  if (rc)
-    return rc == 1 ? MPA_EXIT_OK : rc;
-  if (mpa_no_operands(&cli, first, argc, argv))
-    return MPA_EXIT_INPUT;
+  int rc = mpa_parse_no_operands(&cli, argc, argv);
+  if (rc >= 0)
+    return rc;
   if (!(c.params > 0))
     return mpa_error("memory", "--params is required (mpanalyze memory --help)");
   c.activations = act.bytes;

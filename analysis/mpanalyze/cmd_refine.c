@@ -603,7 +603,7 @@ out:
 int mpa_cmd_refine(int argc, char **argv)
 {
   refine_args a = { NULL, 256, 2, 0, 0, 0, 0, 0, -1, 0, 1e4, 1, NULL, NULL, "none", NULL, NULL, 0, 0, 0, 0 };
-  int seed = 1, first;
+  int seed = 1;
   const mpa_opt opts[] = {
     { "matrix", 0, MPA_STRING, &a.matrix, 0, 0, "M",
       "hilbert, laplace1d, laplace2d, laplace3d, randsvd, dominant (default)\nor FILE.mtx", NULL, NULL, 0 },
@@ -632,11 +632,9 @@ int mpa_cmd_refine(int argc, char **argv)
     { "quiet", 'q', MPA_FLAG, &a.quiet, 0, 0, NULL, "no notes", NULL, NULL, 0 },
     MPA_OPT_END };
   const mpa_cli cli = { "refine", "usage: mpanalyze refine [options]", NULL, opts };
-  int rc = mpa_parse(&cli, argc, argv, &first);
-  if (rc)
-    return rc == 1 ? MPA_EXIT_OK : rc;
-  if (mpa_no_operands(&cli, first, argc, argv))
-    return MPA_EXIT_INPUT;
+  int rc = mpa_parse_no_operands(&cli, argc, argv);
+  if (rc >= 0)
+    return rc;
   a.seed = (uint64_t)seed;
   int sweep_lists = (a.factor ? 1 : 0) | (a.solver ? 2 : 0) | (a.matrix ? 4 : 0);
   if (!a.matrix)
@@ -747,7 +745,7 @@ static int cg_plot(const char *plot, const double *hist, int k)
 int mpa_cmd_cg(int argc, char **argv)
 {
   const char *matrix = "laplace2d", *plot = NULL;
-  int n = 64, json = 0, quiet = 0, use_csr = 0, max_iter = 0, seed = 1, s = MPE_CG_FP16, first;
+  int n = 64, json = 0, quiet = 0, use_csr = 0, max_iter = 0, seed = 1, s = MPE_CG_FP16;
   double delta = 0.1, tol = 1e-10;
   static const char *const names[] = { "fp64", "fp32", "fp16", "bf16", "fx16", NULL };   /* mpe_cg_storage's order */
   const mpa_opt opts[] = {
@@ -766,11 +764,9 @@ int mpa_cmd_cg(int argc, char **argv)
     { "quiet", 'q', MPA_FLAG, &quiet, 0, 0, NULL, "no text report", NULL, NULL, 0 },
     MPA_OPT_END };
   const mpa_cli cli = { "cg", "usage: mpanalyze cg [options]", NULL, opts };
-  int rc = mpa_parse(&cli, argc, argv, &first);
-  if (rc)
-    return rc == 1 ? MPA_EXIT_OK : rc;
-  if (mpa_no_operands(&cli, first, argc, argv))
-    return MPA_EXIT_INPUT;
+  int rc = mpa_parse_no_operands(&cli, argc, argv);
+  if (rc >= 0)
+    return rc;
   const char *sloppy = names[s];
   mpe_cg_opts o;
   mpe_cg_opts_init(&o);

@@ -109,7 +109,7 @@ int mpa_cmd_update(int argc, char **argv)
   const mpe_format *f = mpe_format_lookup("fp16"), *m = mpe_format_lookup("fp32");
   unsigned long long seed = 0;
   long steps = 0;
-  int json = 0, quiet = 0, first;
+  int json = 0, quiet = 0;
   mpe_io_opts io;
   memset(&io, 0, sizeof io);
   io.max_memory = mpa_max_memory;   /* what a reader may hold for one file */
@@ -130,11 +130,9 @@ int mpa_cmd_update(int argc, char **argv)
     { "quiet", 'q', MPA_FLAG, &quiet, 0, 0, NULL, "no notes", NULL, NULL, 0 },
     MPA_OPT_END };
   const mpa_cli cli = { "update", "usage: mpanalyze update --weights W --updates U [options]", NULL, opts };
-  int rc = mpa_parse(&cli, argc, argv, &first);
-  if (rc)
-    return rc == 1 ? MPA_EXIT_OK : rc;
-  if (mpa_no_operands(&cli, first, argc, argv))
-    return MPA_EXIT_INPUT;
+  int rc = mpa_parse_no_operands(&cli, argc, argv);
+  if (rc >= 0)
+    return rc;
   if (!wpath || !upath)
     return mpa_error("update", "--weights and --updates are required (mpanalyze update --help)");
   const char *fname = mpe_format_name(f), *mname = mpe_format_name(m);

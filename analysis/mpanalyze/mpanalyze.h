@@ -91,8 +91,10 @@ typedef struct {
 int mpa_parse(const mpa_cli *cli, int argc, char **argv, int *first);
 /* the usage, each option's line(s) from the table, the footer */
 void mpa_help(const mpa_cli *cli, FILE *out);
-/* operands: "mpanalyze CMD: unexpected argument 'X' (mpanalyze CMD --help)" past max */
-int mpa_no_operands(const mpa_cli *cli, int first, int argc, char **argv);
+/* mpa_parse for a subcommand without operands ("mpanalyze CMD: unexpected
+   argument 'X' (mpanalyze CMD --help)" for one): -1 to go on, else the exit
+   status to return now (MPA_EXIT_OK after --help). */
+int mpa_parse_no_operands(const mpa_cli *cli, int argc, char **argv);
 #define MPA_OPT_JSON(p) { "json", 0, MPA_FLAG, (p), 0, 0, NULL, "one JSON document on stdout", NULL, NULL, 0 }
 #define MPA_OPT_END { NULL, 0, MPA_FLAG, NULL, 0, 0, NULL, NULL, NULL, NULL, 0 }
 

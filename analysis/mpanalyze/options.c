@@ -432,10 +432,13 @@ void mpa_help(const mpa_cli *cli, FILE *out)
     fprintf(out, "%s\n", cli->footer);
 }
 
-int mpa_no_operands(const mpa_cli *cli, int first, int argc, char **argv)
+int mpa_parse_no_operands(const mpa_cli *cli, int argc, char **argv)
 {
+  int first, rc = mpa_parse(cli, argc, argv, &first);
+  if (rc)
+    return rc == 1 ? MPA_EXIT_OK : rc;
   if (first < argc)
     return mpa_error(cli->name, "unexpected argument '%s' (mpanalyze %s --help)", argv[first], cli->name);
-  return 0;
+  return -1;
 }
 

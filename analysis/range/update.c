@@ -55,6 +55,16 @@ static inline double sum_odd(double a, double b)
   return s;
 }
 
+/* t[i] = x[i] + y[i] (x[i] - y[i] when neg) rounded once to f with ro: the
+   sum rounded to odd in binary64 (sum_odd), then to f. MPE_OK or its error. */
+static int add_round(double *t, const double *x, const double *y, int neg, size_t n, const mpe_format *f,
+                     const mpe_round_opts *ro)
+{
+  for (size_t i = 0; i < n; i++)
+    t[i] = sum_odd(x[i], neg ? -y[i] : y[i]);
+  return mpe_round_f64(t, t, n, f, ro);
+}
+
 static inline int same_bits(double a, double b)
 {
   return mpei_d2u(a) == mpei_d2u(b);
@@ -75,12 +85,7 @@ void mpe_update_free(mpe_update *s)
 {
   if (!s)
     return;
-  free(s->w);
-  free(s->aux);
-  free(s->ref);
-  free(s->t1);
-  free(s->t2);
-  free(s->t3);
+  free(s->w);   /* the block of every array (mpe_update_alloc) */
   free(s);
 }
 
@@ -112,19 +117,19 @@ int mpe_update_alloc(mpe_update **out, mpe_update_strategy strategy, const doubl
   if (o)
     s->opts = *o;
   s->opts.master = master;
-  size_t bytes = (n ? n : 1) * sizeof(double);
-  s->w = malloc(bytes);
-  s->ref = malloc(bytes);
-  s->t1 = malloc(bytes);
-  s->t2 = malloc(bytes);
-  s->t3 = malloc(bytes);
-  if (strategy == MPE_UPDATE_MASTER || strategy == MPE_UPDATE_KAHAN)
-    s->aux = malloc(bytes);
-  if (!s->w || !s->ref || !s->t1 || !s->t2 || !s->t3 ||
-      ((strategy == MPE_UPDATE_MASTER || strategy == MPE_UPDATE_KAHAN) && !s->aux)) {
+  /* one block of len doubles per array: w, ref, t1, t2, t3, then aux for the
+     strategies that keep one */
+  const size_t len = n ? n : 1, narrays = strategy == MPE_UPDATE_MASTER || strategy == MPE_UPDATE_KAHAN ? 6 : 5;
+  s->w = mpei_count_ok(len, narrays * sizeof(double)) ? malloc(len * narrays * sizeof(double)) : NULL;
+  if (!s->w) {
     mpe_update_free(s);
     return MPE_ENOMEM;
   }
+  s->ref = s->w + len;
+  s->t1 = s->ref + len;
+  s->t2 = s->t1 + len;
+  s->t3 = s->t2 + len;
+  s->aux = narrays == 6 ? s->t3 + len : NULL;
   mpe_round_opts rne = low_opts(s, MPE_RNE, 0);
   rc = mpe_round_f64(s->w, w0, n, f, &rne);
   if (rc) {
@@ -164,15 +169,8 @@ int mpe_update_step(mpe_update *s, const double *u)
   switch (s->strategy) {
   case MPE_UPDATE_LOW:
   case MPE_UPDATE_SR: {
-    for (size_t i = 0; i < n; i++)
-      t1[i] = sum_odd(w[i], u[i]);
-    if (s->strategy == MPE_UPDATE_SR) {
-      mpe_round_opts sr = low_opts(s, MPE_SR, s->steps * (uint64_t)n);
-      rc = mpe_round_f64(t1, t1, n, s->low, &sr);
-    } else {
-      rc = mpe_round_f64(t1, t1, n, s->low, &rne);
-    }
-    if (rc)
+    mpe_round_opts sr = low_opts(s, MPE_SR, s->steps * (uint64_t)n);
+    if ((rc = add_round(t1, w, u, 0, n, s->low, s->strategy == MPE_UPDATE_SR ? &sr : &rne)))
       return rc;
     for (size_t i = 0; i < n; i++) {
       if (is_update(u[i])) {
@@ -187,9 +185,7 @@ int mpe_update_step(mpe_update *s, const double *u)
   }
   case MPE_UPDATE_MASTER: {
     mpe_round_opts mo = { MPE_RNE, 0, 0, 0, 0 };
-    for (size_t i = 0; i < n; i++)
-      t1[i] = sum_odd(a[i], u[i]);
-    rc = mpe_round_f64(t1, t1, n, s->master, &mo);
+    rc = add_round(t1, a, u, 0, n, s->master, &mo);
     if (!rc)
       rc = mpe_round_f64(t2, t1, n, s->low, &rne);
     if (rc)
@@ -206,24 +202,9 @@ int mpe_update_step(mpe_update *s, const double *u)
     break;
   }
   case MPE_UPDATE_KAHAN: {
-    /* y = u - c */
-    for (size_t i = 0; i < n; i++)
-      t1[i] = sum_odd(u[i], -a[i]);
-    if ((rc = mpe_round_f64(t1, t1, n, s->low, &rne)))
-      return rc;
-    /* t = w + y */
-    for (size_t i = 0; i < n; i++)
-      t2[i] = sum_odd(w[i], t1[i]);
-    if ((rc = mpe_round_f64(t2, t2, n, s->low, &rne)))
-      return rc;
-    /* c = (t - w) - y, both operations rounded */
-    for (size_t i = 0; i < n; i++)
-      t3[i] = sum_odd(t2[i], -w[i]);
-    if ((rc = mpe_round_f64(t3, t3, n, s->low, &rne)))
-      return rc;
-    for (size_t i = 0; i < n; i++)
-      t3[i] = sum_odd(t3[i], -t1[i]);
-    if ((rc = mpe_round_f64(t3, t3, n, s->low, &rne)))
+    /* y = u - c; t = w + y; c = (t - w) - y, both operations rounded */
+    if ((rc = add_round(t1, u, a, 1, n, s->low, &rne)) || (rc = add_round(t2, w, t1, 0, n, s->low, &rne)) ||
+        (rc = add_round(t3, t2, w, 1, n, s->low, &rne)) || (rc = add_round(t3, t3, t1, 1, n, s->low, &rne)))
       return rc;
     for (size_t i = 0; i < n; i++) {
       if (is_update(u[i])) {

@@ -144,28 +144,27 @@ typedef struct {
 
 static int gmres_alloc(gmres_ws *g, int n, int m)
 {
+  /* one block, in order: V n×(m+1), Z n×m, H (m+1)×m (zeroed), cs, sn and y
+     m each, g m+1, w n */
+  const size_t N = (size_t)n, M = (size_t)m, nh = (M + 1) * M;
   g->m = m;
-  g->V = malloc((size_t)n * (m + 1) * sizeof(double));
-  g->Z = malloc((size_t)n * m * sizeof(double));
-  g->H = calloc((size_t)(m + 1) * m, sizeof(double));
-  g->cs = malloc((size_t)m * sizeof(double));
-  g->sn = malloc((size_t)m * sizeof(double));
-  g->g = malloc((size_t)(m + 1) * sizeof(double));
-  g->y = malloc((size_t)m * sizeof(double));
-  g->w = malloc((size_t)n * sizeof(double));
-  return g->V && g->Z && g->H && g->cs && g->sn && g->g && g->y && g->w ? MPE_OK : MPE_ENOMEM;
+  g->V = malloc((N * (2 * M + 2) + nh + 4 * M + 1) * sizeof(double));
+  if (!g->V)
+    return MPE_ENOMEM;
+  g->Z = g->V + N * (M + 1);
+  g->H = g->Z + N * M;
+  g->cs = g->H + nh;
+  g->sn = g->cs + M;
+  g->y = g->sn + M;
+  g->g = g->y + M;
+  g->w = g->g + M + 1;
+  memset(g->H, 0, nh * sizeof(double));
+  return MPE_OK;
 }
 
 static void gmres_free(gmres_ws *g)
 {
-  free(g->V);
-  free(g->Z);
-  free(g->H);
-  free(g->cs);
-  free(g->sn);
-  free(g->g);
-  free(g->y);
-  free(g->w);
+  free(g->V);   /* the block of every array (gmres_alloc) */
 }
 
 /* Flexible GMRES (right preconditioning, modified Gram-Schmidt, Givens
