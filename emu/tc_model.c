@@ -27,8 +27,13 @@
 #define GPUS(nm, in, L, F, rb, late, z, ins, sp) \
   ROWX(nm, MPE_TC_BLOCK, in, L, F, rb, MPE_RZ, MPE_RNE, (in) == MPE_TF32 ? MPE_RZ : MPE_RNE, late, z, 1, \
        (in) == MPE_TF32, ins, sp)
-#define GPUX(nm, in, L, F, rb, late, z, ins) GPUS(nm, in, L, F, rb, late, z, ins, 0)
-#define GPU(nm, in, L, F, rb, z, ins) GPUX(nm, in, L, F, rb, 0, z, ins)
+#define GPU(nm, in, L, F, rb, z, ins) GPUS(nm, in, L, F, rb, 0, z, ins, 0)
+/* one instruction's FP16, BF16 and TF32 rows: TF32 blocks hold half as many products */
+#define GPU16(nm, L, F, z, ins) \
+  GPU(nm, MPE_FP16, L, F, 0, z, ins), GPU(nm, MPE_BF16, L, F, 0, z, ins), GPU(nm, MPE_TF32, (L) / 2, F, 0, z, ins)
+/* one instruction's E4M3 and E5M2 rows */
+#define GPU8(nm, L, F, rb, late, z, ins, sp) \
+  GPUS(nm, MPE_E4M3, L, F, rb, late, z, ins, sp), GPUS(nm, MPE_E5M2, L, F, rb, late, z, ins, sp)
 /* a binary64 row: the fma chain in binary64 (tc_f64.c) */
 #define F64(nm, ins) ROWX(nm, MPE_TC_FMA_CHAIN, MPE_FP64, 0, 0, 0, MPE_RNE, MPE_RNE, MPE_RNE, 0, 0, 0, 0, ins, 0)
 /* AMD CDNA rows (v_mfma): CDNA1 the exact model per block of L (mfma 0), CDNA2
@@ -67,48 +72,28 @@
 static const struct mpe_tc_model models[] = {
   GPU("v100", MPE_FP16, 4, 23, 0, -131, SYNC),          /* mma.sync m8n8k4 */
   GPU("t4", MPE_FP16, 8, 24, 0, -132, SYNC),            /* mma.sync m16n8k8 */
-  GPU("a100", MPE_FP16, 8, 24, 0, -132, SYNC),          /* m16n8k16: two blocks of 8 */
-  GPU("a100", MPE_BF16, 8, 24, 0, -132, SYNC),
-  GPU("a100", MPE_TF32, 4, 24, 0, -132, SYNC),          /* m16n8k8: two blocks of 4 */
-  GPU("ada", MPE_FP16, 8, 24, 0, -132, SYNC),
-  GPU("ada", MPE_BF16, 8, 24, 0, -132, SYNC),
-  GPU("ada", MPE_TF32, 4, 24, 0, -132, SYNC),
-  GPU("ada", MPE_E4M3, 16, 13, 13, -132, SYNC),         /* m16n8k32: two blocks of 16 */
-  GPU("ada", MPE_E5M2, 16, 13, 13, -132, SYNC),
+  GPU16("a100", 8, 24, -132, SYNC),                      /* m16n8k16: two blocks of 8; TF32 m16n8k8 */
+  GPU16("ada", 8, 24, -132, SYNC),
+  GPU8("ada", 16, 13, 13, 0, -132, SYNC, 0),            /* m16n8k32: two blocks of 16 */
   /* Hopper: cuBLAS issues wgmma; mma.sync computes the same on these types except FP8
      with binary16 output: two binary16 blocks of 16 (k mod 4 in {0, 1}, then {2, 3}),
      F = 25, c added after (fp16_split): all 20,000 real H100/H200 mma.sync rows fit */
-  GPU("h100", MPE_FP16, 16, 25, 0, -133, WG),
-  GPU("h100", MPE_BF16, 16, 25, 0, -133, WG),
-  GPU("h100", MPE_TF32, 8, 25, 0, -133, WG),
-  GPU("h100", MPE_E4M3, 32, 13, 13, -133, WG),
-  GPU("h100", MPE_E5M2, 32, 13, 13, -133, WG),
-  GPU("h100:mma.sync", MPE_FP16, 16, 25, 0, -133, SYNC),
-  GPU("h100:mma.sync", MPE_BF16, 16, 25, 0, -133, SYNC),
-  GPU("h100:mma.sync", MPE_TF32, 8, 25, 0, -133, SYNC),
-  GPUS("h100:mma.sync", MPE_E4M3, 32, 13, 13, 0, -133, SYNC, 25),
-  GPUS("h100:mma.sync", MPE_E5M2, 32, 13, 13, 0, -133, SYNC, 25),
+  GPU16("h100", 16, 25, -133, WG),
+  GPU8("h100", 32, 13, 13, 0, -133, WG, 0),
+  GPU16("h100:mma.sync", 16, 25, -133, SYNC),
+  GPU8("h100:mma.sync", 32, 13, 13, 0, -133, SYNC, 25),
   /* datacenter Blackwell: cuBLAS issues tcgen05.mma, c inside the truncating
      block (MMA-Sim). mma.sync FP8: the products alone are summed (F = 25, RZ),
      then c is added with one nearest-even addition: all 10,000 real B200 rows
      fit (c inside a truncating block misses a third of them); with binary16
      output the two blocks of Hopper's mma.sync (fp16_split): all 10,000 fit */
-  GPU("b200", MPE_FP16, 16, 25, 0, -133, TC5),
-  GPU("b200", MPE_BF16, 16, 25, 0, -133, TC5),
-  GPU("b200", MPE_TF32, 8, 25, 0, -133, TC5),
-  GPU("b200", MPE_E4M3, 32, 25, 0, -133, TC5),
-  GPU("b200", MPE_E5M2, 32, 25, 0, -133, TC5),
-  GPU("b200:mma.sync", MPE_FP16, 16, 25, 0, -133, SYNC),
-  GPU("b200:mma.sync", MPE_BF16, 16, 25, 0, -133, SYNC),
-  GPU("b200:mma.sync", MPE_TF32, 8, 25, 0, -133, SYNC),
-  GPUS("b200:mma.sync", MPE_E4M3, 32, 25, 0, 1, -133, SYNC, 25),
-  GPUS("b200:mma.sync", MPE_E5M2, 32, 25, 0, 1, -133, SYNC, 25),
+  GPU16("b200", 16, 25, -133, TC5),
+  GPU8("b200", 32, 25, 0, 0, -133, TC5, 0),
+  GPU16("b200:mma.sync", 16, 25, -133, SYNC),
+  GPU8("b200:mma.sync", 32, 25, 0, 1, -133, SYNC, 25),
   /* RTX Blackwell (sm_120): mma.sync only; FP8 with c inside the block (MMA-Sim) */
-  GPU("rtx-pro-6000", MPE_FP16, 16, 25, 0, -133, SYNC),
-  GPU("rtx-pro-6000", MPE_BF16, 16, 25, 0, -133, SYNC),
-  GPU("rtx-pro-6000", MPE_TF32, 8, 25, 0, -133, SYNC),
-  GPU("rtx-pro-6000", MPE_E4M3, 32, 25, 0, -133, SYNC),
-  GPU("rtx-pro-6000", MPE_E5M2, 32, 25, 0, -133, SYNC),
+  GPU16("rtx-pro-6000", 16, 25, -133, SYNC),
+  GPU8("rtx-pro-6000", 32, 25, 0, 0, -133, SYNC, 0),
   REF("exact", MPE_TC_EXACT, MPE_FP16, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_BF16, MPE_RNE),
   REF("exact", MPE_TC_EXACT, MPE_TF32, MPE_RZ),
