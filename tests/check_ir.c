@@ -397,6 +397,35 @@ START_TEST(test_gmresir_beyond_luir)
 }
 END_TEST
 
+/* GMRES held to 3 steps per correction uses every part of its workspace (the
+   last basis and preconditioned columns, the last rotation), so two arrays of
+   it that overlap show here: with a layout where H began on Z's last element,
+   refinement stopped converging. This problem still converges. */
+START_TEST(test_gmresir_short)
+{
+  problem p = make(150, 1, 1e8, 2);
+  mpe_ir_opts o;
+  mpe_ir_opts_init(&o);
+  o.no_fallback = 1;
+  o.solver = MPE_IR_GMRES_IR;
+  o.gmres_m = 3;
+  mpe_ir_step h[32];
+  o.history = h;
+  o.history_cap = 32;
+  mpe_ir_result r;
+  ck_assert_int_eq(mpe_ir_solve(p.n, p.A, p.n, p.b, p.x, &o, &r), MPE_OK);
+  ck_assert_int_eq(r.status, MPE_IR_CONVERGED);
+  int full = 0;
+  for (int i = 0; i < r.nhistory; i++) {
+    ck_assert_int_le(h[i].inner, 3);
+    full += h[i].inner == 3;
+  }
+  ck_assert_msg(full > 0, "no correction ran all 3 GMRES steps");
+  ck_assert(passes_test(p.n, p.A, p.b, p.x));
+  drop(&p);
+}
+END_TEST
+
 /* Conversion overflow (-2): entries beyond 65504 without scaling fall back;
    with Higham-Pranesh-Zounon scaling the FP16 LU works and refinement converges. */
 START_TEST(test_scaling_overflow)
@@ -640,6 +669,7 @@ int main(void)
   tcase_add_test(tc, test_luir_fp16_dominant_1024);
   tcase_add_test(tc, test_luir_limits);
   tcase_add_loop_test(tc, test_gmresir_beyond_luir, 0, 2);
+  tcase_add_test(tc, test_gmresir_short);
   tcase_add_test(tc, test_scaling_overflow);
   tcase_add_test(tc, test_factor_failure);
   tcase_add_test(tc, test_lu_models);
