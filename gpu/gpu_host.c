@@ -471,7 +471,10 @@ static int mma_plan(const gpu_ctx *c, const mpe_tc_model *model, mpe_type in, in
       return MPE_OK;
     }
     mpe_tc_params q;
-    if (p.kind != MPE_TC_BLOCK || !dev || (mpe_tc_model_params(dev, &q), !params_equal(&p, &q)))
+    /* binary16 output of FP8 tells mma.sync's two blocks from one (fp16_split): a model
+       without them (h100, wgmma) is not what this path computes there */
+    if (p.kind != MPE_TC_BLOCK || !dev || (mpe_tc_model_params(dev, &q), !params_equal(&p, &q)) ||
+        (out16 && p.fp16_split != q.fp16_split))
       return MPE_EUNSUP;
     *use = model;
   } else {
