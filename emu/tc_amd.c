@@ -101,6 +101,7 @@ typedef struct {
   int32_t *fl;        /* EXACT: M x N lost-bits flags */
   const int32_t *abnd, *bbnd;   /* EXACT: the panels' exponent bounds per block (exact_bounds) */
   const double *ad;   /* EXACT: A's panels in binary64 */
+  const int16_t *a16, *b16;   /* or NULL: the panels' exponents in int16 (mpei_tc_exp16) */
   const float *acc;   /* the driver's accumulators (whole tiles are updated in place) */
   int M, N;
 } amd_ctx;
@@ -121,6 +122,10 @@ static void amd_tile(const void *ctx, int ip, int jp, int k0, int kn, void *cv, 
   const size_t ao = ((size_t)ip * x->Kp + k0) * x->mr, bo = ((size_t)jp * x->Kp + k0) * x->vw;
   if (x->ad)
     kp.ad = x->ad + ao;
+  if (x->a16) {
+    kp.a16 = x->a16 + ao;
+    kp.b16 = x->b16 + 2 * bo;
+  }
   const int32_t *ae = x->pa->e ? x->pa->e + ao : NULL, *be = x->pb->e ? x->pb->e + bo : NULL;
   int32_t fbuf[MPEI_TC_AMD_MR * MPEI_TC_AMD_AVX512_VW];
   const uintptr_t off = (uintptr_t)c - (uintptr_t)x->acc;
@@ -184,12 +189,20 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
     r = MPE_EUNSUP;   /* a product may reach 2^128 (infinite in the model): the portable engine */
     goto out;
   }
-  for (int i = 0; i < M; i++)
-    for (int j = 0; j < N; j++) {
-      const float cv = (float)load_c(c, i, j);
-      /* FTZ: a c below 2^-126 (-0 included) is +0 */
-      acc[(size_t)i * N + j] = ftz && fabsf(cv) < 0x1p-126f ? 0.0f : cv;
-    }
+  int cbad = 0;   /* some initial c infinite or NaN */
+  if (!c || !c->p)
+    memset(acc, 0, sizeof(float) * (size_t)M * N);
+  else
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        const float cv = (float)load_c(c, i, j);
+        cbad |= !isfinite(cv);
+        /* FTZ: a c below 2^-126 (-0 included) is +0 */
+        acc[(size_t)i * N + j] = ftz && fabsf(cv) < 0x1p-126f ? 0.0f : cv;
+      }
+  int anybad = cbad || fl;   /* outputs the portable engine may have to redo */
+  for (size_t i = 0; i < (size_t)mp * mr + (size_t)np * vw && !anybad; i++)
+    anybad = bad[i];
   const int F = kind == MPEI_TC_AMD_EXACT ? exact_bits(L) : m->p.align_bits;
   const int F2 = m->p.result_bits;
   int32_t *abnd = NULL, *bbnd = NULL;
@@ -218,18 +231,21 @@ int mpei_tc_amd_run(const struct mpe_tc_model *m, int M, int N, int K, const mpe
                          kind == MPEI_TC_AMD_TWO && !wide && F <= 29 && F2 + 1 >= F && F2 + 1 - F <= 16 &&
                              F2 <= 31 && (double)L * (ldexp(1.0, F + 2) - 1.0) + ldexp(1.0, F + 1) <= 2147483647.0,
                          m->p.mfma == MPE_TC_MFMA_TWO_STAGE_SPLIT, kind == MPEI_TC_AMD_EXACT && m->p.zero_sign,
-                         NULL, NULL, NULL };
-  const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, abnd, bbnd, ad, acc, M, N };
+                         NULL, NULL, NULL, NULL, NULL };
+  /* pass 1 in int16 lanes (NULL when out of memory: int32 lanes) */
+  int16_t *e16 = kp0.f32 && !kp0.split ? mpei_tc_exp16(&pa, asz, &pb, bsz) : NULL;
+  const amd_ctx x = { kern, &pa, &pb, Kp, mr, vw, kp0, fl, abnd, bbnd, ad, e16, e16 ? e16 + asz : NULL, acc, M, N };
   const mpei_gemm_plan plan = { .M = M, .N = N, .K = Kp, .kc = (KC / L > 0 ? KC / L : 1) * L, .mr = mr, .nr = vw,
                                 .mcp = MC_PANELS, .ncp = NC_PANELS, .esize = 4, .work = (long)M * N * K,
                                 .tile = amd_tile, .ctx = &x, .acc = acc };
   r = mpei_gemm_run(&plan);
+  free(e16);
   free(abnd);
   free(bbnd);
   free(ad);
   if (r != MPE_OK)
     goto out;
-  if (!ftz) {
+  if (!ftz && anybad) {
     /* the outputs the kernels leave to the portable engine: inf/NaN operands
        or c, and (CDNA1) blocks that lost bits */
 #pragma omp parallel if ((long)M * N > 4096)

@@ -25,6 +25,8 @@ typedef struct {
   int zpos;   /* EXACT: each block's sum starts from +0 (zero_sign: -0 addends alone give +0) */
   const int32_t *abnd, *bbnd;   /* EXACT: the tile's exponent bounds, A's and B's (tc_amd.c, exact_bounds) */
   const double *ad;   /* EXACT: the tile's A panel in binary64 (av's values, the same layout) */
+  const int16_t *a16, *b16;   /* TWO with f32 and no split, or NULL: the tile's exponents in int16
+                                 (mpei_tc_exp16: A's as ae, B's each twice) */
 } mpei_tc_amd_kp;
 
 /* Panels as emu/tc_pack.h packs them: A in panels of MR rows (element (k, r)

@@ -4,12 +4,14 @@
    header (lib/isa_*.h) and defines VW (binary32 lanes per register; VWN the
    same as a number), FLOOR_PD and FLOOR_PS (one register of binary64 /
    binary32 lanes rounded toward -inf), FMA_PD (one register of binary64
-   fma), MAX_I and MIN_I (of int32 lanes), ANY_I (whether some bit of an
-   int32 vector is set), the conversions between half a register of int32 or
-   binary32 and one of binary64 (CVT_I2D, CVT_F2D, CVT_D2F: nearest-even) and
-   SET1_PD (a register of binary64 lanes equal to one value); it may define
-   JOIN (two halves of binary32 lanes as one register) and FLOORI_PS
-   (binary32 lanes rounded toward -inf, as int32). Each lane is
+   fma), MAX_I and MIN_I (of int32 lanes), MAX16 (of int16 lanes), ANY_I
+   (whether some bit of an int32 vector is set), the conversions between half
+   a register of int32 or binary32 and one of binary64 (CVT_I2D, CVT_F2D,
+   CVT_D2F: nearest-even) and SET1_PD (a register of binary64 lanes equal to
+   one value); it may define JOIN (two halves of binary32 lanes as one
+   register), FLOORI_PS (binary32 lanes rounded toward -inf, as int32) and
+   AMD_FIN512 (TWO's stages 2-3 at CDNA3's widths on AVX-512 instructions:
+   fin512). Each lane is
    one output; the arithmetic is the portable engine's (emu/tc_model.c:
    exact_dot per block, mfma_ftz, mfma_two_stage), step for step:
 
@@ -351,14 +353,135 @@ static inline __attribute__((always_inline)) vf32 two_f32_fin(vi32 S, vi32 em, v
   return (vf32)(((vi32)(cv + 0.0f) & keep) | ((vi32)res & ~keep));
 }
 
+#ifdef AMD_FIN512
+/* two_f32_fin at CDNA3's own widths (F = 24, F2 = 31) without split, on
+   AVX-512, for |S| < 2^29 (L <= 8). The same three stages with the same
+   quantities, X = floor(S at 2^(E - 24)) + floor(c at 2^(E - 24)) and lo
+   the next 8 bits of S, the result RNE24(T') * 2^(E - 32) where T = X * 2^8
+   + lo and T' is T cut toward -inf to 32 significant bits, found without
+   locating the cut:
+   - |X| <= 2^24: X is exact in binary32 and T has at most 32 bits (-2^24
+     included: T > -2^32), so T' = T and one fma rounds it;
+   - |X| > 2^24: T has b + 8 > 32 bits (b = bits(|X|)), the cut at 2^(b - 24)
+     lies in lo (below T's rounding point), and T' = X * 2^8 + lo' with lo' =
+     lo with its b - 24 low bits cleared. lo' is then only a sticky bit:
+     RNE24(T') = RNE24(2X + (lo' != 0)) * 2^7, since 2X has at least 26 bits,
+     so every midpoint of the rounding is even and 2X + 1 stands for every
+     value strictly between 2X and 2X + 2. |X| < 2^30 keeps 2X + 1 in int32.
+     lo' != 0 is lo >= 2^(b - 24), lo * 2^23 >= 2^(b - 1), on binary32
+     encodings. For X = -2^m (where bits(|X| - 1) = m would be exact) the
+     sticky bit cannot matter: 2X is representable and 2X + 1 is no midpoint
+     (m >= 25).
+   C: c * 2^(24 - E) rounded toward -inf (exact but where it underflows, then
+   below 1 in magnitude: a negative one stays below 0) and converted toward
+   -inf. getexp(c): zeros give -inf, which converts to INT_MIN, and E =
+   max(em, ec) >= -96 takes em; inf and NaN c are keep lanes. */
+#define FIN512(F, F2, split, L) ((F) == 24 && (F2) == 31 && !(split) && (L) <= 8)
+static inline __attribute__((always_inline)) vf32 fin512_all(vi32 S, vi32 em, __mmask16 keep, vf32 cv)
+{
+  const int rd = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC, rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m512i s = (__m512i)S, e = (__m512i)em;
+  const __m512 c = (__m512)cv;
+  const __m512i E = _mm512_max_epi32(e, _mm512_cvtps_epi32(_mm512_getexp_ps(c)));
+  const __m512i d = _mm512_sub_epi32(E, e);
+  const __m512 sc = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(151), E), 23));
+  const __m512i C = _mm512_cvt_roundps_epi32(_mm512_mul_round_ps(c, sc, rd), rd);
+  const __m512i X = _mm512_add_epi32(_mm512_srav_epi32(s, d), C);   /* counts of 32 or more fill with the sign */
+  /* lo: S << (8 - d) for d <= 8 (a count past 31 gives 0), S >> (d - 8) for d > 8 */
+  const __m512i eight = _mm512_set1_epi32(8);
+  __m512i w = _mm512_sllv_epi32(s, _mm512_sub_epi32(eight, d));
+  w = _mm512_mask_srav_epi32(w, _mm512_cmpgt_epi32_mask(d, eight), s, _mm512_sub_epi32(d, eight));
+  const __m512i lo = _mm512_and_si512(w, _mm512_set1_epi32(255));
+  const __m512 lof = _mm512_cvtepi32_ps(lo);
+  const __m512i xa = _mm512_abs_epi32(X);
+  const __m512 fa = _mm512_fmadd_round_ps(_mm512_cvtepi32_ps(X), _mm512_set1_ps(256.0f), lof, rn);
+  const __m512i top = _mm512_and_si512(_mm512_castps_si512(_mm512_cvt_roundepi32_ps(xa, _MM_FROUND_TO_ZERO |
+                                                                                       _MM_FROUND_NO_EXC)),
+                                       _mm512_set1_epi32(0x7f800000));
+  const __mmask16 sticky = _mm512_cmpge_epi32_mask(_mm512_add_epi32(_mm512_castps_si512(lof),
+                                                                    _mm512_set1_epi32(23 << 23)), top);
+  const __m512i X2 = _mm512_add_epi32(X, X);
+  const __m512 fb = _mm512_cvt_roundepi32_ps(_mm512_mask_or_epi32(X2, sticky, X2, _mm512_set1_epi32(1)), rn);
+  /* units of 2^(E - 25) (its encoding 253 << 23 less sc's): 2^(E - 25) >=
+     2^-121 is normal, and a result below 2^-126 is a multiple of 2^(E - 32)
+     >= 2^-128: the product is exact */
+  const __m512 f = _mm512_mask_mul_ps(fb, _mm512_cmple_epi32_mask(xa, _mm512_set1_epi32(1 << 24)), fa,
+                                      _mm512_set1_ps(0x1p-7f));
+  const __m512 res = _mm512_mul_ps(f, _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_set1_epi32(253 << 23),
+                                                                           _mm512_castps_si512(sc))));
+  if (keep)   /* rare: no product, or c infinite or NaN */
+    return (vf32)_mm512_mask_blend_ps(keep, res, _mm512_add_ps(c, _mm512_setzero_ps()));
+  return (vf32)res;
+}
+
+/* The same where c lies below 2^(em + 6) in every lane (and the block has
+   products): then E = max(em, e_c) and, in units of 2^(em - 24), x = S +
+   floor(c * 2^(24 - em)) is T * 2^(d - 8) exactly (c * 2^(24 - em) is an
+   integer where e_c > em - 1, and where E = em the floor is the model's),
+   |x| < 2^29 + 2^30 fits int32 with at most 31 significant bits, so the cut
+   to 32 leaves it and the result is x rounded to binary32 once, times
+   2^(em - 24) (exact: x's multiples of 2^(em - 24) >= 2^-120, an overflow
+   as the model's). sc: the products' scale 2^(24 - em), em >= -96; noprod:
+   the lanes whose block has no product (their em clamped). A lane outside,
+   or with c infinite or NaN, sends the row to fin512_all. */
+static inline __attribute__((always_inline)) vf32 fin512(vi32 S, vi32 em, vf32 sc, __mmask16 noprod, vf32 cv)
+{
+  const int rd = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC, rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m512 c = (__m512)cv;
+  const __m512i scb = _mm512_castps_si512((__m512)sc);
+  /* 2^(em + 6) (encoding (284 << 23) less sc's), at most inf's encoding, which catches inf and NaN */
+  const __m512i lim = _mm512_min_epu32(_mm512_sub_epi32(_mm512_set1_epi32((int)(284u << 23)), scb),
+                                       _mm512_set1_epi32(0x7f800000));
+  const __mmask16 slow = _mm512_cmpge_epu32_mask(_mm512_and_si512(_mm512_castps_si512(c), _mm512_set1_epi32(0x7fffffff)),
+                                                 lim) | noprod;
+  if (slow)
+    return fin512_all(S, em, noprod | _mm512_fpclass_ps_mask(c, 0x99), cv);   /* 0x99: NaN or inf */
+  const __m512i x = _mm512_add_epi32((__m512i)S, _mm512_cvt_roundps_epi32(_mm512_mul_round_ps(c, (__m512)sc, rd), rd));
+  /* 2^(em - 24): encoding (254 << 23) less sc's */
+  const __m512 un = _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_set1_epi32(254 << 23), scb));
+  return (vf32)_mm512_mul_ps(_mm512_cvt_roundepi32_ps(x, rn), un);
+}
+#endif
+
+/* The products' largest exponent sums of one block, MR rows, in int16 lanes
+   two rows per register: lane 2j + t holds b16[2j] + a16[2p + t] (B's
+   exponents stored twice, a 32-bit broadcast of A's pair), one add and one
+   maximum for 2 x VW products; em[r] = max(em[r], that). The exponents are
+   the packers' (tc_amd.c: zeros as MPEI_TC_ZERO_EXP16, twice of which still
+   fits int16). */
+static inline __attribute__((always_inline)) void exp16_pass(const int16_t *a16, const int16_t *b16, int L, vi32 *em)
+{
+  vi16 pm[MR / 2];
+#pragma GCC unroll 8
+  for (int p = 0; p < MR / 2; p++)
+    pm[p] = (vi16){} + (int16_t)-32768;
+#pragma GCC unroll 16
+  for (int q = 0; q < L; q++) {
+    vi16 e;
+    memcpy(&e, b16 + 2 * q * VW, sizeof e);
+#pragma GCC unroll 8
+    for (int p = 0; p < MR / 2; p++) {
+      int32_t w;
+      memcpy(&w, a16 + q * MR + 2 * p, sizeof w);
+      pm[p] = MAX16(pm[p], e + (vi16)SPLI(w));
+    }
+  }
+#pragma GCC unroll 8
+  for (int p = 0; p < MR / 2; p++) {
+    const vi32 w = (vi32)pm[p];
+    em[2 * p] = maxi(em[2 * p], (vi32)((vu32)w << 16) >> 16);
+    em[2 * p + 1] = maxi(em[2 * p + 1], w >> 16);
+  }
+}
+
 /* two_f32 on nblk blocks of L products, the MR rows side by side; split: the
    even and the odd k's each cut at their own largest exponent e_0, e_1 (int32
    sums S_0, S_1), S = floor(S_0 at 2^(em - F)) + floor(S_1 at 2^(em - F)),
    em = max(e_0, e_1) (arithmetic shifts; a gap of 31 or more leaves 0 or -1
    either way: |S_i| < 2^31), and c more than F + 1 binades below E dropped */
 static inline __attribute__((always_inline)) void two_f32(const float *av, const int32_t *ae, const float *bv,
-                                                          const int32_t *be, vf32 *acc, int nblk, int L, int F,
-                                                          int F2, int split)
+                                                          const int32_t *be, const int16_t *a16, const int16_t *b16,
+                                                          vf32 *acc, int nblk, int L, int F, int F2, int split)
 {
   const double two_g = ldexp(1.0, F2 + 1 - F);
   const float two_f2 = ldexpf(1.0f, -(F2 + 1));
@@ -371,18 +494,29 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++)
       eg[0][r] = eg[1][r] = SPLI(-(1 << 22));
+    if (!split && a16)
+      exp16_pass(a16 + (size_t)blk * L * MR, b16 + (size_t)blk * 2 * L * VW, L, eg[0]);
+    else
 #pragma GCC unroll 16
-    for (int q = 0; q < L; q++) {
-      const vi32 e = load_vi32(eb + q * VW);
+      for (int q = 0; q < L; q++) {
+        const vi32 e = load_vi32(eb + q * VW);
 #pragma GCC unroll 4
-      for (int r = 0; r < MR; r++)
-        eg[q % ng][r] = maxi(eg[q % ng][r], ea[q * MR + r] + e);
-    }
+        for (int r = 0; r < MR; r++)
+          eg[q % ng][r] = maxi(eg[q % ng][r], ea[q * MR + r] + e);
+      }
+#ifdef AMD_FIN512
+    __mmask16 kk[MR];
+#endif
 #pragma GCC unroll 4
     for (int r = 0; r < MR; r++) {
       em[r] = split ? maxi(eg[0][r], eg[1][r]) : eg[0][r];
       /* no product, or c infinite (or NaN, an output the driver redoes): the block leaves c */
-      keep[r] = (em[r] < -96) | (((vi32)acc[r] & 0x7fffffff) > 0x7f7fffff);
+#ifdef AMD_FIN512
+      if (FIN512(F, F2, split, L))
+        kk[r] = _mm512_cmplt_epi32_mask((__m512i)em[r], _mm512_set1_epi32(-96));
+      else
+#endif
+        keep[r] = (em[r] < -96) | (((vi32)acc[r] & 0x7fffffff) > 0x7f7fffff);
       em[r] = maxi(em[r], SPLI(-96));
       for (int g = 0; g < ng; g++) {
         eg[g][r] = maxi(eg[g][r], SPLI(-96));
@@ -402,6 +536,12 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
       S[r] = Sg[0][r];
       if (split)
         S[r] = (Sg[0][r] >> mini(em[r] - eg[0][r], SPLI(31))) + (Sg[1][r] >> mini(em[r] - eg[1][r], SPLI(31)));
+#ifdef AMD_FIN512
+      if (FIN512(F, F2, split, L)) {
+        acc[r] = fin512(S[r], em[r], sc[0][r], kk[r], acc[r]);
+        continue;
+      }
+#endif
       acc[r] = two_f32_fin(S[r], em[r], keep[r], acc[r], F, F2, two_g, two_f2, split);
     }
   }
@@ -421,15 +561,15 @@ static void k_two(const float *av, const int32_t *ae, const float *bv, const int
   if (fast) {   /* the models' shapes get their own unrolled copies */
     const int hw = F == 24 && F2 == 31;
     if (kp->split && hw && L == 16)
-      two_f32(av, ae, bv, be, acc, kp->nblk, 16, 24, 31, 1);
+      two_f32(av, ae, bv, be, kp->a16, kp->b16, acc, kp->nblk, 16, 24, 31, 1);
     else if (kp->split)
-      two_f32(av, ae, bv, be, acc, kp->nblk, L, F, F2, 1);
+      two_f32(av, ae, bv, be, kp->a16, kp->b16, acc, kp->nblk, L, F, F2, 1);
     else if (hw && L == 8)
-      two_f32(av, ae, bv, be, acc, kp->nblk, 8, 24, 31, 0);
+      two_f32(av, ae, bv, be, kp->a16, kp->b16, acc, kp->nblk, 8, 24, 31, 0);
     else if (hw && L == 4)
-      two_f32(av, ae, bv, be, acc, kp->nblk, 4, 24, 31, 0);
+      two_f32(av, ae, bv, be, kp->a16, kp->b16, acc, kp->nblk, 4, 24, 31, 0);
     else
-      two_f32(av, ae, bv, be, acc, kp->nblk, L, F, F2, 0);
+      two_f32(av, ae, bv, be, kp->a16, kp->b16, acc, kp->nblk, L, F, F2, 0);
   }
   for (int blk = 0; blk < kp->nblk && !fast; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;

@@ -270,10 +270,7 @@ static int dense_cbad(const void *ctx, int i, int j)
   return !isfinite(c_at(((const dense_call *)ctx)->c, i, j));
 }
 
-/* The int16 exponents of the block kernel's pass 1 (blk_kernel without half):
-   exponents are in [EXP_LO, EXP_HI] here, zeros MPEI_TC_ZERO_EXP16. NULL when
-   out of memory (pass 1 then runs in int32 lanes). */
-static int16_t *exp16(const mpei_tc_panels *pa, size_t asz, const mpei_tc_panels *pb, size_t bsz)
+int16_t *mpei_tc_exp16(const mpei_tc_panels *pa, size_t asz, const mpei_tc_panels *pb, size_t bsz)
 {
   int16_t *e16 = malloc(sizeof(int16_t) * (asz + 2 * bsz + 1));
   if (!e16)
@@ -339,7 +336,7 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
      (AVX-512, n = 1024, one thread, CPU time against the int32 pass: h100 FP16
      (L = 16) 0.95-0.97x, a100 (L = 8) 0.99-1.0x, v100 (L = 4) 1.02-1.05x) */
   if (!fma && !wide && path != MPEI_TC_ACC_I32X2 && mr % 2 == 0 && L >= 16)
-    e16 = exp16(&d.pa, asz, &d.pb, bsz);
+    e16 = mpei_tc_exp16(&d.pa, asz, &d.pb, bsz);
   /* with epi, a C that shares bytes with A or B is written while the portable
      fix-up below may still read them: only when no output needs one */
   if (epi && !epi->c_apart && !fma && memchr(bad, 1, (size_t)mp * mr + (size_t)np * vw)) {

@@ -18,6 +18,13 @@ typedef struct {
 MPEI_HIDDEN int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows,
                              int K, int Kp, int w, mpei_tc_panels *pk, unsigned char *bad);
 
+/* The exponents of packed panels in int16, for the kernels' int16 pass 1
+   (tc_kernel.h, tc_amd_kernel.h): A's (asz of them) as they lie, then B's (bsz)
+   each twice; exponents in the packers' window fit, zeros and anything below
+   become MPEI_TC_ZERO_EXP16. One allocation (free it); NULL when out of memory
+   (pass 1 then runs in int32 lanes). */
+MPEI_HIDDEN int16_t *mpei_tc_exp16(const mpei_tc_panels *pa, size_t asz, const mpei_tc_panels *pb, size_t bsz);
+
 /* After the kernels: a binary16 fma-chain result rounded once (RNE), every NaN
    made the one quiet NaN. */
 MPEI_HIDDEN void mpei_tc_finish(float *acc, size_t n, int fma, int out16);
