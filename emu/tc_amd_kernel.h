@@ -375,9 +375,10 @@ static inline __attribute__((always_inline)) vf32 two_f32_fin(vi32 S, vi32 em, v
    C: c * 2^(24 - E) rounded toward -inf (exact but where it underflows, then
    below 1 in magnitude: a negative one stays below 0) and converted toward
    -inf. getexp(c): zeros give -inf, which converts to INT_MIN, and E =
-   max(em, ec) >= -96 takes em; inf and NaN c are keep lanes. */
+   max(em, ec) >= -96 takes em. noprod: the lanes whose block has no product
+   (em clamped); they and those of an infinite or NaN c keep c (-0 made +0). */
 #define FIN512(F, F2, split, L) ((F) == 24 && (F2) == 31 && !(split) && (L) <= 8)
-static inline __attribute__((always_inline)) vf32 fin512_all(vi32 S, vi32 em, __mmask16 keep, vf32 cv)
+static inline __attribute__((always_inline)) vf32 fin512(vi32 S, vi32 em, __mmask16 noprod, vf32 cv)
 {
   const int rd = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC, rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   const __m512i s = (__m512i)S, e = (__m512i)em;
@@ -409,38 +410,12 @@ static inline __attribute__((always_inline)) vf32 fin512_all(vi32 S, vi32 em, __
                                       _mm512_set1_ps(0x1p-7f));
   const __m512 res = _mm512_mul_ps(f, _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_set1_epi32(253 << 23),
                                                                            _mm512_castps_si512(sc))));
+  const __mmask16 keep = noprod | _mm512_fpclass_ps_mask(c, 0x99);   /* 0x99: NaN or inf */
   if (keep)   /* rare: no product, or c infinite or NaN */
     return (vf32)_mm512_mask_blend_ps(keep, res, _mm512_add_ps(c, _mm512_setzero_ps()));
   return (vf32)res;
 }
 
-/* The same where c lies below 2^(em + 6) in every lane (and the block has
-   products): then E = max(em, e_c) and, in units of 2^(em - 24), x = S +
-   floor(c * 2^(24 - em)) is T * 2^(d - 8) exactly (c * 2^(24 - em) is an
-   integer where e_c > em - 1, and where E = em the floor is the model's),
-   |x| < 2^29 + 2^30 fits int32 with at most 31 significant bits, so the cut
-   to 32 leaves it and the result is x rounded to binary32 once, times
-   2^(em - 24) (exact: x's multiples of 2^(em - 24) >= 2^-120, an overflow
-   as the model's). sc: the products' scale 2^(24 - em), em >= -96; noprod:
-   the lanes whose block has no product (their em clamped). A lane outside,
-   or with c infinite or NaN, sends the row to fin512_all. */
-static inline __attribute__((always_inline)) vf32 fin512(vi32 S, vi32 em, vf32 sc, __mmask16 noprod, vf32 cv)
-{
-  const int rd = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC, rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  const __m512 c = (__m512)cv;
-  const __m512i scb = _mm512_castps_si512((__m512)sc);
-  /* 2^(em + 6) (encoding (284 << 23) less sc's), at most inf's encoding, which catches inf and NaN */
-  const __m512i lim = _mm512_min_epu32(_mm512_sub_epi32(_mm512_set1_epi32((int)(284u << 23)), scb),
-                                       _mm512_set1_epi32(0x7f800000));
-  const __mmask16 slow = _mm512_cmpge_epu32_mask(_mm512_and_si512(_mm512_castps_si512(c), _mm512_set1_epi32(0x7fffffff)),
-                                                 lim) | noprod;
-  if (slow)
-    return fin512_all(S, em, noprod | _mm512_fpclass_ps_mask(c, 0x99), cv);   /* 0x99: NaN or inf */
-  const __m512i x = _mm512_add_epi32((__m512i)S, _mm512_cvt_roundps_epi32(_mm512_mul_round_ps(c, (__m512)sc, rd), rd));
-  /* 2^(em - 24): encoding (254 << 23) less sc's */
-  const __m512 un = _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_set1_epi32(254 << 23), scb));
-  return (vf32)_mm512_mul_ps(_mm512_cvt_roundepi32_ps(x, rn), un);
-}
 #endif
 
 /* The products' largest exponent sums of one block, MR rows, in int16 lanes
@@ -538,7 +513,7 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
         S[r] = (Sg[0][r] >> mini(em[r] - eg[0][r], SPLI(31))) + (Sg[1][r] >> mini(em[r] - eg[1][r], SPLI(31)));
 #ifdef AMD_FIN512
       if (FIN512(F, F2, split, L)) {
-        acc[r] = fin512(S[r], em[r], sc[0][r], kk[r], acc[r]);
+        acc[r] = fin512(S[r], em[r], kk[r], acc[r]);
         continue;
       }
 #endif
