@@ -421,9 +421,9 @@ static inline __attribute__((always_inline)) vf32 fin512(vi32 S, vi32 em, __mmas
 /* The products' largest exponent sums of one block, MR rows, in int16 lanes
    two rows per register: lane 2j + t holds b16[2j] + a16[2p + t] (B's
    exponents stored twice, a 32-bit broadcast of A's pair), one add and one
-   maximum for 2 x VW products; em[r] = max(em[r], that). The exponents are
-   the packers' (tc_amd.c: zeros as MPEI_TC_ZERO_EXP16, twice of which still
-   fits int16). */
+   maximum for 2 x VW products, into em[r] (-32768 plus at most 62 where
+   there is no product). The exponents are the packers' (tc_amd.c: zeros as
+   MPEI_TC_ZERO_EXP16, twice of which still fits int16). */
 static inline __attribute__((always_inline)) void exp16_pass(const int16_t *a16, const int16_t *b16, int L, vi32 *em)
 {
   vi16 pm[MR / 2];
@@ -444,8 +444,8 @@ static inline __attribute__((always_inline)) void exp16_pass(const int16_t *a16,
 #pragma GCC unroll 8
   for (int p = 0; p < MR / 2; p++) {
     const vi32 w = (vi32)pm[p];
-    em[2 * p] = maxi(em[2 * p], (vi32)((vu32)w << 16) >> 16);
-    em[2 * p + 1] = maxi(em[2 * p + 1], w >> 16);
+    em[2 * p] = (vi32)((vu32)w << 16) >> 16;
+    em[2 * p + 1] = w >> 16;
   }
 }
 
@@ -487,11 +487,16 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
       em[r] = split ? maxi(eg[0][r], eg[1][r]) : eg[0][r];
       /* no product, or c infinite (or NaN, an output the driver redoes): the block leaves c */
 #ifdef AMD_FIN512
-      if (FIN512(F, F2, split, L))
+      if (FIN512(F, F2, split, L)) {
+        /* fin512 replaces these lanes whatever their sum: no clamp (a scale
+           out of range multiplies only zero products) */
         kk[r] = _mm512_cmplt_epi32_mask((__m512i)em[r], _mm512_set1_epi32(-96));
-      else
+        sc[0][r] = (vf32)((vu32)(F + 127 - em[r]) << 23);
+        Sg[0][r] = SPLI(0);
+        continue;
+      }
 #endif
-        keep[r] = (em[r] < -96) | (((vi32)acc[r] & 0x7fffffff) > 0x7f7fffff);
+      keep[r] = (em[r] < -96) | (((vi32)acc[r] & 0x7fffffff) > 0x7f7fffff);
       em[r] = maxi(em[r], SPLI(-96));
       for (int g = 0; g < ng; g++) {
         eg[g][r] = maxi(eg[g][r], SPLI(-96));
