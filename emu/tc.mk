@@ -6,7 +6,7 @@ if HAVE_X86_SIMD
 libmpemu_avx2_la_SOURCES += emu/tc_avx2.c
 libmpemu_avx512_la_SOURCES += emu/tc_avx512.c
 endif
-EXTRA_DIST += emu/tc_kernel.h emu/tc_epilogue.h emu/tc_fp4_kernel.h emu/tc_entry.h
+EXTRA_DIST += emu/tc_kernel.h emu/tc_epilogue.h emu/tc_fp4_kernel.h emu/tc_entry.h emu/tc_exp16.h
 # the module's interface to the GPU path (gpu/gpu_host.c)
 libmpemu_la_SOURCES += emu/tc_iface.h
 # Arm BF16 dot products (emu/tc_arm.c) and their SIMD kernel (tc_arm_kernel.h): the

@@ -16,7 +16,7 @@
 #define CVT_D2F(x) ((hf32)_mm256_cvtpd_ps((__m256d)(x)))
 #define SET1_PD(x) ((vf64)_mm256_set1_pd(x))
 #define JOIN(x, y) ((vf32)_mm256_insertf128_ps(_mm256_castps128_ps256((__m128)(x)), (__m128)(y), 1))
-#define MAX16(a, b) ((__typeof__(a))_mm256_max_epi16((__m256i)(a), (__m256i)(b)))
+#define TC_MAX_EPI16(a, b) ((__typeof__(a))_mm256_max_epi16((__m256i)(a), (__m256i)(b)))
 #include "tc_amd_kernel.h"
 
 void mpei_tc_amd_avx2(const float *av, const int32_t *ae, const float *bv, const int32_t *be, float *c, int32_t *fl,

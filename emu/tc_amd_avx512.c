@@ -19,7 +19,7 @@
 #define SET1_PD(x) ((vf64)_mm512_set1_pd(x))
 #define JOIN(x, y) ((vf32)_mm512_insertf32x8(_mm512_castps256_ps512((__m256)(x)), (__m256)(y), 1))
 #define FLOORI_PS(x) ((vi32)_mm512_cvt_roundps_epi32((__m512)(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC))
-#define MAX16(a, b) ((__typeof__(a))_mm512_max_epi16((__m512i)(a), (__m512i)(b)))
+#define TC_MAX_EPI16(a, b) ((__typeof__(a))_mm512_max_epi16((__m512i)(a), (__m512i)(b)))
 #define AMD_FIN512 1   /* two_f32_fin at CDNA3's widths on AVX-512 instructions */
 #include "tc_amd_kernel.h"
 

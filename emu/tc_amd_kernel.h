@@ -4,7 +4,7 @@
    header (lib/isa_*.h) and defines VW (binary32 lanes per register; VWN the
    same as a number), FLOOR_PD and FLOOR_PS (one register of binary64 /
    binary32 lanes rounded toward -inf), FMA_PD (one register of binary64
-   fma), MAX_I and MIN_I (of int32 lanes), MAX16 (of int16 lanes), ANY_I
+   fma), MAX_I and MIN_I (of int32 lanes), TC_MAX_EPI16 (of int16 lanes), ANY_I
    (whether some bit of an int32 vector is set), the conversions between half
    a register of int32 or binary32 and one of binary64 (CVT_I2D, CVT_F2D,
    CVT_D2F: nearest-even) and SET1_PD (a register of binary64 lanes equal to
@@ -45,6 +45,7 @@
 
 #include "mpei_vec.h"   /* vf32 (VW binary32), wf64 and wi64 (VW binary64/int64), vf64 (one register of
                            binary64), hf32 and hi32 (half a register) */
+#include "tc_exp16.h"   /* tc_exp16_pass: pass 1 in int16 lanes */
 #if VWN == 16
 #define LOHALF(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
 #define HIHALF(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
@@ -418,37 +419,6 @@ static inline __attribute__((always_inline)) vf32 fin512(vi32 S, vi32 em, __mmas
 
 #endif
 
-/* The products' largest exponent sums of one block, MR rows, in int16 lanes
-   two rows per register: lane 2j + t holds b16[2j] + a16[2p + t] (B's
-   exponents stored twice, a 32-bit broadcast of A's pair), one add and one
-   maximum for 2 x VW products, into em[r] (-32768 plus at most 62 where
-   there is no product). The exponents are the packers' (tc_amd.c: zeros as
-   MPEI_TC_ZERO_EXP16, twice of which still fits int16). */
-static inline __attribute__((always_inline)) void exp16_pass(const int16_t *a16, const int16_t *b16, int L, vi32 *em)
-{
-  vi16 pm[MR / 2];
-#pragma GCC unroll 8
-  for (int p = 0; p < MR / 2; p++)
-    pm[p] = (vi16){} + (int16_t)-32768;
-#pragma GCC unroll 16
-  for (int q = 0; q < L; q++) {
-    vi16 e;
-    memcpy(&e, b16 + 2 * q * VW, sizeof e);
-#pragma GCC unroll 8
-    for (int p = 0; p < MR / 2; p++) {
-      int32_t w;
-      memcpy(&w, a16 + q * MR + 2 * p, sizeof w);
-      pm[p] = MAX16(pm[p], e + (vi16)SPLI(w));
-    }
-  }
-#pragma GCC unroll 8
-  for (int p = 0; p < MR / 2; p++) {
-    const vi32 w = (vi32)pm[p];
-    em[2 * p] = (vi32)((vu32)w << 16) >> 16;
-    em[2 * p + 1] = w >> 16;
-  }
-}
-
 /* two_f32 on nblk blocks of L products, the MR rows side by side; split: the
    even and the odd k's each cut at their own largest exponent e_0, e_1 (int32
    sums S_0, S_1), S = floor(S_0 at 2^(em - F)) + floor(S_1 at 2^(em - F)),
@@ -470,7 +440,7 @@ static inline __attribute__((always_inline)) void two_f32(const float *av, const
     for (int r = 0; r < MR; r++)
       eg[0][r] = eg[1][r] = SPLI(-(1 << 22));
     if (!split && a16)
-      exp16_pass(a16 + (size_t)blk * L * MR, b16 + (size_t)blk * 2 * L * VW, L, eg[0]);
+      tc_exp16_pass(a16 + (size_t)blk * L * MR, b16 + (size_t)blk * 2 * L * VW, L, MR, 0, eg[0]);
     else
 #pragma GCC unroll 16
       for (int q = 0; q < L; q++) {

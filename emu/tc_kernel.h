@@ -23,6 +23,7 @@
 #include <string.h>
 #include "mpei_round_core.h"
 #include "mpei_vec.h"
+#include "tc_exp16.h"
 
 /* x - (+0) is x for every x, -0 included (0 + x would turn -0 into +0), so
    the compiler may drop the subtraction and fold the splat into a
@@ -215,32 +216,8 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
       vi32 z = (vi32)((cb & 0x7fffffffu) == 0);
       em[r] = (z & zexp) | (~z & ce);
     }
-    if (!split && kp->a16) {
-      /* pass 1 in int16 lanes, two rows per register: lane 2j + q holds
-         eb[j] + ea[2p + q] (B's exponents stored twice, a 32-bit broadcast of
-         A's pair), so one add and one max serve 2 x VW products */
-      const int16_t *ea16 = kp->a16 + (ea - kp->ae0), *eb16 = kp->b16 + 2 * (eb - kp->be0);
-      vi16 pm2[MR / 2];
-#pragma GCC unroll 8
-      for (int q = 0; q < MR / 2; q++)
-        pm2[q] = (vi16){} + (int16_t)-32768;
-#pragma GCC unroll 4
-      for (int k = 0; k < L; k++) {
-        vi16 e;
-        memcpy(&e, eb16 + 2 * k * VW, sizeof e);
-#pragma GCC unroll 8
-        for (int q = 0; q < MR / 2; q++) {
-          int32_t w;
-          memcpy(&w, ea16 + k * MR + 2 * q, sizeof w);
-          pm2[q] = TC_MAX_EPI16(pm2[q], e + (vi16)SPLAT(vi32, w));
-        }
-      }
-#pragma GCC unroll 8
-      for (int q = 0; q < MR / 2; q++) {
-        const vi32 w = (vi32)pm2[q];
-        em[2 * q] = MPEI_MAX_EPI32(em[2 * q], (vi32)((vu32)w << 16) >> 16);
-        em[2 * q + 1] = MPEI_MAX_EPI32(em[2 * q + 1], w >> 16);
-      }
+    if (!split && kp->a16) {   /* pass 1 in int16 lanes (tc_exp16.h) */
+      tc_exp16_pass(kp->a16 + (ea - kp->ae0), kp->b16 + 2 * (eb - kp->be0), L, MR, 1, em);
     } else {
 #pragma GCC unroll 4
       for (int k = 0; k < L; k++) {
