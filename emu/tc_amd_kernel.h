@@ -411,9 +411,9 @@ static inline __attribute__((always_inline)) vf32 fin512(vi32 S, vi32 em, __mmas
                                       _mm512_set1_ps(0x1p-7f));
   const __m512 res = _mm512_mul_ps(f, _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_set1_epi32(253 << 23),
                                                                            _mm512_castps_si512(sc))));
-  const __mmask16 keep = noprod | _mm512_fpclass_ps_mask(c, 0x99);   /* 0x99: NaN or inf */
-  if (keep)   /* rare: no product, or c infinite or NaN */
-    return (vf32)_mm512_mask_blend_ps(keep, res, _mm512_add_ps(c, _mm512_setzero_ps()));
+  const __mmask16 nf = _mm512_fpclass_ps_mask(c, 0x99);   /* 0x99: NaN or inf */
+  if (!_kortestz_mask16_u8(noprod, nf))   /* rare: no product, or c infinite or NaN */
+    return (vf32)_mm512_mask_blend_ps(_kor_mask16(noprod, nf), res, _mm512_add_ps(c, _mm512_setzero_ps()));
   return (vf32)res;
 }
 
