@@ -9,6 +9,8 @@
 #define MRFS MPEI_TC_AVX2_MRFS
 /* lane-wise int16 maximum (AVX-512 BW / AVX2) */
 #define TC_MAX_EPI16(a, b) ((__typeof__(a))_mm256_max_epi16((__m256i)(a), (__m256i)(b)))
+/* binary32 lanes rounded to binary16 (nearest-even), back as binary32 */
+#define TC_RNE16(x) ((__typeof__(x))_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)(x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)))
 #include "tc_kernel.h"
 #include "tc_epilogue.h"
 #include "tc_fp4.h"

@@ -111,6 +111,9 @@ typedef struct {
      (k, j) at be0[i] is b16[2i] and b16[2i + 1]) */
   const int32_t *ae0, *be0;
   const int16_t *a16, *b16;
+  int pair;              /* fp16_split: blocks 2i and 2i + 1 are one instruction, the
+                            first started from +0, c added after the second with one
+                            rounding (mode) */
 } mpei_tc_kp;
 /* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
    k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),

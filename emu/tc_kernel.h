@@ -17,7 +17,9 @@
    [-48, 62] (so products, scales and cut addends are exact) and finite operands.
    blk_kernel_wide is the same model with binary64 sums, for wider blocks.
    With kp->late_c the block holds the products only and c is added after the
-   block's rounding, in binary64, then rounded to nearest-even. */
+   block's rounding, in binary64, then rounded to nearest-even. With kp->pair
+   (fp16_split) the blocks go in pairs, each pair one instruction: the pair
+   starts from +0 and c is added after it (pair_start, pair_end). */
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
@@ -88,6 +90,17 @@ static inline __attribute__((always_inline)) vf64 round_pd(vf64 x, int p, int em
   }
 }
 
+/* r + c in one binary64 addition, then rounded to the output format (mode);
+   a NaN sum stays. Correct since 53 >= 2p+2 (both are values of the output
+   format, or c a binary32 value under late_c). */
+static inline __attribute__((always_inline)) vf64 add_round(vf64 r, vf64 cd, const mpei_tc_kp *kp, int mode)
+{
+  vf64 t = r + cd;
+  vi64 nan = (vi64)(t != t);
+  r = round_pd(t, kp->p, kp->emin, kp->emax, mode);
+  return (vf64)SEL(vi64, nan, (vi64)t, (vi64)r);
+}
+
 static inline __attribute__((always_inline)) hf32 block_end_halfd(vf64 accd, hf32 c, hi32 emax, const mpei_tc_kp *kp)
 {
   vf64 cd = __builtin_convertvector(c, vf64);
@@ -100,11 +113,7 @@ static inline __attribute__((always_inline)) hf32 block_end_halfd(vf64 accd, hf3
     r = round_pd(r, kp->p1, kp->emin, kp->emax, MPE_RZ);
   r = round_pd(r, kp->p, kp->emin, kp->emax, kp->mode);
   if (kp->late_c) {
-    /* one binary64 addition, then nearest-even: correct since 53 >= 2p+2 */
-    vf64 t = r + cd;
-    vi64 nan = (vi64)(t != t);
-    r = round_pd(t, kp->p, kp->emin, kp->emax, MPE_RNE);
-    r = (vf64)SEL(vi64, nan, (vi64)t, (vi64)r);
+    r = add_round(r, cd, kp, MPE_RNE);
   } else {
     /* an accumulator that overflowed stays ±inf */
     vi64 cinf = ((vi64)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
@@ -118,6 +127,95 @@ static inline __attribute__((always_inline)) hf32 block_end_halfd(vf64 accd, hf3
 static inline __attribute__((always_inline)) hf32 block_end_half(hi32 acc, hf32 c, hi32 emax, const mpei_tc_kp *kp)
 {
   return block_end_halfd(__builtin_convertvector(acc, vf64), c, emax, kp);
+}
+
+/* Binary16 output rounded to nearest-even (kp->p = 11, no p1, no late_c) in
+   binary32 lanes: S = acc + trunc(c * s) in int32 (s the pass-2 scale
+   2^(F-E)), |S| cut to its leading 24 bits with the dropped bits' OR in the
+   last one (round to odd: exact to 2 bits past binary16's 11, subnormals
+   included), scaled by 2^(E-F) exactly (a normal binary32 value), then one
+   nearest-even conversion to binary16 (TC_RNE16), which gives inf past
+   65504. Returns 0 (nothing written) when a lane needs block_end_half: S past
+   int32 or E below the scale's range. A c that is inf stays. */
+static inline __attribute__((always_inline)) int block_end_h16(vi32 acc, vf32 *cv, vi32 em, vf32 s, int F,
+                                                              int zero_sign)
+{
+  const vf32 c = *cv;
+  const vi32 cinf = (vi32)(((vu32)c & 0x7fffffffu) >= 0x7f800000u);
+  const vi32 tc = __builtin_convertvector((vf32)((vi32)(c * s) & ~cinf), vi32);   /* exact; 0 for inf */
+  const vi32 sum = (vi32)((vu32)acc + (vu32)tc);
+  if (MPEI_ANY32(((acc ^ sum) & (tc ^ sum)) | (vi32)(em < F - 126)))
+    return 0;
+  const vu32 mag = (vu32)SEL(vi32, (vi32)(sum < 0), (vi32)((vu32){} - (vu32)sum), sum);
+  /* the exponent of |S| (its conversion may round up a binade: a 23-bit cut, still
+     exact to 2 bits past binary16) and the bits dropped below 24 */
+  const vi32 fe = (vi32)(((vu32)__builtin_convertvector(sum, vf32) >> 23) & 0xffu) - (127 + 23);
+  const vu32 d = (vu32)(fe & (vi32)(fe > 0));
+  vu32 t = mag >> d;
+  t |= (vu32)((t << d) != mag) & 1u;
+  const vi32 k = (vi32)d + em - F;   /* -126 .. 127: 2^k normal */
+  vf32 r = __builtin_convertvector((vi32)t, vf32) * (vf32)((k + 127) << 23);
+  r = (vf32)((vu32)r | ((vu32)sum & 0x80000000u));
+  r = TC_RNE16(r);
+  r = (vf32)SEL(vi32, cinf, (vi32)c, (vi32)r);
+  if (zero_sign)
+    r = (vf32)((vi32)r & ~(vi32)(r == 0.0f));   /* every zero +0 */
+  *cv = r;
+  return 1;
+}
+
+/* kp->pair (fp16_split): the blocks go in pairs, the two binary16 blocks of
+   one instruction. Before the first of a pair the accumulators are saved in
+   c0 and the block starts from +0; after the second, the saved ones are
+   added to its result (add_round, in the output's rounding), every zero +0
+   with zero_sign. */
+static inline __attribute__((always_inline)) void pair_start(vf32 *cv, vf32 *c0, int n, int blk,
+                                                             const mpei_tc_kp *kp)
+{
+  if (!kp->pair || blk % 2)
+    return;
+#pragma GCC unroll 16
+  for (int u = 0; u < n; u++) {
+    c0[u] = cv[u];
+    cv[u] = SPLAT(vf32, 0.0f);
+  }
+}
+
+static inline __attribute__((always_inline)) hf32 pair_add(hf32 r, hf32 c, const mpei_tc_kp *kp)
+{
+  vf64 t = add_round(__builtin_convertvector(r, vf64), __builtin_convertvector(c, vf64), kp, kp->mode);
+  if (kp->zero_sign)
+    t += 0.0;   /* -0 + +0 = +0 */
+  return __builtin_convertvector(t, hf32);
+}
+
+/* h16: binary16 output rounded to nearest-even. r + c in binary32 with its
+   exact error (TwoSum: both are binary16 values, so nothing overflows or
+   underflows), the sum made round-to-odd by the error's sign, then one
+   nearest-even conversion (TC_RNE16): the correctly rounded binary16 sum. */
+static inline __attribute__((always_inline)) void pair_end(vf32 *cv, const vf32 *c0, int n, int blk,
+                                                           const mpei_tc_kp *kp, int h16)
+{
+  if (!kp->pair || !(blk % 2))
+    return;
+#pragma GCC unroll 16
+  for (int u = 0; u < n; u++) {
+    if (!h16) {
+      cv[u] = MPEI_JOIN(pair_add(MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(c0[u]), kp),
+                        pair_add(MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(c0[u]), kp));
+      continue;
+    }
+    const vf32 a = cv[u], b = c0[u], sum = a + b, bb = sum - a;
+    const vf32 err = (a - (sum - bb)) + (b - bb);
+    const vi32 fin = (vi32)(((vu32)sum & 0x7fffffffu) < 0x7f800000u);
+    const vi32 inexact = fin & (vi32)(err != 0.0f);
+    /* toward zero when the error points there, then the last bit set */
+    const vi32 down = inexact & (vi32)(((vu32)sum ^ (vu32)err) >> 31);
+    vf32 r = TC_RNE16((vf32)(((vi32)sum + down) | (inexact & 1)));
+    if (kp->zero_sign)
+      r = (vf32)((vi32)r & ~(vi32)(r == 0.0f));   /* every zero +0 */
+    cv[u] = r;
+  }
 }
 
 #ifdef AVX512_BLOCK_END
@@ -180,18 +278,22 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
   const vi32 emin = SPLAT(vi32, kp->emin);
   const vi32 zexp = SPLAT(vi32, kp->zero_c);
   const vi32 slo = SPLAT(vi32, F - 126);
+  /* binary16 output, nearest-even, c inside the block: block_end_h16 */
+  const int h16 = kp->p == 11 && kp->emin == -14 && kp->emax == 15 && kp->mode == MPE_RNE && !kp->p1 &&
+                  !kp->late_c;
 #ifdef AVX512_BLOCK_END
   const int rz32 = kp->mode == MPE_RZ && kp->p == 24 && kp->emin == -126 && kp->p1 < 24;
   /* can acc + trunc(c*s) leave int32? L addends below 2^(F+2) and c below 2^(F+1) */
   const int chk_ovf = (double)L * ldexp(1.0, F + 2) + (kp->late_c ? 0.0 : ldexp(1.0, F + 1)) > 2147483647.0;
 #endif
-  vf32 cv[MR];
+  vf32 cv[MR], c0[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    cv[r] = load_vf32(c + r * ldc);
+    c0[r] = cv[r] = load_vf32(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    pair_start(cv, c0, MR, blk, kp);
     vi32 em[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
@@ -291,19 +393,22 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
         hf32 hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
         cv[r] = MPEI_JOIN(lo, hi_);
       }
-      continue;
-    }
+    } else {
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; r++) {
+      for (int r = 0; r < MR; r++) {
 #ifdef AVX512_BLOCK_END
-      if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c,
-                                  kp->zero_sign))
-        continue;
+        if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c,
+                                    kp->zero_sign))
+          continue;
 #endif
-      hf32 lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
-      hf32 hi_ = block_end_half(MPEI_HALF_HI(acc[r]), MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
-      cv[r] = MPEI_JOIN(lo, hi_);
+        if (h16 && block_end_h16(acc[r], &cv[r], em[r], s[r], F, kp->zero_sign))
+          continue;
+        hf32 lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+        hf32 hi_ = block_end_half(MPEI_HALF_HI(acc[r]), MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+        cv[r] = MPEI_JOIN(lo, hi_);
+      }
     }
+    pair_end(cv, c0, MR, blk, kp, h16);
   }
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
@@ -328,13 +433,14 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
   const int L = kp->L, F = kp->F;
   const vi32 emin = SPLAT(vi32, kp->emin);
   const vi32 zexp = SPLAT(vi32, kp->zero_c);
-  vf32 cv[MR];
+  vf32 cv[MR], c0[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    cv[r] = load_vf32(c + r * ldc);
+    c0[r] = cv[r] = load_vf32(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    pair_start(cv, c0, MR, blk, kp);
     vi32 em[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
@@ -381,6 +487,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
       hf32 hi_ = block_end_halfd(ahi[r], MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
       cv[r] = MPEI_JOIN(lo, hi_);
     }
+    pair_end(cv, c0, MR, blk, kp, 0);
   }
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
