@@ -89,11 +89,11 @@ static inline __attribute__((always_inline)) int pack_panel(const decoder *d, co
                                                            mpei_tc_panels *pk, unsigned char *bad)
 {
   int unsafe = 0;
-  for (int l = 0; l < Kp; l++)
+  for (int l = 0; l < Kp; l++) {
+    /* l's place: with split, the layout of pack below */
+    const int pl = sl ? l / sl * sl + (l % sl % 4 < 2 ? 0 : sl / 2) + l % sl / 4 * 2 + l % 2 : l;
     for (int r = 0; r < w; r++) {
       int i = p * w + r;
-      /* l's place: with split, the fp16_split layout of tc_pack.h */
-      const int pl = sl ? l / sl * sl + (l % sl % 4 < 2 ? 0 : sl / 2) + l % sl / 4 * 2 + l % 2 : l;
       size_t o = ((size_t)p * Kp + pl) * w + r;
       float v = 0.0f;
       if (i < rows && l < K) {
@@ -117,6 +117,7 @@ static inline __attribute__((always_inline)) int pack_panel(const decoder *d, co
       }
       pk->v[o] = v;
     }
+  }
   return unsafe;
 }
 

@@ -138,14 +138,23 @@ static inline __attribute__((always_inline)) hf32 block_end_half(hi32 acc, hf32 
    65504. Returns 0 (nothing written) when a lane needs block_end_half: S past
    int32 or E below the scale's range. A c that is inf stays. */
 static inline __attribute__((always_inline)) int block_end_h16(vi32 acc, vf32 *cv, vi32 em, vf32 s, int F,
-                                                              int zero_sign)
+                                                              int zero_sign, const int c0)
 {
+  /* c0: c is +0 (the first block of a pair): S = acc, within int32 */
   const vf32 c = *cv;
-  const vi32 cinf = (vi32)(((vu32)c & 0x7fffffffu) >= 0x7f800000u);
-  const vi32 tc = __builtin_convertvector((vf32)((vi32)(c * s) & ~cinf), vi32);   /* exact; 0 for inf */
+  const vi32 cinf = c0 ? SPLAT(vi32, 0) : (vi32)(((vu32)c & 0x7fffffffu) >= 0x7f800000u);
+  const vi32 tc = c0 ? SPLAT(vi32, 0) : __builtin_convertvector((vf32)((vi32)(c * s) & ~cinf), vi32);   /* exact; 0 for inf */
   const vi32 sum = (vi32)((vu32)acc + (vu32)tc);
-  if (MPEI_ANY32(((acc ^ sum) & (tc ^ sum)) | (vi32)(em < F - 126)))
+  if (MPEI_ANY32((c0 ? SPLAT(vi32, 0) : (acc ^ sum) & (tc ^ sum)) | (vi32)(em < F - 126)))
     return 0;
+#ifdef AVX512_BLOCK_END
+  /* the conversion toward zero, the last bit set when it dropped any; 2^(E-F) by vscalefps */
+  const __m512 fz = _mm512_cvt_roundepi32_ps((__m512i)sum, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __mmask16 inx = _mm512_cmpneq_epi32_mask(_mm512_cvttps_epi32(fz), (__m512i)sum);
+  const __m512 fo = _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(fz), inx, _mm512_castps_si512(fz),
+                                                             _mm512_set1_epi32(1)));
+  vf32 r = (vf32)_mm512_scalef_ps(fo, _mm512_cvtepi32_ps((__m512i)(em - F)));
+#else
   const vu32 mag = (vu32)SEL(vi32, (vi32)(sum < 0), (vi32)((vu32){} - (vu32)sum), sum);
   /* the exponent of |S| (its conversion may round up a binade: a 23-bit cut, still
      exact to 2 bits past binary16) and the bits dropped below 24 */
@@ -156,8 +165,10 @@ static inline __attribute__((always_inline)) int block_end_h16(vi32 acc, vf32 *c
   const vi32 k = (vi32)d + em - F;   /* -126 .. 127: 2^k normal */
   vf32 r = __builtin_convertvector((vi32)t, vf32) * (vf32)((k + 127) << 23);
   r = (vf32)((vu32)r | ((vu32)sum & 0x80000000u));
+#endif
   r = TC_RNE16(r);
-  r = (vf32)SEL(vi32, cinf, (vi32)c, (vi32)r);
+  if (!c0)
+    r = (vf32)SEL(vi32, cinf, (vi32)c, (vi32)r);
   if (zero_sign)
     r = (vf32)((vi32)r & ~(vi32)(r == 0.0f));   /* every zero +0 */
   *cv = r;
@@ -166,19 +177,21 @@ static inline __attribute__((always_inline)) int block_end_h16(vi32 acc, vf32 *c
 
 /* kp->pair (fp16_split): the blocks go in pairs, the two binary16 blocks of
    one instruction. Before the first of a pair the accumulators are saved in
-   c0 and the block starts from +0; after the second, the saved ones are
-   added to its result (add_round, in the output's rounding), every zero +0
-   with zero_sign. */
-static inline __attribute__((always_inline)) void pair_start(vf32 *cv, vf32 *c0, int n, int blk,
+   the tile c (rows ldc apart, written back at the end anyway: in memory, not
+   registers, which the pair's blocks need) and the block starts from +0;
+   after the second, the saved ones are added to its result (add_round, in
+   the output's rounding), every zero +0 with zero_sign. */
+static inline __attribute__((always_inline)) void pair_start(vf32 *cv, float *c, long ldc, int n, int blk,
                                                              const mpei_tc_kp *kp)
 {
   if (!kp->pair || blk % 2)
     return;
 #pragma GCC unroll 16
   for (int u = 0; u < n; u++) {
-    c0[u] = cv[u];
+    memcpy(c + u * ldc, &cv[u], sizeof cv[u]);
     cv[u] = SPLAT(vf32, 0.0f);
   }
+  __asm__ volatile("" ::: "memory");   /* read back at pair_end, not kept in registers */
 }
 
 static inline __attribute__((always_inline)) hf32 pair_add(hf32 r, hf32 c, const mpei_tc_kp *kp)
@@ -193,19 +206,20 @@ static inline __attribute__((always_inline)) hf32 pair_add(hf32 r, hf32 c, const
    exact error (TwoSum: both are binary16 values, so nothing overflows or
    underflows), the sum made round-to-odd by the error's sign, then one
    nearest-even conversion (TC_RNE16): the correctly rounded binary16 sum. */
-static inline __attribute__((always_inline)) void pair_end(vf32 *cv, const vf32 *c0, int n, int blk,
+static inline __attribute__((always_inline)) void pair_end(vf32 *cv, const float *c, long ldc, int n, int blk,
                                                            const mpei_tc_kp *kp, int h16)
 {
   if (!kp->pair || !(blk % 2))
     return;
 #pragma GCC unroll 16
   for (int u = 0; u < n; u++) {
+    const vf32 c0 = load_vf32(c + u * ldc);
     if (!h16) {
-      cv[u] = MPEI_JOIN(pair_add(MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(c0[u]), kp),
-                        pair_add(MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(c0[u]), kp));
+      cv[u] = MPEI_JOIN(pair_add(MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(c0), kp),
+                        pair_add(MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(c0), kp));
       continue;
     }
-    const vf32 a = cv[u], b = c0[u], sum = a + b, bb = sum - a;
+    const vf32 a = cv[u], b = c0, sum = a + b, bb = sum - a;
     const vf32 err = (a - (sum - bb)) + (b - bb);
     const vi32 fin = (vi32)(((vu32)sum & 0x7fffffffu) < 0x7f800000u);
     const vi32 inexact = fin & (vi32)(err != 0.0f);
@@ -286,14 +300,14 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
   /* can acc + trunc(c*s) leave int32? L addends below 2^(F+2) and c below 2^(F+1) */
   const int chk_ovf = (double)L * ldexp(1.0, F + 2) + (kp->late_c ? 0.0 : ldexp(1.0, F + 1)) > 2147483647.0;
 #endif
-  vf32 cv[MR], c0[MR];
+  vf32 cv[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    c0[r] = cv[r] = load_vf32(c + r * ldc);
+    cv[r] = load_vf32(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    pair_start(cv, c0, MR, blk, kp);
+    pair_start(cv, c, ldc, MR, blk, kp);
     vi32 em[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
@@ -401,14 +415,18 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
                                     kp->zero_sign))
           continue;
 #endif
-        if (h16 && block_end_h16(acc[r], &cv[r], em[r], s[r], F, kp->zero_sign))
+        /* in pairs, pair_end makes every zero +0 (the sign of a zero block result
+           reaches nothing else) */
+        if (h16 && (kp->pair ? !(blk % 2) ? block_end_h16(acc[r], &cv[r], em[r], s[r], F, 0, 1)
+                                           : block_end_h16(acc[r], &cv[r], em[r], s[r], F, 0, 0)
+                             : block_end_h16(acc[r], &cv[r], em[r], s[r], F, kp->zero_sign, 0)))
           continue;
         hf32 lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
         hf32 hi_ = block_end_half(MPEI_HALF_HI(acc[r]), MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
         cv[r] = MPEI_JOIN(lo, hi_);
       }
     }
-    pair_end(cv, c0, MR, blk, kp, h16);
+    pair_end(cv, c, ldc, MR, blk, kp, h16);
   }
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
@@ -433,14 +451,14 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
   const int L = kp->L, F = kp->F;
   const vi32 emin = SPLAT(vi32, kp->emin);
   const vi32 zexp = SPLAT(vi32, kp->zero_c);
-  vf32 cv[MR], c0[MR];
+  vf32 cv[MR];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
-    c0[r] = cv[r] = load_vf32(c + r * ldc);
+    cv[r] = load_vf32(c + r * ldc);
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
-    pair_start(cv, c0, MR, blk, kp);
+    pair_start(cv, c, ldc, MR, blk, kp);
     vi32 em[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
@@ -487,7 +505,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
       hf32 hi_ = block_end_halfd(ahi[r], MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
       cv[r] = MPEI_JOIN(lo, hi_);
     }
-    pair_end(cv, c0, MR, blk, kp, 0);
+    pair_end(cv, c, ldc, MR, blk, kp, 0);
   }
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)

@@ -442,20 +442,26 @@ int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int 
   return MPE_OK;
 }
 
-/* The epilogue (tc_impl.h). Rows of a binary32 C that lie along memory run
-   through the instruction set's row kernel (the same epilogue_one, vectorised);
-   every other element through epilogue_one here. */
+/* The epilogue (tc_impl.h). Rows of C that lie along memory run through the
+   instruction set's row kernels (the same epilogue_one, vectorised; binary16
+   rounded by F16C, nearest-even like mpei_round_ref); every other element
+   through epilogue_one here. */
 void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float beta, int use_ab, void *C,
                               mpe_type ctype, long crs, long ccs)
 {
   const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
   mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
+  mpei_tc_epi16_fn row16_fn = mpei_isa()->tc_epilogue16;
 #pragma omp parallel for schedule(static) if ((long)M * N > 65536) num_threads(mpei_threads_team())
   for (int i = 0; i < M; i++) {
     MPEI_FENV_GUARD();
     const float *v = acc + (size_t)i * N;
     if (ctype == MPE_FP32 && ccs == 1) {
       row_fn((float *)C + (size_t)i * crs, v, N, alpha, beta, use_ab);
+      continue;
+    }
+    if (ctype == MPE_FP16 && ccs == 1 && row16_fn) {
+      row16_fn((uint16_t *)C + (size_t)i * crs, v, N, alpha, beta, use_ab);
       continue;
     }
     for (int j = 0; j < N; j++) {
