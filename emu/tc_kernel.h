@@ -202,10 +202,12 @@ static inline __attribute__((always_inline)) hf32 pair_add(hf32 r, hf32 c, const
   return __builtin_convertvector(t, hf32);
 }
 
-/* h16: binary16 output rounded to nearest-even. r + c in binary32 with its
-   exact error (TwoSum: both are binary16 values, so nothing overflows or
-   underflows), the sum made round-to-odd by the error's sign, then one
-   nearest-even conversion (TC_RNE16): the correctly rounded binary16 sum. */
+/* h16: binary16 output rounded to nearest-even, and the accumulators binary16
+   values (C of a binary16 output, a pair's result): r + c rounded to binary32,
+   then to binary16. The two roundings give the correctly rounded sum: when
+   the sum of two binary16 values a, b (|a| >= |b|) is not a binary32 value,
+   |b| < 2^-13 |a| and a is normal, so the sum and its binary32 rounding both
+   lie nearer a than any binary16 midpoint (2^-12 |a| away, at least). */
 static inline __attribute__((always_inline)) void pair_end(vf32 *cv, const float *c, long ldc, int n, int blk,
                                                            const mpei_tc_kp *kp, int h16)
 {
@@ -219,13 +221,7 @@ static inline __attribute__((always_inline)) void pair_end(vf32 *cv, const float
                         pair_add(MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(c0), kp));
       continue;
     }
-    const vf32 a = cv[u], b = c0, sum = a + b, bb = sum - a;
-    const vf32 err = (a - (sum - bb)) + (b - bb);
-    const vi32 fin = (vi32)(((vu32)sum & 0x7fffffffu) < 0x7f800000u);
-    const vi32 inexact = fin & (vi32)(err != 0.0f);
-    /* toward zero when the error points there, then the last bit set */
-    const vi32 down = inexact & (vi32)(((vu32)sum ^ (vu32)err) >> 31);
-    vf32 r = TC_RNE16((vf32)(((vi32)sum + down) | (inexact & 1)));
+    vf32 r = TC_RNE16(cv[u] + c0);
     if (kp->zero_sign)
       r = (vf32)((vi32)r & ~(vi32)(r == 0.0f));   /* every zero +0 */
     cv[u] = r;
