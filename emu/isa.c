@@ -7,7 +7,8 @@
     .name = #isa, .round32 = mpei_round32_##isa, .ew_eval = mpei_ew_eval_##isa,                \
     .ew_round = mpei_ew_round_##isa, .ew_exp = mpei_ew_exp_##isa, .ew_fast32 = mpei_ew_fast32_##isa, \
     .tc_blk = mpei_tc_blk_##isa, .tc_blkw = mpei_tc_blkw_##isa, .tc_fma = mpei_tc_fma_##isa,    \
-    .tc_epilogue = mpei_tc_epilogue_##isa, .tc_vw = MPEI_TC_##ISA##_VW, .tc_mr = MPEI_TC_##ISA##_MR, \
+    .tc_epilogue = mpei_tc_epilogue_##isa, .tc_epilogue16 = mpei_tc_epilogue16_##isa, \
+    .tc_vw = MPEI_TC_##ISA##_VW, .tc_mr = MPEI_TC_##ISA##_MR, \
     .tc_mrf = MPEI_TC_##ISA##_MRF, .tc_dec16 = mpei_tc_dec16_##isa,                          \
     .tc_pack_exp = mpei_tc_pack_exp_##isa, .tc_blk_sp = mpei_tc_blk_sp_##isa,                         \
     .tc_blkw_sp = mpei_tc_blkw_sp_##isa, .tc_fma_sp = mpei_tc_fma_sp_##isa,                   \

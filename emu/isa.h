@@ -30,6 +30,7 @@ typedef struct {
   mpei_tc_blk_fn tc_blk, tc_blkw;
   mpei_tc_fma_fn tc_fma;
   mpei_tc_epi_fn tc_epilogue;
+  mpei_tc_epi16_fn tc_epilogue16;   /* the same on a binary16 C */
   int tc_vw, tc_mr, tc_mrf;
   /* packing: binary16/bfloat16 decoding, exponents of packed values */
   mpei_tc_dec16_fn tc_dec16;

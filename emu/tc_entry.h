@@ -28,6 +28,11 @@ void TC_ENTRY(epilogue)(float *c, const float *v, int n, float alpha, float beta
   epilogue_row_body(c, v, n, alpha, beta, use_ab);
 }
 
+void TC_ENTRY(epilogue16)(uint16_t *c, const float *v, int n, float alpha, float beta, int use_ab)
+{
+  epilogue_row16_body(c, v, n, alpha, beta, use_ab);
+}
+
 void TC_ENTRY(blk_sp)(const float *av, const int32_t *ae, const int32_t *ax, const float *bv,
                       const int32_t *be, long bpitch, float *c, long ldc, const mpei_tc_kp *kp)
 {

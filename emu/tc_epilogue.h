@@ -55,4 +55,31 @@ static inline __attribute__((always_inline)) void epilogue_row_body(float *c, co
       c[j] = epilogue_one(v[j], c[j], alpha, beta, 1);
   }
 }
+
+#ifdef TC_CVTPS_PH
+/* One row of a binary16 C (the instruction sets' builds, which define VW and
+   TC_CVTPS_PH, binary32 lanes to binary16 bits, nearest-even): VW elements at
+   a time through a binary32 row, C decoded exactly (F16C) and the results
+   rounded once; the canonical NaN 0x7fffffff becomes 0x7fff. */
+static inline __attribute__((always_inline)) void epilogue_row16_body(uint16_t *c, const float *v, int n,
+                                                                      float alpha, float beta, int use_ab)
+{
+  for (int j = 0; j < n; j += VW) {
+    const int w = n - j < VW ? n - j : VW;
+    uint16_t h[VW] = { 0 };
+    float f[VW];
+    if (beta != 0.0f)
+      memcpy(h, c + j, sizeof *h * (size_t)w);
+    hu16 hv;
+    memcpy(&hv, h, sizeof hv);
+    const vf32 cf = (vf32)MPEI_CVTPH_PS(hv);
+    memcpy(f, &cf, sizeof f);
+    epilogue_row_body(f, v + j, w, alpha, beta, use_ab);
+    vf32 r;
+    memcpy(&r, f, sizeof r);
+    hv = (hu16)TC_CVTPS_PH(r);
+    memcpy(c + j, &hv, sizeof *h * (size_t)w);
+  }
+}
+#endif
 #endif

@@ -85,14 +85,16 @@ static inline float decode_one(const decoder *d, const void *base, mpe_type t, s
 /* One panel of `w` rows (the operand type t a constant after inlining). */
 static inline __attribute__((always_inline)) int pack_panel(const decoder *d, const mpei_tc_opnd *x,
                                                            mpe_type t, int transpose, int rows, int K,
-                                                           int Kp, int w, int p, int pin, mpei_tc_panels *pk,
-                                                           unsigned char *bad)
+                                                           int Kp, int w, int p, int pin, int sl,
+                                                           mpei_tc_panels *pk, unsigned char *bad)
 {
   int unsafe = 0;
-  for (int l = 0; l < Kp; l++)
+  for (int l = 0; l < Kp; l++) {
+    /* l's place: with split, the layout of pack below */
+    const int pl = sl ? l / sl * sl + (l % sl % 4 < 2 ? 0 : sl / 2) + l % sl / 4 * 2 + l % 2 : l;
     for (int r = 0; r < w; r++) {
       int i = p * w + r;
-      size_t o = ((size_t)p * Kp + l) * w + r;
+      size_t o = ((size_t)p * Kp + pl) * w + r;
       float v = 0.0f;
       if (i < rows && l < K) {
         long idx = transpose ? (long)l * x->rs + (long)i * x->cs : (long)i * x->rs + (long)l * x->cs;
@@ -115,6 +117,7 @@ static inline __attribute__((always_inline)) int pack_panel(const decoder *d, co
       }
       pk->v[o] = v;
     }
+  }
   return unsafe;
 }
 
@@ -160,20 +163,25 @@ static int pack_panel_vec(const mpei_isa_kernels *isa, const mpei_tc_opnd *x, in
   return f & 2 ? -1 : f & 1;
 }
 
-/* tc_pack.h */
-int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows, int K,
-                int Kp, int w, mpei_tc_panels *pk, unsigned char *bad)
+/* mpei_tc_pack (tc_pack.h); with split = L (fp16_split, binary16 output of
+   an FP8 model; Kp a multiple of L), each block of L holds first the elements
+   with l mod 4 in {0, 1}, then the others, each half in order, and the
+   exponents are at least binary16's emin (the FP8 values read as the binary16
+   values they are). */
+static int pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows, int K, int Kp,
+                int w, int split, mpei_tc_panels *pk, unsigned char *bad)
 {
   if (x->sc)   /* block-scaled operands: tc_scaled.c */
     return mpei_tc_pack_scaled(x, transpose, rows, K, Kp, w, pk->v, pk->e, bad, EXP_LO, EXP_HI);
-  const int pin = ((const struct mpe_format *)mpe_format_of(mpei_type_fp8(x->t) ? x->t : m->p.in))->emin;
+  const mpe_type pt = split ? MPE_FP16 : mpei_type_fp8(x->t) ? x->t : m->p.in;
+  const int pin = ((const struct mpe_format *)mpe_format_of(pt))->emin;
   int npan = (rows + w - 1) / w, unsafe = 0;
   decoder d;
   decoder_init(&d, m, x->t);
   const mpe_type t = x->t;
   const mpei_isa_kernels *isa = mpei_isa();
   const long sr = transpose ? x->cs : x->rs, sl = transpose ? x->rs : x->cs;
-  const int vec = (t == MPE_FP16 || t == MPE_BF16) && isa->tc_dec16 && w <= 32 && (sr == 1 || sl == 1);
+  const int vec = (t == MPE_FP16 || t == MPE_BF16) && isa->tc_dec16 && w <= 32 && (sr == 1 || sl == 1) && !split;
   const int par = (long)rows * K > 65536, nthr = par ? mpei_gemm_threads() : 1;
 #pragma omp parallel for schedule(static) reduction(|: unsafe) if (par) num_threads(nthr)
   for (int p = 0; p < npan; p++) {
@@ -186,15 +194,21 @@ int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transp
       }
     }
     switch (t) {
-    case MPE_FP16: unsafe |= pack_panel(&d, x, MPE_FP16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
-    case MPE_BF16: unsafe |= pack_panel(&d, x, MPE_BF16, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    case MPE_FP16: unsafe |= pack_panel(&d, x, MPE_FP16, transpose, rows, K, Kp, w, p, pin, split, pk, bad); break;
+    case MPE_BF16: unsafe |= pack_panel(&d, x, MPE_BF16, transpose, rows, K, Kp, w, p, pin, split, pk, bad); break;
     case MPE_E4M3: case MPE_E5M2: case MPE_E4M3FNUZ: case MPE_E5M2FNUZ:
-      unsafe |= pack_panel(&d, x, MPE_E4M3, transpose, rows, K, Kp, w, p, pin, pk, bad);
+      unsafe |= pack_panel(&d, x, MPE_E4M3, transpose, rows, K, Kp, w, p, pin, split, pk, bad);
       break;
-    default: unsafe |= pack_panel(&d, x, MPE_FP32, transpose, rows, K, Kp, w, p, pin, pk, bad); break;
+    default: unsafe |= pack_panel(&d, x, MPE_FP32, transpose, rows, K, Kp, w, p, pin, split, pk, bad); break;
     }
   }
   return unsafe;
+}
+
+int mpei_tc_pack(const struct mpe_tc_model *m, const mpei_tc_opnd *x, int transpose, int rows, int K,
+                int Kp, int w, mpei_tc_panels *pk, unsigned char *bad)
+{
+  return pack(m, x, transpose, rows, K, Kp, w, 0, pk, bad);
 }
 
 void mpei_tc_finish(float *acc, size_t n, int fma, int out16)
@@ -301,15 +315,21 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   const int fma = m->p.kind == MPE_TC_FMA_CHAIN;
   if (m->p.kind == MPE_TC_EXACT || m->p.scale_group > 1)   /* groups of products: tc_scaled.c */
     return MPE_EUNSUP;
-  if (out16 && m->p.fp16_split)   /* tc_mma.c runs it as binary16-operand calls of this driver */
-    return MPE_EUNSUP;
-  const mpei_tc_acc path = mpei_tc_acc_of(&m->p);
+  /* fp16_split with binary16 output: each instruction of Li products is two
+     blocks of the split model (mpei_tc_split_model), run as the kernels'
+     pairs on the panels' split layout; c is added after each pair */
+  const int split = out16 && !epi && m->p.fp16_split && m->p.kind == MPE_TC_BLOCK;
+  struct mpe_tc_model hm;
+  if (split)
+    mpei_tc_split_model(m, &hm);
+  const struct mpe_tc_model *km = split ? &hm : m;   /* the kernels' blocks */
+  const mpei_tc_acc path = mpei_tc_acc_of(&km->p);
   if (path == MPEI_TC_ACC_NONE)
     return MPE_EUNSUP;
-  const int L = fma ? 1 : m->p.block, wide = path == MPEI_TC_ACC_F64;
+  const int Li = fma ? 1 : m->p.block, L = fma ? 1 : km->p.block, wide = path == MPEI_TC_ACC_F64;
   /* vw: the columns of a tile (and of a B panel) */
   const int vw = fma ? MPEI_TC_NRF * isa->tc_vw : isa->tc_vw, mr = fma ? isa->tc_mrf : isa->tc_mr;
-  const int Kp = (K + L - 1) / L * L;
+  const int Kp = (K + Li - 1) / Li * Li;
   const int mp = (M + mr - 1) / mr, np = (N + vw - 1) / vw;
   size_t asz = (size_t)mp * mr * Kp, bsz = (size_t)np * vw * Kp;
   dense_call d = { m, a, b, epi ? NULL : c, K, Kp, mr, vw, 0, fma, epi ? 0 : out16,
@@ -327,7 +347,8 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
     goto out;
   }
   unsigned char *rowbad = bad, *colbad = bad + (size_t)mp * mr;
-  if (mpei_tc_pack(m, a, 0, M, K, Kp, mr, &d.pa, rowbad) | mpei_tc_pack(m, b, 1, N, K, Kp, vw, &d.pb, colbad)) {
+  const int sl = split ? Li : 0;
+  if (pack(m, a, 0, M, K, Kp, mr, sl, &d.pa, rowbad) | pack(m, b, 1, N, K, Kp, vw, sl, &d.pb, colbad)) {
     r = MPE_EUNSUP;
     goto out;
   }
@@ -351,10 +372,10 @@ static int run_fast(const struct mpe_tc_model *m, int M, int N, int K, const mpe
   /* a thread tile of mcp × ncp kernel tiles: the fma chain's bigger tiles
      reuse each B panel over more rows of A (the block kernels keep theirs);
      K in chunks of whole blocks */
-  const int kcb = fma ? KC : (KC / L > 0 ? KC / L : 1) * L;
-  d.kp = (mpei_tc_kp){ L, m->p.align_bits, kcb / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
-                       o.mode, o.zexp, m->p.late_c, o.zero_sign, path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0,
-                       d.pa.e, d.pb.e, e16, e16 ? e16 + asz : NULL };
+  const int kcb = fma ? KC : (KC / Li > 0 ? KC / Li : 1) * Li;
+  d.kp = (mpei_tc_kp){ L, km->p.align_bits, kcb / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
+                       o.mode, o.zexp, km->p.late_c, o.zero_sign, path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0,
+                       d.pa.e, d.pb.e, e16, e16 ? e16 + asz : NULL, split };
   const mpei_gemm_plan plan = {
     M, N, Kp, kcb, mr, vw, fma ? MC_PANELS_F : MC_PANELS, fma ? NC_PANELS_F : NC_PANELS, 4, (long)M * N * K,
     dense_tile, &d, fma ? NULL : rowbad, colbad, dense_fix, d.c ? dense_cbad : NULL,

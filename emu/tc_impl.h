@@ -111,6 +111,9 @@ typedef struct {
      (k, j) at be0[i] is b16[2i] and b16[2i + 1]) */
   const int32_t *ae0, *be0;
   const int16_t *a16, *b16;
+  int pair;              /* fp16_split: blocks 2i and 2i + 1 are one instruction, the
+                            first started from +0, c added after the second with one
+                            rounding (mode) */
 } mpei_tc_kp;
 /* Block kernel: MR rows × VW columns. av/ae: packed A panel (element (k, r) at
    k*MR + r: binary32 value, exponent), bv/be: packed B panel ((k, j) at k*VW + j),
@@ -122,6 +125,9 @@ typedef void (*mpei_tc_blk_fn)(const float *av, const int32_t *ae, const float *
 typedef void (*mpei_tc_fma_fn)(const float *av, const float *bv, float *c, long ldc, int K);
 /* One row of the epilogue C = alpha*acc + beta*C (emu/tc_epilogue.h). */
 typedef void (*mpei_tc_epi_fn)(float *c, const float *v, int n, float alpha, float beta, int use_ab);
+/* The same on a row of binary16 C: read exactly, the binary32 result rounded
+   to binary16 (nearest-even), a NaN 0x7fff. */
+typedef void (*mpei_tc_epi16_fn)(uint16_t *c, const float *v, int n, float alpha, float beta, int use_ab);
 /* Packing (tc_kernel.h): n binary16 (bf16: bfloat16) values decoded to binary32,
    and the exponents of n packed values (bit 0 of the result: one outside
    [lo, hi]; bit 1: an inf or NaN). */
@@ -136,6 +142,7 @@ typedef int (*mpei_tc_pack_exp_fn)(const float *v, int32_t *e, size_t n, int pin
                                       float *, long, const mpei_tc_kp *);                      \
   MPEI_HIDDEN void mpei_tc_fma_##isa(const float *, const float *, float *, long, int);         \
   MPEI_HIDDEN void mpei_tc_epilogue_##isa(float *, const float *, int, float, float, int);      \
+  MPEI_HIDDEN void mpei_tc_epilogue16_##isa(uint16_t *, const float *, int, float, float, int); \
   MPEI_HIDDEN void mpei_tc_dec16_##isa(const uint16_t *, int, float *, int);                    \
   MPEI_HIDDEN int mpei_tc_pack_exp_##isa(const float *, int32_t *, size_t, int, int, int);
 /* 2:4 sparse A (emu/tc_sparse.c): the same kernels over the packed kept values

@@ -17,7 +17,9 @@
    [-48, 62] (so products, scales and cut addends are exact) and finite operands.
    blk_kernel_wide is the same model with binary64 sums, for wider blocks.
    With kp->late_c the block holds the products only and c is added after the
-   block's rounding, in binary64, then rounded to nearest-even. */
+   block's rounding, in binary64, then rounded to nearest-even. With kp->pair
+   (fp16_split) the blocks go in pairs, each pair one instruction: the pair
+   starts from +0 and c is added after it (pair_start, pair_end). */
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
@@ -89,6 +91,17 @@ static inline __attribute__((always_inline)) vf64 round_pd(vf64 x, int p, int em
   }
 }
 
+/* r + c in one binary64 addition, then rounded to the output format (mode);
+   a NaN sum stays. Correct since 53 >= 2p+2 (both are values of the output
+   format, or c a binary32 value under late_c). */
+static inline __attribute__((always_inline)) vf64 add_round(vf64 r, vf64 cd, const mpei_tc_kp *kp, int mode)
+{
+  vf64 t = r + cd;
+  vi64 nan = (vi64)(t != t);
+  r = round_pd(t, kp->p, kp->emin, kp->emax, mode);
+  return (vf64)SEL(vi64, nan, (vi64)t, (vi64)r);
+}
+
 static inline __attribute__((always_inline)) hf32 block_end_halfd(vf64 accd, hf32 c, hi32 emax, const mpei_tc_kp *kp)
 {
   vf64 cd = __builtin_convertvector(c, vf64);
@@ -101,11 +114,7 @@ static inline __attribute__((always_inline)) hf32 block_end_halfd(vf64 accd, hf3
     r = round_pd(r, kp->p1, kp->emin, kp->emax, MPE_RZ);
   r = round_pd(r, kp->p, kp->emin, kp->emax, kp->mode);
   if (kp->late_c) {
-    /* one binary64 addition, then nearest-even: correct since 53 >= 2p+2 */
-    vf64 t = r + cd;
-    vi64 nan = (vi64)(t != t);
-    r = round_pd(t, kp->p, kp->emin, kp->emax, MPE_RNE);
-    r = (vf64)SEL(vi64, nan, (vi64)t, (vi64)r);
+    r = add_round(r, cd, kp, MPE_RNE);
   } else {
     /* an accumulator that overflowed stays ±inf */
     vi64 cinf = ((vi64)cd & (int64_t)0x7fffffffffffffff) == (int64_t)0x7ff0000000000000;
@@ -119,6 +128,105 @@ static inline __attribute__((always_inline)) hf32 block_end_halfd(vf64 accd, hf3
 static inline __attribute__((always_inline)) hf32 block_end_half(hi32 acc, hf32 c, hi32 emax, const mpei_tc_kp *kp)
 {
   return block_end_halfd(__builtin_convertvector(acc, vf64), c, emax, kp);
+}
+
+/* Binary16 output rounded to nearest-even (kp->p = 11, no p1, no late_c) in
+   binary32 lanes: S = acc + trunc(c * s) in int32 (s the pass-2 scale
+   2^(F-E)), |S| cut to its leading 24 bits with the dropped bits' OR in the
+   last one (round to odd: exact to 2 bits past binary16's 11, subnormals
+   included), scaled by 2^(E-F) exactly (a normal binary32 value), then one
+   nearest-even conversion to binary16 (TC_RNE16), which gives inf past
+   65504. Returns 0 (nothing written) when a lane needs block_end_half: S past
+   int32 or E below the scale's range. A c that is inf stays. */
+static inline __attribute__((always_inline)) int block_end_h16(vi32 acc, vf32 *cv, vi32 em, vf32 s, int F,
+                                                              int zero_sign, const int c0)
+{
+  /* c0: c is +0 (the first block of a pair): S = acc, within int32 */
+  const vf32 c = *cv;
+  const vi32 cinf = c0 ? SPLAT(vi32, 0) : (vi32)(((vu32)c & 0x7fffffffu) >= 0x7f800000u);
+  const vi32 tc = c0 ? SPLAT(vi32, 0) : __builtin_convertvector((vf32)((vi32)(c * s) & ~cinf), vi32);   /* exact; 0 for inf */
+  const vi32 sum = (vi32)((vu32)acc + (vu32)tc);
+  if (MPEI_ANY32((c0 ? SPLAT(vi32, 0) : (acc ^ sum) & (tc ^ sum)) | (vi32)(em < F - 126)))
+    return 0;
+#ifdef AVX512_BLOCK_END
+  /* the conversion toward zero, the last bit set when it dropped any; 2^(E-F) by vscalefps */
+  const __m512 fz = _mm512_cvt_roundepi32_ps((__m512i)sum, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __mmask16 inx = _mm512_cmpneq_epi32_mask(_mm512_cvttps_epi32(fz), (__m512i)sum);
+  const __m512 fo = _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(fz), inx, _mm512_castps_si512(fz),
+                                                             _mm512_set1_epi32(1)));
+  vf32 r = (vf32)_mm512_scalef_ps(fo, _mm512_cvtepi32_ps((__m512i)(em - F)));
+#else
+  const vu32 mag = (vu32)SEL(vi32, (vi32)(sum < 0), (vi32)((vu32){} - (vu32)sum), sum);
+  /* the exponent of |S| (its conversion may round up a binade: a 23-bit cut, still
+     exact to 2 bits past binary16) and the bits dropped below 24 */
+  const vi32 fe = (vi32)(((vu32)__builtin_convertvector(sum, vf32) >> 23) & 0xffu) - (127 + 23);
+  const vu32 d = (vu32)(fe & (vi32)(fe > 0));
+  vu32 t = mag >> d;
+  t |= (vu32)((t << d) != mag) & 1u;
+  const vi32 k = (vi32)d + em - F;   /* -126 .. 127: 2^k normal */
+  vf32 r = __builtin_convertvector((vi32)t, vf32) * (vf32)((k + 127) << 23);
+  r = (vf32)((vu32)r | ((vu32)sum & 0x80000000u));
+#endif
+  r = TC_RNE16(r);
+  if (!c0)
+    r = (vf32)SEL(vi32, cinf, (vi32)c, (vi32)r);
+  if (zero_sign)
+    r = (vf32)((vi32)r & ~(vi32)(r == 0.0f));   /* every zero +0 */
+  *cv = r;
+  return 1;
+}
+
+/* kp->pair (fp16_split): the blocks go in pairs, the two binary16 blocks of
+   one instruction. Before the first of a pair the accumulators are saved in
+   the tile c (rows ldc apart, written back at the end anyway: in memory, not
+   registers, which the pair's blocks need) and the block starts from +0;
+   after the second, the saved ones are added to its result (add_round, in
+   the output's rounding), every zero +0 with zero_sign. */
+static inline __attribute__((always_inline)) void pair_start(vf32 *cv, float *c, long ldc, int n, int blk,
+                                                             const mpei_tc_kp *kp)
+{
+  if (!kp->pair || blk % 2)
+    return;
+#pragma GCC unroll 16
+  for (int u = 0; u < n; u++) {
+    memcpy(c + u * ldc, &cv[u], sizeof cv[u]);
+    cv[u] = SPLAT(vf32, 0.0f);
+  }
+  __asm__ volatile("" ::: "memory");   /* read back at pair_end, not kept in registers */
+}
+
+static inline __attribute__((always_inline)) hf32 pair_add(hf32 r, hf32 c, const mpei_tc_kp *kp)
+{
+  vf64 t = add_round(__builtin_convertvector(r, vf64), __builtin_convertvector(c, vf64), kp, kp->mode);
+  if (kp->zero_sign)
+    t += 0.0;   /* -0 + +0 = +0 */
+  return __builtin_convertvector(t, hf32);
+}
+
+/* h16: binary16 output rounded to nearest-even, and the accumulators binary16
+   values (C of a binary16 output, a pair's result): r + c rounded to binary32,
+   then to binary16. The two roundings give the correctly rounded sum: when
+   the sum of two binary16 values a, b (|a| >= |b|) is not a binary32 value,
+   |b| < 2^-13 |a| and a is normal, so the sum and its binary32 rounding both
+   lie nearer a than any binary16 midpoint (2^-12 |a| away, at least). */
+static inline __attribute__((always_inline)) void pair_end(vf32 *cv, const float *c, long ldc, int n, int blk,
+                                                           const mpei_tc_kp *kp, int h16)
+{
+  if (!kp->pair || !(blk % 2))
+    return;
+#pragma GCC unroll 16
+  for (int u = 0; u < n; u++) {
+    const vf32 c0 = load_vf32(c + u * ldc);
+    if (!h16) {
+      cv[u] = MPEI_JOIN(pair_add(MPEI_HALF_LO(cv[u]), MPEI_HALF_LO(c0), kp),
+                        pair_add(MPEI_HALF_HI(cv[u]), MPEI_HALF_HI(c0), kp));
+      continue;
+    }
+    vf32 r = TC_RNE16(cv[u] + c0);
+    if (kp->zero_sign)
+      r = (vf32)((vi32)r & ~(vi32)(r == 0.0f));   /* every zero +0 */
+    cv[u] = r;
+  }
 }
 
 #ifdef AVX512_BLOCK_END
@@ -181,6 +289,9 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
   const vi32 emin = SPLAT(vi32, kp->emin);
   const vi32 zexp = SPLAT(vi32, kp->zero_c);
   const vi32 slo = SPLAT(vi32, F - 126);
+  /* binary16 output, nearest-even, c inside the block: block_end_h16 */
+  const int h16 = kp->p == 11 && kp->emin == -14 && kp->emax == 15 && kp->mode == MPE_RNE && !kp->p1 &&
+                  !kp->late_c;
 #ifdef AVX512_BLOCK_END
   const int rz32 = kp->mode == MPE_RZ && kp->p == 24 && kp->emin == -126 && kp->p1 < 24;
   /* can acc + trunc(c*s) leave int32? L addends below 2^(F+2) and c below 2^(F+1) */
@@ -193,6 +304,7 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    pair_start(cv, c, ldc, MR, blk, kp);
     vi32 em[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
@@ -268,19 +380,26 @@ static inline __attribute__((always_inline)) void blk_kernel_t(const float *av, 
         hf32 hi_ = block_end_halfd(hi2, MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
         cv[r] = MPEI_JOIN(lo, hi_);
       }
-      continue;
-    }
+    } else {
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; r++) {
+      for (int r = 0; r < MR; r++) {
 #ifdef AVX512_BLOCK_END
-      if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c,
-                                  kp->zero_sign))
-        continue;
+        if (rz32 && block_end_512(acc[r], &cv[r], em[r], s[r], F, kp->p1, chk_ovf, kp->late_c,
+                                    kp->zero_sign))
+          continue;
 #endif
-      hf32 lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
-      hf32 hi_ = block_end_half(MPEI_HALF_HI(acc[r]), MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
-      cv[r] = MPEI_JOIN(lo, hi_);
+        /* in pairs, pair_end makes every zero +0 (the sign of a zero block result
+           reaches nothing else) */
+        if (h16 && (kp->pair ? !(blk % 2) ? block_end_h16(acc[r], &cv[r], em[r], s[r], F, 0, 1)
+                                           : block_end_h16(acc[r], &cv[r], em[r], s[r], F, 0, 0)
+                             : block_end_h16(acc[r], &cv[r], em[r], s[r], F, kp->zero_sign, 0)))
+          continue;
+        hf32 lo = block_end_half(MPEI_HALF_LO(acc[r]), MPEI_HALF_LO(cv[r]), MPEI_HALF_LO(em[r]), kp);
+        hf32 hi_ = block_end_half(MPEI_HALF_HI(acc[r]), MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
+        cv[r] = MPEI_JOIN(lo, hi_);
+      }
     }
+    pair_end(cv, c, ldc, MR, blk, kp, h16);
   }
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)
@@ -312,6 +431,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
   for (int blk = 0; blk < kp->nblk; blk++) {
     const float *a = av + (size_t)blk * L * MR, *b = bv + (size_t)blk * L * VW;
     const int32_t *ea = ae + (size_t)blk * L * MR, *eb = be + (size_t)blk * L * VW;
+    pair_start(cv, c, ldc, MR, blk, kp);
     vi32 em[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
@@ -358,6 +478,7 @@ static void blk_kernel_wide(const float *av, const int32_t *ae, const float *bv,
       hf32 hi_ = block_end_halfd(ahi[r], MPEI_HALF_HI(cv[r]), MPEI_HALF_HI(em[r]), kp);
       cv[r] = MPEI_JOIN(lo, hi_);
     }
+    pair_end(cv, c, ldc, MR, blk, kp, 0);
   }
 #pragma GCC unroll 16
   for (int r = 0; r < MR; r++)

@@ -162,72 +162,9 @@ static int run_portable(const struct mpe_tc_model *m, int M, int N, int K, const
   return MPE_OK;
 }
 
-/* fp16_split with binary16 output on the fast kernels: per block of L (one
-   instruction) the two binary16 blocks are one call of the binary16-operand
-   model of mpei_tc_split_model on K = L, the block's operands converted to
-   binary16 (exact: FP8 values) and laid out with the products at k mod 4 in
-   {0, 1} in the first L/2 and the others in the second (zeros where a short
-   last block has none: they drop out); then c, and each block's result after
-   it, is added with mpei_tc_split_add. MPE_EUNSUP: the portable engine does it. */
-static int run_split(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
-                     const mpei_tc_opnd *b, const mpei_tc_opnd *c, float *acc)
-{
-  const int L = m->p.block, nblk = (K + L - 1) / L;
-  if (!mpei_isa()->tc_blk || (long)M * N * (K + 1) < 4096 || nblk == 0)
-    return MPE_EUNSUP;
-  const long Kp = (long)nblk * L;
-  uint16_t *ah = malloc(sizeof(uint16_t) * ((size_t)M * Kp + (size_t)Kp * N));
-  float *s = malloc(sizeof(float) * (size_t)M * N);
-  if (!ah || !s) {
-    free(ah);
-    free(s);
-    return MPE_ENOMEM;
-  }
-  uint16_t *bh = ah + (size_t)M * Kp;
-  /* the position of k in the laid-out block: first half k mod 4 in {0, 1} */
-#define SPLIT_POS(l) ((l) / L * L + ((l) % L % 4 < 2 ? 0 : L / 2) + (l) % L / 4 * 2 + (l) % 2)
-  memset(ah, 0, sizeof(uint16_t) * ((size_t)M * Kp + (size_t)Kp * N));
-  for (int i = 0; i < M; i++)
-    for (int l = 0; l < K; l++)
-      ah[(size_t)i * Kp + SPLIT_POS(l)] =
-          mpei_tc_h_bits(mpei_tc_load(m, a->p, a->t, (size_t)((long)i * a->rs + (long)l * a->cs)));
-  for (int l = 0; l < K; l++)
-    for (int j = 0; j < N; j++)
-      bh[(size_t)SPLIT_POS(l) * N + j] =
-          mpei_tc_h_bits(mpei_tc_load(m, b->p, b->t, (size_t)((long)l * b->rs + (long)j * b->cs)));
-#undef SPLIT_POS
-  for (int i = 0; i < M; i++)
-    for (int j = 0; j < N; j++)
-      acc[(size_t)i * N + j] = c && c->p ? (float)load_c(c, i, j) : 0.0f;
-  struct mpe_tc_model h;
-  mpei_tc_split_model(m, &h);
-  mpei_tc_out o;
-  mpei_tc_out_of(m, 1, &o);
-  const long total = (long)M * N;
-  int r = MPE_OK;
-  for (int t = 0; t < nblk && r == MPE_OK; t++) {
-    const mpei_tc_opnd av = { ah + (size_t)t * L, MPE_FP16, Kp, 1, NULL };
-    const mpei_tc_opnd bv = { bh + (size_t)t * L * N, MPE_FP16, N, 1, NULL };
-    r = mpei_tc_run(&h, M, N, L, &av, &bv, NULL, 1, s);
-    if (r != MPE_OK)
-      break;
-#pragma omp parallel for schedule(static) if (total > 65536) num_threads(mpei_threads_team())
-    for (long q = 0; q < total; q++)
-      acc[q] = mpei_tc_f_canon(mpei_tc_split_add(&o, s[q], acc[q]));
-  }
-  free(ah);
-  free(s);
-  return r;
-}
-
 int mpei_tc_run(const struct mpe_tc_model *m, int M, int N, int K, const mpei_tc_opnd *a,
                 const mpei_tc_opnd *b, const mpei_tc_opnd *c, int out16, float *acc)
 {
-  if (out16 && m->p.fp16_split && m->p.kind == MPE_TC_BLOCK) {
-    int rs = run_split(m, M, N, K, a, b, c, acc);
-    if (rs != MPE_EUNSUP)
-      return rs;
-  }
   int r = m->p.kind == MPE_TC_ARM_BFDOT ? mpei_tc_arm_run(m, M, N, K, a, b, c, acc)
           : (m->p.mfma || m->p.kind == MPE_TC_EXACT) && !out16 ? mpei_tc_amd_run(m, M, N, K, a, b, c, acc)
                                          : mpei_tc_run_fast(m, M, N, K, a, b, c, out16, acc);   /* MPE_EUNSUP: no fast kernel */
@@ -505,20 +442,26 @@ int mpei_tc_gemm_call(mpe_layout layout, mpe_trans ta, mpe_trans tb, int m, int 
   return MPE_OK;
 }
 
-/* The epilogue (tc_impl.h). Rows of a binary32 C that lie along memory run
-   through the instruction set's row kernel (the same epilogue_one, vectorised);
-   every other element through epilogue_one here. */
+/* The epilogue (tc_impl.h). Rows of C that lie along memory run through the
+   instruction set's row kernels (the same epilogue_one, vectorised; binary16
+   rounded by F16C, nearest-even like mpei_round_ref); every other element
+   through epilogue_one here. */
 void mpei_tc_epilogue_strided(const float *acc, int M, int N, float alpha, float beta, int use_ab, void *C,
                               mpe_type ctype, long crs, long ccs)
 {
   const struct mpe_format *f16 = (const struct mpe_format *)mpe_format_of(MPE_FP16);
   mpei_tc_epi_fn row_fn = mpei_isa()->tc_epilogue ? mpei_isa()->tc_epilogue : epilogue_row;
+  mpei_tc_epi16_fn row16_fn = mpei_isa()->tc_epilogue16;
 #pragma omp parallel for schedule(static) if ((long)M * N > 65536) num_threads(mpei_threads_team())
   for (int i = 0; i < M; i++) {
     MPEI_FENV_GUARD();
     const float *v = acc + (size_t)i * N;
     if (ctype == MPE_FP32 && ccs == 1) {
       row_fn((float *)C + (size_t)i * crs, v, N, alpha, beta, use_ab);
+      continue;
+    }
+    if (ctype == MPE_FP16 && ccs == 1 && row16_fn) {
+      row16_fn((uint16_t *)C + (size_t)i * crs, v, N, alpha, beta, use_ab);
       continue;
     }
     for (int j = 0; j < N; j++) {

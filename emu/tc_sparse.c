@@ -185,7 +185,7 @@ static int sp_run_fast(const sp_call *s, float *acc, const sp_epi *epi)
   const int kcb = fma ? 2 * kct : (kct / L > 0 ? kct / L : 1) * L;
   d.kp = (mpei_tc_kp){ L, m->p.align_bits, kcb / L, o.result_bits ? o.result_bits + 1 : 0, o.p, o.emin, o.emax,
                        o.mode, o.zexp, m->p.late_c, o.zero_sign, path == MPEI_TC_ACC_I32X2 ? (L + 1) / 2 : 0,
-                       NULL, NULL, NULL, NULL };
+                       NULL, NULL, NULL, NULL, 0 };
   /* a thread tile: MC_PANELS × NC_PAIRS kernel tiles */
   const mpei_gemm_plan plan = {
     M, N, Kcp, kcb, mr, nw, MC_PANELS, NC_PAIRS, 4, (long)M * N * kc, sp_tile, &d, fma ? NULL : rowbad, colbad,

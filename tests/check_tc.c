@@ -1623,6 +1623,162 @@ START_TEST(test_kernel_variants)
 }
 END_TEST
 
+/* fp16_split on the fast kernels (the pairs of blocks, the packers' split layout,
+   the binary16 block ends and epilogue): every SIMD level against the portable
+   engine (level 0), bit for bit, on FP8 codes drawn to hit the edges. Patterns:
+   uniform codes (binary16 overflow to inf from large products), exponent edges
+   (subnormal, smallest and largest exponents), few-bit values near 1 (sums on
+   binary16 ties), cancelling pairs inside a block (k, k+1) and across the two
+   blocks (k, k+2), tiny values (binary16 subnormal results and underflow), and
+   uniform codes with inf/NaN in A, B and C. C holds +-0, subnormals, +-65504,
+   +-2^-11 and random binary16 values. K = 1, 17, 33, 95 (short last blocks), M
+   and N off the tiles; mpe_mma with a strided A, packed and binary32 operands,
+   mixed E4M3/E5M2, and mpe_gemm with binary16 C (row-major; column-major with
+   both operands transposed and alpha, beta). The built-in models and customs:
+   fp16_split 18 and 27 (two int32 halves), 30 (binary64 lanes), L = 16, and
+   binary16 rounding toward zero (the binary64 block ends). */
+static uint8_t split_code(uint64_t *s, mpe_type t, int pat)
+{
+  const int e4 = t == MPE_E4M3, mb = e4 ? 3 : 2, emax = e4 ? 15 : 30, bias = e4 ? 7 : 15;
+  const uint8_t sg = (uint8_t)(ts_rand64(s) & 0x80), mt = (uint8_t)(ts_rand64(s) % (1u << mb));
+  int ef;
+  switch (pat) {
+  case 1: {
+    static const int pick[4] = { 0, 1, -1, 0 };
+    const int q = (int)(ts_rand64(s) % 4);
+    ef = q == 3 ? emax : q == 2 ? emax - 1 : pick[q];
+    break;
+  }
+  case 2: return (uint8_t)(sg | (uint8_t)((bias + (int)(ts_rand64(s) % 5) - 2) << mb) | (mt & 1u));
+  case 5: ef = (int)(ts_rand64(s) % 4); break;
+  default: ef = (int)(ts_rand64(s) % (uint64_t)(emax + 1)); break;
+  }
+  uint8_t c = (uint8_t)(sg | (uint8_t)(ef << mb) | mt);
+  if ((c & 0x7f) == (e4 ? 0x7f : 0x7c) || (!e4 && (c & 0x7f) > 0x7c))
+    c = (uint8_t)(c & 0x80 ? 0xb8 : 0x38);   /* no inf/NaN here: +-1 (E4M3) or +-0.75 (E5M2) */
+  return c;
+}
+
+static float split_dec(mpe_type t, uint8_t c)
+{
+  return t == MPE_E4M3 ? mpe_e4m3_to_fp32(c) : mpe_e5m2_to_fp32(c);
+}
+
+START_TEST(test_fp16_split_levels)
+{
+  enum { M = 45, N = 53, KM = 95, LDA = KM + 3, NPAT = 7 };
+  static uint8_t A[M * LDA], B[KM * N], B2[KM * N];
+  static float Af[M * LDA], Bf[KM * N];
+  static uint16_t C0[M * N], R[3][M * N];
+  struct { const char *name; mpe_type t; int split, block, rz; } ms[] = {
+    { "h100:mma.sync", MPE_E4M3, 0, 0, 0 }, { "h100:mma.sync", MPE_E5M2, 0, 0, 0 },
+    { "b200:mma.sync", MPE_E4M3, 0, 0, 0 }, { "b200:mma.sync", MPE_E5M2, 0, 0, 0 },
+    { "h100:mma.sync", MPE_E5M2, 18, 0, 0 }, { "h100:mma.sync", MPE_E4M3, 27, 0, 0 },
+    { "b200:mma.sync", MPE_E5M2, 30, 0, 0 }, { "h100:mma.sync", MPE_E4M3, 0, 16, 0 },
+    { "b200:mma.sync", MPE_E5M2, 0, 0, 1 },
+  };
+  static const int Ks[] = { 1, 17, 33, 95 };
+  static const uint16_t cpick[] = { 0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x1000, 0x9000 };
+  uint64_t s = ts_seed() + 2727;
+  long checked = 0;
+  for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+    const mpe_tc_model *m = mpe_tc_model_get(ms[mi].name, ms[mi].t);
+    mpe_tc_model *cm = NULL;
+    if (ms[mi].split || ms[mi].block || ms[mi].rz) {
+      mpe_tc_params p;
+      ck_assert_int_eq(mpe_tc_model_params(m, &p), 0);
+      if (ms[mi].split)
+        p.fp16_split = ms[mi].split;
+      if (ms[mi].block)
+        p.block = ms[mi].block;
+      if (ms[mi].rz)
+        p.round_fp16 = MPE_RZ;
+      ck_assert_int_eq(mpe_tc_model_custom(&cm, &p), 0);
+      m = cm;
+    }
+    const mpe_type t = ms[mi].t, t2 = t == MPE_E4M3 ? MPE_E5M2 : MPE_E4M3;
+    for (int pat = 0; pat < NPAT; pat++) {
+      if (cm && pat != 0 && pat != 2 && pat != 6)
+        continue;
+      for (int i = 0; i < M; i++)
+        for (int l = 0; l < KM; l++)
+          A[i * LDA + l] = split_code(&s, t, pat == 6 ? 0 : pat);
+      for (int i = 0; i < KM * N; i++) {
+        B[i] = split_code(&s, t, pat == 6 ? 0 : pat);
+        B2[i] = split_code(&s, t2, pat == 6 ? 0 : pat);
+      }
+      if (pat == 3 || pat == 4)   /* a[k + d] = -a[k] against equal b: d = 1 (one block), 2 (across) */
+        for (int l = 0; l + 3 < KM; l += 4)
+          for (int q = 0; q < (pat == 3 ? 2 : 1); q++) {
+            const int l0 = l + q * 2, l1 = l0 + (pat == 3 ? 1 : 2);
+            for (int i = 0; i < M; i++)
+              A[i * LDA + l1] = (uint8_t)(A[i * LDA + l0] ^ 0x80);
+            for (int j = 0; j < N; j++) {
+              B[l1 * N + j] = B[l0 * N + j];
+              B2[l1 * N + j] = B2[l0 * N + j];
+            }
+          }
+      for (int i = 0; i < M * N; i++) {
+        const uint64_t u = ts_rand64(&s) % 3;
+        C0[i] = u == 0 ? cpick[ts_rand64(&s) % 8] : mpe_fp32_to_fp16((float)rand_in(&s, MPE_FP16), MPE_RNE);
+      }
+      if (pat == 6) {   /* inf/NaN: a NaN in row 2 of A, inf or NaN in column 5 of B, in C */
+        A[2 * LDA + 3] = t == MPE_E4M3 ? 0x7f : 0x7e;
+        B[11 * N + 5] = t == MPE_E4M3 ? 0xff : 0xfc;
+        B2[11 * N + 5] = t2 == MPE_E4M3 ? 0xff : 0xfc;
+        C0[7] = 0x7c00;
+        C0[9] = 0xfc00;
+        C0[11] = 0x7e00;
+      }
+      for (int i = 0; i < M; i++)
+        for (int l = 0; l < KM; l++)
+          Af[i * LDA + l] = split_dec(t, A[i * LDA + l]) * 1.25f;   /* rounded to the format on input */
+      for (int i = 0; i < KM * N; i++)
+        Bf[i] = split_dec(t, B[i]);
+      for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++) {
+        const int K = Ks[ki];
+        for (int call = 0; call < 5; call++) {
+          for (int lvl = 2; lvl >= 0; lvl--) {
+            memcpy(R[lvl], C0, sizeof C0);
+            mpe_simd_level_set(lvl);
+            int rc;
+            switch (call) {
+            case 0:
+              rc = mpe_mma(m, M, N, K, A, t, LDA, B, t, N, C0, N, R[lvl], MPE_FP16, N);
+              break;
+            case 1:
+              rc = mpe_mma(m, M, N, K, Af, MPE_FP32, LDA, Bf, MPE_FP32, N, C0, N, R[lvl], MPE_FP16, N);
+              break;
+            case 2:
+              rc = mpe_mma(m, M, N, K, A, t, LDA, B2, t2, N, C0, N, R[lvl], MPE_FP16, N);
+              break;
+            case 3:
+              rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, M, N, K, 1.0f, A, t, LDA, B, t, N, 0.0f,
+                            R[lvl], MPE_FP16, N);
+              break;
+            default:
+              rc = mpe_gemm(m, MPE_COL_MAJOR, MPE_TRANS, MPE_TRANS, M, N, K, -2.0f, A, t, LDA, B, t, N, 0.5f,
+                            R[lvl], MPE_FP16, M);
+              break;
+            }
+            mpe_simd_level_set(-1);
+            ck_assert_int_eq(rc, 0);
+          }
+          for (int lvl = 2; lvl >= 1; lvl--)
+            for (int q = 0; q < M * N; q++)
+              ck_assert_msg(R[lvl][q] == R[0][q], "%s %s split %d L %d rz %d pattern %d K %d call %d level %d "
+                            "element %d: %04x, want %04x", ms[mi].name, mpe_type_name(t), ms[mi].split,
+                            ms[mi].block, ms[mi].rz, pat, K, call, lvl, q, R[lvl][q], R[0][q]);
+          checked += M * N;
+        }
+      }
+    }
+    mpe_tc_model_free(cm);
+  }
+  printf("check_tc: fp16_split SIMD levels against the portable engine: %ld outputs per level\n", checked);
+}
+END_TEST
+
 /* The block kernel's pass 1 in int16 lanes (two rows per register, zeros as
    MPEI_TC_ZERO_EXP16): exponents at the ends of the fast window (-48 and 62)
    and of the input formats, so that exponent sums reach -96 and 124; whole
@@ -2179,6 +2335,7 @@ static Suite *tc_suite(void)
   tcase_add_loop_test(t2, test_operand_types, 0, 5);
   tcase_add_test(t2, test_kernel_variants);
   tcase_add_test(t2, test_pass1_exponent_edges);
+  tcase_add_test(t2, test_fp16_split_levels);
   tcase_add_test(t2, test_full_accumulators);
   tcase_add_test(t2, test_custom_and_tf32_rule);
   tcase_add_test(t2, test_params_size);

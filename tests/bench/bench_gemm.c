@@ -5,8 +5,9 @@
    and sparse tables. Each row: seconds of the model's mpe_gemm and of cblas_sgemm
    (medians), and the ratio t(cblas_sgemm) / t(model): the median of the
    ratios of runs made one right after the other, so that a machine shared
-   with other work slows both alike. --scaled [n], --mixed [n], --c16 [n], --wide [n]:
-   only the block-scaled, mixed FP8, binary16-C or FP64-and-AMD table. */
+   with other work slows both alike. --scaled [n], --mixed [n], --c16 [n], --wide [n],
+   --out16 [n]: only the block-scaled, mixed FP8, binary16-C, FP64-and-AMD or
+   binary16-output table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +323,68 @@ static int mixed_rows(int n)
   return 0;
 }
 
+/* Binary16 C against binary32 C on the same call (mpe_gemm, n × n × n, E4M3 or
+   FP16 operands from uniform [-1, 1) data): the fp16_split models (mma.sync
+   FP8 with binary16 output: two binary16 blocks per instruction, then c),
+   target t(binary16) / t(binary32) <= 1.3 (the median of the ratios of runs
+   made one right after the other), and h100 FP16 for comparison. Returns the
+   targets not met. */
+static int out16_rows(int n)
+{
+  static const row rows[] = {
+    { "h100:mma.sync", MPE_E4M3, "<= 1.3", 1.3 }, { "b200:mma.sync", MPE_E4M3, "<= 1.3", 1.3 },
+    { "h100", MPE_FP16, "", 0 },
+  };
+  const size_t nn = (size_t)n * n;
+  uint8_t *a8 = malloc(nn), *b8 = malloc(nn);
+  uint16_t *a16 = malloc(nn * 2), *b16 = malloc(nn * 2), *c16 = malloc(nn * 2);
+  float *c = malloc(nn * 4);
+  if (!a8 || !b8 || !a16 || !b16 || !c16 || !c)
+    return 1;
+  uint64_t s = 777;
+  for (size_t i = 0; i < nn; i++) {
+    const float x = (float)(2 * frand(&s) - 1), y = (float)(2 * frand(&s) - 1);
+    a8[i] = mpe_fp32_to_e4m3(x, MPE_RNE, 1);
+    b8[i] = mpe_fp32_to_e4m3(y, MPE_RNE, 1);
+    a16[i] = mpe_fp32_to_fp16(x, MPE_RNE);
+    b16[i] = mpe_fp32_to_fp16(y, MPE_RNE);
+  }
+  const int reps = 7;
+  int failed = 0;
+  printf("\nmpe_gemm binary16 C vs binary32 C, the same call, n = %d\n", n);
+  printf("%-14s %-5s %9s %9s %7s  %s\n", "model", "input", "c16 s", "c32 s", "ratio", "target");
+  for (size_t ri = 0; ri < sizeof rows / sizeof rows[0]; ri++) {
+    const row *w = &rows[ri];
+    const mpe_tc_model *m = mpe_tc_model_get(w->name, w->in);
+    const void *pa = w->in == MPE_FP16 ? (const void *)a16 : a8, *pb = w->in == MPE_FP16 ? (const void *)b16 : b8;
+    double t16[9], t32[9], rat[9];
+    for (int r = 0; r < reps; r++) {
+      settle();
+      double t0 = now();
+      int rc = mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, pa, w->in, n, pb, w->in, n,
+                        0.0f, c, MPE_FP32, n);
+      t32[r] = now() - t0;
+      settle();
+      t0 = now();
+      rc |= mpe_gemm(m, MPE_ROW_MAJOR, MPE_NO_TRANS, MPE_NO_TRANS, n, n, n, 1.0f, pa, w->in, n, pb, w->in, n,
+                     0.0f, c16, MPE_FP16, n);
+      t16[r] = now() - t0;
+      if (rc) {
+        fprintf(stderr, "mpe_gemm %s binary16 C: %s\n", w->name, mpe_strerror(rc));
+        return 1;
+      }
+      rat[r] = t16[r] / t32[r];
+    }
+    const double ratio = median(rat, reps);
+    const int miss = w->want > 0 && ratio > w->want;
+    failed += miss;
+    printf("%-14s %-5s %9.4f %9.4f %7.3f  %s%s\n", w->name, mpe_type_name(w->in), median(t16, reps),
+           median(t32, reps), ratio, w->target, w->want == 0 ? "" : miss ? " NOT MET" : " met");
+  }
+  free(a8); free(b8); free(a16); free(b16); free(c16); free(c);
+  return failed;
+}
+
 /* Volta's binary16 C, binary32 D (mpe_mma_cd, v100) against cblas_sgemm on the
    same values, and mpe_mma v100 with the same C in binary32 in the same run;
    C uniform, and C of binary16 subnormals (the outputs the engine redoes). */
@@ -469,6 +532,11 @@ int main(int argc, char **argv)
     return mixed_rows(argc > 2 ? atoi(argv[2]) : 1024);
   if (argc > 1 && !strcmp(argv[1], "--c16"))   /* the binary16-C rows alone */
     return c16_rows(argc > 2 ? atoi(argv[2]) : 1024);
+  if (argc > 1 && !strcmp(argv[1], "--out16")) {   /* the binary16-output rows alone */
+    int f = out16_rows(argc > 2 ? atoi(argv[2]) : 512);
+    printf("%d target(s) not met\n", f);
+    return 0;
+  }
   if (argc > 1 && !strcmp(argv[1], "--wide"))   /* the FP64 and AMD rows alone */
     return wide_rows(argc > 2 ? atoi(argv[2]) : 1024);
   static const row rows[] = {
@@ -566,6 +634,7 @@ int main(int argc, char **argv)
   if (!only) {
     if (scaled_rows(1024) || mixed_rows(1024) || c16_rows(1024) || wide_rows(1024))
       return 1;
+    failed += out16_rows(512);
     failed += call_shapes();
     failed += sparse_rows(1024) + sparse_rows(2048);
   }
