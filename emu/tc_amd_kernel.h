@@ -381,7 +381,7 @@ static inline __attribute__((always_inline)) vf32 two_f32_fin(vi32 S, vi32 em, v
 #define FIN512(F, F2, split, L) ((F) == 24 && (F2) == 31 && !(split) && (L) <= 8)
 static inline __attribute__((always_inline)) vf32 fin512(vi32 S, vi32 em, __mmask16 noprod, vf32 cv)
 {
-  const int rd = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC, rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  enum { rd = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC, rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC };   /* constants, as clang requires */
   const __m512i s = (__m512i)S, e = (__m512i)em;
   const __m512 c = (__m512)cv;
   const __m512i E = _mm512_max_epi32(e, _mm512_cvtps_epi32(_mm512_getexp_ps(c)));
